@@ -1,0 +1,101 @@
+import { createHash } from "node:crypto";
+import { JsonError } from "./_errors.js";
+import type { JsonValue } from "./_parse.js";
+
+/**
+ * The RFC 8785 (JCS) canonical form of a JSON value.
+ *
+ * Strings and numbers are serialized as ECMAScript's JSON.stringify does,
+ * which is exactly what RFC 8785 prescribes; object members are sorted by
+ * UTF-16 code units. `json-canonicalize` is used as the differential oracle in
+ * the tests but not at run time: it serializes any object with a non-null
+ * `toJSON` member through JSON.stringify, which leaves that object's members
+ * unsorted, and untrusted data may well contain a "toJSON" key. It also lets
+ * lone surrogates through as escapes, which RFC 8785 forbids.
+ *
+ * Throws {@link JsonError} `not_json` for anything that is not JSON data:
+ * lone surrogates, non-finite numbers, `undefined`, functions, bigints,
+ * class instances, cycles.
+ *
+ * @example
+ * canonicalJson({ b: 1, a: [true, "x"] }); // '{"a":[true,"x"],"b":1}'
+ */
+export function canonicalJson(value: JsonValue): string {
+  return write(value, "", new Set());
+}
+
+function write(value: unknown, pointer: string, seen: Set<object>): string {
+  switch (typeof value) {
+    case "string":
+      if (!value.isWellFormed()) throw notJson(pointer, "a string with an unpaired surrogate");
+      return JSON.stringify(value);
+    case "number":
+      if (!Number.isFinite(value)) throw notJson(pointer, `the non-finite number ${value}`);
+      return JSON.stringify(value);
+    case "boolean":
+      return value ? "true" : "false";
+    case "object": {
+      if (value === null) return "null";
+      if (seen.has(value)) throw notJson(pointer, "a cycle");
+      seen.add(value);
+      let out: string;
+      if (Array.isArray(value)) {
+        out = "[";
+        for (let i = 0; i < value.length; i++) {
+          if (i > 0) out += ",";
+          out += write(value[i], `${pointer}/${i}`, seen);
+        }
+        out += "]";
+      } else {
+        const proto = Object.getPrototypeOf(value);
+        if (proto !== Object.prototype && proto !== null)
+          throw notJson(pointer, "a class instance");
+        const keys = Object.keys(value).sort();
+        out = "{";
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i]!;
+          const member = `${pointer}/${escapePointer(key)}`;
+          if (!key.isWellFormed()) throw notJson(member, "a key with an unpaired surrogate");
+          if (i > 0) out += ",";
+          out += `${JSON.stringify(key)}:${write((value as Record<string, unknown>)[key], member, seen)}`;
+        }
+        out += "}";
+      }
+      seen.delete(value);
+      return out;
+    }
+    default:
+      throw notJson(pointer, `a value of type ${typeof value}`);
+  }
+}
+
+function escapePointer(key: string): string {
+  return key.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+function notJson(pointer: string, what: string): JsonError {
+  return new JsonError(
+    "not_json",
+    `cannot canonicalize ${what} at "${pointer}"; expected JSON data`,
+  );
+}
+
+/**
+ * Lowercase hex SHA-256 of a string's UTF-8 bytes or of raw bytes.
+ *
+ * @example
+ * sha256Hex("abc"); // "ba7816bf…"
+ */
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+/**
+ * Lowercase hex SHA-256 of the RFC 8785 canonical form of a value.
+ *
+ * @example
+ * fingerprint(["rukh.mcp-tool/1", "acme", "rev", "ext/cmd"]); // 64 hex characters
+ */
+export function fingerprint(value: JsonValue): string {
+  return sha256Hex(canonicalJson(value));
+}

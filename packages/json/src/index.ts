@@ -1,0 +1,19 @@
+// The complete public surface of @rukh/json: any export added here becomes public API.
+export { canonicalJson, fingerprint, sha256Hex } from "./_canonical.js";
+export type { JsonErrorCode } from "./_errors.js";
+export { JSON_ERROR_CODES, JsonError } from "./_errors.js";
+export type {
+  JsonLimits,
+  JsonObject,
+  JsonParseResult,
+  JsonValue,
+  ParseJsonOptions,
+} from "./_parse.js";
+export {
+  DEFAULT_JSON_LIMITS,
+  JSON_MAX_BYTES,
+  JSON_MAX_DEPTH,
+  JSON_MAX_NODES,
+  numberSourceText,
+  parseJson,
+} from "./_parse.js";

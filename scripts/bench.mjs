@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+// Runs every package's benchmarks (packages/*/bench/*.bench.mjs and
+// apps/*/bench/*.bench.mjs) and prints one table of medians and ratios against
+// a baseline measured in the same run, interleaved with the cases so that the
+// noise of a shared machine hits both alike.
+//
+// A bench module default-exports `async (suite) => { … }` and calls
+// `suite.compare(group, { baseline: [name, fn], cases: [[name, fn], …], samples, batch, note })`
+// where fn may be async. A row may also be reported as measured elsewhere with
+// `suite.report(group, name, medianMs, baselineMs, note)`.
+import { readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const filter = process.argv[2];
+const rows = [];
+
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+async function sample(fn, batch) {
+  const t0 = process.hrtime.bigint();
+  for (let i = 0; i < batch; i++) {
+    const r = fn();
+    if (r && typeof r.then === "function") await r;
+  }
+  return Number(process.hrtime.bigint() - t0) / 1e6 / batch;
+}
+
+const suite = {
+  async compare(group, { baseline, cases, samples = 30, batch = 1, warmup = 3, note = "" }) {
+    const all = [baseline, ...cases];
+    for (const [, fn] of all) for (let i = 0; i < warmup; i++) await sample(fn, batch);
+    const times = all.map(() => []);
+    for (let s = 0; s < samples; s++) {
+      for (let i = 0; i < all.length; i++) times[i].push(await sample(all[i][1], batch));
+    }
+    const base = median(times[0]);
+    rows.push({ group, name: `${baseline[0]} (baseline)`, ms: base, ratio: 1, note: "" });
+    cases.forEach(([name], i) => {
+      const ms = median(times[i + 1]);
+      rows.push({ group, name, ms, ratio: ms / base, note });
+    });
+    return { baseline: base, cases: cases.map((_, i) => median(times[i + 1])) };
+  },
+  report(group, name, ms, baselineMs, note = "") {
+    rows.push({
+      group,
+      name,
+      ms,
+      ratio: baselineMs === undefined ? undefined : ms / baselineMs,
+      note,
+    });
+  },
+};
+
+const files = [];
+for (const top of ["packages", "apps"]) {
+  let dirs = [];
+  try {
+    dirs = readdirSync(join(root, top));
+  } catch {
+    continue;
+  }
+  for (const dir of dirs.sort()) {
+    const benchDir = join(root, top, dir, "bench");
+    let names = [];
+    try {
+      names = readdirSync(benchDir);
+    } catch {
+      continue;
+    }
+    for (const f of names.sort()) if (f.endsWith(".bench.mjs")) files.push(join(benchDir, f));
+  }
+}
+
+for (const file of files) {
+  if (filter && !file.includes(filter)) continue;
+  process.stderr.write(`bench: ${relative(root, file)}\n`);
+  const mod = await import(pathToFileURL(file).href);
+  await mod.default(suite);
+}
+
+const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(4));
+console.log(`\nnode ${process.version}, ${process.platform}/${process.arch}; medians\n`);
+console.log("| group | case | median ms | ratio | note |");
+console.log("|---|---|---:|---:|---|");
+for (const r of rows) {
+  const ratio = r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}×`;
+  console.log(`| ${r.group} | ${r.name} | ${fmt(r.ms)} | ${ratio} | ${r.note} |`);
+}
