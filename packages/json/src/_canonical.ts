@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { JsonError } from "./_errors.js";
+import { pointerAppend } from "./_issues.js";
 import type { JsonValue } from "./_parse.js";
 
 /**
@@ -43,7 +44,7 @@ function write(value: unknown, pointer: string, seen: Set<object>): string {
         out = "[";
         for (let i = 0; i < value.length; i++) {
           if (i > 0) out += ",";
-          out += write(value[i], `${pointer}/${i}`, seen);
+          out += write(value[i], pointerAppend(pointer, i), seen);
         }
         out += "]";
       } else {
@@ -54,7 +55,7 @@ function write(value: unknown, pointer: string, seen: Set<object>): string {
         out = "{";
         for (let i = 0; i < keys.length; i++) {
           const key = keys[i]!;
-          const member = `${pointer}/${escapePointer(key)}`;
+          const member = pointerAppend(pointer, key);
           if (!key.isWellFormed()) throw notJson(member, "a key with an unpaired surrogate");
           if (i > 0) out += ",";
           out += `${JSON.stringify(key)}:${write((value as Record<string, unknown>)[key], member, seen)}`;
@@ -67,10 +68,6 @@ function write(value: unknown, pointer: string, seen: Set<object>): string {
     default:
       throw notJson(pointer, `a value of type ${typeof value}`);
   }
-}
-
-function escapePointer(key: string): string {
-  return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 function notJson(pointer: string, what: string): JsonError {

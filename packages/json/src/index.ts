@@ -2,6 +2,8 @@
 export { canonicalJson, fingerprint, sha256Hex } from "./_canonical.js";
 export type { JsonErrorCode } from "./_errors.js";
 export { JSON_ERROR_CODES, JsonError } from "./_errors.js";
+export type { Validation, ValidationIssue } from "./_issues.js";
+export { pointerAppend } from "./_issues.js";
 export type {
   JsonLimits,
   JsonObject,

@@ -15,6 +15,7 @@ it("exports exactly these names", async () => {
       "fingerprint",
       "numberSourceText",
       "parseJson",
+      "pointerAppend",
       "sha256Hex",
     ]
   `);

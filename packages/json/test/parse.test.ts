@@ -6,6 +6,7 @@ import {
   type JsonErrorCode,
   numberSourceText,
   parseJson,
+  pointerAppend,
 } from "../src/index.js";
 
 const bytes = (...b: number[]) => Uint8Array.from(b);
@@ -163,4 +164,13 @@ describe("values", () => {
     const r = parseJson('{"a":1.50}');
     expect(r.ok && numberSourceText(r.value as object, "a")).toBeUndefined();
   });
+});
+
+describe("pointerAppend", () => {
+  it.each<[string, string | number, string]>([
+    ["", "a", "/a"],
+    ["/x", 0, "/x/0"],
+    ["/p", "a/b~c", "/p/a~1b~0c"],
+    ["", "", "/"],
+  ])("%s + %s", (base, token, expected) => expect(pointerAppend(base, token)).toBe(expected));
 });
