@@ -1,0 +1,124 @@
+import type { ResultSchema } from "@rukh/command-result";
+
+/** The descriptor formats this version reads. Anything else is unsupported, never half-read. */
+export const DESCRIPTOR_FORMATS = ["rukh.extension/1", "rukh.extension/2"] as const;
+/** One of {@link DESCRIPTOR_FORMATS}. */
+export type DescriptorFormat = (typeof DESCRIPTOR_FORMATS)[number];
+
+/** Feature ids a command may require; the registry of what this host supports. */
+export const REGISTERED_FEATURES = ["rukh.command-result/1"] as const;
+/** One of {@link REGISTERED_FEATURES}. */
+export type FeatureId = (typeof REGISTERED_FEATURES)[number];
+
+/** Scalar input types. */
+export const SCALAR_TYPES = ["string", "integer", "number", "decimal", "boolean", "enum"] as const;
+/** One of {@link SCALAR_TYPES}. */
+export type ScalarType = (typeof SCALAR_TYPES)[number];
+/** Every input type: a scalar or a bounded list of one scalar type. */
+export type InputType = ScalarType | "list";
+
+/** Constraints of a scalar value, by type. Decimal bounds are exact decimal strings. */
+export type ScalarSpec =
+  | { readonly type: "string"; readonly minLength?: number; readonly maxLength?: number }
+  | { readonly type: "integer"; readonly minimum?: number; readonly maximum?: number }
+  | { readonly type: "number"; readonly minimum?: number; readonly maximum?: number }
+  | { readonly type: "decimal"; readonly minimum?: string; readonly maximum?: string }
+  | { readonly type: "boolean" }
+  | { readonly type: "enum"; readonly values: readonly string[] };
+
+/** The value of one input after decoding: strings for string, decimal and enum; numbers; booleans; lists of those. */
+export type ScalarValue = string | number | boolean;
+/** A typed input value. */
+export type InputValue = ScalarValue | readonly ScalarValue[];
+
+/** How an input is spelled on the command line. */
+export interface CliSpelling {
+  /** Long flag without dashes (kebab-case of the id unless the descriptor spells one); absent for positionals. */
+  readonly flag?: string;
+  /** One-letter short flag. */
+  readonly short?: string;
+  /** Zero-based positional index; a list positional must be the last one and takes the rest. */
+  readonly positional?: number;
+}
+
+/** A declared input parameter. Its `id` is also the MCP property name. */
+export type InputSpec = {
+  readonly id: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly required: boolean;
+  readonly default?: InputValue;
+  readonly cli: CliSpelling;
+} & (
+  | ScalarSpec
+  | {
+      readonly type: "list";
+      readonly items: ScalarSpec;
+      readonly minItems?: number;
+      readonly maxItems: number;
+    }
+);
+
+/** What a command produces as its machine result. */
+export type ResultDeclarationSpec =
+  | { readonly kind: "text" }
+  | { readonly kind: "structured"; readonly schema: ResultSchema };
+
+/** How the host runs a command. */
+export interface ExecuteSpec {
+  /** `managed`: a child process spoken to over the private IPC channel; `passthrough`: a program given the raw CLI arguments (CLI only). */
+  readonly mapping: "managed" | "passthrough";
+  /** Path of the program inside the extension package, `/`-separated, relative. */
+  readonly program: string;
+  /** `node`: a JavaScript module run by the host's Node; `native`: an executable file. */
+  readonly runtime: "node" | "native";
+  readonly lifetime: "foreground";
+  /** rukh.extension/2 only. */
+  readonly result?: ResultDeclarationSpec;
+}
+
+/** The machine contract of a command (rukh.extension/2 only); absent means not eligible. */
+export interface MachineSpec {
+  readonly eligible: boolean;
+  readonly interaction: "none" | "optional" | "required";
+  readonly requiredFeatures: readonly FeatureId[];
+}
+
+/** Actions and resources a command asks for; asking grants nothing. */
+export interface RequestsSpec {
+  readonly actions: readonly string[];
+  readonly resources: readonly string[];
+}
+
+/** One declared command. */
+export interface CommandSpec {
+  readonly id: string;
+  /** `<extension id>/<command id>`. */
+  readonly identity: string;
+  readonly path: readonly string[];
+  readonly aliases: readonly (readonly string[])[];
+  readonly summary: string;
+  readonly description?: string;
+  readonly inputs: readonly InputSpec[];
+  readonly execute: ExecuteSpec;
+  readonly requests: RequestsSpec;
+  readonly machine?: MachineSpec;
+}
+
+/** A group: a CLI path prefix with its own help text. A group is never a tool. */
+export interface GroupSpec {
+  readonly path: readonly string[];
+  readonly summary: string;
+  readonly description?: string;
+}
+
+/** A validated extension descriptor. */
+export interface ExtensionDescriptor {
+  readonly format: DescriptorFormat;
+  readonly id: string;
+  readonly version: string;
+  readonly publisher: string;
+  readonly summary?: string;
+  readonly groups: readonly GroupSpec[];
+  readonly commands: readonly CommandSpec[];
+}

@@ -1,0 +1,36 @@
+// The complete public surface of @rukh/descriptor: any export added here becomes public API.
+
+export type { DescriptorIssueCode, InputIssueCode } from "./_codes.js";
+export { DESCRIPTOR_ISSUE_CODES, INPUT_ISSUE_CODES } from "./_codes.js";
+export {
+  defaultFlag,
+  parseDescriptor,
+  RESERVED_FLAGS,
+  RESERVED_SHORT_FLAGS,
+  validateDescriptor,
+} from "./_descriptor.js";
+export type { SuppliedInputs, ValidatedInputs } from "./_inputs.js";
+export { decodeCliInputs, decodeJsonInputs, validateInputs } from "./_inputs.js";
+export { DESCRIPTOR_LIMITS, DESCRIPTOR_MAX_BYTES } from "./_limits.js";
+export type {
+  CliSpelling,
+  CommandSpec,
+  DescriptorFormat,
+  ExecuteSpec,
+  ExtensionDescriptor,
+  FeatureId,
+  GroupSpec,
+  InputSpec,
+  InputType,
+  InputValue,
+  MachineSpec,
+  RequestsSpec,
+  ResultDeclarationSpec,
+  ScalarSpec,
+  ScalarType,
+  ScalarValue,
+} from "./_model.js";
+export { DESCRIPTOR_FORMATS, REGISTERED_FEATURES, SCALAR_TYPES } from "./_model.js";
+export type { CliCommandSpec, CliParameter } from "./_projection.js";
+export { cliSpec, mcpInputSchema } from "./_projection.js";
+export { compareDecimal, DECIMAL_PATTERN } from "./_values.js";

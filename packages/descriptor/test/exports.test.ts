@@ -1,0 +1,29 @@
+import { expect, it } from "vitest";
+
+// The built entry is the public surface; a new name here is a new public API.
+it("exports exactly these names", async () => {
+  const mod = await import("../dist/index.js");
+  expect(Object.keys(mod).sort()).toMatchInlineSnapshot(`
+    [
+      "DECIMAL_PATTERN",
+      "DESCRIPTOR_FORMATS",
+      "DESCRIPTOR_ISSUE_CODES",
+      "DESCRIPTOR_LIMITS",
+      "DESCRIPTOR_MAX_BYTES",
+      "INPUT_ISSUE_CODES",
+      "REGISTERED_FEATURES",
+      "RESERVED_FLAGS",
+      "RESERVED_SHORT_FLAGS",
+      "SCALAR_TYPES",
+      "cliSpec",
+      "compareDecimal",
+      "decodeCliInputs",
+      "decodeJsonInputs",
+      "defaultFlag",
+      "mcpInputSchema",
+      "parseDescriptor",
+      "validateDescriptor",
+      "validateInputs",
+    ]
+  `);
+});
