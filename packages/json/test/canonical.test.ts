@@ -5,6 +5,9 @@ import { canonicalize } from "json-canonicalize";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, fingerprint, type JsonValue, parseJson, sha256Hex } from "../src/index.js";
 
+// Deterministic by default; FC_SEED=<n> explores other seeds.
+fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 20_261_130) });
+
 const vectors = fileURLToPath(
   new URL("../../../fixtures/external/json-canonicalization/", import.meta.url),
 );

@@ -2,6 +2,9 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_JSON_LIMITS, type JsonErrorCode, parseJson } from "../src/index.js";
 
+// Deterministic by default; FC_SEED=<n> explores other seeds.
+fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 20_261_130) });
+
 // Every input on which parseJson and JSON.parse disagree must fall under one
 // of these named policy rules (docs/json-policy.md); anything else is a bug.
 function policyExplains(code: JsonErrorCode, text: string): boolean {
