@@ -29,7 +29,7 @@ import {
   type ScalarSpec,
   type ScalarValue,
 } from "./_model.js";
-import { codePointLength, compareDecimal, decodeScalarJson, isDecimal, shown } from "./_values.js";
+import { codePointLength, compareDecimal, decodeScalarJson, shown } from "./_values.js";
 
 type Issue = ValidationIssue<DescriptorIssueCode>;
 
@@ -723,68 +723,41 @@ class Reader {
         };
       }
       case "integer":
-      case "number": {
-        const bound = (key: "minimum" | "maximum"): number | undefined | null => {
+      case "number":
+      case "decimal": {
+        // Bounds are read with the same decoder as values, so a bound obeys the value rules.
+        const bound = (key: "minimum" | "maximum"): number | string | undefined | null => {
           const b = o[key];
           if (b === undefined) return undefined;
-          const d = decodeScalarJson({ type }, b, numberSourceText(o, key));
+          const d = decodeScalarJson({ type } as ScalarSpec, b, numberSourceText(o, key));
           if (!d.ok) {
             this.add(at(key), "invalid_value", `${key}: ${d.message}`);
             return null;
           }
-          return d.value as number;
+          return d.value as number | string;
         };
         const minimum = bound("minimum");
         const maximum = bound("maximum");
         if (minimum === null || maximum === null) return undefined;
-        if (minimum !== undefined && maximum !== undefined && minimum > maximum) {
-          this.add(
-            at("minimum"),
-            "invalid_bounds",
-            `minimum ${minimum} exceeds maximum ${maximum}; expected minimum ≤ maximum`,
-          );
-          return undefined;
-        }
-        return {
-          type,
-          ...(minimum !== undefined && { minimum }),
-          ...(maximum !== undefined && { maximum }),
-        };
-      }
-      case "decimal": {
-        const bound = (key: "minimum" | "maximum"): string | undefined | null => {
-          const b = o[key];
-          if (b === undefined) return undefined;
-          if (typeof b !== "string" || !isDecimal(b)) {
+        if (minimum !== undefined && maximum !== undefined) {
+          const order =
+            type === "decimal"
+              ? compareDecimal(minimum as string, maximum as string)
+              : (minimum as number) - (maximum as number);
+          if (order > 0) {
             this.add(
-              at(key),
-              "invalid_value",
-              `got ${shown(b)}; expected an exact decimal string such as "0.01"`,
+              at("minimum"),
+              "invalid_bounds",
+              `minimum ${minimum} exceeds maximum ${maximum}; expected minimum ≤ maximum`,
             );
-            return null;
+            return undefined;
           }
-          return b;
-        };
-        const minimum = bound("minimum");
-        const maximum = bound("maximum");
-        if (minimum === null || maximum === null) return undefined;
-        if (
-          minimum !== undefined &&
-          maximum !== undefined &&
-          compareDecimal(minimum, maximum) > 0
-        ) {
-          this.add(
-            at("minimum"),
-            "invalid_bounds",
-            `minimum ${minimum} exceeds maximum ${maximum}; expected minimum ≤ maximum`,
-          );
-          return undefined;
         }
         return {
           type,
           ...(minimum !== undefined && { minimum }),
           ...(maximum !== undefined && { maximum }),
-        };
+        } as ScalarSpec;
       }
       case "enum": {
         const values = o.values;

@@ -282,11 +282,6 @@ export function checkScalar(
   }
 }
 
-/** Whether a string is in the exact decimal grammar. */
-export function isDecimal(s: string): boolean {
-  return DECIMAL_RE.test(s);
-}
-
 /**
  * Compares two decimals in the exact grammar without floating point.
  *
