@@ -1,0 +1,397 @@
+import {
+  type JsonValue,
+  parseJson,
+  pointerAppend,
+  type Validation,
+  type ValidationIssue,
+} from "@rukh/json";
+import { CONFIG_MAX_BYTES, DEFAULT_OWNER_LIMITS, type OwnerLimits } from "./_limits.js";
+
+/** Stable codes of owner-configuration issues. */
+export const CONFIG_ISSUE_CODES = [
+  "invalid_json",
+  "expected_object",
+  "expected_array",
+  "expected_string",
+  "expected_integer",
+  "missing_member",
+  "unknown_member",
+  "invalid_name",
+  "invalid_identity",
+  "invalid_public_key",
+  "invalid_value",
+  "duplicate",
+  "unknown_preset",
+  "limit_not_tighter",
+] as const;
+/** One of {@link CONFIG_ISSUE_CODES}. */
+export type ConfigIssueCode = (typeof CONFIG_ISSUE_CODES)[number];
+
+/** A publisher the owner trusts, with its Ed25519 public key (base64 of the 32 raw bytes). */
+export interface TrustedPublisher {
+  readonly id: string;
+  readonly publicKey: string;
+  readonly sources?: readonly string[];
+}
+
+/** A task preset: which commands a task may see and use, and its bounds. */
+export interface TaskPreset {
+  /** Command identities, or `<extension id>/*` for every command of an extension. */
+  readonly commands: readonly string[];
+  readonly actions: readonly string[];
+  readonly resources: readonly string[];
+  readonly deadlineMs: number;
+  readonly maxConcurrency: number;
+  readonly enforcement: "host-trusted" | "strict";
+}
+
+/** The owner configuration: trust, exposure, presets, limits and naming. */
+export interface OwnerConfig {
+  readonly brand: string;
+  readonly endpointNamespace: string;
+  readonly trustedPublishers: readonly TrustedPublisher[];
+  readonly exposure?: {
+    readonly commands?: readonly string[];
+    readonly extensions?: readonly string[];
+  };
+  readonly presets: { readonly [name: string]: TaskPreset };
+  readonly defaultPreset: string;
+  readonly limits?: Partial<OwnerLimits>;
+  readonly mcp?: { readonly toolNames: "full" | "compact" };
+}
+
+const BRAND = /^[a-z][a-z0-9-]{0,31}$/;
+const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+const PUBLISHER = /^[a-z][a-z0-9-]*$/;
+const EXTENSION = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$/;
+const COMMAND = /^[a-z][a-z0-9]*([_-][a-z0-9]+)*$/;
+const PRESET = /^[a-z][a-z0-9_-]{0,63}$/;
+const REQUEST = /^[a-z][a-z0-9_.:-]*$/;
+const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
+const MAX_LIST = 4_096;
+
+/** Whether `s` is `<extension id>/<command id>`. */
+export function isIdentity(s: string): boolean {
+  const slash = s.indexOf("/");
+  return slash > 0 && EXTENSION.test(s.slice(0, slash)) && COMMAND.test(s.slice(slash + 1));
+}
+
+/** Whether `s` is an extension id. */
+export function isExtensionId(s: string): boolean {
+  return EXTENSION.test(s);
+}
+
+type Issue = ValidationIssue<ConfigIssueCode>;
+type Obj = { readonly [k: string]: JsonValue };
+
+class Checker {
+  readonly issues: Issue[] = [];
+  add(path: string, code: ConfigIssueCode, message: string): void {
+    this.issues.push({ path, code, message });
+  }
+  object(
+    path: string,
+    v: JsonValue | undefined,
+    required: string[],
+    optional: string[],
+  ): Obj | undefined {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) {
+      this.add(path, "expected_object", `expected an object at "${path}"`);
+      return undefined;
+    }
+    for (const k of required)
+      if (!Object.hasOwn(v, k))
+        this.add(pointerAppend(path, k), "missing_member", `"${k}" is required`);
+    for (const k of Object.keys(v))
+      if (!required.includes(k) && !optional.includes(k))
+        this.add(
+          pointerAppend(path, k),
+          "unknown_member",
+          `unknown member "${k}"; expected one of ${[...required, ...optional].join(", ")}`,
+        );
+    return v;
+  }
+  string(
+    path: string,
+    v: JsonValue | undefined,
+    re: RegExp,
+    code: ConfigIssueCode,
+    what: string,
+  ): string | undefined {
+    if (typeof v !== "string") {
+      this.add(path, "expected_string", `expected a string (${what})`);
+      return undefined;
+    }
+    if (!re.test(v)) {
+      this.add(path, code, `"${v}" is not ${what}`);
+      return undefined;
+    }
+    return v;
+  }
+  strings(
+    path: string,
+    v: JsonValue | undefined,
+    test: (s: string) => boolean,
+    code: ConfigIssueCode,
+    what: string,
+  ): string[] {
+    if (!Array.isArray(v)) {
+      this.add(path, "expected_array", `expected an array of ${what}`);
+      return [];
+    }
+    if (v.length > MAX_LIST)
+      this.add(path, "invalid_value", `at most ${MAX_LIST} entries are allowed`);
+    const seen = new Set<string>();
+    v.forEach((item, i) => {
+      const p = pointerAppend(path, i);
+      if (typeof item !== "string") this.add(p, "expected_string", `expected a string (${what})`);
+      else if (!test(item)) this.add(p, code, `"${item}" is not ${what}`);
+      else if (seen.has(item)) this.add(p, "duplicate", `"${item}" is listed twice`);
+      else seen.add(item);
+    });
+    return [...seen];
+  }
+  integer(
+    path: string,
+    v: JsonValue | undefined,
+    max: number,
+    maxName: string,
+  ): number | undefined {
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1) {
+      this.add(path, "expected_integer", "expected a positive integer");
+      return undefined;
+    }
+    if (v > max) {
+      this.add(
+        path,
+        "limit_not_tighter",
+        `${v} exceeds ${maxName} ${max}; limits may only be lowered`,
+      );
+      return undefined;
+    }
+    return v;
+  }
+}
+
+/**
+ * Validates an owner configuration value. Every problem is reported with a
+ * JSON pointer, a stable code and what was expected; nothing is thrown.
+ *
+ * @example
+ * const r = validateOwnerConfig(JSON.parse(text));
+ * if (!r.ok) for (const i of r.issues) console.error(`${i.path}: ${i.message}`);
+ */
+export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, ConfigIssueCode> {
+  const c = new Checker();
+  const root = c.object(
+    "",
+    value,
+    ["brand", "endpointNamespace", "trustedPublishers", "presets", "defaultPreset"],
+    ["exposure", "limits", "mcp"],
+  );
+  if (root === undefined) return { ok: false, issues: c.issues };
+  if (root.brand !== undefined)
+    c.string(
+      "/brand",
+      root.brand,
+      BRAND,
+      "invalid_name",
+      "a lowercase brand name ([a-z][a-z0-9-], at most 32)",
+    );
+  if (root.endpointNamespace !== undefined)
+    c.string(
+      "/endpointNamespace",
+      root.endpointNamespace,
+      NAMESPACE,
+      "invalid_name",
+      "an endpoint namespace ([A-Za-z0-9._:-], at most 128)",
+    );
+
+  if (root.trustedPublishers !== undefined) {
+    if (!Array.isArray(root.trustedPublishers))
+      c.add("/trustedPublishers", "expected_array", "expected an array of trusted publishers");
+    else {
+      const ids = new Set<string>();
+      root.trustedPublishers.forEach((p, i) => {
+        const path = pointerAppend("/trustedPublishers", i);
+        const o = c.object(path, p, ["id", "publicKey"], ["sources"]);
+        if (o === undefined) return;
+        const id =
+          o.id === undefined
+            ? undefined
+            : c.string(`${path}/id`, o.id, PUBLISHER, "invalid_name", "a publisher id");
+        if (id !== undefined) {
+          if (ids.has(id)) c.add(`${path}/id`, "duplicate", `publisher "${id}" is listed twice`);
+          ids.add(id);
+        }
+        if (o.publicKey !== undefined) {
+          if (typeof o.publicKey !== "string")
+            c.add(
+              `${path}/publicKey`,
+              "expected_string",
+              "expected base64 of a 32-byte Ed25519 public key",
+            );
+          else if (!BASE64_32.test(o.publicKey))
+            c.add(
+              `${path}/publicKey`,
+              "invalid_public_key",
+              "expected base64 (44 characters) of a 32-byte Ed25519 public key",
+            );
+        }
+        if (o.sources !== undefined)
+          c.strings(
+            `${path}/sources`,
+            o.sources,
+            (s) => s.length > 0 && s.length <= 1024,
+            "invalid_value",
+            "a source (1 to 1,024 characters)",
+          );
+      });
+    }
+  }
+
+  if (root.exposure !== undefined) {
+    const e = c.object("/exposure", root.exposure, [], ["commands", "extensions"]);
+    if (e?.commands !== undefined)
+      c.strings(
+        "/exposure/commands",
+        e.commands,
+        isIdentity,
+        "invalid_identity",
+        "a command identity <extension id>/<command id>",
+      );
+    if (e?.extensions !== undefined)
+      c.strings(
+        "/exposure/extensions",
+        e.extensions,
+        isExtensionId,
+        "invalid_identity",
+        "an extension id",
+      );
+  }
+
+  const limits: Record<string, number> = { ...DEFAULT_OWNER_LIMITS };
+  if (root.limits !== undefined) {
+    const keys = Object.keys(DEFAULT_OWNER_LIMITS);
+    const l = c.object("/limits", root.limits, [], keys);
+    if (l !== undefined)
+      for (const k of keys)
+        if (l[k] !== undefined) {
+          const n = c.integer(pointerAppend("/limits", k), l[k], limits[k]!, `the default ${k}`);
+          if (n !== undefined) limits[k] = n;
+        }
+  }
+
+  if (root.presets !== undefined) {
+    const presets = c.object("/presets", root.presets, [], Object.keys(root.presets as object));
+    if (presets !== undefined)
+      for (const [name, p] of Object.entries(presets)) {
+        const path = pointerAppend("/presets", name);
+        if (!PRESET.test(name))
+          c.add(
+            path,
+            "invalid_name",
+            `"${name}" is not a preset name ([a-z][a-z0-9_-], at most 64)`,
+          );
+        const o = c.object(
+          path,
+          p,
+          ["commands", "actions", "resources", "deadlineMs", "maxConcurrency", "enforcement"],
+          [],
+        );
+        if (o === undefined) continue;
+        if (o.commands !== undefined)
+          c.strings(
+            `${path}/commands`,
+            o.commands,
+            (s) => isIdentity(s) || (s.endsWith("/*") && isExtensionId(s.slice(0, -2))),
+            "invalid_identity",
+            'a command identity or "<extension id>/*"',
+          );
+        if (o.actions !== undefined)
+          c.strings(
+            `${path}/actions`,
+            o.actions,
+            (s) => REQUEST.test(s),
+            "invalid_value",
+            "an action name",
+          );
+        if (o.resources !== undefined)
+          c.strings(
+            `${path}/resources`,
+            o.resources,
+            (s) => REQUEST.test(s),
+            "invalid_value",
+            "a resource name",
+          );
+        if (o.deadlineMs !== undefined)
+          c.integer(
+            `${path}/deadlineMs`,
+            o.deadlineMs,
+            limits.maxDeadlineMs!,
+            "limits.maxDeadlineMs",
+          );
+        if (o.maxConcurrency !== undefined)
+          c.integer(
+            `${path}/maxConcurrency`,
+            o.maxConcurrency,
+            limits.maxConcurrency!,
+            "limits.maxConcurrency",
+          );
+        if (
+          o.enforcement !== undefined &&
+          o.enforcement !== "host-trusted" &&
+          o.enforcement !== "strict"
+        )
+          c.add(`${path}/enforcement`, "invalid_value", 'expected "host-trusted" or "strict"');
+      }
+  }
+  if (root.defaultPreset !== undefined) {
+    const d = c.string(
+      "/defaultPreset",
+      root.defaultPreset,
+      PRESET,
+      "invalid_name",
+      "a preset name",
+    );
+    if (
+      d !== undefined &&
+      typeof root.presets === "object" &&
+      root.presets !== null &&
+      !Array.isArray(root.presets) &&
+      !Object.hasOwn(root.presets, d)
+    )
+      c.add("/defaultPreset", "unknown_preset", `preset "${d}" is not defined in /presets`);
+  }
+  if (root.mcp !== undefined) {
+    const m = c.object("/mcp", root.mcp, ["toolNames"], []);
+    if (m?.toolNames !== undefined && m.toolNames !== "full" && m.toolNames !== "compact")
+      c.add("/mcp/toolNames", "invalid_value", 'expected "full" or "compact"');
+  }
+  if (c.issues.length > 0) return { ok: false, issues: c.issues };
+  return { ok: true, value: value as unknown as OwnerConfig };
+}
+
+/**
+ * Reads an owner configuration from untrusted bytes: strict JSON (at most
+ * {@link CONFIG_MAX_BYTES}), then {@link validateOwnerConfig}.
+ *
+ * @example
+ * const r = parseOwnerConfig(readFileSync("config.json"));
+ */
+export function parseOwnerConfig(
+  bytes: Uint8Array | string,
+): Validation<OwnerConfig, ConfigIssueCode> {
+  const parsed = parseJson(bytes, { limits: { maxBytes: CONFIG_MAX_BYTES, maxNodes: 200_000 } });
+  if (!parsed.ok)
+    return {
+      ok: false,
+      issues: [{ path: "", code: "invalid_json", message: parsed.error.message }],
+    };
+  return validateOwnerConfig(parsed.value);
+}
+
+/** The effective limits of a configuration: defaults lowered by `config.limits`. */
+export function effectiveLimits(config: OwnerConfig): OwnerLimits {
+  return { ...DEFAULT_OWNER_LIMITS, ...config.limits };
+}

@@ -1,0 +1,44 @@
+/** Largest accepted compressed `.tgz` package: 32 MiB. */
+export const PACKAGE_MAX_COMPRESSED_BYTES = 33_554_432;
+/** Largest accepted package content (sum of regular file sizes, and the unpacked tar stream): 64 MiB. */
+export const PACKAGE_MAX_BYTES = 67_108_864;
+/** Largest accepted single file in a package: 16 MiB. */
+export const PACKAGE_MAX_FILE_BYTES = 16_777_216;
+/** Most regular files plus directories accepted in a package. */
+export const PACKAGE_MAX_FILES = 4_096;
+/** Longest accepted path inside a package, in UTF-8 bytes. */
+export const PACKAGE_MAX_PATH_BYTES = 255;
+/** Largest accepted `rukh-signature.json`. */
+export const SIGNATURE_MAX_BYTES = 4_096;
+/** Largest accepted owner configuration (`config.json`, or a configuration inside a revision). */
+export const CONFIG_MAX_BYTES = 1_048_576;
+/** Largest accepted revision file. */
+export const REVISION_MAX_BYTES = 16_777_216;
+/** Most tools in one `listTools` page. */
+export const PAGE_MAX_TOOLS = 32;
+/** Most encoded bytes (UTF-8 JSON of the tools array) in one `listTools` page: 1 MiB. */
+export const PAGE_MAX_BYTES = 1_048_576;
+/** Longest accepted cursor token, in characters. */
+export const CURSOR_MAX_LENGTH = 512;
+/** Longest tool description, in UTF-16 code units (the descriptor already bounds it lower). */
+export const TOOL_DESCRIPTION_MAX_LENGTH = 4_096;
+
+/** Owner-tunable limits; an owner configuration may only lower them. */
+export interface OwnerLimits {
+  readonly maxPackageBytes: number;
+  readonly maxPackageFiles: number;
+  readonly maxFileBytes: number;
+  readonly maxDeadlineMs: number;
+  readonly maxConcurrency: number;
+  readonly maxCommandResultBytes: number;
+}
+
+/** The default (and largest allowed) owner limits. */
+export const DEFAULT_OWNER_LIMITS: OwnerLimits = Object.freeze({
+  maxPackageBytes: PACKAGE_MAX_BYTES,
+  maxPackageFiles: PACKAGE_MAX_FILES,
+  maxFileBytes: PACKAGE_MAX_FILE_BYTES,
+  maxDeadlineMs: 600_000,
+  maxConcurrency: 16,
+  maxCommandResultBytes: 131_072,
+});

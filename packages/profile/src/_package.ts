@@ -1,0 +1,454 @@
+import {
+  createPrivateKey,
+  createPublicKey,
+  type KeyObject,
+  randomBytes,
+  sign,
+  verify,
+} from "node:crypto";
+import { constants } from "node:fs";
+import {
+  lstat,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from "node:fs/promises";
+import { join } from "node:path";
+import { type ExtensionDescriptor, parseDescriptor } from "@rukh/descriptor";
+import { canonicalJson, fingerprint, parseJson, sha256Hex } from "@rukh/json";
+import type { OwnerConfig } from "./_config.js";
+import { ioError, ProfileError } from "./_errors.js";
+import {
+  DEFAULT_OWNER_LIMITS,
+  type OwnerLimits,
+  PACKAGE_MAX_COMPRESSED_BYTES,
+  PACKAGE_MAX_PATH_BYTES,
+  SIGNATURE_MAX_BYTES,
+} from "./_limits.js";
+import {
+  checkPackagePath,
+  type PackageFiles,
+  type PackageReadLimits,
+  readTgz,
+  writeTgz,
+} from "./_tar.js";
+
+/** Path of the descriptor inside a package. */
+export const DESCRIPTOR_PATH = "rukh-extension.json";
+/** Path of the detached signature inside a package. */
+export const SIGNATURE_PATH = "rukh-signature.json";
+
+/** One file of a package manifest. */
+export interface ManifestFile {
+  readonly path: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/** The manifest of a package: every regular file except the signature, sorted by path. */
+export interface PackageManifest {
+  readonly format: "rukh.manifest/1";
+  readonly files: readonly ManifestFile[];
+}
+
+/** The detached signature `rukh-signature.json`. */
+export interface PackageSignature {
+  readonly format: "rukh.signature/1";
+  readonly publisher: string;
+  readonly manifestDigest: string;
+  readonly signature: string;
+}
+
+/** A package that passed every check: its digest, descriptor and files. */
+export interface VerifiedPackage {
+  readonly digest: string;
+  readonly descriptor: ExtensionDescriptor;
+  readonly files: PackageFiles;
+}
+
+export function readLimits(limits: OwnerLimits): PackageReadLimits {
+  return {
+    maxCompressedBytes: Math.min(PACKAGE_MAX_COMPRESSED_BYTES, limits.maxPackageBytes),
+    maxBytes: limits.maxPackageBytes,
+    maxFileBytes: limits.maxFileBytes,
+    maxFiles: limits.maxPackageFiles,
+    maxPathBytes: PACKAGE_MAX_PATH_BYTES,
+  };
+}
+
+/** Reads a package directory; every symbolic link and non-regular file is rejected. */
+export async function readPackageDir(
+  dir: string,
+  limits: PackageReadLimits,
+): Promise<PackageFiles> {
+  const files: PackageFiles = new Map();
+  let total = 0;
+  let entries = 0;
+  const walk = async (rel: string): Promise<void> => {
+    const names = (await readdir(rel === "" ? dir : join(dir, rel))).sort();
+    for (const name of names) {
+      const path = checkPackagePath(rel === "" ? name : `${rel}/${name}`, limits);
+      const full = join(dir, path);
+      const st = await lstat(full);
+      if (++entries > limits.maxFiles)
+        throw new ProfileError(
+          "package_too_large",
+          `package has more than ${limits.maxFiles} entries`,
+        );
+      if (st.isSymbolicLink())
+        throw new ProfileError(
+          "link_not_allowed",
+          `package entry "${path}" is a symbolic link; only regular files and directories are accepted`,
+        );
+      if (st.isDirectory()) await walk(path);
+      else if (st.isFile()) {
+        if (st.size > limits.maxFileBytes)
+          throw new ProfileError(
+            "file_too_large",
+            `package file "${path}" is ${st.size} bytes; at most ${limits.maxFileBytes} are accepted`,
+          );
+        total += st.size;
+        if (total > limits.maxBytes)
+          throw new ProfileError(
+            "package_too_large",
+            `package content exceeds ${limits.maxBytes} bytes`,
+          );
+        const data = await readFile(full);
+        // The file may have grown between lstat and read.
+        if (data.length !== st.size)
+          throw new ProfileError(
+            "package_too_large",
+            `package file "${path}" changed while being read`,
+          );
+        files.set(path, data);
+      } else
+        throw new ProfileError(
+          "unsupported_entry",
+          `package entry "${path}" is not a regular file or directory`,
+        );
+    }
+  };
+  await walk("");
+  return files;
+}
+
+/** Reads a package from a directory or a `.tgz` file. */
+export async function readPackageSource(
+  source: string,
+  limits: PackageReadLimits,
+): Promise<PackageFiles> {
+  let st: Awaited<ReturnType<typeof stat>>;
+  try {
+    st = await lstat(source);
+  } catch (cause) {
+    throw ioError(`cannot read package "${source}"`, cause);
+  }
+  if (st.isDirectory()) return readPackageDir(source, limits);
+  if (!st.isFile())
+    throw new ProfileError(
+      "link_not_allowed",
+      `package source "${source}" is not a directory or a regular file`,
+    );
+  if (st.size > limits.maxCompressedBytes)
+    throw new ProfileError(
+      "package_too_large",
+      `compressed package is ${st.size} bytes; at most ${limits.maxCompressedBytes} are accepted`,
+    );
+  return readTgz(await readFile(source), limits);
+}
+
+/** The manifest of in-memory package files. */
+export function manifestOf(files: PackageFiles): PackageManifest {
+  const paths = [...files.keys()].filter((p) => p !== SIGNATURE_PATH).sort();
+  return {
+    format: "rukh.manifest/1",
+    files: paths.map((path) => {
+      const data = files.get(path)!;
+      return { path, size: data.length, sha256: sha256Hex(data) };
+    }),
+  };
+}
+
+function digestOf(files: PackageFiles): string {
+  return fingerprint(manifestOf(files) as never);
+}
+
+/**
+ * The manifest of a package directory and its digest (SHA-256 hex of the
+ * manifest's RFC 8785 form), as signed by {@link signPackage}.
+ *
+ * @example
+ * const { digest } = await computeManifest("./my-extension");
+ */
+export async function computeManifest(
+  dir: string,
+): Promise<{ manifest: PackageManifest; digest: string }> {
+  const files = await readPackageDir(dir, readLimits(DEFAULT_OWNER_LIMITS));
+  const manifest = manifestOf(files);
+  return { manifest, digest: fingerprint(manifest as never) };
+}
+
+const SPKI_ED25519 = Buffer.from("302a300506032b6570032100", "hex");
+const keyCache = new Map<string, KeyObject>();
+
+/** The Ed25519 public key of a trusted publisher's base64 raw key. */
+export function publicKeyOf(base64: string): KeyObject {
+  let key = keyCache.get(base64);
+  if (key === undefined) {
+    const raw = Buffer.from(base64, "base64");
+    if (raw.length !== 32)
+      throw new ProfileError("invalid_key", "expected base64 of a 32-byte Ed25519 public key");
+    key = createPublicKey({ key: Buffer.concat([SPKI_ED25519, raw]), format: "der", type: "spki" });
+    keyCache.set(base64, key);
+  }
+  return key;
+}
+
+/**
+ * The base64 raw 32-byte public key (the form the owner configuration lists)
+ * of an Ed25519 private or public key.
+ *
+ * @example
+ * publicKeyBase64(readFileSync("publisher.key", "utf8")); // "…=" (44 characters)
+ */
+export function publicKeyBase64(key: KeyObject | string): string {
+  const k =
+    typeof key === "string"
+      ? createPublicKey(key)
+      : key.type === "private"
+        ? createPublicKey(key)
+        : key;
+  if (k.asymmetricKeyType !== "ed25519")
+    throw new ProfileError("invalid_key", "expected an Ed25519 key");
+  return k.export({ format: "der", type: "spki" }).subarray(SPKI_ED25519.length).toString("base64");
+}
+
+/**
+ * Signs a package directory in place: computes its manifest digest and writes
+ * `rukh-signature.json` with an Ed25519 signature over the UTF-8 bytes of the
+ * digest's hex text. The publisher id is read from the descriptor unless
+ * `options.publisher` names it.
+ *
+ * @example
+ * await signPackage("./my-extension", readFileSync("publisher.key", "utf8"));
+ */
+export async function signPackage(
+  dir: string,
+  privateKey: KeyObject | string,
+  options: { readonly publisher?: string } = {},
+): Promise<PackageSignature> {
+  const key = typeof privateKey === "string" ? createPrivateKey(privateKey) : privateKey;
+  if (key.type !== "private" || key.asymmetricKeyType !== "ed25519")
+    throw new ProfileError("invalid_key", "expected an Ed25519 private key");
+  const files = await readPackageDir(dir, readLimits(DEFAULT_OWNER_LIMITS));
+  let publisher = options.publisher;
+  if (publisher === undefined) {
+    const descriptorBytes = files.get(DESCRIPTOR_PATH);
+    if (descriptorBytes === undefined)
+      throw new ProfileError("missing_descriptor", `package has no ${DESCRIPTOR_PATH}`);
+    const d = parseDescriptor(descriptorBytes);
+    if (!d.ok)
+      throw new ProfileError("invalid_descriptor", `${DESCRIPTOR_PATH} is not a valid descriptor`, {
+        issues: d.issues,
+      });
+    publisher = d.value.publisher;
+  }
+  const manifestDigest = digestOf(files);
+  const signature: PackageSignature = {
+    format: "rukh.signature/1",
+    publisher,
+    manifestDigest,
+    signature: sign(null, Buffer.from(manifestDigest, "utf8"), key).toString("base64"),
+  };
+  await writeFile(join(dir, SIGNATURE_PATH), `${canonicalJson(signature as never)}\n`);
+  return signature;
+}
+
+/**
+ * Packs a package directory (normally after {@link signPackage}) into a
+ * deterministic `.tgz` the installer accepts.
+ *
+ * @example
+ * writeFileSync("my-extension.tgz", await packPackage("./my-extension"));
+ */
+export async function packPackage(dir: string): Promise<Buffer> {
+  return writeTgz(await readPackageDir(dir, readLimits(DEFAULT_OWNER_LIMITS)));
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
+
+function readSignature(bytes: Buffer): PackageSignature {
+  const bad = (why: string) => new ProfileError("malformed_signature", `${SIGNATURE_PATH}: ${why}`);
+  const parsed = parseJson(bytes, {
+    limits: { maxBytes: SIGNATURE_MAX_BYTES, maxDepth: 2, maxNodes: 16 },
+  });
+  if (!parsed.ok)
+    throw new ProfileError("malformed_signature", `${SIGNATURE_PATH} is not strict JSON`, {
+      cause: parsed.error,
+    });
+  const v = parsed.value;
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw bad("expected an object");
+  const keys = Object.keys(v).sort().join(",");
+  if (keys !== "format,manifestDigest,publisher,signature")
+    throw bad("expected exactly format, publisher, manifestDigest and signature");
+  if (v.format !== "rukh.signature/1") throw bad('expected format "rukh.signature/1"');
+  if (typeof v.publisher !== "string" || !/^[a-z][a-z0-9-]*$/.test(v.publisher))
+    throw bad("publisher is not a publisher id");
+  if (typeof v.manifestDigest !== "string" || !HEX64.test(v.manifestDigest))
+    throw bad("manifestDigest is not 64 lowercase hex digits");
+  if (typeof v.signature !== "string" || !BASE64.test(v.signature) || v.signature.length !== 88)
+    throw bad("signature is not base64 of 64 bytes");
+  return v as unknown as PackageSignature;
+}
+
+/**
+ * Verifies in-memory package files against the owner configuration: trusted
+ * publisher, digest, Ed25519 signature, descriptor validity and publisher
+ * match. Nothing in the package is executed.
+ */
+export function verifyPackage(files: PackageFiles, config: OwnerConfig): VerifiedPackage {
+  const descriptorBytes = files.get(DESCRIPTOR_PATH);
+  if (descriptorBytes === undefined)
+    throw new ProfileError("missing_descriptor", `package has no ${DESCRIPTOR_PATH} at its root`);
+  const sigBytes = files.get(SIGNATURE_PATH);
+  if (sigBytes === undefined)
+    throw new ProfileError(
+      "unsigned",
+      `package has no ${SIGNATURE_PATH}; expected a publisher signature`,
+    );
+  const sig = readSignature(sigBytes);
+  const trusted = config.trustedPublishers.find((p) => p.id === sig.publisher);
+  if (trusted === undefined)
+    throw new ProfileError(
+      "untrusted_publisher",
+      `publisher "${sig.publisher}" is not in /trustedPublishers`,
+    );
+  const digest = digestOf(files);
+  if (digest !== sig.manifestDigest)
+    throw new ProfileError(
+      "digest_mismatch",
+      `package content does not match the signed manifest (signed ${sig.manifestDigest}, found ${digest})`,
+    );
+  if (
+    !verify(
+      null,
+      Buffer.from(digest, "utf8"),
+      publicKeyOf(trusted.publicKey),
+      Buffer.from(sig.signature, "base64"),
+    )
+  )
+    throw new ProfileError(
+      "bad_signature",
+      `the signature does not verify with the key of publisher "${sig.publisher}"`,
+    );
+  const d = parseDescriptor(descriptorBytes);
+  if (!d.ok)
+    throw new ProfileError(
+      "invalid_descriptor",
+      `${DESCRIPTOR_PATH} is not a valid descriptor: ${d.issues[0]?.path} ${d.issues[0]?.message}`,
+      { issues: d.issues },
+    );
+  if (d.value.publisher !== sig.publisher)
+    throw new ProfileError(
+      "publisher_mismatch",
+      `descriptor publisher "${d.value.publisher}" differs from signing publisher "${sig.publisher}"`,
+    );
+  return { digest, descriptor: d.value, files };
+}
+
+async function writeDurable(path: string, data: Uint8Array | string): Promise<void> {
+  const fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function fsyncDir(dir: string): Promise<void> {
+  const fh = await open(dir, constants.O_RDONLY);
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Writes a verified package into `store/<digest>` through `tmp/`, unless already there. */
+export async function storePackage(home: string, pkg: VerifiedPackage): Promise<void> {
+  const target = join(home, "store", pkg.digest);
+  if (await exists(target)) return;
+  const staging = join(
+    home,
+    "tmp",
+    `store-${pkg.digest.slice(0, 16)}-${randomBytes(6).toString("hex")}`,
+  );
+  try {
+    await mkdir(staging, { recursive: true });
+    const dirs = new Set<string>();
+    for (const path of [...pkg.files.keys()].sort()) {
+      const slash = path.lastIndexOf("/");
+      if (slash > 0 && !dirs.has(path.slice(0, slash))) {
+        await mkdir(join(staging, path.slice(0, slash)), { recursive: true });
+        dirs.add(path.slice(0, slash));
+      }
+      await writeDurable(join(staging, path), pkg.files.get(path)!);
+    }
+    await fsyncDir(staging);
+    await mkdir(join(home, "store"), { recursive: true });
+    try {
+      await rename(staging, target);
+    } catch (cause) {
+      // Another publisher stored the same content first: identical by digest.
+      if (!(await exists(target))) throw cause;
+      await rm(staging, { recursive: true, force: true });
+    }
+    await fsyncDir(join(home, "store"));
+  } catch (cause) {
+    await rm(staging, { recursive: true, force: true });
+    if (cause instanceof ProfileError) throw cause;
+    throw ioError(`cannot store package ${pkg.digest}`, cause);
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Re-reads a stored package, re-computes its digest and parses its descriptor. */
+export async function loadStoredPackage(
+  home: string,
+  digest: string,
+): Promise<ExtensionDescriptor> {
+  const dir = join(home, "store", digest);
+  let files: PackageFiles;
+  try {
+    files = await readPackageDir(dir, readLimits(DEFAULT_OWNER_LIMITS));
+  } catch (cause) {
+    throw new ProfileError("store_corrupt", `stored package ${digest} cannot be read`, { cause });
+  }
+  const found = digestOf(files);
+  if (found !== digest)
+    throw new ProfileError(
+      "store_corrupt",
+      `stored package ${digest} has been modified (its content now hashes to ${found})`,
+    );
+  const d = parseDescriptor(files.get(DESCRIPTOR_PATH) ?? "");
+  if (!d.ok)
+    throw new ProfileError("store_corrupt", `stored package ${digest} has no valid descriptor`, {
+      issues: d.issues,
+    });
+  return d.value;
+}

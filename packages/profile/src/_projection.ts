@@ -1,0 +1,430 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import {
+  type CliCommandSpec,
+  type CommandSpec,
+  cliSpec,
+  type ExtensionDescriptor,
+  mcpInputSchema,
+  REGISTERED_FEATURES,
+} from "@rukh/descriptor";
+import { fingerprint, type JsonObject, type JsonValue } from "@rukh/json";
+import type { OwnerConfig, TaskPreset } from "./_config.js";
+import { ProfileError } from "./_errors.js";
+import {
+  CURSOR_MAX_LENGTH,
+  PAGE_MAX_BYTES,
+  PAGE_MAX_TOOLS,
+  TOOL_DESCRIPTION_MAX_LENGTH,
+} from "./_limits.js";
+
+/** One MCP tool of a projection: static metadata only. */
+export interface McpTool {
+  readonly name: string;
+  readonly title: string;
+  readonly description: string;
+  readonly inputSchema: JsonObject;
+  readonly outputSchema: JsonObject;
+  /** The canonical command identity `<extension id>/<command id>` the name resolves to. */
+  readonly identity: string;
+}
+
+/** One command as the CLI routes it. */
+export interface CliRoute {
+  readonly extension: string;
+  readonly identity: string;
+  readonly path: readonly string[];
+  readonly aliases: readonly (readonly string[])[];
+  readonly cli: CliCommandSpec;
+}
+
+/** A CLI group (help text for a path prefix); the first extension by id supplies the text. */
+export interface CliGroup {
+  readonly path: readonly string[];
+  readonly summary: string;
+  readonly description?: string;
+  readonly extensions: readonly string[];
+}
+
+/** The CLI route table of a projection. */
+export interface CliRouteTable {
+  readonly commands: readonly CliRoute[];
+  readonly groups: readonly CliGroup[];
+}
+
+/** The derived, read-only view of one profile revision: CLI routes and MCP tools. */
+export interface ToolProjection {
+  readonly revisionId: string;
+  readonly commandGeneration: number;
+  readonly endpointNamespace: string;
+  /** Every projected MCP tool, in name order. */
+  readonly tools: readonly McpTool[];
+  readonly routes: CliRouteTable;
+  readonly config: OwnerConfig;
+}
+
+/** One enabled extension with its verified descriptor. */
+export interface LoadedExtension {
+  readonly descriptor: ExtensionDescriptor;
+}
+
+interface Internals {
+  readonly byName: Map<string, McpTool>;
+  readonly bytes: Map<McpTool, number>;
+  readonly visible: Map<string, { readonly tools: readonly McpTool[]; readonly binding: string }>;
+}
+const internals = new WeakMap<ToolProjection, Internals>();
+
+/** Builds the route table; throws `route_conflict` when two commands claim one path. */
+export function buildRoutes(extensions: readonly LoadedExtension[]): {
+  routes: CliRouteTable;
+  routeKey: string;
+} {
+  const owners = new Map<string, string>();
+  const groups = new Map<string, { group: CliGroup; extensions: string[] }>();
+  const commands: CliRoute[] = [];
+  const sorted = [...extensions].sort((a, b) => (a.descriptor.id < b.descriptor.id ? -1 : 1));
+  const claim = (path: readonly string[], identity: string, how: string) => {
+    const key = path.join(" ");
+    const prior = owners.get(key);
+    if (prior !== undefined && prior !== identity)
+      throw new ProfileError(
+        "route_conflict",
+        `CLI path "${key}" (${how} of ${identity}) is already taken by ${prior}; each path must resolve to one command`,
+      );
+    owners.set(key, identity);
+  };
+  for (const { descriptor } of sorted) {
+    for (const command of descriptor.commands) {
+      claim(command.path, command.identity, "path");
+      for (const alias of command.aliases) claim(alias, command.identity, "alias");
+      commands.push({
+        extension: descriptor.id,
+        identity: command.identity,
+        path: command.path,
+        aliases: command.aliases,
+        cli: cliSpec(command),
+      });
+    }
+    for (const g of descriptor.groups) {
+      const key = g.path.join(" ");
+      const prior = groups.get(key);
+      if (prior === undefined)
+        groups.set(key, {
+          group: {
+            path: g.path,
+            summary: g.summary,
+            ...(g.description !== undefined && { description: g.description }),
+            extensions: [],
+          },
+          extensions: [descriptor.id],
+        });
+      else prior.extensions.push(descriptor.id);
+    }
+  }
+  // A path that is a proper prefix of another command's path would be a command
+  // and a group at once; within one extension the descriptor rejects it, across
+  // extensions it is caught here.
+  for (const [key, identity] of owners) {
+    const words = key.split(" ");
+    for (let n = 1; n < words.length; n++) {
+      const prefix = words.slice(0, n).join(" ");
+      const owner = owners.get(prefix);
+      if (owner !== undefined)
+        throw new ProfileError(
+          "route_conflict",
+          `CLI path "${prefix}" is the command ${owner} and also a group holding "${key}" (${identity})`,
+        );
+    }
+  }
+  for (const key of groups.keys()) {
+    const owner = owners.get(key);
+    if (owner !== undefined)
+      throw new ProfileError(
+        "route_conflict",
+        `CLI path "${key}" is both a group and the command ${owner}`,
+      );
+  }
+  const routeKey = fingerprint([...owners].sort((a, b) => (a[0] < b[0] ? -1 : 1)) as JsonValue);
+  commands.sort((a, b) => (a.path.join(" ") < b.path.join(" ") ? -1 : 1));
+  const groupList = [...groups.values()]
+    .map(({ group, extensions: e }) => ({ ...group, extensions: e }))
+    .sort((a, b) => (a.path.join(" ") < b.path.join(" ") ? -1 : 1));
+  return { routes: { commands, groups: groupList }, routeKey };
+}
+
+function slug(text: string, max: number): string {
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, "_")
+    .slice(0, max);
+}
+
+/**
+ * The MCP tool name of a command in a revision: a readable slug, `__`, and
+ * the SHA-256 of `["rukh.mcp-tool/1", endpointNamespace, revisionId, identity]`
+ * (all 64 hex digits; `compact`: a 24-character slug and the first 16).
+ *
+ * @example
+ * toolName("acme", revisionId, "acme.files/count_lines"); // "acme_files_count_lines__3f…"
+ */
+export function toolName(
+  endpointNamespace: string,
+  revisionId: string,
+  identity: string,
+  style: "full" | "compact" = "full",
+): string {
+  const fp = fingerprint(["rukh.mcp-tool/1", endpointNamespace, revisionId, identity]);
+  if (style === "compact")
+    return `${slug(identity.slice(identity.indexOf("/") + 1), 24)}__${fp.slice(0, 16)}`;
+  return `${slug(identity, 48)}__${fp}`;
+}
+
+function resultWrapper(command: CommandSpec): JsonObject {
+  const result = command.execute.result;
+  if (result?.kind === "structured")
+    return {
+      type: "object",
+      properties: { kind: { const: "structured" }, data: result.schema as unknown as JsonObject },
+      required: ["kind", "data"],
+      additionalProperties: false,
+    };
+  return {
+    type: "object",
+    properties: { kind: { const: "text" }, text: { type: "string" } },
+    required: ["kind", "text"],
+    additionalProperties: false,
+  };
+}
+
+/** The core-owned closed output envelope of a command's tool. */
+export function outputEnvelope(command: CommandSpec): JsonObject {
+  return {
+    type: "object",
+    properties: {
+      invocationId: { type: "string" },
+      outcome: {
+        enum: ["succeeded", "command_failed", "execution_failed", "rejected", "cancelled"],
+      },
+      reason: { type: "string" },
+      commandResult: resultWrapper(command),
+      effects: { type: "array", items: { type: "string" } },
+    },
+    required: ["invocationId", "outcome"],
+    additionalProperties: false,
+  };
+}
+
+const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
+
+/** Builds the MCP tools of a revision; throws when a name repeats or a tool cannot fit one page. */
+export function buildProjection(
+  revisionId: string,
+  commandGeneration: number,
+  config: OwnerConfig,
+  extensions: readonly LoadedExtension[],
+  routes: CliRouteTable,
+): ToolProjection {
+  const style = config.mcp?.toolNames ?? "full";
+  const exposedCommands = new Set(config.exposure?.commands ?? []);
+  const exposedExtensions = new Set(config.exposure?.extensions ?? []);
+  const tools: McpTool[] = [];
+  const byName = new Map<string, McpTool>();
+  const bytes = new Map<McpTool, number>();
+  for (const { descriptor } of extensions) {
+    for (const command of descriptor.commands) {
+      const m = command.machine;
+      if (m === undefined || !m.eligible || m.interaction === "required") continue;
+      if (command.execute.mapping !== "managed") continue;
+      if (!m.requiredFeatures.every((f) => FEATURES.has(f))) continue;
+      if (!exposedCommands.has(command.identity) && !exposedExtensions.has(descriptor.id)) continue;
+      const description = command.description ?? command.summary;
+      if (description.length > TOOL_DESCRIPTION_MAX_LENGTH)
+        throw new ProfileError(
+          "tool_too_large",
+          `description of ${command.identity} exceeds ${TOOL_DESCRIPTION_MAX_LENGTH} characters`,
+        );
+      const inputSchema = mcpInputSchema(command);
+      if (inputSchema.type !== "object" || inputSchema.additionalProperties !== false)
+        throw new ProfileError(
+          "invalid_tool_schema",
+          `input schema of ${command.identity} is not a closed object schema`,
+        );
+      const tool: McpTool = {
+        name: toolName(config.endpointNamespace, revisionId, command.identity, style),
+        title: command.summary,
+        description,
+        inputSchema,
+        outputSchema: outputEnvelope(command),
+        identity: command.identity,
+      };
+      const prior = byName.get(tool.name);
+      if (prior !== undefined)
+        throw new ProfileError(
+          "tool_name_conflict",
+          `tool name ${tool.name} is computed for both ${prior.identity} and ${tool.identity}`,
+        );
+      // Leave room for the page's own framing around the tool.
+      const size = Buffer.byteLength(JSON.stringify(tool)) + 1;
+      if (size > PAGE_MAX_BYTES - 4_096)
+        throw new ProfileError(
+          "tool_too_large",
+          `metadata of ${command.identity} is ${size} bytes; a tool must fit one ${PAGE_MAX_BYTES}-byte page`,
+        );
+      byName.set(tool.name, tool);
+      bytes.set(tool, size);
+      tools.push(tool);
+    }
+  }
+  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const projection: ToolProjection = {
+    revisionId,
+    commandGeneration,
+    endpointNamespace: config.endpointNamespace,
+    tools,
+    routes,
+    config,
+  };
+  internals.set(projection, { byName, bytes, visible: new Map() });
+  return projection;
+}
+
+function inner(projection: ToolProjection): Internals {
+  const i = internals.get(projection);
+  if (i === undefined)
+    throw new ProfileError("invalid_state", "not a projection built by @rukh/profile");
+  return i;
+}
+
+/**
+ * Resolves an MCP tool name in a projection: exact match only, or `undefined`
+ * for unknown and obsolete names (callers must answer both alike).
+ *
+ * @example
+ * const tool = resolveTool(projection, request.params.name);
+ * if (tool === undefined) throw unknownTool();
+ */
+export function resolveTool(projection: ToolProjection, name: string): McpTool | undefined {
+  return inner(projection).byName.get(name);
+}
+
+/**
+ * The CLI view of a projection: every enabled command with its paths,
+ * aliases and `cliSpec`, and the groups, sorted by path.
+ *
+ * @example
+ * for (const r of cliRoutes(projection).commands) console.log(r.path.join(" "), r.identity);
+ */
+export function cliRoutes(projection: ToolProjection): CliRouteTable {
+  return projection.routes;
+}
+
+function allowedBy(preset: TaskPreset, identity: string): boolean {
+  if (preset.commands.includes(identity)) return true;
+  const ext = identity.slice(0, identity.indexOf("/"));
+  return preset.commands.includes(`${ext}/*`);
+}
+
+function visibleFor(projection: ToolProjection, presetName: string) {
+  const i = inner(projection);
+  let v = i.visible.get(presetName);
+  if (v === undefined) {
+    const preset = Object.hasOwn(projection.config.presets, presetName)
+      ? projection.config.presets[presetName]
+      : undefined;
+    if (preset === undefined)
+      throw new ProfileError(
+        "unknown_preset",
+        `preset "${presetName}" is not defined in this revision`,
+      );
+    const tools = projection.tools.filter((t) => allowedBy(preset, t.identity));
+    const binding = fingerprint(["rukh.visibility/1", presetName, tools.map((t) => t.identity)]);
+    v = { tools, binding };
+    i.visible.set(presetName, v);
+  }
+  return v;
+}
+
+/** Options of {@link listTools}. */
+export interface ListToolsOptions {
+  /** The task preset whose visibility applies. */
+  readonly preset: string;
+  /** The `nextCursor` of the previous page. */
+  readonly cursor?: string;
+  /** The HMAC key for cursors (see `StateDirectory.cursorKey`). */
+  readonly cursorKey: Uint8Array;
+}
+
+/** One page of tools. */
+export interface ToolPage {
+  readonly tools: readonly McpTool[];
+  readonly nextCursor?: string;
+}
+
+const CURSOR = /^([A-Za-z0-9_-]{1,400})\.([A-Za-z0-9_-]{43})$/;
+const CURSOR_PAYLOAD = /^v1:([0-9a-f]{64}):([0-9a-f]{64}):(0|[1-9][0-9]{0,8})$/;
+
+function mac(key: Uint8Array, payload: string): Buffer {
+  return createHmac("sha256", key).update(payload).digest();
+}
+
+/**
+ * Lists the tools a preset may see, in name order: at most
+ * {@link PAGE_MAX_TOOLS} tools and {@link PAGE_MAX_BYTES} encoded bytes per
+ * page. Cursors are HMAC-protected and bound to the revision, the visibility
+ * binding and the position; a tampered or malformed cursor fails with
+ * `invalid_cursor`, one from another revision or binding with `stale_cursor`.
+ *
+ * @example
+ * let page = listTools(projection, { preset: "default", cursorKey });
+ * while (page.nextCursor) page = listTools(projection, { preset: "default", cursorKey, cursor: page.nextCursor });
+ */
+export function listTools(projection: ToolProjection, options: ListToolsOptions): ToolPage {
+  if (options.cursorKey.length < 16)
+    throw new ProfileError("invalid_key", "cursor key must have at least 16 bytes");
+  const { tools, binding } = visibleFor(projection, options.preset);
+  let start = 0;
+  if (options.cursor !== undefined) {
+    const c = options.cursor;
+    const m = c.length <= CURSOR_MAX_LENGTH ? CURSOR.exec(c) : null;
+    if (m === null)
+      throw new ProfileError(
+        "invalid_cursor",
+        "cursor is malformed; request the list again without a cursor",
+      );
+    const expected = mac(options.cursorKey, m[1]!);
+    const given = Buffer.from(m[2]!, "base64url");
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      throw new ProfileError(
+        "invalid_cursor",
+        "cursor failed its integrity check; request the list again without a cursor",
+      );
+    const p = CURSOR_PAYLOAD.exec(Buffer.from(m[1]!, "base64url").toString("utf8"));
+    if (p === null) throw new ProfileError("invalid_cursor", "cursor payload is malformed");
+    if (p[1] !== projection.revisionId || p[2] !== binding)
+      throw new ProfileError(
+        "stale_cursor",
+        "cursor belongs to another profile revision or visibility; request the list again without a cursor",
+      );
+    start = Number(p[3]);
+    if (start > tools.length)
+      throw new ProfileError("invalid_cursor", "cursor position is out of range");
+  }
+  const sizes = inner(projection).bytes;
+  let end = start;
+  let used = 2;
+  while (end < tools.length && end - start < PAGE_MAX_TOOLS) {
+    const size = sizes.get(tools[end]!)!;
+    if (used + size > PAGE_MAX_BYTES) break;
+    used += size;
+    end++;
+  }
+  const page = tools.slice(start, end);
+  if (end >= tools.length) return { tools: page };
+  const payload = Buffer.from(`v1:${projection.revisionId}:${binding}:${end}`).toString(
+    "base64url",
+  );
+  return {
+    tools: page,
+    nextCursor: `${payload}.${mac(options.cursorKey, payload).toString("base64url")}`,
+  };
+}

@@ -1,0 +1,95 @@
+import { type JsonValue, pointerAppend, type Validation, type ValidationIssue } from "@rukh/json";
+import { type OwnerConfig, validateOwnerConfig } from "./_config.js";
+
+/** One installed extension as a revision records it. */
+export interface InstalledExtension {
+  readonly id: string;
+  readonly version: string;
+  readonly publisher: string;
+  /** Digest of the package manifest; the package lives at `store/<digest>`. */
+  readonly digest: string;
+  readonly enabled: boolean;
+}
+
+/** An immutable, published profile revision. Its id is `fingerprint()` of this object. */
+export interface ProfileRevision {
+  readonly format: "rukh.profile/1";
+  readonly sequence: number;
+  readonly parent: string | null;
+  readonly createdAt: string;
+  readonly config: OwnerConfig;
+  /** Sorted by id. */
+  readonly extensions: readonly InstalledExtension[];
+  /** Counts changes of the CLI route table (paths and aliases → identities). */
+  readonly commandGeneration: number;
+}
+
+export const REVISION_ID = /^[0-9a-f]{64}$/;
+const EXTENSION_KEYS = ["digest", "enabled", "id", "publisher", "version"].join(",");
+const REVISION_KEYS = [
+  "commandGeneration",
+  "config",
+  "createdAt",
+  "extensions",
+  "format",
+  "parent",
+  "sequence",
+].join(",");
+
+function isObject(v: unknown): v is { [k: string]: JsonValue } {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Validates the structure of a revision value (its id is checked by the reader). */
+export function validateRevision(value: JsonValue): Validation<ProfileRevision> {
+  const issues: ValidationIssue[] = [];
+  const add = (path: string, message: string) =>
+    issues.push({ path, code: "invalid_revision", message });
+  if (!isObject(value) || Object.keys(value).sort().join(",") !== REVISION_KEYS) {
+    add("", `expected an object with exactly ${REVISION_KEYS}`);
+    return { ok: false, issues };
+  }
+  if (value.format !== "rukh.profile/1") add("/format", 'expected "rukh.profile/1"');
+  if (
+    typeof value.sequence !== "number" ||
+    !Number.isSafeInteger(value.sequence) ||
+    value.sequence < 1
+  )
+    add("/sequence", "expected a positive integer");
+  if (
+    value.parent !== null &&
+    (typeof value.parent !== "string" || !REVISION_ID.test(value.parent))
+  )
+    add("/parent", "expected a revision id or null");
+  if (typeof value.createdAt !== "string" || Number.isNaN(Date.parse(value.createdAt)))
+    add("/createdAt", "expected an ISO date");
+  if (
+    typeof value.commandGeneration !== "number" ||
+    !Number.isSafeInteger(value.commandGeneration) ||
+    value.commandGeneration < 0
+  )
+    add("/commandGeneration", "expected a non-negative integer");
+  const config = validateOwnerConfig(value.config!);
+  if (!config.ok) for (const i of config.issues) issues.push({ ...i, path: `/config${i.path}` });
+  if (!Array.isArray(value.extensions)) add("/extensions", "expected an array");
+  else {
+    let prev = "";
+    value.extensions.forEach((e, i) => {
+      const path = pointerAppend("/extensions", i);
+      if (!isObject(e) || Object.keys(e).sort().join(",") !== EXTENSION_KEYS) {
+        add(path, `expected an object with exactly ${EXTENSION_KEYS}`);
+        return;
+      }
+      if (typeof e.id !== "string" || e.id <= prev)
+        add(`${path}/id`, "expected extension ids unique and sorted");
+      else prev = e.id;
+      if (typeof e.version !== "string" || typeof e.publisher !== "string")
+        add(path, "expected string version and publisher");
+      if (typeof e.digest !== "string" || !REVISION_ID.test(e.digest))
+        add(`${path}/digest`, "expected 64 lowercase hex digits");
+      if (typeof e.enabled !== "boolean") add(`${path}/enabled`, "expected a boolean");
+    });
+  }
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, value: value as unknown as ProfileRevision };
+}

@@ -1,0 +1,610 @@
+import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { link, mkdir, open, readFile, rename, unlink } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { ExtensionDescriptor } from "@rukh/descriptor";
+import { canonicalJson, fingerprint, type JsonValue, parseJson } from "@rukh/json";
+import {
+  effectiveLimits,
+  type OwnerConfig,
+  parseOwnerConfig,
+  validateOwnerConfig,
+} from "./_config.js";
+import { ioError, ProfileError } from "./_errors.js";
+import { REVISION_MAX_BYTES } from "./_limits.js";
+import {
+  fsyncDir,
+  loadStoredPackage,
+  readLimits,
+  readPackageSource,
+  storePackage,
+  type VerifiedPackage,
+  verifyPackage,
+} from "./_package.js";
+import {
+  buildProjection,
+  buildRoutes,
+  type LoadedExtension,
+  type ToolProjection,
+} from "./_projection.js";
+import {
+  type InstalledExtension,
+  type ProfileRevision,
+  REVISION_ID,
+  validateRevision,
+} from "./_revision.js";
+
+/** Options of {@link resolveStateDir}. */
+export interface StateDirOptions {
+  /** Explicit directory (e.g. from `--home`); `RUKH_HOME` still wins. */
+  readonly home?: string;
+  /** Brand name used for the XDG default; defaults to `"rukh"`. */
+  readonly brand?: string;
+  /** Environment to read; defaults to `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The state directory: `RUKH_HOME`, else `options.home`, else
+ * `$XDG_STATE_HOME/<brand>`, else `~/.local/state/<brand>`.
+ *
+ * @example
+ * const home = new StateDirectory(resolveStateDir({ brand: "acme" }));
+ */
+export function resolveStateDir(options: StateDirOptions = {}): string {
+  const env = options.env ?? process.env;
+  const brand = options.brand ?? "rukh";
+  if (env.RUKH_HOME) return env.RUKH_HOME;
+  if (options.home) return options.home;
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, brand);
+  return join(homedir(), ".local", "state", brand);
+}
+
+/** One change applied by {@link StateDirectory.apply}. */
+export type ProfileChange =
+  | { readonly op: "install"; readonly source: string }
+  | { readonly op: "remove"; readonly id: string }
+  | { readonly op: "enable"; readonly id: string }
+  | { readonly op: "disable"; readonly id: string }
+  | { readonly op: "setConfig"; readonly config: OwnerConfig | Uint8Array | string }
+  | { readonly op: "rollback"; readonly to: string };
+
+/** Options of a publication. */
+export interface PublishOptions {
+  /**
+   * The revision the change starts from (`null`: the empty state). Defaults to
+   * the active revision at the start of the call. The commit fails with
+   * `conflict` if `active` no longer names it.
+   */
+  readonly base?: string | null;
+}
+
+/** What a successful publication returns. */
+export interface Publication {
+  readonly revisionId: string;
+  readonly revision: ProfileRevision;
+  readonly projection: ToolProjection;
+}
+
+/** Options of a {@link StateDirectory}. */
+export interface StateDirectoryOptions {
+  /** How long to wait for the publication lock; default 10,000 ms. */
+  readonly lockTimeoutMs?: number;
+  /** Clock for `createdAt`; default `() => new Date()`. */
+  readonly now?: () => Date;
+}
+
+const ACTIVE_MAX_BYTES = 128;
+const PROJECTION_CACHE = 8;
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === "EPERM";
+  }
+}
+
+function errno(e: unknown): string | undefined {
+  return (e as { code?: string }).code;
+}
+
+/**
+ * A Rukh state directory: owner configuration and installed releases inside
+ * immutable profile revisions, a content-addressed store and the `active`
+ * pointer. Every change publishes a new revision atomically, guarded by a
+ * compare-and-swap on the revision it started from. Descriptors are verified
+ * against their digest once per instance and cached.
+ *
+ * @example
+ * const home = new StateDirectory(resolveStateDir());
+ * await home.setConfig(readFileSync("owner.json"));
+ * await home.install("./acme-files.tgz");
+ * const projection = await home.projection();
+ */
+export class StateDirectory {
+  readonly root: string;
+  readonly #lockTimeoutMs: number;
+  readonly #now: () => Date;
+  readonly #revisions = new Map<string, ProfileRevision>();
+  readonly #descriptors = new Map<string, ExtensionDescriptor>();
+  readonly #routeKeys = new Map<string, string>();
+  readonly #projections = new Map<string, ToolProjection>();
+
+  constructor(root: string, options: StateDirectoryOptions = {}) {
+    this.root = root;
+    this.#lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
+    this.#now = options.now ?? (() => new Date());
+  }
+
+  /**
+   * The id named by `active`, or `null` before the first publication.
+   *
+   * @example
+   * const id = await home.activeRevisionId();
+   */
+  async activeRevisionId(): Promise<string | null> {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(join(this.root, "active"));
+    } catch (e) {
+      if (errno(e) === "ENOENT") return null;
+      throw ioError("cannot read active", e);
+    }
+    const text = bytes.length <= ACTIVE_MAX_BYTES ? bytes.toString("latin1").trimEnd() : "";
+    if (!REVISION_ID.test(text))
+      throw new ProfileError("invalid_state", "the active file does not name a revision id");
+    return text;
+  }
+
+  /**
+   * Reads and verifies a revision file (its content must hash to its id).
+   *
+   * @example
+   * const rev = await home.readRevision(id);
+   */
+  async readRevision(id: string): Promise<ProfileRevision> {
+    const cached = this.#revisions.get(id);
+    if (cached !== undefined) return cached;
+    if (!REVISION_ID.test(id))
+      throw new ProfileError("unknown_revision", `"${id}" is not a revision id`);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(join(this.root, "revisions", `${id}.json`));
+    } catch (e) {
+      if (errno(e) === "ENOENT")
+        throw new ProfileError("unknown_revision", `revision ${id} does not exist`);
+      throw ioError(`cannot read revision ${id}`, e);
+    }
+    const parsed = parseJson(bytes, {
+      limits: { maxBytes: REVISION_MAX_BYTES, maxNodes: 2_000_000 },
+    });
+    if (!parsed.ok)
+      throw new ProfileError("invalid_revision", `revision ${id} is not strict JSON`, {
+        cause: parsed.error,
+      });
+    if (fingerprint(parsed.value) !== id)
+      throw new ProfileError("invalid_revision", `revision ${id} does not hash to its id`);
+    const v = validateRevision(parsed.value);
+    if (!v.ok)
+      throw new ProfileError(
+        "invalid_revision",
+        `revision ${id} is invalid: ${v.issues[0]?.path} ${v.issues[0]?.message}`,
+        { issues: v.issues },
+      );
+    this.#revisions.set(id, v.value);
+    return v.value;
+  }
+
+  /**
+   * Revisions from the active one back through its parents, newest first.
+   *
+   * @example
+   * for (const { id, revision } of await home.history()) console.log(revision.sequence, id);
+   */
+  async history(limit = 100): Promise<{ id: string; revision: ProfileRevision }[]> {
+    const out: { id: string; revision: ProfileRevision }[] = [];
+    let id = await this.activeRevisionId();
+    while (id !== null && out.length < limit) {
+      const revision = await this.readRevision(id);
+      out.push({ id, revision });
+      id = revision.parent;
+    }
+    return out;
+  }
+
+  async #descriptor(
+    entry: InstalledExtension,
+    pending?: ReadonlyMap<string, VerifiedPackage>,
+  ): Promise<ExtensionDescriptor> {
+    let d = this.#descriptors.get(entry.digest) ?? pending?.get(entry.digest)?.descriptor;
+    if (d === undefined) {
+      d = await loadStoredPackage(this.root, entry.digest);
+      this.#descriptors.set(entry.digest, d);
+    }
+    if (d.id !== entry.id || d.version !== entry.version || d.publisher !== entry.publisher)
+      throw new ProfileError(
+        "store_corrupt",
+        `stored package ${entry.digest} is not ${entry.id}@${entry.version} by ${entry.publisher}`,
+      );
+    return d;
+  }
+
+  async #loaded(
+    extensions: readonly InstalledExtension[],
+    pending?: ReadonlyMap<string, VerifiedPackage>,
+  ): Promise<LoadedExtension[]> {
+    const out: LoadedExtension[] = [];
+    for (const e of extensions)
+      if (e.enabled) out.push({ descriptor: await this.#descriptor(e, pending) });
+    return out;
+  }
+
+  async #routeKey(id: string | null): Promise<string> {
+    if (id === null) return buildRoutes([]).routeKey;
+    let key = this.#routeKeys.get(id);
+    if (key === undefined) {
+      key = buildRoutes(await this.#loaded((await this.readRevision(id)).extensions)).routeKey;
+      this.#routeKeys.set(id, key);
+    }
+    return key;
+  }
+
+  #remember(id: string, projection: ToolProjection): void {
+    this.#projections.delete(id);
+    this.#projections.set(id, projection);
+    while (this.#projections.size > PROJECTION_CACHE)
+      this.#projections.delete(this.#projections.keys().next().value!);
+  }
+
+  /**
+   * The projection of a revision (default: the active one), cached by id.
+   * Loading re-verifies every enabled package in the store against its digest
+   * (once per instance); a modified store fails with `store_corrupt`.
+   *
+   * @example
+   * const tool = resolveTool(await home.projection(), name);
+   */
+  async projection(id?: string): Promise<ToolProjection> {
+    const rid = id ?? (await this.activeRevisionId());
+    if (rid === null)
+      throw new ProfileError(
+        "no_active_revision",
+        "nothing has been published in this state directory yet",
+      );
+    const cached = this.#projections.get(rid);
+    if (cached !== undefined) return cached;
+    const revision = await this.readRevision(rid);
+    const loaded = await this.#loaded(revision.extensions);
+    const { routes, routeKey } = buildRoutes(loaded);
+    this.#routeKeys.set(rid, routeKey);
+    const projection = buildProjection(
+      rid,
+      revision.commandGeneration,
+      revision.config,
+      loaded,
+      routes,
+    );
+    this.#remember(rid, projection);
+    return projection;
+  }
+
+  /**
+   * Builds a candidate revision from `changes` applied in order to the base,
+   * validates it completely (trust, every descriptor re-read from the store
+   * with digest verification, the CLI route table, the MCP projection) and
+   * commits it atomically. A failure leaves `active` untouched.
+   *
+   * @example
+   * await home.apply([{ op: "install", source: "a.tgz" }, { op: "install", source: "b.tgz" }]);
+   */
+  async apply(
+    changes: readonly ProfileChange[],
+    options: PublishOptions = {},
+  ): Promise<Publication> {
+    const base = options.base !== undefined ? options.base : await this.activeRevisionId();
+    const baseRevision = base === null ? undefined : await this.readRevision(base);
+    let config = baseRevision?.config;
+    const extensions = new Map<string, InstalledExtension>(
+      (baseRevision?.extensions ?? []).map((e) => [e.id, e]),
+    );
+    const pending = new Map<string, VerifiedPackage>();
+    for (const change of changes) {
+      switch (change.op) {
+        case "setConfig": {
+          const c = change.config;
+          const v =
+            typeof c === "string" || c instanceof Uint8Array
+              ? parseOwnerConfig(c)
+              : validateOwnerConfig(c as unknown as JsonValue);
+          if (!v.ok)
+            throw new ProfileError(
+              "invalid_config",
+              `owner configuration is invalid: ${v.issues[0]?.path} ${v.issues[0]?.message}`,
+              { issues: v.issues },
+            );
+          config = v.value;
+          break;
+        }
+        case "install": {
+          if (config === undefined)
+            throw new ProfileError(
+              "no_active_revision",
+              "publish an owner configuration before installing",
+            );
+          const files = await readPackageSource(change.source, readLimits(effectiveLimits(config)));
+          const pkg = verifyPackage(files, config);
+          const d = pkg.descriptor;
+          const prior = extensions.get(d.id);
+          if (prior !== undefined && prior.publisher !== d.publisher)
+            throw new ProfileError(
+              "extension_conflict",
+              `extension id "${d.id}" is already installed from publisher "${prior.publisher}"; "${d.publisher}" cannot replace it`,
+            );
+          extensions.set(d.id, {
+            id: d.id,
+            version: d.version,
+            publisher: d.publisher,
+            digest: pkg.digest,
+            enabled: prior?.enabled ?? true,
+          });
+          pending.set(pkg.digest, pkg);
+          break;
+        }
+        case "remove":
+        case "enable":
+        case "disable": {
+          const prior = extensions.get(change.id);
+          if (prior === undefined)
+            throw new ProfileError(
+              "unknown_extension",
+              `extension "${change.id}" is not installed`,
+            );
+          if (change.op === "remove") extensions.delete(change.id);
+          else extensions.set(change.id, { ...prior, enabled: change.op === "enable" });
+          break;
+        }
+        case "rollback": {
+          const target = await this.readRevision(change.to);
+          config = target.config;
+          extensions.clear();
+          for (const e of target.extensions) extensions.set(e.id, e);
+          break;
+        }
+      }
+    }
+    if (config === undefined)
+      throw new ProfileError(
+        "no_active_revision",
+        "a first publication must set the owner configuration",
+      );
+    const list = [...extensions.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+    const trusted = new Set(config.trustedPublishers.map((p) => p.id));
+    for (const e of list)
+      if (!trusted.has(e.publisher))
+        throw new ProfileError(
+          "untrusted_publisher",
+          `installed extension "${e.id}" comes from publisher "${e.publisher}", which the configuration no longer trusts`,
+        );
+
+    const loaded = await this.#loaded(list, pending);
+    const { routes, routeKey } = buildRoutes(loaded);
+    const baseKey = await this.#routeKey(base);
+    const revision: ProfileRevision = {
+      format: "rukh.profile/1",
+      sequence: (baseRevision?.sequence ?? 0) + 1,
+      parent: base,
+      createdAt: this.#now().toISOString(),
+      config,
+      extensions: list,
+      commandGeneration: (baseRevision?.commandGeneration ?? 0) + (routeKey === baseKey ? 0 : 1),
+    };
+    const text = canonicalJson(revision as unknown as JsonValue);
+    const id = fingerprint(revision as unknown as JsonValue);
+    const projection = buildProjection(id, revision.commandGeneration, config, loaded, routes);
+
+    // Validation passed: only now does anything enter the state directory.
+    for (const pkg of pending.values()) {
+      await storePackage(this.root, pkg);
+      this.#descriptors.set(pkg.digest, pkg.descriptor);
+    }
+    await this.#commit(base, id, text);
+    this.#revisions.set(id, revision);
+    this.#routeKeys.set(id, routeKey);
+    this.#remember(id, projection);
+    return { revisionId: id, revision, projection };
+  }
+
+  async #writeAtomic(dir: string, name: string, data: string): Promise<void> {
+    const tmp = join(this.root, "tmp", `${name}.${process.pid}.${randomBytes(6).toString("hex")}`);
+    const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+    try {
+      await fh.writeFile(data);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    try {
+      await rename(tmp, join(dir, name));
+    } catch (e) {
+      await unlink(tmp).catch(() => {});
+      throw e;
+    }
+    await fsyncDir(dir);
+  }
+
+  async #commit(base: string | null, id: string, text: string): Promise<void> {
+    try {
+      await mkdir(join(this.root, "tmp"), { recursive: true });
+      await mkdir(join(this.root, "revisions"), { recursive: true });
+    } catch (e) {
+      throw ioError("cannot create the state directory", e);
+    }
+    const release = await this.#lock();
+    try {
+      const current = await this.activeRevisionId();
+      if (current !== base)
+        throw new ProfileError(
+          "conflict",
+          `the active revision changed from ${base ?? "none"} to ${current ?? "none"} during publication; retry on the new base`,
+        );
+      await this.#writeAtomic(join(this.root, "revisions"), `${id}.json`, text);
+      await this.#writeAtomic(this.root, "active", `${id}\n`);
+    } catch (e) {
+      if (e instanceof ProfileError) throw e;
+      throw ioError("cannot commit the revision", e);
+    } finally {
+      await release();
+    }
+  }
+
+  async #lock(): Promise<() => Promise<void>> {
+    const path = join(this.root, "lock");
+    const token = `${process.pid} ${randomBytes(8).toString("hex")}\n`;
+    const deadline = Date.now() + this.#lockTimeoutMs;
+    for (;;) {
+      try {
+        const fh = await open(
+          path,
+          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+          0o644,
+        );
+        try {
+          await fh.writeFile(token);
+        } finally {
+          await fh.close();
+        }
+        return async () => {
+          // Remove the lock only if it is still ours (a stale-lock breaker may have taken it).
+          const held = await readFile(path, "utf8").catch(() => "");
+          if (held === token) await unlink(path).catch(() => {});
+        };
+      } catch (e) {
+        if (errno(e) !== "EEXIST") throw ioError("cannot create the publication lock", e);
+      }
+      const held = await readFile(path, "utf8").catch(() => undefined);
+      const pid = held === undefined ? Number.NaN : Number.parseInt(held, 10);
+      // An empty lock file belongs to a holder killed between create and write.
+      if (held !== undefined && (!Number.isSafeInteger(pid) || !pidAlive(pid))) {
+        const again = await readFile(path, "utf8").catch(() => undefined);
+        if (again === held) await unlink(path).catch(() => {});
+        continue;
+      }
+      if (Date.now() > deadline)
+        throw new ProfileError("lock_timeout", `another publisher holds ${path}`);
+      await new Promise((r) => setTimeout(r, 2 + Math.random() * 8));
+    }
+  }
+
+  /**
+   * Installs (or upgrades, same publisher only) a package from a directory or
+   * `.tgz` and publishes the result.
+   *
+   * @example
+   * await home.install("./acme-files.tgz");
+   */
+  install(source: string, options?: PublishOptions): Promise<Publication> {
+    return this.apply([{ op: "install", source }], options);
+  }
+
+  /**
+   * Removes an installed extension (its stored package stays for rollback).
+   *
+   * @example
+   * await home.remove("acme.files");
+   */
+  remove(id: string, options?: PublishOptions): Promise<Publication> {
+    return this.apply([{ op: "remove", id }], options);
+  }
+
+  /**
+   * Enables an installed extension.
+   *
+   * @example
+   * await home.enable("acme.files");
+   */
+  enable(id: string, options?: PublishOptions): Promise<Publication> {
+    return this.apply([{ op: "enable", id }], options);
+  }
+
+  /**
+   * Disables an installed extension: it leaves the CLI routes and MCP tools.
+   *
+   * @example
+   * await home.disable("acme.files");
+   */
+  disable(id: string, options?: PublishOptions): Promise<Publication> {
+    return this.apply([{ op: "disable", id }], options);
+  }
+
+  /**
+   * Publishes a new owner configuration (a policy edit).
+   *
+   * @example
+   * await home.setConfig(readFileSync("owner.json"));
+   */
+  setConfig(
+    config: OwnerConfig | Uint8Array | string,
+    options?: PublishOptions,
+  ): Promise<Publication> {
+    return this.apply([{ op: "setConfig", config }], options);
+  }
+
+  /**
+   * Publishes a new revision with the configuration and extensions of an
+   * earlier one (a new id: its sequence and parent differ).
+   *
+   * @example
+   * await home.rollback((await home.history())[1]!.id);
+   */
+  rollback(to: string, options?: PublishOptions): Promise<Publication> {
+    return this.apply([{ op: "rollback", to }], options);
+  }
+
+  /**
+   * The 32-byte HMAC key for tool-list cursors, created (mode 0600) on first use.
+   *
+   * @example
+   * listTools(projection, { preset: "default", cursorKey: await home.cursorKey() });
+   */
+  async cursorKey(): Promise<Buffer> {
+    const dir = join(this.root, "keys");
+    const path = join(dir, "cursor.key");
+    try {
+      const key = await readFile(path);
+      if (key.length !== 32)
+        throw new ProfileError("invalid_key", `${path} does not hold 32 bytes`);
+      return key;
+    } catch (e) {
+      if (e instanceof ProfileError) throw e;
+      if (errno(e) !== "ENOENT") throw ioError("cannot read the cursor key", e);
+    }
+    try {
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      await mkdir(join(this.root, "tmp"), { recursive: true });
+      const tmp = join(
+        this.root,
+        "tmp",
+        `cursor.key.${process.pid}.${randomBytes(6).toString("hex")}`,
+      );
+      const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+      try {
+        await fh.writeFile(randomBytes(32));
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+      // link() fails if another process created the key first; then use theirs.
+      await link(tmp, path).catch((e) => {
+        if (errno(e) !== "EEXIST") throw e;
+      });
+      await unlink(tmp);
+      await fsyncDir(dir);
+      return await readFile(path);
+    } catch (e) {
+      throw ioError("cannot create the cursor key", e);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+// The complete public surface of @rukh/profile: any export added here becomes public API.
+export type { ConfigIssueCode, OwnerConfig, TaskPreset, TrustedPublisher } from "./_config.js";
+export { CONFIG_ISSUE_CODES, parseOwnerConfig, validateOwnerConfig } from "./_config.js";
+export type { ProfileErrorCode } from "./_errors.js";
+export { PROFILE_ERROR_CODES, ProfileError } from "./_errors.js";
+export type { OwnerLimits } from "./_limits.js";
+export {
+  CONFIG_MAX_BYTES,
+  CURSOR_MAX_LENGTH,
+  DEFAULT_OWNER_LIMITS,
+  PACKAGE_MAX_BYTES,
+  PACKAGE_MAX_COMPRESSED_BYTES,
+  PACKAGE_MAX_FILE_BYTES,
+  PACKAGE_MAX_FILES,
+  PACKAGE_MAX_PATH_BYTES,
+  PAGE_MAX_BYTES,
+  PAGE_MAX_TOOLS,
+  REVISION_MAX_BYTES,
+  SIGNATURE_MAX_BYTES,
+  TOOL_DESCRIPTION_MAX_LENGTH,
+} from "./_limits.js";
+export type { ManifestFile, PackageManifest, PackageSignature } from "./_package.js";
+export {
+  computeManifest,
+  DESCRIPTOR_PATH,
+  packPackage,
+  publicKeyBase64,
+  SIGNATURE_PATH,
+  signPackage,
+} from "./_package.js";
+export type {
+  CliGroup,
+  CliRoute,
+  CliRouteTable,
+  ListToolsOptions,
+  McpTool,
+  ToolPage,
+  ToolProjection,
+} from "./_projection.js";
+export { cliRoutes, listTools, resolveTool, toolName } from "./_projection.js";
+export type { InstalledExtension, ProfileRevision } from "./_revision.js";
+export type {
+  ProfileChange,
+  Publication,
+  PublishOptions,
+  StateDirectoryOptions,
+  StateDirOptions,
+} from "./_state.js";
+export { resolveStateDir, StateDirectory } from "./_state.js";

@@ -1,0 +1,175 @@
+import { describe, expect, it } from "vitest";
+import { parseOwnerConfig, validateOwnerConfig } from "../src/index.js";
+import { FIXTURE_PUB, ownerConfig } from "./_helpers.js";
+
+const preset = {
+  commands: [],
+  actions: [],
+  resources: [],
+  deadlineMs: 10,
+  maxConcurrency: 1,
+  enforcement: "strict",
+};
+
+describe("validateOwnerConfig", () => {
+  it("accepts a complete configuration", () => {
+    const r = validateOwnerConfig(
+      ownerConfig({ limits: { maxConcurrency: 4 }, mcp: { toolNames: "compact" } }) as never,
+    );
+    expect(r.ok).toBe(true);
+  });
+
+  it.each([
+    ["not an object", [], "", "expected_object"],
+    ["missing brand", ownerConfig({ brand: undefined }), "/brand", "missing_member"],
+    ["unknown member", ownerConfig({ extra: 1 }), "/extra", "unknown_member"],
+    ["uppercase brand", ownerConfig({ brand: "Acme" }), "/brand", "invalid_name"],
+    [
+      "bad namespace",
+      ownerConfig({ endpointNamespace: "a b" }),
+      "/endpointNamespace",
+      "invalid_name",
+    ],
+    [
+      "publishers not array",
+      ownerConfig({ trustedPublishers: {} }),
+      "/trustedPublishers",
+      "expected_array",
+    ],
+    [
+      "bad public key",
+      ownerConfig({ trustedPublishers: [{ id: "acme", publicKey: "abc" }] }),
+      "/trustedPublishers/0/publicKey",
+      "invalid_public_key",
+    ],
+    [
+      "duplicate publisher",
+      ownerConfig({
+        trustedPublishers: [
+          { id: "acme", publicKey: FIXTURE_PUB },
+          { id: "acme", publicKey: FIXTURE_PUB },
+        ],
+      }),
+      "/trustedPublishers/1/id",
+      "duplicate",
+    ],
+    [
+      "publisher extra key",
+      ownerConfig({ trustedPublishers: [{ id: "acme", publicKey: FIXTURE_PUB, x: 1 }] }),
+      "/trustedPublishers/0/x",
+      "unknown_member",
+    ],
+    [
+      "bad exposure identity",
+      ownerConfig({ exposure: { commands: ["nope"] } }),
+      "/exposure/commands/0",
+      "invalid_identity",
+    ],
+    [
+      "bad exposure extension",
+      ownerConfig({ exposure: { extensions: ["Bad"] } }),
+      "/exposure/extensions/0",
+      "invalid_identity",
+    ],
+    [
+      "duplicate exposure",
+      ownerConfig({ exposure: { commands: ["a.b/c", "a.b/c"] } }),
+      "/exposure/commands/1",
+      "duplicate",
+    ],
+    [
+      "unknown default preset",
+      ownerConfig({ defaultPreset: "missing" }),
+      "/defaultPreset",
+      "unknown_preset",
+    ],
+    [
+      "bad preset name",
+      ownerConfig({ presets: { Bad: preset }, defaultPreset: "default" }),
+      "/presets/Bad",
+      "invalid_name",
+    ],
+    [
+      "preset missing member",
+      ownerConfig({ presets: { default: { ...preset, enforcement: undefined } } }),
+      "/presets/default/enforcement",
+      "missing_member",
+    ],
+    [
+      "preset bad enforcement",
+      ownerConfig({ presets: { default: { ...preset, enforcement: "lax" } } }),
+      "/presets/default/enforcement",
+      "invalid_value",
+    ],
+    [
+      "preset bad pattern",
+      ownerConfig({ presets: { default: { ...preset, commands: ["acme/*/x"] } } }),
+      "/presets/default/commands/0",
+      "invalid_identity",
+    ],
+    [
+      "preset deadline too large",
+      ownerConfig({ presets: { default: { ...preset, deadlineMs: 10_000_000 } } }),
+      "/presets/default/deadlineMs",
+      "limit_not_tighter",
+    ],
+    [
+      "preset concurrency above owner limit",
+      ownerConfig({
+        limits: { maxConcurrency: 2 },
+        presets: { default: { ...preset, maxConcurrency: 3 } },
+      }),
+      "/presets/default/maxConcurrency",
+      "limit_not_tighter",
+    ],
+    [
+      "preset concurrency zero",
+      ownerConfig({ presets: { default: { ...preset, maxConcurrency: 0 } } }),
+      "/presets/default/maxConcurrency",
+      "expected_integer",
+    ],
+    [
+      "limit larger than default",
+      ownerConfig({ limits: { maxPackageBytes: 1e12 } }),
+      "/limits/maxPackageBytes",
+      "limit_not_tighter",
+    ],
+    [
+      "unknown limit",
+      ownerConfig({ limits: { maxWidgets: 1 } }),
+      "/limits/maxWidgets",
+      "unknown_member",
+    ],
+    [
+      "bad tool names",
+      ownerConfig({ mcp: { toolNames: "short" } }),
+      "/mcp/toolNames",
+      "invalid_value",
+    ],
+  ])("%s", (_name, value, path, code) => {
+    const r = validateOwnerConfig(JSON.parse(JSON.stringify(value)));
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.issues).toContainEqual(expect.objectContaining({ path, code }));
+  });
+
+  it("reports every issue at once", () => {
+    const r = validateOwnerConfig(
+      JSON.parse(
+        JSON.stringify(ownerConfig({ brand: "X", endpointNamespace: "", defaultPreset: "none" })),
+      ),
+    );
+    expect(r.ok ? [] : r.issues.map((i) => i.path)).toEqual([
+      "/brand",
+      "/endpointNamespace",
+      "/defaultPreset",
+    ]);
+  });
+
+  it.each([
+    ["duplicate key", '{"brand":"a","brand":"b"}'],
+    ["not JSON", "{"],
+  ])("parseOwnerConfig rejects %s as invalid_json", (_n, text) => {
+    const r = parseOwnerConfig(text);
+    expect(r.ok ? undefined : r.issues[0]?.code).toBe("invalid_json");
+  });
+});

@@ -1,0 +1,240 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  cliRoutes,
+  listTools,
+  PAGE_MAX_TOOLS,
+  ProfileError,
+  resolveTool,
+  StateDirectory,
+  toolName,
+} from "../src/index.js";
+import { descriptor, listing, makePackage, ownerConfig, tempDir } from "./_helpers.js";
+
+const work = tempDir();
+const many = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `c${i}` }));
+
+async function home(config: Record<string, unknown> = ownerConfig()): Promise<StateDirectory> {
+  const h = new StateDirectory(tempDir("rukh-pub-"));
+  await h.setConfig(config as never);
+  return h;
+}
+
+async function code(p: Promise<unknown>): Promise<string | undefined> {
+  return p.then(
+    () => undefined,
+    (e: unknown) => (e instanceof ProfileError ? e.code : String(e)),
+  );
+}
+
+describe("publication", () => {
+  it.each([
+    ["same path", [{ id: "x", path: ["files", "x"] }], [{ id: "y", path: ["files", "x"] }]],
+    ["alias onto a path", [{ id: "x" }], [{ id: "y", aliases: [["x"]] }]],
+    ["alias onto an alias", [{ id: "x", aliases: [["go"]] }], [{ id: "y", aliases: [["go"]] }]],
+    [
+      "a command on another's group",
+      [{ id: "x", path: ["files"] }],
+      [{ id: "y", path: ["files", "y"] }],
+    ],
+    [
+      "a group over another's command",
+      [{ id: "x", path: ["files", "x"] }],
+      [{ id: "y", path: ["files"] }],
+    ],
+  ])(
+    "rejects a route conflict across extensions (%s) and leaves active untouched",
+    async (_n, a, b) => {
+      const h = await home();
+      await h.install(await makePackage(work, descriptor("acme.files", "acme", a)));
+      const active = await h.activeRevisionId();
+      const before = listing(h.root);
+      const second = await makePackage(work, descriptor("acme.more", "acme", b));
+      expect(await code(h.install(second))).toBe("route_conflict");
+      expect(await h.activeRevisionId()).toBe(active);
+      expect(listing(h.root)).toEqual(before);
+    },
+  );
+
+  it("changes every name on every revision, policy-only included; recomputation is identical", async () => {
+    const h = await home();
+    const r1 = await h.install(
+      await makePackage(work, descriptor("acme.files", "acme", [{ id: "a" }])),
+    );
+    const r2 = await h.setConfig(ownerConfig({ brand: "acme2" }) as never);
+    const n1 = r1.projection.tools[0]!.name;
+    const n2 = r2.projection.tools[0]!.name;
+    expect(n1).not.toBe(n2);
+    expect(n1).toMatch(/^acme_files_a__[0-9a-f]{64}$/);
+    expect(n2).toBe(toolName("acme-test", r2.revisionId, "acme.files/a"));
+    const again = await new StateDirectory(h.root).projection();
+    expect(again.tools.map((t) => t.name)).toEqual(r2.projection.tools.map((t) => t.name));
+    expect(resolveTool(again, n1)).toBeUndefined();
+    expect(resolveTool(again, n2)?.identity).toBe("acme.files/a");
+    // A policy-only change keeps the route table and its generation.
+    expect(r2.revision.commandGeneration).toBe(r1.revision.commandGeneration);
+    const r3 = await h.disable("acme.files");
+    expect(r3.revision.commandGeneration).toBe(r2.revision.commandGeneration + 1);
+    expect(r3.projection.tools).toEqual([]);
+    expect(cliRoutes(r3.projection).commands).toEqual([]);
+  });
+
+  it("compact names are short and resolve exactly", async () => {
+    const h = await home(ownerConfig({ mcp: { toolNames: "compact" } }));
+    const long = "a-really-long-command-identifier-that-goes-on";
+    const r = await h.install(
+      await makePackage(work, descriptor("acme.files", "acme", [{ id: long }, { id: "b" }])),
+    );
+    for (const t of r.projection.tools) {
+      expect(t.name.length).toBeLessThanOrEqual(42);
+      expect(t.name).toMatch(/^[a-z0-9_-]{1,24}__[0-9a-f]{16}$/);
+      expect(resolveTool(r.projection, t.name)).toBe(t);
+      expect(resolveTool(r.projection, t.name.toUpperCase())).toBeUndefined();
+      expect(resolveTool(r.projection, `${t.name}0`)).toBeUndefined();
+      expect(resolveTool(r.projection, t.name.slice(0, -1))).toBeUndefined();
+      expect(
+        resolveTool(r.projection, toolName("acme-test", r.revisionId, t.identity, "full")),
+      ).toBeUndefined();
+    }
+  });
+
+  it("projects only eligible, exposed commands with the closed output envelope", async () => {
+    const h = await home(
+      ownerConfig({ exposure: { commands: ["acme.files/a", "acme.files/hidden"] } }),
+    );
+    const r = await h.install(
+      await makePackage(
+        work,
+        descriptor("acme.files", "acme", [
+          { id: "a" },
+          { id: "b" },
+          { id: "hidden", eligible: false },
+        ]),
+      ),
+    );
+    expect(r.projection.tools.map((t) => t.identity)).toEqual(["acme.files/a"]);
+    const t = r.projection.tools[0]!;
+    expect(t.title).toBe("Run a");
+    expect(t.inputSchema).toMatchObject({
+      type: "object",
+      additionalProperties: false,
+      required: ["name"],
+    });
+    expect(t.outputSchema).toMatchObject({
+      required: ["invocationId", "outcome"],
+      additionalProperties: false,
+    });
+    expect(cliRoutes(r.projection).commands.map((c) => c.identity)).toEqual([
+      "acme.files/a",
+      "acme.files/b",
+      "acme.files/hidden",
+    ]);
+  });
+
+  it("pages at most 32 tools with cursors bound to revision and visibility", async () => {
+    const h = await home();
+    const r = await h.install(await makePackage(work, descriptor("acme.files", "acme", many(70))));
+    const cursorKey = await h.cursorKey();
+    const names: string[] = [];
+    let page = listTools(r.projection, { preset: "default", cursorKey });
+    const first = page;
+    for (;;) {
+      expect(page.tools.length).toBeLessThanOrEqual(PAGE_MAX_TOOLS);
+      names.push(...page.tools.map((t) => t.name));
+      if (page.nextCursor === undefined) break;
+      page = listTools(r.projection, { preset: "default", cursorKey, cursor: page.nextCursor });
+    }
+    expect(names).toEqual(r.projection.tools.map((t) => t.name));
+    expect(names).toEqual([...names].sort());
+    const cursor = first.nextCursor!;
+    const r2 = await h.setConfig(ownerConfig({ endpointNamespace: "other" }) as never);
+    const tampered = `${cursor.slice(0, 5)}${cursor[5] === "A" ? "B" : "A"}${cursor.slice(6)}`;
+    const cases: [string, () => unknown, string][] = [
+      [
+        "another revision",
+        () => listTools(r2.projection, { preset: "default", cursorKey, cursor }),
+        "stale_cursor",
+      ],
+      [
+        "another binding",
+        () => listTools(r.projection, { preset: "narrow", cursorKey, cursor }),
+        "stale_cursor",
+      ],
+      [
+        "tampered",
+        () => listTools(r.projection, { preset: "default", cursorKey, cursor: tampered }),
+        "invalid_cursor",
+      ],
+      [
+        "another key",
+        () =>
+          listTools(r.projection, { preset: "default", cursorKey: Buffer.alloc(32, 7), cursor }),
+        "invalid_cursor",
+      ],
+      [
+        "garbage",
+        () => listTools(r.projection, { preset: "default", cursorKey, cursor: "x" }),
+        "invalid_cursor",
+      ],
+      [
+        "too long",
+        () => listTools(r.projection, { preset: "default", cursorKey, cursor: "a".repeat(600) }),
+        "invalid_cursor",
+      ],
+      [
+        "unknown preset",
+        () => listTools(r.projection, { preset: "nope", cursorKey }),
+        "unknown_preset",
+      ],
+    ];
+    for (const [name, call, expected] of cases) {
+      let got: unknown;
+      try {
+        call();
+      } catch (e) {
+        got = e;
+      }
+      expect([name, (got as ProfileError | undefined)?.code]).toEqual([name, expected]);
+    }
+    const narrow = listTools(r.projection, { preset: "narrow", cursorKey });
+    expect(narrow.tools).toEqual([]);
+    expect(await h.cursorKey()).toEqual(cursorKey);
+  });
+
+  it("detects a tampered byte in a stored package when the revision is loaded", async () => {
+    const h = await home();
+    const r = await h.install(
+      await makePackage(work, descriptor("acme.files", "acme", [{ id: "a" }])),
+    );
+    const digest = r.revision.extensions[0]!.digest;
+    writeFileSync(join(h.root, "store", digest, "bin", "run.mjs"), "process.exit(2);\n");
+    const fresh = new StateDirectory(h.root);
+    expect(await code(fresh.projection())).toBe("store_corrupt");
+    expect(await code(fresh.setConfig(ownerConfig() as never))).toBe("store_corrupt");
+  });
+
+  it("rolls back to an earlier state as a new revision and lists history", async () => {
+    const h = await home();
+    const r1 = await h.install(
+      await makePackage(work, descriptor("acme.files", "acme", [{ id: "a" }])),
+    );
+    await h.remove("acme.files");
+    const r3 = await h.rollback(r1.revisionId);
+    expect(r3.revisionId).not.toBe(r1.revisionId);
+    expect(r3.revision.extensions).toEqual(r1.revision.extensions);
+    expect(r3.revision.sequence).toBe(4);
+    expect((await h.history()).map((e) => e.revision.sequence)).toEqual([4, 3, 2, 1]);
+  });
+
+  it("rejects a policy edit that drops trust in an installed publisher", async () => {
+    const h = await home();
+    await h.install(await makePackage(work, descriptor("acme.files", "acme", [{ id: "a" }])));
+    expect(await code(h.setConfig(ownerConfig({ trustedPublishers: [] }) as never))).toBe(
+      "untrusted_publisher",
+    );
+    expect(await code(h.setConfig(ownerConfig({ brand: "BAD" }) as never))).toBe("invalid_config");
+    expect(await code(h.remove("nope"))).toBe("unknown_extension");
+    expect(await code(h.install("/nonexistent/pkg"))).toBe("io_error");
+  });
+});
