@@ -1,0 +1,47 @@
+/**
+ * Stable codes for every way the channel can fail. The first group closes the
+ * channel (a peer broke the protocol or went away); the last group reports
+ * local misuse of the API or of the runtime.
+ */
+export const IPC_ERROR_CODES = [
+  "handshake_timeout",
+  "handshake_failed",
+  "unsupported_protocol",
+  "frame_too_large",
+  "malformed_frame",
+  "bad_mac",
+  "out_of_sequence",
+  "truncated_frame",
+  "invalid_json",
+  "invalid_message",
+  "unexpected_message",
+  "duplicate_completion",
+  "diagnostics_limit",
+  "closed_before_completion",
+  "channel_error",
+  "spawn_failed",
+  "invalid_state",
+  "not_managed",
+] as const;
+
+/** One of {@link IPC_ERROR_CODES}. */
+export type IpcErrorCode = (typeof IPC_ERROR_CODES)[number];
+
+/**
+ * The one error type of `@rukh/ipc`. `code` is stable and safe to branch on;
+ * `message` says what failed and what was expected; `cause` carries the
+ * underlying error (a `JsonError`, an I/O error) when there is one.
+ *
+ * @example
+ * const reason = await proc.closed;
+ * if (reason?.code === "bad_mac") log.warn("child channel forged or corrupted");
+ */
+export class IpcError extends Error {
+  override readonly name = "IpcError";
+  readonly code: IpcErrorCode;
+
+  constructor(code: IpcErrorCode, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+  }
+}
