@@ -54,6 +54,18 @@ describe("descriptor fixtures", () => {
   });
 });
 
+describe("example extensions (fixtures/extensions)", () => {
+  const examples = fileURLToPath(new URL("../../../fixtures/extensions/", import.meta.url));
+  const names = readdirSync(examples, { withFileTypes: true }).filter((d) => d.isDirectory());
+  it("has the examples", () => expect(names.length).toBeGreaterThanOrEqual(3));
+  it.each(names.map((d) => d.name))("%s has a valid descriptor the schema accepts too", (name) => {
+    const bytes = readFileSync(`${examples}${name}/rukh-extension.json`);
+    const r = parseDescriptor(bytes);
+    expect(r.ok ? "ok" : r.issues).toBe("ok");
+    expect(schemaAccepts(bytes)).toBe(true);
+  });
+});
+
 describe("docs/schemas/rukh.extension.schema.json agrees with the parser", () => {
   it.each(valid)("schema accepts valid/%s", (file) => {
     expect(schemaAccepts(readFileSync(`${dir}valid/${file}`))).toBe(true);
