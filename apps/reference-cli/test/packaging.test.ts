@@ -1,0 +1,104 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// Packs every public package the way `pnpm publish` would, installs the
+// tarballs into a clean project outside the workspace, and imports each entry
+// point at run time and with its types: a workspace-only path, a missing file
+// in "files" or a "workspace:" range left in a manifest fails here.
+const root = fileURLToPath(new URL("../../../", import.meta.url));
+const tsc = join(root, "node_modules/typescript/bin/tsc");
+const packages = readdirSync(join(root, "packages"))
+  .map((dir) => ({
+    dir: join(root, "packages", dir),
+    manifest: JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")),
+  }))
+  .filter((p) => !p.manifest.private);
+
+let work: string;
+const tarballs = new Map<string, string>();
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), "rukh-pack-"));
+  for (const p of packages) {
+    const out = execFileSync("pnpm", ["pack", "--pack-destination", work], {
+      cwd: p.dir,
+      encoding: "utf8",
+    });
+    const file = out.trim().split("\n").pop()!.trim();
+    tarballs.set(p.manifest.name, file.startsWith("/") ? file : join(work, file));
+  }
+  const deps = Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`]));
+  writeFileSync(
+    join(work, "package.json"),
+    JSON.stringify(
+      { name: "consumer", private: true, type: "module", dependencies: deps, overrides: deps },
+      null,
+      2,
+    ),
+  );
+  execFileSync(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"],
+    { cwd: work, stdio: "pipe" },
+  );
+}, 240_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe("packed packages", () => {
+  it("leave no workspace ranges and ship only dist", () => {
+    for (const p of packages) {
+      const installed = JSON.parse(
+        readFileSync(join(work, "node_modules", p.manifest.name, "package.json"), "utf8"),
+      );
+      expect(JSON.stringify(installed)).not.toContain("workspace:");
+      const files = readdirSync(join(work, "node_modules", p.manifest.name)).sort();
+      expect(
+        files.filter(
+          (f) => !["dist", "package.json", "README.md", "LICENSE", "CHANGELOG.md"].includes(f),
+        ),
+      ).toEqual([]);
+    }
+  });
+
+  it("import at run time outside the workspace", () => {
+    const script = packages
+      .map(
+        (p, i) =>
+          `import * as m${i} from "${p.manifest.name}"; if (Object.keys(m${i}).length === 0) throw new Error("${p.manifest.name} is empty");`,
+      )
+      .join("\n");
+    writeFileSync(join(work, "run.mjs"), `${script}\nconsole.log("ok");\n`);
+    expect(
+      execFileSync(process.execPath, ["run.mjs"], { cwd: work, encoding: "utf8" }).trim(),
+    ).toBe("ok");
+  });
+
+  it("type-check against their declarations", () => {
+    const lines = packages.map(
+      (p, i) =>
+        `import * as m${i} from "${p.manifest.name}";\nexport const k${i}: string[] = Object.keys(m${i});`,
+    );
+    writeFileSync(join(work, "check.ts"), `${lines.join("\n")}\n`);
+    writeFileSync(
+      join(work, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: [],
+        },
+        files: ["check.ts"],
+      }),
+    );
+    execFileSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: work, stdio: "pipe" });
+  }, 120_000);
+});
