@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,7 +35,14 @@ beforeAll(() => {
   writeFileSync(
     join(work, "package.json"),
     JSON.stringify(
-      { name: "consumer", private: true, type: "module", dependencies: deps, overrides: deps },
+      // A Node consumer brings its own @types/node, as it would for any Node library.
+      {
+        name: "consumer",
+        private: true,
+        type: "module",
+        dependencies: { ...deps, "@types/node": "20.19.43" },
+        overrides: deps,
+      },
       null,
       2,
     ),
@@ -94,11 +101,16 @@ describe("packed packages", () => {
           strict: true,
           noEmit: true,
           skipLibCheck: false,
-          types: [],
+          types: ["node"],
         },
         files: ["check.ts"],
       }),
     );
-    execFileSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: work, stdio: "pipe" });
+    const r = spawnSync(process.execPath, [tsc, "-p", "tsconfig.json"], {
+      cwd: work,
+      encoding: "utf8",
+    });
+    expect(r.stdout + r.stderr).toBe("");
+    expect(r.status).toBe(0);
   }, 120_000);
 });
