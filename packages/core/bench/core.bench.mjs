@@ -1,0 +1,264 @@
+// Core overhead per invocation: a trivial managed command through
+// createInvocationCore().invoke (pin, validate, admit, journal start + final
+// with fsync, spawn, channel, diagnostics, completion validation, cleanup)
+// against the bare @rukh/ipc spawn + invoke of the same stored program, in the
+// same run. Run alone with `node packages/core/bench/core.bench.mjs` or through
+// `pnpm bench core`.
+import {
+  closeSync,
+  fdatasyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { spawnCommandProcess } from "@rukh/ipc";
+import { StateDirectory, signPackage } from "@rukh/profile";
+import { createInvocationCore } from "../dist/index.js";
+
+const repo = new URL("../../../", import.meta.url);
+const key = readFileSync(new URL("fixtures/keys/example-publisher.key", repo), "utf8");
+const pub = readFileSync(new URL("fixtures/keys/example-publisher.pub", repo), "utf8").trim();
+const ipcUrl = pathToFileURL(
+  realpathSync(createRequire(import.meta.url).resolve("@rukh/ipc")),
+).href;
+
+const PROGRAM = `import { runCommandProcess, textResult } from ${JSON.stringify(ipcUrl)};
+await runCommandProcess({ handlers: {
+  "bench.core/noop": () => textResult("ok"),
+  "bench.core/wait": (ctx) => new Promise((r) => setTimeout(() => r(textResult("ok")), ctx.inputs.ms)),
+} });
+`;
+
+export async function setup() {
+  const work = realpathSync(mkdtempSync(join(tmpdir(), "rukh-core-bench-")));
+  const pkg = join(work, "pkg");
+  mkdirSync(join(pkg, "bin"), { recursive: true });
+  writeFileSync(
+    join(pkg, "rukh-extension.json"),
+    JSON.stringify({
+      format: "rukh.extension/2",
+      id: "bench.core",
+      version: "1.0.0",
+      publisher: "acme",
+      commands: [
+        { id: "noop", summary: "Nothing", inputs: [] },
+        {
+          id: "wait",
+          summary: "Wait",
+          inputs: [
+            {
+              id: "ms",
+              type: "integer",
+              minimum: 0,
+              maximum: 60_000,
+              summary: "ms",
+              required: true,
+            },
+          ],
+        },
+      ].map((c) => ({
+        ...c,
+        path: [c.id],
+        execute: {
+          mapping: "managed",
+          program: "bin/cmd.mjs",
+          runtime: "node",
+          result: { kind: "text" },
+        },
+        machine: { eligible: true, interaction: "none", requiredFeatures: [] },
+      })),
+    }),
+  );
+  writeFileSync(join(pkg, "bin", "cmd.mjs"), PROGRAM);
+  await signPackage(pkg, key, { publisher: "acme" });
+  const state = new StateDirectory(join(work, "home"));
+  await state.setConfig(
+    JSON.stringify({
+      brand: "bench",
+      endpointNamespace: "bench",
+      trustedPublishers: [{ id: "acme", publicKey: pub }],
+      exposure: { extensions: ["bench.core"] },
+      presets: {
+        default: {
+          commands: ["bench.core/*"],
+          actions: [],
+          resources: [],
+          deadlineMs: 60_000,
+          maxConcurrency: 16,
+          enforcement: "host-trusted",
+        },
+      },
+      defaultPreset: "default",
+    }),
+  );
+  const { revision } = await state.install(pkg);
+  const digest = revision.extensions[0].digest;
+  const program = join(realpathSync(join(state.root, "store", digest)), "bin", "cmd.mjs");
+  const core = await createInvocationCore({
+    state,
+    binding: { subject: "bench", actor: "bench", taskAuthorityRef: "bench", preset: "default" },
+  });
+  return { work, core, program };
+}
+
+async function bareIpc(program) {
+  const proc = spawnCommandProcess({
+    program: process.execPath,
+    args: [program],
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+    // The core's default child environment, so both sides start the same Node.
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  });
+  proc.child.stdout.resume();
+  proc.child.stderr.resume();
+  const exited = new Promise((resolve) => proc.child.once("close", resolve));
+  proc.invoke({
+    invocationId: "bench",
+    command: "bench.core/noop",
+    inputs: {},
+    explicitInputIds: [],
+    remainingMs: 60_000,
+    features: [],
+  });
+  const done = await proc.completion;
+  if (done.outcome !== "succeeded") throw new Error("bare invocation failed");
+  await exited;
+  await proc.closed;
+}
+
+const noop = {
+  command: { identity: "bench.core/noop" },
+  supplied: { values: new Map() },
+  surface: "mcp",
+};
+
+async function viaCore(core) {
+  const o = await core.invoke(noop);
+  if (o.outcome !== "succeeded") throw new Error(`core invocation: ${o.outcome}/${o.reason}`);
+}
+
+const invalid = {
+  command: { identity: "bench.core/wait" },
+  supplied: { values: new Map() },
+  surface: "mcp",
+};
+
+/** Host RSS per concurrent invocation: 16 calls that each wait 1.5 s. */
+async function memoryPerInvocation(core) {
+  globalThis.gc?.();
+  const before = process.memoryUsage().rss;
+  let peak = before;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 50);
+  await Promise.all(
+    Array.from({ length: 16 }, () =>
+      core.invoke({
+        ...noop,
+        command: { identity: "bench.core/wait" },
+        supplied: { values: new Map([["ms", 1_500]]) },
+      }),
+    ),
+  );
+  clearInterval(timer);
+  return (peak - before) / 16;
+}
+
+export default async function run(suite) {
+  const { work, core, program } = await setup();
+  try {
+    const r = await suite.compare("core: trivial managed command, end to end", {
+      baseline: [
+        "bare @rukh/ipc spawn + invoke + completion of the same program",
+        () => bareIpc(program),
+      ],
+      cases: [
+        [
+          "core.invoke: pin, admit, journal (2× fsync), run, validate, clean up",
+          () => viaCore(core),
+        ],
+      ],
+      samples: 60,
+      note: "target: overhead ≤ 2 ms",
+    });
+    suite.report(
+      "core: trivial managed command, end to end",
+      "overhead (core median − bare median)",
+      r.cases[0] - r.baseline,
+    );
+    const scratch = openSync(join(work, "fsync-probe"), "a");
+    const line = Buffer.from(`${"x".repeat(300)}\n`);
+    await suite.compare("core: in-process cost, no process spawned", {
+      baseline: [
+        "one 300-byte append + fdatasync (what each journal record costs)",
+        () => {
+          writeSync(scratch, line);
+          fdatasyncSync(scratch);
+        },
+      ],
+      cases: [
+        [
+          "core.invoke of a call rejected after validation (pin, resolve, validate, 1 journal record)",
+          () => core.invoke(invalid),
+        ],
+      ],
+      samples: 200,
+    });
+    closeSync(scratch);
+    const perCall = await memoryPerInvocation(core);
+    suite.report(
+      "core: memory",
+      "host RSS growth per concurrent invocation (16 at once, sampled every 50 ms)",
+      Math.max(0, perCall) / 1024,
+      undefined,
+      "KiB, not ms",
+    );
+  } finally {
+    await core.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+// Standalone: `node packages/core/bench/core.bench.mjs`.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const median = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    const m = s.length >> 1;
+    return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  };
+  const time = async (fn) => {
+    const t0 = process.hrtime.bigint();
+    await fn();
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  await run({
+    async compare(group, { baseline, cases, samples = 30, warmup = 3, note = "" }) {
+      const all = [baseline, ...cases];
+      for (const [, fn] of all) for (let i = 0; i < warmup; i++) await fn();
+      const times = all.map(() => []);
+      for (let s = 0; s < samples; s++)
+        for (let i = 0; i < all.length; i++) times[i].push(await time(all[i][1]));
+      const base = median(times[0]);
+      console.log(`${group}\n  ${baseline[0]}: ${base.toFixed(2)} ms (baseline)`);
+      const out = cases.map(([name], i) => {
+        const ms = median(times[i + 1]);
+        console.log(`  ${name}: ${ms.toFixed(2)} ms (${(ms / base).toFixed(2)}×) ${note}`);
+        return ms;
+      });
+      return { baseline: base, cases: out };
+    },
+    report(group, name, value, _base, note = "") {
+      console.log(`${group}\n  ${name}: ${value.toFixed(2)} ${note || "ms"}`);
+    },
+  });
+}

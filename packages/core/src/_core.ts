@@ -1,0 +1,933 @@
+import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
+import { readFile, realpath } from "node:fs/promises";
+import { isAbsolute, join, relative } from "node:path";
+import {
+  type CommandResult,
+  type CommandResultIssueCode,
+  validateCommandResult,
+} from "@rukh/command-result";
+import {
+  type CommandSpec,
+  type ExtensionDescriptor,
+  type InputIssueCode,
+  parseDescriptor,
+  REGISTERED_FEATURES,
+  type SuppliedInputs,
+  type ValidatedInputs,
+  validateInputs,
+} from "@rukh/descriptor";
+import {
+  type CancelCause,
+  type CompletionMessage,
+  type IpcError,
+  type IpcErrorCode,
+  spawnCommandProcess,
+} from "@rukh/ipc";
+import type { JsonObject, ValidationIssue } from "@rukh/json";
+import {
+  DESCRIPTOR_PATH,
+  resolveTool,
+  type StateDirectory,
+  type TaskPreset,
+  type ToolProjection,
+} from "@rukh/profile";
+import {
+  DiagnosticsSink,
+  type InvocationDiagnosticsBudget,
+  NO_DIAGNOSTICS,
+} from "./_diagnostics.js";
+import {
+  detectEnforcement,
+  type EnforcementEnvironment,
+  type LaunchPlan,
+  launchPlan,
+} from "./_enforcement.js";
+import { CoreError } from "./_errors.js";
+import { type JournalStartRecord, JournalWriter, readJournal } from "./_journal.js";
+import {
+  CANCEL_GRACE_MS,
+  CLEANUP_WAIT_MS,
+  DIAGNOSTICS_MAX_BYTES,
+  TERMINATE_GRACE_MS,
+} from "./_limits.js";
+import type { InvocationDiagnostics, InvocationOutcome, OutcomeReason } from "./_outcome.js";
+
+/**
+ * Who every call of this core runs for. Fixed by the adapter at launch (for a
+ * stdio MCP server: for the life of the process) and never taken from tool
+ * arguments or client information.
+ *
+ * @example
+ * const binding: HostBinding = { subject: "alice", actor: "claude-desktop", taskAuthorityRef: "local", preset: "default" };
+ */
+export interface HostBinding {
+  readonly subject: string;
+  readonly actor: string;
+  readonly taskAuthorityRef: string;
+  /** Name of the task preset in the owner configuration. */
+  readonly preset: string;
+}
+
+/**
+ * Options of {@link createInvocationCore}.
+ *
+ * @example
+ * const options: InvocationCoreOptions = { state: new StateDirectory(root), binding };
+ */
+export interface InvocationCoreOptions {
+  readonly state: StateDirectory;
+  readonly binding: HostBinding;
+  /** The complete environment of command processes; default `{ PATH }` of this process. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Per-invocation diagnostics cap, at most (and by default) {@link DIAGNOSTICS_MAX_BYTES}. */
+  readonly diagnosticsMaxBytes?: number;
+  /** Path of `bwrap` for strict native commands; `null` means unavailable. Default: looked up in PATH. */
+  readonly bwrap?: string | null;
+}
+
+/**
+ * Names the command to run: its canonical identity, or an MCP tool name the
+ * core resolves in the pinned revision (exact match only).
+ *
+ * @example
+ * const ref: CommandRef = { identity: "acme.files/count_lines" };
+ */
+export type CommandRef = { readonly identity: string } | { readonly toolName: string };
+
+/**
+ * One call into the core.
+ *
+ * @example
+ * const request: InvocationRequest = { command: { identity: "acme.files/count_lines" },
+ *   supplied: { values: new Map([["path", "src"]]) }, surface: "mcp", revisionId, signal };
+ */
+export interface InvocationRequest {
+  readonly command: CommandRef;
+  /** Typed values the caller supplied explicitly, decoded by the adapter. */
+  readonly supplied: SuppliedInputs;
+  readonly surface: "cli" | "mcp";
+  /** The revision the adapter resolved the name in; if it is no longer active the call is rejected (`obsolete_revision`). */
+  readonly revisionId?: string;
+  /** The client's cancellation (reason `client_cancel`). */
+  readonly signal?: AbortSignal;
+  /** The owner's cancellation (reason `owner_cancel`). */
+  readonly ownerSignal?: AbortSignal;
+  /** Raw arguments of a passthrough program (CLI only). */
+  readonly passthroughArgs?: readonly string[];
+  /** Working directory of the command process; default this process's. */
+  readonly cwd?: string;
+}
+
+/**
+ * The invocation core of one host binding.
+ *
+ * @example
+ * const core = await createInvocationCore({ state, binding });
+ * const outcome = await core.invoke(request);
+ * await core.close();
+ */
+export interface InvocationCore {
+  readonly binding: HostBinding;
+  /** Invocation ids this start-up finalized as `execution_failed`/`host_lost`. */
+  readonly recovered: readonly string[];
+  /** Runs one call to its one outcome. Throws only `CoreError("journal_failed")` when the outcome cannot be made durable. */
+  invoke(request: InvocationRequest): Promise<InvocationOutcome>;
+  /** Rejects new calls (`core_closed`), cancels running ones (`owner_cancel`), waits for them, closes the journal and log. */
+  close(): Promise<void>;
+}
+
+interface Rejection {
+  readonly reject: OutcomeReason;
+  readonly revisionId?: string;
+  readonly issues?: readonly ValidationIssue<InputIssueCode>[];
+  readonly message: string;
+}
+
+interface Admitted {
+  readonly revisionId: string;
+  readonly digest: string;
+  readonly packageDir: string;
+  readonly command: CommandSpec;
+  readonly preset: TaskPreset;
+  readonly validated: ValidatedInputs;
+  readonly plan: LaunchPlan;
+  readonly resultMaxBytes: number;
+}
+
+type RunResult = Omit<InvocationOutcome, "invocationId" | "revisionId">;
+
+const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
+const hostsInThisProcess = new Set<string>();
+const exposedCache = new WeakMap<ToolProjection, ReadonlySet<string>>();
+const routedCache = new WeakMap<ToolProjection, ReadonlySet<string>>();
+
+function exposedTools(p: ToolProjection): ReadonlySet<string> {
+  let s = exposedCache.get(p);
+  if (s === undefined) {
+    s = new Set(p.tools.map((t) => t.identity));
+    exposedCache.set(p, s);
+  }
+  return s;
+}
+
+function routedCommands(p: ToolProjection): ReadonlySet<string> {
+  let s = routedCache.get(p);
+  if (s === undefined) {
+    s = new Set(p.routes.commands.map((r) => r.identity));
+    routedCache.set(p, s);
+  }
+  return s;
+}
+
+function allowedBy(preset: TaskPreset, identity: string): boolean {
+  const ext = identity.slice(0, identity.indexOf("/"));
+  return preset.commands.includes(identity) || preset.commands.includes(`${ext}/*`);
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === "EPERM";
+  }
+}
+
+const PROTOCOL_ERRORS: ReadonlySet<IpcErrorCode> = new Set([
+  "handshake_failed",
+  "unsupported_protocol",
+  "frame_too_large",
+  "malformed_frame",
+  "bad_mac",
+  "out_of_sequence",
+  "truncated_frame",
+  "invalid_json",
+  "invalid_message",
+  "unexpected_message",
+  "duplicate_completion",
+  "diagnostics_limit",
+]);
+
+const SIZE_ISSUES: ReadonlySet<CommandResultIssueCode> = new Set([
+  "too_large",
+  "too_deep",
+  "too_many_nodes",
+  "too_slow",
+]);
+
+const CANCEL_REASON: Record<CancelCause, OutcomeReason> = {
+  client: "client_cancel",
+  owner: "owner_cancel",
+  deadline: "deadline",
+};
+
+function checkBinding(b: HostBinding): HostBinding {
+  for (const k of ["subject", "actor", "taskAuthorityRef", "preset"] as const)
+    if (typeof b?.[k] !== "string" || b[k].length === 0 || b[k].length > 256)
+      throw new CoreError("invalid_options", `binding.${k} must be a string of 1–256 characters`);
+  return Object.freeze({
+    subject: b.subject,
+    actor: b.actor,
+    taskAuthorityRef: b.taskAuthorityRef,
+    preset: b.preset,
+  });
+}
+
+/**
+ * Creates the invocation core for one host binding over a state directory.
+ * On start-up it reads the journal and finalizes every invocation that has a
+ * start record but no final one, and whose host process is gone, as
+ * `execution_failed`/`host_lost` (the command is never run again).
+ *
+ * @example
+ * const core = await createInvocationCore({
+ *   state: new StateDirectory(resolveStateDir({ brand: "acme" })),
+ *   binding: { subject: "alice", actor: "cli", taskAuthorityRef: "local", preset: "default" },
+ * });
+ * const outcome = await core.invoke({ command: { identity: "acme.files/count_lines" },
+ *   supplied: { values: new Map([["path", "src"]]) }, surface: "cli" });
+ * if (outcome.outcome === "succeeded") console.log(outcome.commandResult);
+ * await core.close();
+ */
+export async function createInvocationCore(
+  options: InvocationCoreOptions,
+): Promise<InvocationCore> {
+  const binding = checkBinding(options.binding);
+  const state = options.state;
+  const diagnosticsMax = Math.min(
+    options.diagnosticsMaxBytes ?? DIAGNOSTICS_MAX_BYTES,
+    DIAGNOSTICS_MAX_BYTES,
+  );
+  const env = options.env ?? { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+  const enforcement: EnforcementEnvironment = detectEnforcement(options.bwrap);
+  const host = randomUUID();
+  const journalContents = await readJournal(state.root);
+  const journal = await JournalWriter.open(state.root, journalContents.tornTailBytes);
+  const sink = new DiagnosticsSink(state.root);
+  hostsInThisProcess.add(host);
+
+  // Recovery: a start without a final whose host is gone never ran to an outcome we know.
+  const finals = new Set<string>();
+  const starts: JournalStartRecord[] = [];
+  for (const r of journalContents.records) {
+    if (r.type === "final") finals.add(r.invocationId);
+    else starts.push(r);
+  }
+  const recovered: string[] = [];
+  for (const s of starts) {
+    if (finals.has(s.invocationId) || hostsInThisProcess.has(s.host)) continue;
+    if (s.pid !== process.pid && pidAlive(s.pid)) continue;
+    journal.append({
+      type: "final",
+      invocationId: s.invocationId,
+      at: new Date().toISOString(),
+      host,
+      outcome: "execution_failed",
+      reason: "host_lost",
+      command: s.command,
+    });
+    finals.add(s.invocationId);
+    recovered.push(s.invocationId);
+    sink.logger.warn(
+      { invocationId: s.invocationId, command: s.command, lostHost: s.host, lostPid: s.pid },
+      "invocation finalized as host_lost; its outcome is unknown and it is not run again",
+    );
+  }
+
+  const descriptors = new Map<string, ExtensionDescriptor>();
+  const packageDirs = new Map<string, string>();
+  const running = new Set<(cause: CancelCause) => void>();
+  const pending = new Set<Promise<unknown>>();
+  let inFlight = 0;
+  let closed = false;
+
+  async function loadPackage(digest: string): Promise<[ExtensionDescriptor, string]> {
+    let d = descriptors.get(digest);
+    let dir = packageDirs.get(digest);
+    if (d === undefined || dir === undefined) {
+      dir = await realpath(join(state.root, "store", digest));
+      const parsed = parseDescriptor(await readFile(join(dir, DESCRIPTOR_PATH)));
+      if (!parsed.ok)
+        throw new CoreError(
+          "state_unavailable",
+          `stored package ${digest} has no valid descriptor`,
+        );
+      d = parsed.value;
+      descriptors.set(digest, d);
+      packageDirs.set(digest, dir);
+    }
+    return [d, dir];
+  }
+
+  async function admit(request: InvocationRequest): Promise<Admitted | Rejection> {
+    const active = await state.activeRevisionId();
+    if (active === null) return { reject: "not_found", message: "nothing is installed" };
+    if (request.revisionId !== undefined && request.revisionId !== active)
+      return {
+        reject: "obsolete_revision",
+        message: "the command was resolved in a profile revision that is no longer active",
+      };
+    const revisionId = active;
+    const [revision, projection] = await Promise.all([
+      state.readRevision(revisionId),
+      state.projection(revisionId),
+    ]);
+    const no = (reject: OutcomeReason, message: string): Rejection => ({
+      reject,
+      revisionId,
+      message,
+    });
+    let identity: string;
+    if ("toolName" in request.command) {
+      const tool = resolveTool(projection, request.command.toolName);
+      if (tool === undefined) return no("not_found", "no such tool");
+      identity = tool.identity;
+    } else identity = request.command.identity;
+    const slash = identity.indexOf("/");
+    const extension = revision.extensions.find((e) => e.id === identity.slice(0, slash));
+    if (slash < 1 || extension === undefined) return no("not_found", "no such command");
+    const [descriptor, packageDir] = await loadPackage(extension.digest);
+    const command = descriptor.commands.find((c) => c.identity === identity);
+    if (command === undefined) return no("not_found", "no such command");
+    if (!extension.enabled) return no("not_exposed", "the command's extension is disabled");
+    const features = command.machine?.requiredFeatures ?? [];
+    const featuresOk = features.every((f) => FEATURES.has(f));
+    if (request.surface === "mcp") {
+      if (command.execute.mapping === "passthrough")
+        return no("passthrough_cli_only", "a passthrough program runs on the CLI only");
+      if (command.machine?.interaction === "required")
+        return no(
+          "interaction_required",
+          "the command requires interaction, which MCP cannot provide",
+        );
+      if (!featuresOk)
+        return no("feature_unsupported", "the command requires an unsupported feature");
+      if (!exposedTools(projection).has(identity))
+        return no("not_exposed", "the command is not an exposed tool");
+      if (command.machine?.interaction === "optional")
+        return no(
+          "interaction_unavailable",
+          "the command may ask for interaction, which MCP cannot provide",
+        );
+    } else {
+      if (!routedCommands(projection).has(identity))
+        return no("not_exposed", "the command is not installed and enabled");
+      if (!featuresOk)
+        return no("feature_unsupported", "the command requires an unsupported feature");
+    }
+    const validated = validateInputs(command, request.supplied);
+    if (!validated.ok)
+      return {
+        reject: "invalid_input",
+        revisionId,
+        issues: validated.issues,
+        message: "the inputs are invalid",
+      };
+    const config = revision.config;
+    const preset = Object.hasOwn(config.presets, binding.preset)
+      ? config.presets[binding.preset]
+      : undefined;
+    if (preset === undefined) return no("preset_denied", "the host's task preset is not defined");
+    if (
+      !allowedBy(preset, identity) ||
+      !command.requests.actions.every((a) => preset.actions.includes(a)) ||
+      !command.requests.resources.every((r) => preset.resources.includes(r))
+    )
+      return no("preset_denied", "the task preset does not allow this command or what it requests");
+    const program = join(packageDir, ...command.execute.program.split("/"));
+    const rel = relative(packageDir, program);
+    if (rel.startsWith("..") || isAbsolute(rel))
+      return no("not_found", "the command's program is outside its package");
+    const plan = launchPlan(
+      preset.enforcement,
+      command.execute.runtime,
+      program,
+      packageDir,
+      [],
+      enforcement,
+    );
+    if (plan === undefined)
+      return no("enforcement_unavailable", "the strict enforcement profile is not available here");
+    return {
+      revisionId,
+      digest: extension.digest,
+      packageDir,
+      command,
+      preset,
+      validated: validated.value,
+      plan,
+      resultMaxBytes: config.limits?.maxCommandResultBytes ?? 131_072,
+    };
+  }
+
+  function outcomeOf(
+    invocationId: string,
+    revisionId: string | undefined,
+    r: RunResult,
+  ): InvocationOutcome {
+    return { invocationId, ...(revisionId !== undefined && { revisionId }), ...r };
+  }
+
+  async function finalize(
+    invocationId: string,
+    command: string | undefined,
+    outcome: InvocationOutcome,
+  ): Promise<InvocationOutcome> {
+    journal.append({
+      type: "final",
+      invocationId,
+      at: new Date().toISOString(),
+      host,
+      outcome: outcome.outcome,
+      reason: outcome.reason,
+      ...(command !== undefined && { command }),
+    });
+    return outcome;
+  }
+
+  function invoke(request: InvocationRequest): Promise<InvocationOutcome> {
+    const invocationId = randomUUID();
+    // After close the journal is gone: the refusal is returned, not recorded.
+    if (closed)
+      return Promise.resolve({
+        invocationId,
+        outcome: "rejected",
+        reason: "core_closed",
+        message: "the host is shutting down",
+        diagnostics: NO_DIAGNOSTICS,
+      });
+    const work = invokeOpen(invocationId, request);
+    pending.add(work);
+    work.finally(() => pending.delete(work)).catch(() => {});
+    return work;
+  }
+
+  async function invokeOpen(
+    invocationId: string,
+    request: InvocationRequest,
+  ): Promise<InvocationOutcome> {
+    const startedAt = Date.now();
+    const reject = (
+      reason: OutcomeReason,
+      message: string,
+      revisionId?: string,
+      issues?: Rejection["issues"],
+    ) =>
+      finalize(
+        invocationId,
+        undefined,
+        outcomeOf(invocationId, revisionId, {
+          outcome: "rejected",
+          reason,
+          message,
+          ...(issues !== undefined && { issues }),
+          diagnostics: NO_DIAGNOSTICS,
+        }),
+      );
+    let admitted: Admitted | Rejection;
+    try {
+      admitted = await admit(request);
+    } catch (e) {
+      sink.logger.error(
+        { invocationId, err: e },
+        "cannot resolve the command in the state directory",
+      );
+      return finalize(
+        invocationId,
+        undefined,
+        outcomeOf(invocationId, undefined, {
+          outcome: "execution_failed",
+          reason: "state_unavailable",
+          message: "the installed command could not be loaded",
+          diagnostics: NO_DIAGNOSTICS,
+        }),
+      );
+    }
+    if ("reject" in admitted)
+      return reject(admitted.reject, admitted.message, admitted.revisionId, admitted.issues);
+    if (closed) return reject("core_closed", "the host is shutting down", admitted.revisionId);
+    const isPassthrough = admitted.command.execute.mapping === "passthrough";
+    if (isPassthrough && request.surface !== "cli")
+      return reject(
+        "passthrough_cli_only",
+        "a passthrough program runs on the CLI only",
+        admitted.revisionId,
+      );
+    // A call cancelled before it started spawns nothing.
+    const early = request.ownerSignal?.aborted
+      ? "owner"
+      : request.signal?.aborted
+        ? "client"
+        : undefined;
+    if (early !== undefined)
+      return finalize(
+        invocationId,
+        undefined,
+        outcomeOf(invocationId, admitted.revisionId, {
+          outcome: "cancelled",
+          reason: CANCEL_REASON[early],
+          message: "the call was cancelled before it started",
+          diagnostics: NO_DIAGNOSTICS,
+        }),
+      );
+    // No hidden queue: the check and the increment are one synchronous step.
+    if (inFlight >= admitted.preset.maxConcurrency)
+      return reject(
+        "concurrency_limit",
+        `at most ${admitted.preset.maxConcurrency} calls may run at once`,
+        admitted.revisionId,
+      );
+    inFlight++;
+    const identity = admitted.command.identity;
+    try {
+      journal.append({
+        type: "start",
+        invocationId,
+        at: new Date(startedAt).toISOString(),
+        host,
+        pid: process.pid,
+        command: identity,
+        revisionId: admitted.revisionId,
+        digest: admitted.digest,
+        surface: request.surface,
+        subject: binding.subject,
+        actor: binding.actor,
+        taskAuthorityRef: binding.taskAuthorityRef,
+        preset: binding.preset,
+      });
+      const budget = budgetOf(startedAt, admitted.preset.deadlineMs);
+      const result = isPassthrough
+        ? await runPassthrough(admitted, request, budget)
+        : await runManaged(invocationId, admitted, request, budget);
+      return await finalize(
+        invocationId,
+        identity,
+        outcomeOf(invocationId, admitted.revisionId, result),
+      );
+    } finally {
+      inFlight--;
+    }
+  }
+
+  /**
+   * Wires the three cancellation sources and the hard end of the budget;
+   * returns a detach function.
+   */
+  function cancellation(
+    request: InvocationRequest,
+    budget: Budget,
+    onCancel: (cause: CancelCause) => void,
+    onHardDeadline: () => void,
+  ): () => void {
+    const client = () => onCancel("client");
+    const owner = () => onCancel("owner");
+    const timer = setTimeout(() => onCancel("deadline"), Math.max(0, budget.softAt - Date.now()));
+    const hard = setTimeout(onHardDeadline, Math.max(0, budget.hardAt - Date.now()));
+    request.signal?.addEventListener("abort", client, { once: true });
+    request.ownerSignal?.addEventListener("abort", owner, { once: true });
+    running.add(onCancel);
+    if (request.ownerSignal?.aborted) queueMicrotask(owner);
+    if (request.signal?.aborted) queueMicrotask(client);
+    return () => {
+      clearTimeout(timer);
+      clearTimeout(hard);
+      request.signal?.removeEventListener("abort", client);
+      request.ownerSignal?.removeEventListener("abort", owner);
+      running.delete(onCancel);
+    };
+  }
+
+  function runManaged(
+    invocationId: string,
+    admitted: Admitted,
+    request: InvocationRequest,
+    budget: Budget,
+  ): Promise<RunResult> {
+    const diag = sink.invocation(invocationId, admitted.command.identity, diagnosticsMax);
+    return new Promise<RunResult>((resolve) => {
+      let cause: CancelCause | undefined;
+      let completion: CompletionMessage | undefined;
+      let checked: { ok: true; result?: CommandResult } | { ok: false; reason: OutcomeReason } = {
+        ok: true,
+      };
+      let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+      let spawnError: Error | undefined;
+      let done = false;
+      const timers: NodeJS.Timeout[] = [];
+      const proc = spawnCommandProcess({
+        program: admitted.plan.program,
+        args: admitted.plan.args,
+        env,
+        cwd: request.cwd ?? process.cwd(),
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+        onLog: (entry) => diag.log(entry),
+      });
+      const child = proc.child;
+      child.stdout?.on("data", (c: Buffer) => diag.stream("stdout", c));
+      child.stderr?.on("data", (c: Buffer) => diag.stream("stderr", c));
+      const killGroup = (signal: NodeJS.Signals) => {
+        if (child.pid === undefined) return;
+        try {
+          process.kill(-child.pid, signal);
+        } catch {}
+      };
+
+      const onCancel = (c: CancelCause) => {
+        if (done || cause !== undefined || completion !== undefined) return;
+        cause = c;
+        diag.note({ cause: c }, "cancel");
+        try {
+          proc.cancel(c);
+        } catch {}
+        const { termAt, killAt } = escalation(budget, Date.now());
+        timers.push(setTimeout(() => killGroup("SIGTERM"), termAt - Date.now()));
+        timers.push(setTimeout(() => killGroup("SIGKILL"), killAt - Date.now()));
+      };
+      const detach = cancellation(request, budget, onCancel, () => {
+        onCancel("deadline");
+        killGroup("SIGKILL");
+      });
+
+      proc.completion.then(
+        (c) => {
+          if (cause !== undefined) return;
+          completion = c;
+          checked = checkResult(admitted, c);
+        },
+        () => {},
+      );
+
+      const streamsClosed = new Promise<void>((res) => child.once("close", () => res()));
+      child.once("error", (e) => {
+        spawnError = e;
+      });
+      const settle = async () => {
+        // Whatever the command left behind in its group goes now.
+        killGroup("SIGKILL");
+        let cleanedUp = true;
+        const bound = new Promise<"timeout">((res) =>
+          timers.push(setTimeout(() => res("timeout"), CLEANUP_WAIT_MS)),
+        );
+        const [channelError, finished] = await Promise.all([
+          Promise.race([proc.closed, bound]),
+          Promise.race([streamsClosed, bound]),
+        ]);
+        if (channelError === "timeout" || finished === "timeout") {
+          cleanedUp = false;
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+        }
+        done = true;
+        detach();
+        for (const t of timers) clearTimeout(t);
+        resolve(
+          decide(
+            diag,
+            cause,
+            completion,
+            checked,
+            exit,
+            spawnError,
+            channelError === "timeout" ? undefined : channelError,
+            cleanedUp,
+          ),
+        );
+      };
+      let settling = false;
+      const startSettle = () => {
+        if (settling) return;
+        settling = true;
+        void settle();
+      };
+      child.once("exit", (code, signal) => {
+        exit = { code, signal };
+        startSettle();
+      });
+      child.once("error", () => {
+        if (child.pid === undefined) startSettle();
+      });
+
+      try {
+        proc.invoke({
+          invocationId,
+          command: admitted.command.identity,
+          inputs: admitted.validated.values as unknown as JsonObject,
+          explicitInputIds: admitted.validated.explicit,
+          remainingMs: Math.max(1, budget.softAt - Date.now()),
+          features: admitted.command.machine?.requiredFeatures ?? [],
+        });
+      } catch (e) {
+        diag.note({ err: String(e) }, "invoke could not be sent");
+        killGroup("SIGKILL");
+      }
+    });
+  }
+
+  function runPassthrough(
+    admitted: Admitted,
+    request: InvocationRequest,
+    budget: Budget,
+  ): Promise<RunResult> {
+    return new Promise<RunResult>((resolve) => {
+      let cause: CancelCause | undefined;
+      let finished = false;
+      const timers: NodeJS.Timeout[] = [];
+      const child = spawn(
+        admitted.plan.program,
+        [...admitted.plan.args, ...(request.passthroughArgs ?? [])],
+        {
+          cwd: request.cwd ?? process.cwd(),
+          env,
+          stdio: "inherit",
+          shell: false,
+        },
+      );
+      const kill = (signal: NodeJS.Signals) => {
+        try {
+          child.kill(signal);
+        } catch {}
+      };
+      const onCancel = (c: CancelCause) => {
+        if (finished || cause !== undefined) return;
+        cause = c;
+        // No channel to ask on: SIGTERM is the request, SIGKILL the end of its grace.
+        kill("SIGTERM");
+        const { killAt } = escalation(budget, Date.now());
+        timers.push(setTimeout(() => kill("SIGKILL"), killAt - Date.now()));
+      };
+      const detach = cancellation(request, budget, onCancel, () => {
+        onCancel("deadline");
+        kill("SIGKILL");
+      });
+      const end = (r: RunResult) => {
+        if (finished) return;
+        finished = true;
+        detach();
+        for (const t of timers) clearTimeout(t);
+        resolve(r);
+      };
+      child.once("error", () =>
+        end({
+          outcome: "execution_failed",
+          reason: "spawn_failed",
+          message: "the program could not be started",
+          diagnostics: NO_DIAGNOSTICS,
+        }),
+      );
+      child.once("exit", (code, signal) => {
+        if (cause !== undefined)
+          return end({
+            outcome: "cancelled",
+            reason: CANCEL_REASON[cause],
+            diagnostics: NO_DIAGNOSTICS,
+          });
+        if (code === 0)
+          return end({ outcome: "succeeded", reason: "completed", diagnostics: NO_DIAGNOSTICS });
+        if (code !== null)
+          return end({
+            outcome: "command_failed",
+            reason: "exit_status",
+            exitCode: code,
+            diagnostics: NO_DIAGNOSTICS,
+          });
+        end({
+          outcome: "execution_failed",
+          reason: "crashed",
+          message: `the program was ended by ${signal}`,
+          diagnostics: NO_DIAGNOSTICS,
+        });
+      });
+    });
+  }
+
+  return {
+    binding,
+    recovered,
+    invoke,
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const cancel of [...running]) cancel("owner");
+      await Promise.allSettled([...pending]);
+      journal.close();
+      sink.close();
+      hostsInThisProcess.delete(host);
+    },
+  };
+}
+
+/**
+ * A call's time budget: at `softAt` the deadline cancel is sent, and by
+ * `hardAt` (start + the preset's `deadlineMs`) the process group is killed.
+ * The gap reserves room for the escalation inside the same budget.
+ */
+interface Budget {
+  readonly softAt: number;
+  readonly hardAt: number;
+}
+
+function budgetOf(startedAt: number, deadlineMs: number): Budget {
+  const reserve = Math.min(CANCEL_GRACE_MS + TERMINATE_GRACE_MS, Math.floor(deadlineMs / 2));
+  return { softAt: startedAt + deadlineMs - reserve, hardAt: startedAt + deadlineMs };
+}
+
+/** When a cancel accepted at `now` escalates: SIGTERM after the grace, SIGKILL after that, never past `hardAt`. */
+function escalation(budget: Budget, now: number): { termAt: number; killAt: number } {
+  const termShare = Math.min(TERMINATE_GRACE_MS, Math.floor((budget.hardAt - budget.softAt) / 3));
+  const termAt = Math.max(now, Math.min(now + CANCEL_GRACE_MS, budget.hardAt - termShare));
+  const killAt = Math.max(termAt, Math.min(termAt + TERMINATE_GRACE_MS, budget.hardAt));
+  return { termAt, killAt };
+}
+
+function checkResult(
+  admitted: Admitted,
+  c: CompletionMessage,
+): { ok: true; result?: CommandResult } | { ok: false; reason: OutcomeReason } {
+  const declaration = admitted.command.execute.result;
+  if (c.commandResult === undefined)
+    return declaration !== undefined && c.outcome === "succeeded"
+      ? { ok: false, reason: "missing_result" }
+      : { ok: true };
+  const v = validateCommandResult(declaration ?? { kind: "text" }, c.commandResult, {
+    limits: { resultMaxBytes: admitted.resultMaxBytes },
+  });
+  if (v.ok) return { ok: true, result: v.value };
+  return {
+    ok: false,
+    reason: v.issues.some((i) => SIZE_ISSUES.has(i.code)) ? "result_too_large" : "invalid_result",
+  };
+}
+
+const FAILURE_MESSAGES: Partial<Record<OutcomeReason, string>> = {
+  invalid_result: "the command's result does not match its declaration",
+  result_too_large: "the command's result exceeds the result limits",
+  missing_result: "the command reported success without its declared result",
+  exit_nonzero_after_success: "the command reported success but its process did not exit cleanly",
+  no_completion: "the command process exited without reporting a completion",
+  crashed: "the command process ended without reporting a completion",
+  protocol_error: "the command process broke the host protocol",
+  spawn_failed: "the command process could not be started",
+  cleanup_failed: "the command process could not be cleaned up",
+};
+
+function failed(reason: OutcomeReason, diagnostics: InvocationDiagnostics): RunResult {
+  return {
+    outcome: "execution_failed",
+    reason,
+    message: FAILURE_MESSAGES[reason] ?? "the command failed to execute",
+    diagnostics,
+  };
+}
+
+function decide(
+  diag: InvocationDiagnosticsBudget,
+  cause: CancelCause | undefined,
+  completion: CompletionMessage | undefined,
+  checked: { ok: true; result?: CommandResult } | { ok: false; reason: OutcomeReason },
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined,
+  spawnError: Error | undefined,
+  channelError: IpcError | undefined,
+  cleanedUp: boolean,
+): RunResult {
+  diag.note(
+    {
+      exitCode: exit?.code ?? null,
+      signal: exit?.signal ?? null,
+      channel: channelError?.code ?? null,
+      stdoutBytes: diag.stdoutBytes,
+      stderrBytes: diag.stderrBytes,
+      droppedBytes: diag.droppedBytes,
+    },
+    "finished",
+  );
+  const diagnostics = diag.summary();
+  if (cause !== undefined)
+    return {
+      outcome: "cancelled",
+      reason: CANCEL_REASON[cause],
+      message: cause === "deadline" ? "the call's deadline passed" : "the call was cancelled",
+      diagnostics,
+    };
+  if (completion === undefined) {
+    if (spawnError !== undefined || channelError?.code === "spawn_failed")
+      return failed("spawn_failed", diagnostics);
+    if (channelError !== undefined && PROTOCOL_ERRORS.has(channelError.code))
+      return failed("protocol_error", diagnostics);
+    if (exit?.code === 0) return failed("no_completion", diagnostics);
+    return failed("crashed", diagnostics);
+  }
+  if (channelError !== undefined) return failed("protocol_error", diagnostics);
+  if (!checked.ok) return failed(checked.reason, diagnostics);
+  if (!cleanedUp) return failed("cleanup_failed", diagnostics);
+  const extras = {
+    ...(checked.result !== undefined && { commandResult: checked.result }),
+    ...(completion.effects !== undefined && { effects: completion.effects }),
+    ...(completion.message !== undefined && { message: completion.message }),
+  };
+  if (completion.outcome === "command_failed")
+    return { outcome: "command_failed", reason: "command_reported", ...extras, diagnostics };
+  if (exit?.code !== 0) return failed("exit_nonzero_after_success", diagnostics);
+  return { outcome: "succeeded", reason: "completed", ...extras, diagnostics };
+}

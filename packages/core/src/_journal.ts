@@ -1,0 +1,266 @@
+import {
+  closeSync,
+  constants,
+  fdatasyncSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  writeSync,
+} from "node:fs";
+import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { canonicalJson, type JsonValue, parseJson } from "@rukh/json";
+import { CoreError } from "./_errors.js";
+import { JOURNAL_MAX_BYTES, JOURNAL_RECORD_MAX_BYTES } from "./_limits.js";
+import {
+  OUTCOME_KINDS,
+  OUTCOME_REASONS,
+  type OutcomeKind,
+  type OutcomeReason,
+} from "./_outcome.js";
+
+/**
+ * Written and flushed before a command process is spawned.
+ *
+ * @example
+ * const r: JournalStartRecord = { type: "start", invocationId: "…", at: "2026-01-01T00:00:00.000Z",
+ *   host: "…", pid: 4242, command: "acme.files/count", revisionId: "…", digest: "…", surface: "mcp",
+ *   subject: "u", actor: "agent", taskAuthorityRef: "t1", preset: "default" };
+ */
+export interface JournalStartRecord {
+  readonly type: "start";
+  readonly invocationId: string;
+  readonly at: string;
+  /** Random id of the core instance that wrote it. */
+  readonly host: string;
+  /** Process id of that host. */
+  readonly pid: number;
+  readonly command: string;
+  readonly revisionId: string;
+  /** Digest of the pinned release in the store. */
+  readonly digest: string;
+  readonly surface: "cli" | "mcp";
+  readonly subject: string;
+  readonly actor: string;
+  readonly taskAuthorityRef: string;
+  readonly preset: string;
+}
+
+/**
+ * Written and flushed before an outcome is returned; for a start without one,
+ * by the next core start-up (`execution_failed`/`host_lost`). Rejected calls
+ * get a final record with no start.
+ *
+ * @example
+ * const r: JournalFinalRecord = { type: "final", invocationId: "…", at: "…", host: "…",
+ *   outcome: "succeeded", reason: "completed" };
+ */
+export interface JournalFinalRecord {
+  readonly type: "final";
+  readonly invocationId: string;
+  readonly at: string;
+  readonly host: string;
+  readonly outcome: OutcomeKind;
+  readonly reason: OutcomeReason;
+  readonly command?: string;
+}
+
+/**
+ * One line of the journal.
+ *
+ * @example
+ * const finals = records.filter((r): r is JournalFinalRecord => r.type === "final");
+ */
+export type JournalRecord = JournalStartRecord | JournalFinalRecord;
+
+/**
+ * What {@link readJournal} found. `tornTailBytes` counts the bytes of a last
+ * line without its newline (a write cut short by a crash); it is not a record.
+ *
+ * @example
+ * const { records } = await readJournal(home.root);
+ */
+export interface JournalContents {
+  readonly file: string;
+  readonly records: readonly JournalRecord[];
+  readonly tornTailBytes: number;
+}
+
+/** The journal file of a state directory. */
+export function journalFile(stateRoot: string): string {
+  return join(stateRoot, "journal", "invocations.jsonl");
+}
+
+const REASONS: ReadonlySet<string> = new Set(Object.values(OUTCOME_REASONS).flat());
+const KINDS: ReadonlySet<string> = new Set(OUTCOME_KINDS);
+const START_KEYS = [
+  "actor",
+  "at",
+  "command",
+  "digest",
+  "host",
+  "invocationId",
+  "pid",
+  "preset",
+  "revisionId",
+  "subject",
+  "surface",
+  "taskAuthorityRef",
+  "type",
+];
+
+function checkRecord(value: JsonValue, line: number): JournalRecord {
+  const bad = (what: string) =>
+    new CoreError(
+      "journal_corrupt",
+      `journal line ${line}: ${what}; expected a start or final record`,
+    );
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw bad("not an object");
+  const v = value as Record<string, JsonValue>;
+  const str = (k: string) => {
+    if (typeof v[k] !== "string") throw bad(`"${k}" is not a string`);
+  };
+  if (v.type === "start") {
+    if (Object.keys(v).sort().join(",") !== START_KEYS.join(","))
+      throw bad("unexpected members in a start record");
+    for (const k of START_KEYS) if (k !== "pid") str(k);
+    if (!Number.isSafeInteger(v.pid)) throw bad('"pid" is not an integer');
+    if (v.surface !== "cli" && v.surface !== "mcp") throw bad('"surface" is not cli or mcp');
+    return v as unknown as JournalStartRecord;
+  }
+  if (v.type === "final") {
+    for (const k of Object.keys(v))
+      if (!["type", "invocationId", "at", "host", "outcome", "reason", "command"].includes(k))
+        throw bad(`unexpected member "${k}" in a final record`);
+    for (const k of ["invocationId", "at", "host", "outcome", "reason"]) str(k);
+    if (v.command !== undefined) str("command");
+    if (!KINDS.has(v.outcome as string) || !REASONS.has(v.reason as string))
+      throw bad("unknown outcome or reason");
+    return v as unknown as JournalFinalRecord;
+  }
+  throw bad('"type" is neither start nor final');
+}
+
+/**
+ * Reads the invocation journal of a state directory (`journal/invocations.jsonl`):
+ * every line strict JSON, at most {@link JOURNAL_RECORD_MAX_BYTES} bytes, the
+ * file at most {@link JOURNAL_MAX_BYTES}. A malformed complete line fails
+ * closed with `journal_corrupt`; nothing is skipped. A missing file is empty.
+ *
+ * @example
+ * const { records } = await readJournal(home.root);
+ * const lost = records.filter((r) => r.type === "final" && r.reason === "host_lost");
+ */
+export async function readJournal(stateRoot: string): Promise<JournalContents> {
+  const file = journalFile(stateRoot);
+  let handle: FileHandle;
+  try {
+    handle = await open(file, constants.O_RDONLY);
+  } catch (e) {
+    if ((e as { code?: string }).code === "ENOENT") return { file, records: [], tornTailBytes: 0 };
+    throw new CoreError("journal_failed", `cannot open the journal ${file}`, { cause: e });
+  }
+  let bytes: Buffer;
+  try {
+    const { size } = await handle.stat();
+    if (size > JOURNAL_MAX_BYTES)
+      throw new CoreError(
+        "journal_too_large",
+        `the journal ${file} has ${size} bytes; at most ${JOURNAL_MAX_BYTES} are read`,
+      );
+    bytes = await readFile(handle);
+  } finally {
+    await handle.close();
+  }
+  if (bytes.length > JOURNAL_MAX_BYTES)
+    throw new CoreError(
+      "journal_too_large",
+      `the journal ${file} grew past ${JOURNAL_MAX_BYTES} bytes`,
+    );
+  const records: JournalRecord[] = [];
+  let start = 0;
+  let line = 0;
+  while (start < bytes.length) {
+    const end = bytes.indexOf(0x0a, start);
+    if (end < 0) return { file, records, tornTailBytes: bytes.length - start };
+    line++;
+    if (end - start > JOURNAL_RECORD_MAX_BYTES)
+      throw new CoreError(
+        "journal_corrupt",
+        `journal line ${line} has ${end - start} bytes; at most ${JOURNAL_RECORD_MAX_BYTES}`,
+      );
+    const parsed = parseJson(bytes.subarray(start, end));
+    if (!parsed.ok)
+      throw new CoreError("journal_corrupt", `journal line ${line} is not strict JSON`, {
+        cause: parsed.error,
+      });
+    records.push(checkRecord(parsed.value, line));
+    start = end + 1;
+  }
+  return { file, records, tornTailBytes: 0 };
+}
+
+/**
+ * The append-only writer: one canonical JSON line per record, written and
+ * flushed with `fdatasync` synchronously, so a record is on disk before the
+ * caller takes its next step (spawning, returning an outcome) and records of
+ * concurrent calls never interleave.
+ */
+export class JournalWriter {
+  readonly file: string;
+  #fd: number | undefined;
+
+  private constructor(file: string, fd: number) {
+    this.file = file;
+    this.#fd = fd;
+  }
+
+  /** Opens the journal for appending, first cutting off a torn last line (its write never completed, so nothing acted on it). */
+  static async open(stateRoot: string, tornTailBytes: number): Promise<JournalWriter> {
+    const file = journalFile(stateRoot);
+    try {
+      await mkdir(join(stateRoot, "journal"), { recursive: true });
+      const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+      if (tornTailBytes > 0) {
+        ftruncateSync(fd, fstatSync(fd).size - tornTailBytes);
+        fsyncSync(fd);
+      }
+      const dir = await open(join(stateRoot, "journal"), constants.O_RDONLY);
+      await dir.sync().finally(() => dir.close());
+      return new JournalWriter(file, fd);
+    } catch (e) {
+      throw new CoreError("journal_failed", `cannot open the journal ${file} for appending`, {
+        cause: e,
+      });
+    }
+  }
+
+  /** Appends one record; returns once it is on disk. Throws `journal_failed`. */
+  append(record: JournalRecord): void {
+    const text = Buffer.from(`${canonicalJson(record as unknown as JsonValue)}\n`);
+    if (text.length - 1 > JOURNAL_RECORD_MAX_BYTES)
+      throw new CoreError(
+        "journal_failed",
+        `a journal record would exceed ${JOURNAL_RECORD_MAX_BYTES} bytes`,
+      );
+    if (this.#fd === undefined)
+      throw new CoreError("journal_failed", `the journal ${this.file} is closed`);
+    try {
+      let off = 0;
+      while (off < text.length) off += writeSync(this.#fd, text, off);
+      fdatasyncSync(this.#fd);
+    } catch (e) {
+      throw new CoreError("journal_failed", `cannot append to the journal ${this.file}`, {
+        cause: e,
+      });
+    }
+  }
+
+  close(): void {
+    if (this.#fd === undefined) return;
+    closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+}

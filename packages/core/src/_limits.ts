@@ -1,0 +1,52 @@
+/**
+ * Most bytes of one invocation's diagnostics (child stdout, stderr and `log`
+ * frames together) written to the owner's log: 64 KiB. The rest is counted in
+ * `droppedBytes` while the streams keep being drained.
+ *
+ * @example
+ * if (outcome.diagnostics.droppedBytes > 0) console.warn(`diagnostics cut at ${DIAGNOSTICS_MAX_BYTES} bytes`);
+ */
+export const DIAGNOSTICS_MAX_BYTES = 65_536;
+
+/**
+ * Milliseconds a command has, after its cancel frame, to finish on its own
+ * before its process group gets SIGTERM.
+ *
+ * @example
+ * CANCEL_GRACE_MS; // 1000
+ */
+export const CANCEL_GRACE_MS = 1_000;
+
+/**
+ * Milliseconds between SIGTERM and SIGKILL of a command's process group.
+ *
+ * @example
+ * TERMINATE_GRACE_MS; // 500
+ */
+export const TERMINATE_GRACE_MS = 500;
+
+/**
+ * Milliseconds the core waits, after the command process exited and its
+ * process group was killed, for its stdout, stderr and channel to close.
+ *
+ * @example
+ * CLEANUP_WAIT_MS; // 2000
+ */
+export const CLEANUP_WAIT_MS = 2_000;
+
+/**
+ * Largest journal file the reader accepts: 64 MiB. A larger file fails
+ * closed with `journal_too_large` rather than being read in part.
+ *
+ * @example
+ * JOURNAL_MAX_BYTES; // 67108864
+ */
+export const JOURNAL_MAX_BYTES = 67_108_864;
+
+/**
+ * Largest journal record (one line, newline excluded), in bytes: 8 KiB.
+ *
+ * @example
+ * JOURNAL_RECORD_MAX_BYTES; // 8192
+ */
+export const JOURNAL_RECORD_MAX_BYTES = 8_192;

@@ -1,0 +1,113 @@
+import type { CommandResult } from "@rukh/command-result";
+import type { InputIssueCode } from "@rukh/descriptor";
+import type { ValidationIssue } from "@rukh/json";
+
+/**
+ * The five outcomes of an invocation; every call ends in exactly one.
+ *
+ * @example
+ * OUTCOME_KINDS.length; // 5
+ */
+export const OUTCOME_KINDS = [
+  "succeeded",
+  "command_failed",
+  "execution_failed",
+  "rejected",
+  "cancelled",
+] as const;
+
+/**
+ * One of {@link OUTCOME_KINDS}.
+ *
+ * @example
+ * const kind: OutcomeKind = "cancelled";
+ */
+export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
+
+/**
+ * Every stable `reason` code, grouped by the outcome it goes with (see
+ * docs/core.md for the table). The set is closed: a reason not listed here is
+ * never produced.
+ *
+ * @example
+ * if (outcome.outcome === "rejected" && outcome.reason === "concurrency_limit") retryLater();
+ */
+export const OUTCOME_REASONS = {
+  succeeded: ["completed"],
+  command_failed: ["command_reported", "exit_status"],
+  execution_failed: [
+    "invalid_result",
+    "result_too_large",
+    "missing_result",
+    "exit_nonzero_after_success",
+    "no_completion",
+    "crashed",
+    "protocol_error",
+    "spawn_failed",
+    "cleanup_failed",
+    "host_lost",
+    "state_unavailable",
+  ],
+  rejected: [
+    "invalid_input",
+    "not_found",
+    "not_exposed",
+    "obsolete_revision",
+    "preset_denied",
+    "feature_unsupported",
+    "interaction_required",
+    "interaction_unavailable",
+    "enforcement_unavailable",
+    "concurrency_limit",
+    "passthrough_cli_only",
+    "core_closed",
+  ],
+  cancelled: ["client_cancel", "owner_cancel", "deadline"],
+} as const;
+
+/**
+ * One of the codes in {@link OUTCOME_REASONS}.
+ *
+ * @example
+ * const reason: OutcomeReason = "deadline";
+ */
+export type OutcomeReason = (typeof OUTCOME_REASONS)[OutcomeKind][number];
+
+/**
+ * What happened to the child's output: byte counts of what it wrote and how
+ * much of that (and of its `log` frames) did not fit the per-invocation cap.
+ *
+ * @example
+ * const d: InvocationDiagnostics = { stdoutBytes: 12, stderrBytes: 0, droppedBytes: 0, logFile: "/home/u/.local/state/acme/logs/diagnostics.log" };
+ */
+export interface InvocationDiagnostics {
+  readonly stdoutBytes: number;
+  readonly stderrBytes: number;
+  readonly droppedBytes: number;
+  /** The owner's diagnostics file the kept bytes went to (absent when nothing ran). */
+  readonly logFile?: string;
+}
+
+/**
+ * The one outcome of one invocation. `message` is safe to show a client (it
+ * comes from the command's own completion or from the core, never from
+ * stdout/stderr); `issues` lists input problems of a `rejected`/`invalid_input`.
+ *
+ * @example
+ * const o: InvocationOutcome = { invocationId: "…", outcome: "succeeded", reason: "completed",
+ *   commandResult: { kind: "text", text: "hi" }, diagnostics: { stdoutBytes: 0, stderrBytes: 0, droppedBytes: 0 } };
+ */
+export interface InvocationOutcome {
+  readonly invocationId: string;
+  readonly outcome: OutcomeKind;
+  readonly reason: OutcomeReason;
+  /** The profile revision the call was pinned to, once it was resolved. */
+  readonly revisionId?: string;
+  readonly commandResult?: CommandResult;
+  readonly effects?: readonly string[];
+  readonly message?: string;
+  /** A passthrough program's exit status (`command_failed`/`exit_status`). */
+  readonly exitCode?: number;
+  readonly issues?: readonly ValidationIssue<InputIssueCode>[];
+  readonly diagnostics: InvocationDiagnostics;
+}

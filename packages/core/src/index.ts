@@ -1,0 +1,33 @@
+// The complete public surface of @rukh/core: any export added here becomes public API.
+export type {
+  CommandRef,
+  HostBinding,
+  InvocationCore,
+  InvocationCoreOptions,
+  InvocationRequest,
+} from "./_core.js";
+export { createInvocationCore } from "./_core.js";
+export type { CoreErrorCode } from "./_errors.js";
+export { CORE_ERROR_CODES, CoreError } from "./_errors.js";
+export type {
+  JournalContents,
+  JournalFinalRecord,
+  JournalRecord,
+  JournalStartRecord,
+} from "./_journal.js";
+export { readJournal } from "./_journal.js";
+export {
+  CANCEL_GRACE_MS,
+  CLEANUP_WAIT_MS,
+  DIAGNOSTICS_MAX_BYTES,
+  JOURNAL_MAX_BYTES,
+  JOURNAL_RECORD_MAX_BYTES,
+  TERMINATE_GRACE_MS,
+} from "./_limits.js";
+export type {
+  InvocationDiagnostics,
+  InvocationOutcome,
+  OutcomeKind,
+  OutcomeReason,
+} from "./_outcome.js";
+export { OUTCOME_KINDS, OUTCOME_REASONS } from "./_outcome.js";

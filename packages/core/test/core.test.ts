@@ -1,0 +1,207 @@
+import { readFileSync } from "node:fs";
+import type { StateDirectory } from "@rukh/profile";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type InvocationCore, type InvocationOutcome, readJournal } from "../src/index.js";
+import { call, cleanup, makeState, openCore } from "./_helpers.js";
+
+let state: StateDirectory;
+let root: string;
+let work: string;
+const cores = new Map<string, InvocationCore>();
+const core = async (preset: string) => {
+  let c = cores.get(preset);
+  if (c === undefined) {
+    c = await openCore(state, preset);
+    cores.set(preset, c);
+  }
+  return c;
+};
+
+beforeAll(async () => {
+  ({ state, root, work } = await makeState());
+});
+afterAll(async () => {
+  for (const c of cores.values()) await c.close();
+  cleanup(work);
+});
+
+async function journalOf(id: string) {
+  return (await readJournal(root)).records.filter((r) => r.invocationId === id);
+}
+
+describe("managed calls run to one outcome", () => {
+  it("runs a text command on MCP and journals start then final", async () => {
+    const o = await (await core("default")).invoke(call("fx.main/hello", { name: "Ada" }));
+    expect(o).toMatchObject({
+      outcome: "succeeded",
+      reason: "completed",
+      commandResult: { kind: "text", text: "hello Ada" },
+      revisionId: await state.activeRevisionId(),
+    });
+    expect((await journalOf(o.invocationId)).map((r) => r.type)).toEqual(["start", "final"]);
+    const log = readFileSync(o.diagnostics.logFile!, "utf8");
+    expect(log).toContain(o.invocationId);
+    expect(log).toContain("greeting Ada");
+  });
+
+  it("runs the same command on the CLI surface", async () => {
+    const o = await (await core("default")).invoke(
+      call("fx.main/hello", { name: "Bo" }, { surface: "cli" }),
+    );
+    expect(o.commandResult).toEqual({ kind: "text", text: "hello Bo" });
+  });
+
+  it("validates a structured result against the pinned declaration", async () => {
+    const o = await (await core("default")).invoke(call("fx.main/count", { n: 3 }));
+    expect(o).toMatchObject({
+      outcome: "succeeded",
+      commandResult: { kind: "structured", data: { total: 3 } },
+    });
+  });
+
+  it("resolves an MCP tool name in the pinned revision", async () => {
+    const projection = await state.projection();
+    const tool = projection.tools.find((t) => t.identity === "fx.main/hello")!;
+    const o = await (await core("default")).invoke({
+      command: { toolName: tool.name },
+      supplied: { values: new Map([["name", "Cy"]]) },
+      surface: "mcp",
+      revisionId: projection.revisionId,
+    });
+    expect(o.commandResult).toEqual({ kind: "text", text: "hello Cy" });
+  });
+
+  it("reports a deliberate failure as command_failed with its safe message", async () => {
+    const o = await (await core("default")).invoke(call("fx.main/fail"));
+    expect(o).toMatchObject({
+      outcome: "command_failed",
+      reason: "command_reported",
+      message: "nothing to do here",
+    });
+  });
+
+  it("runs passthrough programs on the CLI with their exit status", async () => {
+    const c = await core("default");
+    const ok = await c.invoke(call("fx.main/pt", {}, { surface: "cli", passthroughArgs: ["0"] }));
+    expect(ok).toMatchObject({ outcome: "succeeded", reason: "completed" });
+    const bad = await c.invoke(call("fx.main/pt", {}, { surface: "cli", passthroughArgs: ["7"] }));
+    expect(bad).toMatchObject({ outcome: "command_failed", reason: "exit_status", exitCode: 7 });
+  });
+
+  it("lets the CLI reach an installed command the MCP surface does not expose", async () => {
+    const o = await (await core("default")).invoke(
+      call("fx.hidden/secret", {}, { surface: "cli" }),
+    );
+    expect(o.outcome).toBe("succeeded");
+  });
+});
+
+describe("diagnostics", () => {
+  it("counts log frames against the per-invocation cap", async () => {
+    const c = await openCore(state, "default", { diagnosticsMaxBytes: 4 });
+    try {
+      const o = await c.invoke(call("fx.main/hello", { name: "Ada" }));
+      expect(o.outcome).toBe("succeeded");
+      expect(o.diagnostics.droppedBytes).toBe("greeting Ada".length);
+      expect(readFileSync(o.diagnostics.logFile!, "utf8")).toContain(`"droppedBytes":12`);
+    } finally {
+      await c.close();
+    }
+  });
+});
+
+describe("rejections spawn nothing", () => {
+  const cases: [string, string, () => Promise<InvocationOutcome>][] = [
+    [
+      "invalid_input",
+      "missing input",
+      async () => (await core("default")).invoke(call("fx.main/hello")),
+    ],
+    [
+      "invalid_input",
+      "wrong type",
+      async () => (await core("default")).invoke(call("fx.main/count", { n: "three" })),
+    ],
+    [
+      "not_found",
+      "unknown command",
+      async () => (await core("default")).invoke(call("fx.main/nope")),
+    ],
+    [
+      "not_found",
+      "unknown extension",
+      async () => (await core("default")).invoke(call("fx.nope/x")),
+    ],
+    [
+      "not_found",
+      "unknown tool name",
+      async () =>
+        (await core("default")).invoke({
+          command: { toolName: `fx_main_hello__${"0".repeat(64)}` },
+          supplied: { values: new Map() },
+          surface: "mcp",
+        }),
+    ],
+    [
+      "not_exposed",
+      "installed but not exposed on MCP",
+      async () => (await core("default")).invoke(call("fx.hidden/secret")),
+    ],
+    [
+      "preset_denied",
+      "command outside the preset",
+      async () => (await core("narrow")).invoke(call("fx.main/count", { n: 1 })),
+    ],
+    [
+      "preset_denied",
+      "requested action not allowed",
+      async () => (await core("default")).invoke(call("fx.main/greedy")),
+    ],
+    [
+      "interaction_required",
+      "interaction required on MCP",
+      async () => (await core("default")).invoke(call("fx.main/interactive")),
+    ],
+    [
+      "interaction_unavailable",
+      "optional interaction on MCP",
+      async () => (await core("default")).invoke(call("fx.main/optional")),
+    ],
+    [
+      "passthrough_cli_only",
+      "passthrough on MCP",
+      async () => (await core("default")).invoke(call("fx.main/pt")),
+    ],
+    [
+      "enforcement_unavailable",
+      "strict native without bwrap",
+      async () => (await core("strict")).invoke(call("fx.main/native_tool")),
+    ],
+    [
+      "obsolete_revision",
+      "name resolved in an older revision",
+      async () =>
+        (await core("default")).invoke(
+          call("fx.main/hello", { name: "x" }, { revisionId: "0".repeat(64) }),
+        ),
+    ],
+  ];
+  it.each(cases)("%s: %s", async (reason, _what, run) => {
+    const o = await run();
+    expect(o).toMatchObject({ outcome: "rejected", reason });
+    expect(o.diagnostics).toEqual({ stdoutBytes: 0, stderrBytes: 0, droppedBytes: 0 });
+    const records = await journalOf(o.invocationId);
+    expect(records.map((r) => r.type)).toEqual(["final"]);
+    if (reason === "invalid_input") expect(o.issues!.length).toBeGreaterThan(0);
+    else expect(o.issues).toBeUndefined();
+  });
+
+  it("rejects calls after close with core_closed", async () => {
+    const c = await openCore(state);
+    await c.close();
+    expect(await c.invoke(call("fx.main/hello", { name: "x" }))).toMatchObject({
+      outcome: "rejected",
+      reason: "core_closed",
+    });
+  });
+});

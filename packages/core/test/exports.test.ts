@@ -1,0 +1,22 @@
+import { expect, it } from "vitest";
+
+// The built entry is the public surface; a new name here is a new public API.
+it("exports exactly these names", async () => {
+  const mod = await import("../dist/index.js");
+  expect(Object.keys(mod).sort()).toMatchInlineSnapshot(`
+    [
+      "CANCEL_GRACE_MS",
+      "CLEANUP_WAIT_MS",
+      "CORE_ERROR_CODES",
+      "CoreError",
+      "DIAGNOSTICS_MAX_BYTES",
+      "JOURNAL_MAX_BYTES",
+      "JOURNAL_RECORD_MAX_BYTES",
+      "OUTCOME_KINDS",
+      "OUTCOME_REASONS",
+      "TERMINATE_GRACE_MS",
+      "createInvocationCore",
+      "readJournal",
+    ]
+  `);
+});

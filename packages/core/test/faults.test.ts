@@ -1,0 +1,215 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { StateDirectory } from "@rukh/profile";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  CANCEL_GRACE_MS,
+  CLEANUP_WAIT_MS,
+  DIAGNOSTICS_MAX_BYTES,
+  type InvocationCore,
+  readJournal,
+} from "../src/index.js";
+import { call, cleanup, MAIN_COMMANDS, makeExtension, makeState, openCore } from "./_helpers.js";
+
+let state: StateDirectory;
+let root: string;
+let work: string;
+const cores = new Map<string, InvocationCore>();
+const core = async (preset = "default") => {
+  let c = cores.get(preset);
+  if (c === undefined) {
+    c = await openCore(state, preset);
+    cores.set(preset, c);
+  }
+  return c;
+};
+
+beforeAll(async () => {
+  ({ state, root, work } = await makeState());
+});
+afterAll(async () => {
+  for (const c of cores.values()) await c.close();
+  cleanup(work);
+});
+
+/** Whether a process exists and is not a zombie waiting for a reaper. */
+function running(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+describe("each fault ends in exactly one outcome", () => {
+  it.each([
+    ["fx.main/crash", "crashed"],
+    ["fx.main/exit0", "no_completion"],
+    ["fx.main/exit1_after", "exit_nonzero_after_success"],
+    ["fx.main/bad_result", "invalid_result"],
+    ["fx.main/no_result", "missing_result"],
+    ["fx.main/big_result", "result_too_large"],
+  ])("%s → execution_failed/%s", async (identity, reason) => {
+    const o = await (await core()).invoke(call(identity));
+    expect(o).toMatchObject({ outcome: "execution_failed", reason });
+    expect(o.commandResult).toBeUndefined();
+    const finals = (await readJournal(root)).records.filter(
+      (r) => r.invocationId === o.invocationId && r.type === "final",
+    );
+    expect(finals).toEqual([expect.objectContaining({ outcome: "execution_failed", reason })]);
+  });
+
+  it("cancels a hang at the deadline and escalates to SIGTERM", async () => {
+    const started = Date.now();
+    const o = await (await core("short")).invoke(call("fx.main/hang"));
+    expect(o).toMatchObject({ outcome: "cancelled", reason: "deadline" });
+    // The escalation fits the preset's 1.5 s budget; only cleanup may follow it.
+    const took = Date.now() - started;
+    expect(took).toBeGreaterThanOrEqual(700);
+    expect(took).toBeLessThan(1_500 + CLEANUP_WAIT_MS + 1_000);
+  });
+
+  it("kills a child that ignores cancel and SIGTERM, with its grandchild", async () => {
+    const pidFile = join(work, "grandchild.pid");
+    const o = await (await core("short")).invoke(call("fx.main/stubborn", { path: pidFile }));
+    expect(o).toMatchObject({ outcome: "cancelled", reason: "deadline" });
+    const grandchild = Number(readFileSync(pidFile, "utf8"));
+    expect(grandchild).toBeGreaterThan(0);
+    for (let i = 0; i < 50 && running(grandchild); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(running(grandchild)).toBe(false);
+    const log = readFileSync(o.diagnostics.logFile!, "utf8");
+    expect(log).toContain(o.invocationId);
+  });
+
+  it("reports a program that cannot be started as spawn_failed", async () => {
+    // The store keeps no executable bits, so the fixture's native program cannot be exec'd.
+    const o = await (await core()).invoke(call("fx.main/native_tool"));
+    expect(o).toMatchObject({ outcome: "execution_failed", reason: "spawn_failed" });
+  });
+
+  it("drains 100 MB of stdout into bounded diagnostics with bounded memory", async () => {
+    const before = process.memoryUsage().rss;
+    const o = await (await core()).invoke(call("fx.main/flood"));
+    const growth = process.memoryUsage().rss - before;
+    expect(o).toMatchObject({ outcome: "succeeded", commandResult: { text: "flooded" } });
+    expect(o.diagnostics.stdoutBytes).toBe(100 * (1 << 20));
+    expect(o.diagnostics.stderrBytes).toBe("flood done\n".length);
+    expect(o.diagnostics.droppedBytes).toBeGreaterThanOrEqual(
+      o.diagnostics.stdoutBytes + o.diagnostics.stderrBytes - DIAGNOSTICS_MAX_BYTES,
+    );
+    expect(growth).toBeLessThan(40 * (1 << 20));
+  });
+
+  it("runs exactly the concurrency limit and rejects the rest at once", async () => {
+    const c = await core("pair");
+    const outcomes = await Promise.all(
+      [1, 2, 3, 4].map(() => c.invoke(call("fx.main/slow", { wait_ms: 1_500 }))),
+    );
+    const kinds = outcomes.map((o) => `${o.outcome}/${o.reason}`).sort();
+    expect(kinds).toEqual([
+      "rejected/concurrency_limit",
+      "rejected/concurrency_limit",
+      "succeeded/completed",
+      "succeeded/completed",
+    ]);
+  });
+
+  it("reports a client cancel as cancelled/client_cancel", async () => {
+    const controller = new AbortController();
+    const pending = (await core()).invoke(
+      call("fx.main/slow", { wait_ms: 20_000 }, { signal: controller.signal }),
+    );
+    setTimeout(() => controller.abort(), 300);
+    expect(await pending).toMatchObject({ outcome: "cancelled", reason: "client_cancel" });
+  });
+
+  it("spawns nothing for a call already cancelled when it arrives", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const o = await (await core()).invoke(
+      call("fx.main/hello", { name: "x" }, { signal: controller.signal }),
+    );
+    expect(o).toMatchObject({ outcome: "cancelled", reason: "client_cancel" });
+    expect(o.diagnostics.logFile).toBeUndefined();
+    const records = (await readJournal(root)).records.filter(
+      (r) => r.invocationId === o.invocationId,
+    );
+    expect(records.map((r) => r.type)).toEqual(["final"]);
+  });
+
+  it("reports an owner cancel as cancelled/owner_cancel; the first cause wins", async () => {
+    const owner = new AbortController();
+    const client = new AbortController();
+    const pending = (await core()).invoke(
+      call(
+        "fx.main/slow",
+        { wait_ms: 20_000 },
+        { signal: client.signal, ownerSignal: owner.signal },
+      ),
+    );
+    setTimeout(() => {
+      owner.abort();
+      client.abort();
+    }, 300);
+    expect(await pending).toMatchObject({ outcome: "cancelled", reason: "owner_cancel" });
+  });
+
+  it("gives one outcome when a cancel races the completion", async () => {
+    const c = await core();
+    const outcomes = await Promise.all(
+      Array.from({ length: 4 }, async (_, i) => {
+        const controller = new AbortController();
+        const pending = c.invoke(
+          call("fx.main/slow", { wait_ms: 100 }, { signal: controller.signal }),
+        );
+        setTimeout(() => controller.abort(), 60 + i * 15);
+        return pending;
+      }),
+    );
+    const records = (await readJournal(root)).records;
+    for (const o of outcomes) {
+      expect(["succeeded/completed", "cancelled/client_cancel"]).toContain(
+        `${o.outcome}/${o.reason}`,
+      );
+      expect(
+        records.filter((r) => r.invocationId === o.invocationId && r.type === "final"),
+      ).toHaveLength(1);
+    }
+  });
+
+  it("cancels running calls as owner_cancel when the core closes", async () => {
+    const c = await openCore(state);
+    const pending = c.invoke(call("fx.main/slow", { wait_ms: 20_000 }));
+    await new Promise((r) => setTimeout(r, 300));
+    await c.close();
+    expect(await pending).toMatchObject({ outcome: "cancelled", reason: "owner_cancel" });
+  });
+
+  it("exports a grace shorter than the test deadlines", () => {
+    expect(CANCEL_GRACE_MS).toBeLessThanOrEqual(1_000);
+  });
+});
+
+describe("pinning", () => {
+  it("runs the release pinned at the start even if a new one is published mid-call", async () => {
+    const own = await makeState();
+    const c = await openCore(own.state);
+    try {
+      const pending = c.invoke(call("fx.main/version", { wait_ms: 1_000 }));
+      await new Promise((r) => setTimeout(r, 200));
+      await own.state.install(await makeExtension(own.work, "fx.main", "2.0.0", MAIN_COMMANDS));
+      const first = await pending;
+      expect(first).toMatchObject({ outcome: "succeeded", commandResult: { text: "1.0.0" } });
+      const second = await c.invoke(call("fx.main/version"));
+      expect(second).toMatchObject({ outcome: "succeeded", commandResult: { text: "2.0.0" } });
+      expect(second.revisionId).not.toBe(first.revisionId);
+      const stale = await c.invoke(call("fx.main/version", {}, { revisionId: first.revisionId! }));
+      expect(stale).toMatchObject({ outcome: "rejected", reason: "obsolete_revision" });
+      expect(existsSync(join(own.root, "store"))).toBe(true);
+    } finally {
+      await c.close();
+      cleanup(own.work);
+    }
+  });
+});

@@ -1,0 +1,114 @@
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CoreError, createInvocationCore, readJournal } from "../src/index.js";
+import { binding, call, cleanup, makeState, openCore } from "./_helpers.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("journal and recovery", () => {
+  it("finalizes a call whose host was SIGKILLed as host_lost and never re-runs it", async () => {
+    const { state, root, work } = await makeState();
+    try {
+      const marker = join(work, "marker.txt");
+      const host = spawn(
+        process.execPath,
+        [new URL("./fixtures/host.mjs", import.meta.url).pathname, root, marker],
+        { stdio: "ignore" },
+      );
+      const exited = new Promise((r) => host.once("exit", r));
+      for (let i = 0; i < 300 && !existsSync(marker); i++) await sleep(20);
+      expect(readFileSync(marker, "utf8")).toBe("ran\n");
+      host.kill("SIGKILL");
+      await exited;
+
+      const before = (await readJournal(root)).records;
+      const start = before.find((r) => r.type === "start" && r.command === "fx.main/marker");
+      expect(start).toBeDefined();
+      expect(before.filter((r) => r.invocationId === start!.invocationId)).toHaveLength(1);
+
+      const core = await openCore(state);
+      expect(core.recovered).toEqual([start!.invocationId]);
+      await core.close();
+      const after = (await readJournal(root)).records.filter(
+        (r) => r.invocationId === start!.invocationId,
+      );
+      expect(after.map((r) => (r.type === "final" ? `${r.outcome}/${r.reason}` : r.type))).toEqual([
+        "start",
+        "execution_failed/host_lost",
+      ]);
+      // A second start-up finds nothing left to recover.
+      const again = await openCore(state);
+      expect(again.recovered).toEqual([]);
+      await again.close();
+      await sleep(300);
+      expect(readFileSync(marker, "utf8")).toBe("ran\n");
+    } finally {
+      cleanup(work);
+    }
+  });
+
+  it("cuts off a torn last line and keeps appending whole records", async () => {
+    const { state, root, work } = await makeState();
+    try {
+      const first = await openCore(state);
+      await first.invoke(call("fx.main/hello", { name: "a" }));
+      await first.close();
+      const file = join(root, "journal", "invocations.jsonl");
+      appendFileSync(file, '{"type":"start","invoc');
+      expect((await readJournal(root)).tornTailBytes).toBeGreaterThan(0);
+      const second = await openCore(state);
+      await second.invoke(call("fx.main/hello", { name: "b" }));
+      await second.close();
+      const contents = await readJournal(root);
+      expect(contents.tornTailBytes).toBe(0);
+      expect(contents.records.map((r) => r.type)).toEqual(["start", "final", "start", "final"]);
+    } finally {
+      cleanup(work);
+    }
+  });
+
+  it.each([
+    ["not JSON", "nonsense\n"],
+    ["duplicate keys", '{"type":"final","type":"final"}\n'],
+    ["unknown record", '{"type":"other"}\n'],
+    [
+      "unknown reason",
+      '{"type":"final","invocationId":"x","at":"t","host":"h","outcome":"succeeded","reason":"maybe"}\n',
+    ],
+    ["over the record limit", `${JSON.stringify({ type: "final", pad: "x".repeat(9_000) })}\n`],
+  ])("fails closed on a journal line that is %s", async (_what, line) => {
+    const { state, root, work } = await makeState();
+    try {
+      const c = await openCore(state);
+      await c.close();
+      writeFileSync(join(root, "journal", "invocations.jsonl"), line);
+      await expect(readJournal(root)).rejects.toMatchObject({ code: "journal_corrupt" });
+      await expect(createInvocationCore({ state, binding: binding() })).rejects.toBeInstanceOf(
+        CoreError,
+      );
+    } finally {
+      cleanup(work);
+    }
+  });
+
+  it("rejects a command of a disabled extension on the CLI as not_exposed", async () => {
+    const { state, work } = await makeState();
+    try {
+      await state.disable("fx.hidden");
+      const c = await openCore(state);
+      expect(await c.invoke(call("fx.hidden/secret", {}, { surface: "cli" }))).toMatchObject({
+        outcome: "rejected",
+        reason: "not_exposed",
+      });
+      await c.close();
+    } finally {
+      cleanup(work);
+    }
+  });
+
+  it("reads a missing journal as empty", async () => {
+    expect((await readJournal("/nonexistent-rukh-state")).records).toEqual([]);
+  });
+});
