@@ -1,4 +1,4 @@
-import { type JsonValue, pointerAppend, type Validation } from "@rukh/json";
+import { codePointLength, type JsonValue, pointerAppend, type Validation } from "@rukh/json";
 import type { CommandResultIssueCode } from "./_codes.js";
 import { type CommandResultLimits, resolveLimits } from "./_limits.js";
 import { type Issue, readBounded } from "./_measure.js";
@@ -212,20 +212,8 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   });
 }
 
-/** Number of Unicode code points in a well-formed string. */
-export function codePointLength(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
-      n--;
-      i++;
-    }
-  }
-  return n;
-}
-
-function describe(v: JsonValue): string {
+/** Names the JSON type of a value for messages. */
+export function describe(v: JsonValue): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
   if (typeof v === "object") return "an object";

@@ -1,12 +1,12 @@
-import { type JsonValue, numberSourceText, type Validation } from "@rukh/json";
+import { codePointLength, type JsonValue, numberSourceText, type Validation } from "@rukh/json";
 import type { CommandResultIssueCode } from "./_codes.js";
 import { type CommandResultLimits, resolveLimits } from "./_limits.js";
 import { type Issue, pointerOf, readBounded } from "./_measure.js";
 import {
   type CompiledSchema,
   checkResultSchema,
-  codePointLength,
   compiledSchemaOf,
+  describe,
   type ResultSchema,
 } from "./_schema.js";
 
@@ -197,15 +197,6 @@ export function validateWithClock(
 
 function invalidDeclaration(message: string): Validation<never, CommandResultIssueCode> {
   return { ok: false, issues: [{ path: "", code: "invalid_declaration", message }] };
-}
-
-function describe(v: JsonValue): string {
-  if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  if (typeof v === "object") return "an object";
-  if (typeof v === "string") return "a string";
-  if (typeof v === "number") return Number.isInteger(v) ? "an integer" : "a number";
-  return "a boolean";
 }
 
 const EXPECTED: Readonly<Record<CompiledSchema["type"], string>> = {

@@ -21,7 +21,6 @@ import {
   type CancelCause,
   type CompletionMessage,
   type IpcError,
-  type IpcErrorCode,
   spawnCommandProcess,
 } from "@rukh/ipc";
 import type { JsonObject, ValidationIssue } from "@rukh/json";
@@ -193,21 +192,6 @@ function pidAlive(pid: number): boolean {
     return (e as { code?: string }).code === "EPERM";
   }
 }
-
-const PROTOCOL_ERRORS: ReadonlySet<IpcErrorCode> = new Set([
-  "handshake_failed",
-  "unsupported_protocol",
-  "frame_too_large",
-  "malformed_frame",
-  "bad_mac",
-  "out_of_sequence",
-  "truncated_frame",
-  "invalid_json",
-  "invalid_message",
-  "unexpected_message",
-  "duplicate_completion",
-  "diagnostics_limit",
-]);
 
 const SIZE_ISSUES: ReadonlySet<CommandResultIssueCode> = new Set([
   "too_large",
@@ -913,8 +897,7 @@ function decide(
   if (completion === undefined) {
     if (spawnError !== undefined || channelError?.code === "spawn_failed")
       return failed("spawn_failed", diagnostics);
-    if (channelError !== undefined && PROTOCOL_ERRORS.has(channelError.code))
-      return failed("protocol_error", diagnostics);
+    if (channelError?.protocolViolation) return failed("protocol_error", diagnostics);
     if (exit?.code === 0) return failed("no_completion", diagnostics);
     return failed("crashed", diagnostics);
   }

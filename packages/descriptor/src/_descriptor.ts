@@ -1,5 +1,6 @@
 import { checkResultSchema, type ResultSchema } from "@rukh/command-result";
 import {
+  codePointLength,
   type JsonObject,
   type JsonValue,
   numberSourceText,
@@ -29,7 +30,7 @@ import {
   type ScalarSpec,
   type ScalarValue,
 } from "./_model.js";
-import { codePointLength, compareDecimal, decodeScalarJson, shown } from "./_values.js";
+import { compareDecimal, decodeScalarJson, shown } from "./_values.js";
 
 type Issue = ValidationIssue<DescriptorIssueCode>;
 

@@ -1,4 +1,4 @@
-import type { JsonValue } from "@rukh/json";
+import { codePointLength, type JsonValue } from "@rukh/json";
 import type { InputIssueCode } from "./_codes.js";
 import { MAX_DECIMAL_LENGTH, MAX_STRING_INPUT_LENGTH } from "./_limits.js";
 import type { ScalarSpec, ScalarValue } from "./_model.js";
@@ -21,22 +21,6 @@ const bad = (code: InputIssueCode, message: string): Decoded => ({ ok: false, co
 export function shown(value: unknown): string {
   const text = typeof value === "string" ? JSON.stringify(value) : String(JSON.stringify(value));
   return text.length > 48 ? `${text.slice(0, 45)}…` : text;
-}
-
-/** Length in Unicode code points. */
-export function codePointLength(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n--;
-        i++;
-      }
-    }
-  }
-  return n;
 }
 
 function stringValue(s: string): Decoded {

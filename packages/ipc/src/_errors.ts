@@ -27,6 +27,23 @@ export const IPC_ERROR_CODES = [
 /** One of {@link IPC_ERROR_CODES}. */
 export type IpcErrorCode = (typeof IPC_ERROR_CODES)[number];
 
+// The codes by which a peer broke the protocol (as opposed to going away,
+// timing out or local misuse).
+const PROTOCOL_VIOLATIONS: ReadonlySet<IpcErrorCode> = new Set([
+  "handshake_failed",
+  "unsupported_protocol",
+  "frame_too_large",
+  "malformed_frame",
+  "bad_mac",
+  "out_of_sequence",
+  "truncated_frame",
+  "invalid_json",
+  "invalid_message",
+  "unexpected_message",
+  "duplicate_completion",
+  "diagnostics_limit",
+]);
+
 /**
  * The one error type of `@rukh/ipc`. `code` is stable and safe to branch on;
  * `message` says what failed and what was expected; `cause` carries the
@@ -43,5 +60,10 @@ export class IpcError extends Error {
   constructor(code: IpcErrorCode, message: string, options?: ErrorOptions) {
     super(message, options);
     this.code = code;
+  }
+
+  /** True when the peer broke the protocol (forged, malformed, oversized or out-of-order frames, a bad handshake). */
+  get protocolViolation(): boolean {
+    return PROTOCOL_VIOLATIONS.has(this.code);
   }
 }

@@ -7,7 +7,7 @@ import {
   FrameReader,
   HOST_TO_CHILD,
 } from "../src/_frame.js";
-import { IPC_MAX_FRAME_BYTES } from "../src/index.js";
+import { IPC_MAX_FRAME_BYTES, IpcError, type IpcErrorCode } from "../src/index.js";
 
 const secret = randomBytes(32);
 const payload = (s: string) => Buffer.from(s, "utf8");
@@ -83,5 +83,18 @@ describe("FrameReader", () => {
     expect(codeOf(() => encodeFrame(secret, CHILD_TO_HOST, 0, Buffer.alloc(big.length + 1)))).toBe(
       "frame_too_large",
     );
+  });
+});
+
+describe("IpcError.protocolViolation", () => {
+  it.each<[IpcErrorCode, boolean]>([
+    ["bad_mac", true],
+    ["out_of_sequence", true],
+    ["frame_too_large", true],
+    ["handshake_timeout", false],
+    ["closed_before_completion", false],
+    ["spawn_failed", false],
+  ])("%s → %s", (code, expected) => {
+    expect(new IpcError(code, "x").protocolViolation).toBe(expected);
   });
 });

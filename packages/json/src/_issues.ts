@@ -36,3 +36,26 @@ export function pointerAppend(pointer: string, token: string | number): string {
     typeof token === "number" ? String(token) : token.replaceAll("~", "~0").replaceAll("/", "~1");
   return `${pointer}/${t}`;
 }
+
+/**
+ * Length of a string in Unicode code points (a surrogate pair counts once, an
+ * unpaired surrogate once). The one definition of "length" for Rukh's string
+ * limits, shared by inputs and results.
+ *
+ * @example
+ * codePointLength("a😀"); // 2
+ */
+export function codePointLength(s: string): number {
+  let n = s.length;
+  for (let i = 0; i + 1 < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n--;
+        i++;
+      }
+    }
+  }
+  return n;
+}

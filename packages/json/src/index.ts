@@ -3,7 +3,7 @@ export { canonicalJson, fingerprint, sha256Hex } from "./_canonical.js";
 export type { JsonErrorCode } from "./_errors.js";
 export { JSON_ERROR_CODES, JsonError } from "./_errors.js";
 export type { Validation, ValidationIssue } from "./_issues.js";
-export { pointerAppend } from "./_issues.js";
+export { codePointLength, pointerAppend } from "./_issues.js";
 export type {
   JsonLimits,
   JsonObject,

@@ -12,6 +12,7 @@ it("exports exactly these names", async () => {
       "JSON_MAX_NODES",
       "JsonError",
       "canonicalJson",
+      "codePointLength",
       "fingerprint",
       "numberSourceText",
       "parseJson",

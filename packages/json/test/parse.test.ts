@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
+  codePointLength,
   DEFAULT_JSON_LIMITS,
   JSON_MAX_BYTES,
   JsonError,
@@ -173,4 +174,16 @@ describe("pointerAppend", () => {
     ["/p", "a/b~c", "/p/a~1b~0c"],
     ["", "", "/"],
   ])("%s + %s", (base, token, expected) => expect(pointerAppend(base, token)).toBe(expected));
+});
+
+describe("codePointLength", () => {
+  it.each<[string, number]>([
+    ["", 0],
+    ["abc", 3],
+    ["a😀", 2],
+    ["é", 1],
+    ["\ud800", 1],
+    ["\ud800x", 2],
+    ["\udc00\ud800", 2],
+  ])("%j has %i code points", (s, n) => expect(codePointLength(s)).toBe(n));
 });
