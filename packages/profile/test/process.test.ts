@@ -17,9 +17,18 @@ async function seeded(): Promise<StateDirectory> {
   return home;
 }
 
-function waitReady(child: ChildProcess): Promise<void> {
+// Resolves once the child has printed `line` (its stdout is line-oriented).
+function waitFor(child: ChildProcess, line: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    child.stdout!.once("data", () => resolve());
+    let buffered = "";
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString("utf8");
+      if (buffered.split("\n").includes(line)) {
+        child.stdout!.off("data", onData);
+        resolve();
+      }
+    };
+    child.stdout!.on("data", onData);
     child.once("exit", (code) => reject(new Error(`publisher exited early with ${code}`)));
   });
 }
@@ -32,7 +41,9 @@ describe("real processes", () => {
       const child = spawn(process.execPath, [script, "loop", home.root], {
         stdio: ["ignore", "pipe", "inherit"],
       });
-      await waitReady(child);
+      // Wait for one commit so every round makes progress whatever the
+      // machine's load, then kill at a random point of the following ones.
+      await waitFor(child, "committed");
       await new Promise((r) => setTimeout(r, Math.random() * 40));
       const exited = new Promise((r) => child.once("exit", r));
       child.kill("SIGKILL");
