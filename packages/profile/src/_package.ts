@@ -8,6 +8,7 @@ import {
 } from "node:crypto";
 import { constants } from "node:fs";
 import {
+  chmod,
   lstat,
   mkdir,
   open,
@@ -392,6 +393,14 @@ export async function storePackage(home: string, pkg: VerifiedPackage): Promise<
   );
   try {
     await mkdir(staging, { recursive: true });
+    // Packages carry no file modes (the manifest signs content only); the one
+    // file that must be executable, a native command's program, is named by
+    // the signed descriptor, so exactly those files get the execute bit.
+    const programs = new Set(
+      pkg.descriptor.commands
+        .filter((c) => c.execute.runtime === "native")
+        .map((c) => c.execute.program),
+    );
     const dirs = new Set<string>();
     for (const path of [...pkg.files.keys()].sort()) {
       const slash = path.lastIndexOf("/");
@@ -400,6 +409,7 @@ export async function storePackage(home: string, pkg: VerifiedPackage): Promise<
         dirs.add(path.slice(0, slash));
       }
       await writeDurable(join(staging, path), pkg.files.get(path)!);
+      if (programs.has(path)) await chmod(join(staging, path), 0o755);
     }
     await fsyncDir(staging);
     await mkdir(join(home, "store"), { recursive: true });

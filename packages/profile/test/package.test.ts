@@ -1,9 +1,11 @@
-import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { computeManifest, ProfileError, packPackage, StateDirectory } from "../src/index.js";
 import {
   descriptor,
+  FIXTURE_KEY,
   listing,
   makePackage,
   otherKey,
@@ -239,3 +241,32 @@ function writeTo(name: string, data: Buffer): string {
 function tgzFile(name: string, entries: Parameters<typeof rawTgz>[0]): string {
   return writeTo(`${name}.tgz`, rawTgz(entries));
 }
+
+describe("stored native programs", () => {
+  it("get the execute bit from the signed descriptor, and nothing else does", async () => {
+    const home = new StateDirectory(tempDir("rukh-exec-"));
+    await home.setConfig(ownerConfig() as never);
+    const desc = {
+      format: "rukh.extension/2",
+      id: "acme.files",
+      version: "1.0.0",
+      publisher: "acme",
+      commands: [
+        {
+          id: "run",
+          path: ["run"],
+          summary: "Run a native program",
+          execute: { mapping: "passthrough", program: "bin/tool.sh", runtime: "native" },
+        },
+      ],
+    };
+    const dir = await makePackage(work, desc, FIXTURE_KEY, {
+      "bin/tool.sh": "#!/bin/sh\necho ran\n",
+    });
+    const p = await home.install(dir);
+    const stored = join(home.root, "store", p.revision.extensions[0]!.digest);
+    expect(statSync(join(stored, "bin/tool.sh")).mode & 0o111).not.toBe(0);
+    expect(statSync(join(stored, "bin/run.mjs")).mode & 0o111).toBe(0);
+    expect(execFileSync(join(stored, "bin/tool.sh"), { encoding: "utf8" })).toBe("ran\n");
+  });
+});
