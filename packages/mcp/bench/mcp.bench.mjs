@@ -1,0 +1,284 @@
+// MCP host round trips over real stdio, against baselines measured in the same
+// run: a `tools/list` page with 10,000 installed commands against a `ping`
+// round trip on the same connection, and a `tools/call` of a trivial managed
+// command against the bare @rukh/ipc spawn + invoke of the same stored
+// program. The state directory is built before anything is timed. Run alone
+// with `node packages/mcp/bench/mcp.bench.mjs` or through `pnpm bench mcp`.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createInvocationCore } from "@rukh/core";
+import { StateDirectory, signPackage } from "@rukh/profile";
+
+const EXTENSIONS = 1_000;
+const COMMANDS = 10;
+const repo = new URL("../../../", import.meta.url);
+const key = readFileSync(new URL("fixtures/keys/example-publisher.key", repo), "utf8");
+const pub = readFileSync(new URL("fixtures/keys/example-publisher.pub", repo), "utf8").trim();
+const requireHere = createRequire(import.meta.url);
+const requireCore = createRequire(realpathSync(requireHere.resolve("@rukh/core")));
+const ipcPath = realpathSync(requireCore.resolve("@rukh/ipc"));
+const { spawnCommandProcess } = await import(pathToFileURL(ipcPath).href);
+const SERVE = fileURLToPath(new URL("../test/fixtures/serve.mjs", import.meta.url));
+
+const PROGRAM = `import { runCommandProcess, textResult } from ${JSON.stringify(pathToFileURL(ipcPath).href)};
+await runCommandProcess({ handlers: { "bench.noop/noop": () => textResult("ok") } });
+`;
+
+const managed = {
+  mapping: "managed",
+  program: "bin/run.mjs",
+  runtime: "node",
+  result: { kind: "text" },
+};
+const machine = { eligible: true, interaction: "none", requiredFeatures: [] };
+
+async function writePackage(dir, descriptor, program) {
+  mkdirSync(join(dir, "bin"), { recursive: true });
+  writeFileSync(join(dir, "rukh-extension.json"), JSON.stringify(descriptor));
+  writeFileSync(join(dir, "bin", "run.mjs"), program);
+  await signPackage(dir, key, { publisher: "acme" });
+}
+
+export async function setup() {
+  const work = realpathSync(mkdtempSync(join(tmpdir(), "rukh-mcp-bench-")));
+  const changes = [];
+  for (let i = 0; i < EXTENSIONS; i++) {
+    const dir = join(work, "src", `ext${i}`);
+    await writePackage(
+      dir,
+      {
+        format: "rukh.extension/2",
+        id: `bench.ext${i}`,
+        version: "1.0.0",
+        publisher: "acme",
+        commands: Array.from({ length: COMMANDS }, (_, c) => ({
+          id: `cmd${c}`,
+          path: [`e${i}`, `cmd${c}`],
+          summary: `Command ${c} of extension ${i}`,
+          inputs: [
+            { id: "name", type: "string", maxLength: 64, summary: "A name", required: true },
+            { id: "count", type: "integer", minimum: 0, maximum: 100, summary: "How many" },
+          ],
+          execute: managed,
+          machine,
+        })),
+      },
+      "process.exit(0);\n",
+    );
+    changes.push({ op: "install", source: dir });
+  }
+  const noopDir = join(work, "src", "noop");
+  await writePackage(
+    noopDir,
+    {
+      format: "rukh.extension/2",
+      id: "bench.noop",
+      version: "1.0.0",
+      publisher: "acme",
+      commands: [
+        { id: "noop", path: ["noop"], summary: "Nothing", inputs: [], execute: managed, machine },
+      ],
+    },
+    PROGRAM,
+  );
+  changes.push({ op: "install", source: noopDir });
+  const ids = [...Array.from({ length: EXTENSIONS }, (_, i) => `bench.ext${i}`), "bench.noop"];
+  const state = new StateDirectory(join(work, "home"));
+  await state.setConfig({
+    brand: "bench",
+    endpointNamespace: "bench",
+    trustedPublishers: [{ id: "acme", publicKey: pub }],
+    exposure: { extensions: ids },
+    presets: {
+      default: {
+        commands: ids.map((id) => `${id}/*`),
+        actions: [],
+        resources: [],
+        deadlineMs: 60_000,
+        maxConcurrency: 16,
+        enforcement: "host-trusted",
+      },
+    },
+    defaultPreset: "default",
+    mcp: { toolNames: "compact" },
+  });
+  const { revision } = await state.apply(changes);
+  const projection = await state.projection();
+  const noop = projection.tools.find((t) => t.identity === "bench.noop/noop").name;
+  const digest = revision.extensions.find((e) => e.id === "bench.noop").digest;
+  const program = join(realpathSync(join(state.root, "store", digest)), "bin", "run.mjs");
+  return { work, root: state.root, noop, program, tools: projection.tools.length };
+}
+
+/** A minimal pipelined JSON-RPC client over the server's stdio. */
+function connect(root) {
+  const child = spawn(process.execPath, [SERVE, "default"], {
+    env: { PATH: process.env.PATH ?? "", RUKH_HOME: root },
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  const waiting = new Map();
+  let buf = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (d) => {
+    buf += d;
+    for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
+      const msg = JSON.parse(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+      waiting.get(msg.id)?.(msg);
+      waiting.delete(msg.id);
+    }
+  });
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  let next = 0;
+  return {
+    request(method, params = {}) {
+      const id = next++;
+      return new Promise((resolve, reject) => {
+        waiting.set(id, (m) => (m.error ? reject(new Error(m.error.message)) : resolve(m.result)));
+        child.stdin.write(
+          `${JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } })}\n`,
+        );
+      });
+    },
+    async close() {
+      child.stdin.end();
+      await new Promise((r) => child.once("exit", r));
+    },
+  };
+}
+
+async function bareIpc(program) {
+  const proc = spawnCommandProcess({
+    program: process.execPath,
+    args: [program],
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  });
+  proc.child.stdout.resume();
+  proc.child.stderr.resume();
+  const exited = new Promise((resolve) => proc.child.once("close", resolve));
+  proc.invoke({
+    invocationId: "bench",
+    command: "bench.noop/noop",
+    inputs: {},
+    explicitInputIds: [],
+    remainingMs: 60_000,
+    features: [],
+  });
+  const done = await proc.completion;
+  if (done.outcome !== "succeeded") throw new Error("bare invocation failed");
+  await exited;
+  await proc.closed;
+}
+
+export default async function run(suite) {
+  const { work, root, noop, program, tools } = await setup();
+  const client = connect(root);
+  const core = await createInvocationCore({
+    state: new StateDirectory(root),
+    binding: { subject: "bench", actor: "bench", taskAuthorityRef: "bench", preset: "default" },
+  });
+  try {
+    const first = await client.request("tools/list");
+    if (first.tools.length !== 32 || tools !== 10_001) throw new Error("unexpected projection");
+    const cursor = first.nextCursor;
+    const list = await suite.compare(`mcp: tools/list page over stdio, ${tools} tools installed`, {
+      baseline: ["ping round trip", () => client.request("ping")],
+      cases: [
+        ["tools/list, first page (32 tools)", () => client.request("tools/list")],
+        ["tools/list, second page (cursor)", () => client.request("tools/list", { cursor })],
+      ],
+      samples: 200,
+      note: "target: page ≤ 2 ms",
+    });
+    suite.report(
+      `mcp: tools/list page over stdio, ${tools} tools installed`,
+      "overhead (first page − ping)",
+      list.cases[0] - list.baseline,
+    );
+    const call = await suite.compare("mcp: tools/call of a trivial managed command", {
+      baseline: [
+        "bare @rukh/ipc spawn + invoke + completion of the same program",
+        () => bareIpc(program),
+      ],
+      cases: [
+        [
+          "core.invoke in process, no MCP (the core's share)",
+          async () => {
+            const o = await core.invoke({
+              command: { toolName: noop },
+              supplied: { values: new Map() },
+              surface: "mcp",
+            });
+            if (o.outcome !== "succeeded") throw new Error(`${o.outcome}/${o.reason}`);
+          },
+        ],
+        [
+          "tools/call over stdio (parse, resolve, decode, core.invoke, envelope)",
+          async () => {
+            const r = await client.request("tools/call", { name: noop, arguments: {} });
+            if (r.isError) throw new Error(JSON.stringify(r.structuredContent));
+          },
+        ],
+      ],
+      samples: 40,
+      note: "target: overhead ≤ 5 ms",
+    });
+    suite.report(
+      "mcp: tools/call of a trivial managed command",
+      "overhead (tools/call median − bare median)",
+      call.cases[1] - call.baseline,
+    );
+    suite.report(
+      "mcp: tools/call of a trivial managed command",
+      "MCP adapter's share (tools/call median − core.invoke median)",
+      call.cases[1] - call.cases[0],
+    );
+  } finally {
+    await core.close();
+    await client.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+// Standalone: `node packages/mcp/bench/mcp.bench.mjs`.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const median = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    const m = s.length >> 1;
+    return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+  };
+  const time = async (fn) => {
+    const t0 = process.hrtime.bigint();
+    await fn();
+    return Number(process.hrtime.bigint() - t0) / 1e6;
+  };
+  await run({
+    async compare(group, { baseline, cases, samples = 30, warmup = 3, note = "" }) {
+      const all = [baseline, ...cases];
+      for (const [, fn] of all) for (let i = 0; i < warmup; i++) await fn();
+      const times = all.map(() => []);
+      for (let s = 0; s < samples; s++)
+        for (let i = 0; i < all.length; i++) times[i].push(await time(all[i][1]));
+      const base = median(times[0]);
+      console.log(`${group}\n  ${baseline[0]}: ${base.toFixed(3)} ms (baseline)`);
+      const out = cases.map(([name], i) => {
+        const ms = median(times[i + 1]);
+        console.log(`  ${name}: ${ms.toFixed(3)} ms (${(ms / base).toFixed(2)}×) ${note}`);
+        return ms;
+      });
+      return { baseline: base, cases: out };
+    },
+    report(group, name, value, _base, note = "") {
+      console.log(`${group}\n  ${name}: ${value.toFixed(3)} ${note || "ms"}`);
+    },
+  });
+}

@@ -1,0 +1,208 @@
+import type { Readable, Writable } from "node:stream";
+import type { McpLimits } from "./_limits.js";
+
+/** Why a channel stopped. */
+export type ChannelCloseReason =
+  | "eof"
+  | "input_error"
+  | "output_error"
+  | "partial_read_timeout"
+  | "blocked_write_timeout"
+  | "queue_full"
+  | "host_closed";
+
+export interface ChannelEvents {
+  /** One complete line (without its newline), at most `messageMaxBytes` long. */
+  line(bytes: Buffer): void;
+  /** A line longer than `messageMaxBytes` ended; its bytes were discarded. */
+  oversize(bytes: number): void;
+  /** Input ended (end of file or a read error); writing still works. */
+  ended(reason: ChannelCloseReason): void;
+  /** The channel closed itself because a bound or deadline was breached or output failed. */
+  broken(reason: ChannelCloseReason): void;
+}
+
+/**
+ * Newline-delimited framing over a byte stream pair, with hard bounds: a line
+ * is never buffered beyond the message limit, an incomplete line and a
+ * blocked write each have a fixed deadline from their start, and the outgoing
+ * queue is bounded. Nothing is skipped silently: every discarded line is
+ * reported to the host, which answers it.
+ */
+export class StdioChannel {
+  readonly #input: Readable;
+  readonly #write: (chunk: Buffer, cb: (err?: Error | null) => void) => unknown;
+  readonly #limits: McpLimits;
+  readonly #events: ChannelEvents;
+  #parts: Buffer[] = [];
+  #partBytes = 0;
+  #discarding = 0;
+  #lineTimer: NodeJS.Timeout | undefined;
+  #inFlight: { started: number; bytes: number }[] = [];
+  #queuedBytes = 0;
+  #writeTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+  #inputDone = false;
+  #drainWaiters: (() => void)[] = [];
+  readonly #onData = (chunk: Buffer) => this.#read(chunk);
+  readonly #onEnd = () => this.#finishInput("eof");
+  readonly #onInputError = () => this.#finishInput("input_error");
+  readonly #onOutputError = () => this.close("output_error");
+
+  constructor(
+    input: Readable,
+    output: Writable,
+    write: ((chunk: Buffer, cb: (err?: Error | null) => void) => unknown) | undefined,
+    limits: McpLimits,
+    events: ChannelEvents,
+  ) {
+    this.#input = input;
+    this.#write = write ?? ((chunk, cb) => output.write(chunk, cb));
+    this.#limits = limits;
+    this.#events = events;
+    input.on("data", this.#onData);
+    input.on("end", this.#onEnd);
+    input.on("error", this.#onInputError);
+    this.#output = output;
+    output.on("error", this.#onOutputError);
+    input.resume();
+  }
+
+  readonly #output: Writable;
+
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  #read(chunk: Buffer): void {
+    if (this.#closed || this.#inputDone) return;
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(10, start);
+      const end = nl === -1 ? chunk.length : nl;
+      const piece = chunk.subarray(start, end);
+      if (this.#discarding > 0) this.#discarding += piece.length;
+      else if (this.#partBytes + piece.length > this.#limits.messageMaxBytes) {
+        this.#discarding = this.#partBytes + piece.length;
+        this.#parts = [];
+        this.#partBytes = 0;
+      } else if (piece.length > 0) {
+        // Copy: the stream may reuse its buffer, and a partial line must outlive it.
+        this.#parts.push(nl === -1 ? Buffer.from(piece) : piece);
+        this.#partBytes += piece.length;
+      }
+      if (nl === -1) {
+        if (this.#lineTimer === undefined && (this.#partBytes > 0 || this.#discarding > 0))
+          this.#lineTimer = setTimeout(
+            () => this.close("partial_read_timeout"),
+            this.#limits.ioDeadlineMs,
+          );
+        return;
+      }
+      start = nl + 1;
+      clearTimeout(this.#lineTimer);
+      this.#lineTimer = undefined;
+      if (this.#discarding > 0) {
+        const n = this.#discarding;
+        this.#discarding = 0;
+        this.#events.oversize(n);
+      } else {
+        const line = this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts);
+        this.#parts = [];
+        this.#partBytes = 0;
+        this.#events.line(line);
+      }
+      if (this.#closed) return;
+    }
+  }
+
+  #finishInput(reason: ChannelCloseReason): void {
+    if (this.#inputDone || this.#closed) return;
+    this.#inputDone = true;
+    clearTimeout(this.#lineTimer);
+    this.#lineTimer = undefined;
+    this.#detachInput();
+    // A final line without its newline is incomplete: it is not a message.
+    this.#events.ended(reason);
+  }
+
+  #detachInput(): void {
+    this.#input.off("data", this.#onData);
+    this.#input.off("end", this.#onEnd);
+    this.#input.off("error", this.#onInputError);
+    this.#input.pause();
+  }
+
+  /**
+   * Queues one encoded message (newline added here). Returns false when the
+   * channel is closed or the queue bound was exceeded (the channel then closes).
+   */
+  send(encoded: Buffer): boolean {
+    if (this.#closed) return false;
+    const bytes = encoded.length + 1;
+    if (
+      this.#inFlight.length + 1 > this.#limits.queueMaxMessages ||
+      this.#queuedBytes + bytes > this.#limits.queueMaxBytes
+    ) {
+      this.close("queue_full");
+      return false;
+    }
+    const entry = { started: Date.now(), bytes };
+    this.#inFlight.push(entry);
+    this.#queuedBytes += bytes;
+    if (this.#writeTimer === undefined) this.#armWriteTimer();
+    const framed = Buffer.allocUnsafe(bytes);
+    encoded.copy(framed);
+    framed[encoded.length] = 10;
+    try {
+      this.#write(framed, (err) => this.#written(entry, err));
+    } catch {
+      this.close("output_error");
+      return false;
+    }
+    return true;
+  }
+
+  #written(entry: { started: number; bytes: number }, err: Error | null | undefined): void {
+    const i = this.#inFlight.indexOf(entry);
+    if (i !== -1) {
+      this.#inFlight.splice(i, 1);
+      this.#queuedBytes -= entry.bytes;
+    }
+    if (err) {
+      this.close("output_error");
+      return;
+    }
+    clearTimeout(this.#writeTimer);
+    this.#writeTimer = undefined;
+    if (this.#inFlight.length > 0) this.#armWriteTimer();
+    else for (const w of this.#drainWaiters.splice(0)) w();
+  }
+
+  #armWriteTimer(): void {
+    const oldest = this.#inFlight[0];
+    const wait = oldest === undefined ? 0 : oldest.started + this.#limits.ioDeadlineMs - Date.now();
+    this.#writeTimer = setTimeout(() => this.close("blocked_write_timeout"), Math.max(0, wait));
+  }
+
+  /** Resolves when every queued message was written (or the channel closed). */
+  drained(): Promise<void> {
+    if (this.#inFlight.length === 0 || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => this.#drainWaiters.push(resolve));
+  }
+
+  /** Stops reading and writing for good; `host_closed` is the host's own decision. */
+  close(reason: ChannelCloseReason): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#lineTimer);
+    clearTimeout(this.#writeTimer);
+    this.#output.off("error", this.#onOutputError);
+    // Keep a late EPIPE from becoming an unhandled error event.
+    this.#output.on("error", () => {});
+    for (const w of this.#drainWaiters.splice(0)) w();
+    this.#inputDone = true;
+    this.#detachInput();
+    if (reason !== "host_closed") this.#events.broken(reason);
+  }
+}

@@ -1,0 +1,743 @@
+import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Readable, Writable } from "node:stream";
+// Types only: the SDK's wire types keep our hand-built results honest (ADR 0009).
+import type {
+  CallToolResult,
+  DiscoverResult,
+  InitializeResult,
+  ListToolsResult,
+  Tool,
+} from "@modelcontextprotocol/server";
+import {
+  createInvocationCore,
+  type HostBinding,
+  type InvocationCore,
+  type InvocationOutcome,
+} from "@rukh/core";
+import {
+  type CommandSpec,
+  decodeJsonInputs,
+  type ExtensionDescriptor,
+  parseDescriptor,
+} from "@rukh/descriptor";
+import type { JsonObject, JsonValue } from "@rukh/json";
+import {
+  DESCRIPTOR_PATH,
+  listTools,
+  type McpTool,
+  ProfileError,
+  resolveTool,
+  StateDirectory,
+  type ToolProjection,
+} from "@rukh/profile";
+import { type ChannelCloseReason, StdioChannel } from "./_channel.js";
+import { JSONRPC_ERROR_CODES, McpError } from "./_errors.js";
+import { type McpLimits, resolveLimits } from "./_limits.js";
+import { decodeMessage, type IncomingMessage, type RequestId } from "./_message.js";
+
+/** The protocol version served per request, without a session. */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
+/** The earlier versions served through `initialize`, newest first. */
+export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
+/** Every protocol version this host speaks. */
+export const MCP_PROTOCOL_VERSIONS = [
+  MODERN_PROTOCOL_VERSION,
+  ...LEGACY_PROTOCOL_VERSIONS,
+] as const;
+
+const META_VERSION = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+const META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
+/** How often the active revision is checked while someone listens for list changes. */
+const WATCH_INTERVAL_MS = 250;
+const HOST_VERSION = "0.1.0";
+
+/**
+ * Where the host's own log lines go (never stdout).
+ *
+ * @example
+ * const logger: McpLogger = { log: (level, message, data) => process.stderr.write(`${level} ${message}\n`) };
+ */
+export interface McpLogger {
+  log(level: "info" | "warn" | "error", message: string, data?: Record<string, unknown>): void;
+}
+
+/**
+ * Options of {@link serveStdio}.
+ *
+ * @example
+ * const options: ServeStdioOptions = { state: resolveStateDir({ brand: "acme" }),
+ *   binding: { subject: "alice", actor: "mcp", taskAuthorityRef: "local", preset: "default" } };
+ */
+export interface ServeStdioOptions {
+  /** The state directory, or its root path. */
+  readonly state: StateDirectory | string;
+  /** The launch binding: fixed for the life of the process. */
+  readonly binding: HostBinding;
+  /** Default `process.stdin`. */
+  readonly input?: Readable;
+  /** Default `process.stdout`; while serving it, other writes to it are diverted to stderr. */
+  readonly output?: Writable;
+  readonly logger?: McpLogger;
+  /** Tighter limits than {@link MCP_LIMITS}. */
+  readonly limits?: Partial<McpLimits>;
+  /** `serverInfo` reported to clients; default `{ name: "rukh", version }`. */
+  readonly serverInfo?: { readonly name: string; readonly version: string };
+}
+
+/**
+ * Why a host stopped: the channel's reason, or `"closed"` after {@link McpHost.close}.
+ *
+ * @example
+ * const why: McpCloseReason = await host.closed; // "eof"
+ */
+export type McpCloseReason = ChannelCloseReason | "closed";
+
+/**
+ * A running stdio MCP host.
+ *
+ * @example
+ * const host = await serveStdio({ state, binding });
+ * await host.closed;
+ */
+export interface McpHost {
+  /** The immutable launch binding. */
+  readonly binding: HostBinding;
+  /** Settles once the transport closed and every owned invocation was finalized. */
+  readonly closed: Promise<McpCloseReason>;
+  /** Closes the transport, cancels running invocations (owner cancel) and finalizes. */
+  close(): Promise<McpCloseReason>;
+}
+
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: JsonValue,
+  ) {
+    super(message);
+  }
+}
+
+const presetMissing = () =>
+  new RpcError(
+    JSONRPC_ERROR_CODES.internalError,
+    "the host's task preset is not defined in the active profile",
+  );
+
+// One answer for every name that cannot be called, so none reveals more than another.
+const unknownTool = () => new RpcError(JSONRPC_ERROR_CODES.invalidParams, "Unknown tool");
+
+type Era = "modern" | "legacy";
+
+interface Pending {
+  readonly controller: AbortController;
+  cancelled: boolean;
+}
+
+const noLogger: McpLogger = { log() {} };
+
+function idKey(id: RequestId): string {
+  return `${typeof id}:${id}`;
+}
+
+function isObject(v: unknown): v is JsonObject {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/**
+ * Serves MCP on stdio for one immutable launch binding: newline-delimited
+ * JSON-RPC read with the limits of {@link MCP_LIMITS}, protocol version
+ * 2026-07-28 per request (`server/discover`, `tools/list`, `tools/call`,
+ * `ping`) and 2025-11-25/2025-06-18 through `initialize`, all entering the
+ * same invocation core. Stdout carries protocol messages only.
+ *
+ * @example
+ * const host = await serveStdio({
+ *   state: resolveStateDir({ brand: "acme" }),
+ *   binding: { subject: "alice", actor: "mcp", taskAuthorityRef: "local", preset: "default" },
+ * });
+ * await host.closed;
+ */
+export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
+  const limits = resolveLimits(options.limits);
+  const logger = options.logger ?? noLogger;
+  const state =
+    typeof options.state === "string" ? new StateDirectory(options.state) : options.state;
+  const binding: HostBinding = Object.freeze({ ...options.binding });
+  for (const k of ["subject", "actor", "taskAuthorityRef", "preset"] as const)
+    if (typeof binding[k] !== "string" || binding[k].length === 0)
+      throw new McpError("invalid_binding", `binding.${k} must be a non-empty string`);
+  const serverInfo = Object.freeze({
+    name: options.serverInfo?.name ?? "rukh",
+    version: options.serverInfo?.version ?? HOST_VERSION,
+  });
+  let core: InvocationCore;
+  try {
+    core = await createInvocationCore({ state, binding });
+  } catch (e) {
+    throw new McpError("state_unavailable", "cannot open the invocation core", { cause: e });
+  }
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+
+  // While we own process stdout, any other write to it (a stray console.log,
+  // a library banner) goes to stderr instead of corrupting the protocol.
+  let restoreStdout: (() => void) | undefined;
+  let rawWrite: ((chunk: Buffer, cb: (err?: Error | null) => void) => unknown) | undefined;
+  if (output === process.stdout) {
+    const original = process.stdout.write;
+    const bound = original.bind(process.stdout) as (
+      chunk: Buffer,
+      cb: (err?: Error | null) => void,
+    ) => boolean;
+    rawWrite = bound;
+    process.stdout.write = ((...args: unknown[]) =>
+      (process.stderr.write as (...a: unknown[]) => boolean)(...args)) as typeof original;
+    restoreStdout = () => {
+      process.stdout.write = original;
+    };
+  }
+
+  const owner = new AbortController();
+  const pending = new Map<string, Pending>();
+  const work = new Set<Promise<void>>();
+  const projections = new Map<string, { projection: ToolProjection; visible: Set<string> }>();
+  const descriptors = new Map<string, ExtensionDescriptor>();
+  let cursorKey: Buffer | undefined;
+  let legacyVersion: string | undefined;
+  const erasSeen = new Set<Era>();
+  let finishing = false;
+  // Open `subscriptions/listen` streams (modern) and whether a legacy client listens.
+  const listeners = new Map<string, { id: RequestId; end: () => void }>();
+  let legacyListening = false;
+  let watchTimer: NodeJS.Timeout | undefined;
+  let watchedRevision: string | null | undefined;
+  let watchBusy = false;
+  let resolveClosed!: (r: McpCloseReason) => void;
+  const closed = new Promise<McpCloseReason>((r) => {
+    resolveClosed = r;
+  });
+
+  const channel = new StdioChannel(input, output, rawWrite, limits, {
+    line: (bytes) => onLine(bytes),
+    oversize: (n) => {
+      logger.log("warn", "discarded an oversized message", { bytes: n });
+      sendError(
+        null,
+        JSONRPC_ERROR_CODES.invalidRequest,
+        `Invalid request: message exceeds ${limits.messageMaxBytes} bytes`,
+      );
+    },
+    ended: (reason) => void finish(reason, false),
+    broken: (reason) => void finish(reason, true),
+  });
+
+  async function finish(reason: McpCloseReason, abort: boolean): Promise<void> {
+    if (finishing) return;
+    finishing = true;
+    logger.log(abort ? "warn" : "info", "stdio transport finishing", { reason });
+    if (abort) owner.abort(new Error(`transport closed: ${reason}`));
+    stopWatching();
+    legacyListening = false;
+    // Subscriptions end gracefully (a final listen result) when the channel can still carry it.
+    for (const l of [...listeners.values()]) l.end();
+    // Owned work is bounded by its invocation deadline; each settles exactly once.
+    while (work.size > 0) await Promise.allSettled([...work]);
+    if (!abort) await channel.drained();
+    channel.close("host_closed");
+    try {
+      await core.close();
+    } catch (e) {
+      logger.log("error", "closing the invocation core failed", { error: String(e) });
+    }
+    restoreStdout?.();
+    resolveClosed(reason);
+  }
+
+  function encode(message: object): Buffer {
+    return Buffer.from(JSON.stringify(message), "utf8");
+  }
+
+  function sendError(id: RequestId | null, code: number, message: string, data?: JsonValue) {
+    const error: Record<string, unknown> = { code, message };
+    if (data !== undefined) error.data = data;
+    channel.send(encode({ jsonrpc: "2.0", id, error }));
+  }
+
+  function sendResult(id: RequestId, result: object): void {
+    let bytes = encode({ jsonrpc: "2.0", id, result });
+    if (bytes.length > limits.responseMaxBytes) {
+      logger.log("warn", "response too large", { bytes: bytes.length });
+      // A finalized call stays identifiable: its envelope (without the result) travels as data.
+      const env = (result as { structuredContent?: Record<string, unknown> }).structuredContent;
+      const data =
+        env === undefined
+          ? undefined
+          : { invocationId: env.invocationId, outcome: env.outcome, reason: env.reason };
+      bytes = encode({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: JSONRPC_ERROR_CODES.internalError,
+          message: `the response would exceed ${limits.responseMaxBytes} bytes`,
+          ...(data !== undefined && { data }),
+        },
+      });
+    }
+    channel.send(bytes);
+  }
+
+  function onLine(bytes: Buffer): void {
+    if (finishing) return;
+    // Tolerate CRLF framing and blank keep-alive lines.
+    let line = bytes;
+    if (line.length > 0 && line[line.length - 1] === 13) line = line.subarray(0, line.length - 1);
+    if (line.length === 0) return;
+    const msg = decodeMessage(line, limits);
+    if (msg.kind === "rejected") {
+      sendError(msg.id, msg.code, msg.message);
+      return;
+    }
+    if (msg.kind === "response") return;
+    if (msg.kind === "notification") {
+      onNotification(msg);
+      return;
+    }
+    const key = idKey(msg.id);
+    if (pending.has(key)) {
+      sendError(null, JSONRPC_ERROR_CODES.invalidRequest, "Invalid request: id is already in use");
+      return;
+    }
+    const entry: Pending = { controller: new AbortController(), cancelled: false };
+    pending.set(key, entry);
+    const job = handle(msg, entry)
+      .then(
+        (result) => {
+          if (!entry.cancelled) sendResult(msg.id, result);
+        },
+        (e: unknown) => {
+          if (entry.cancelled) return;
+          if (e instanceof RpcError) sendError(msg.id, e.code, e.message, e.data);
+          else {
+            logger.log("error", "request failed", { method: msg.method, error: String(e) });
+            sendError(msg.id, JSONRPC_ERROR_CODES.internalError, "Internal error");
+          }
+        },
+      )
+      .finally(() => {
+        pending.delete(key);
+        work.delete(job);
+      });
+    work.add(job);
+  }
+
+  function onNotification(msg: Extract<IncomingMessage, { kind: "notification" }>): void {
+    if (msg.method === "notifications/cancelled") {
+      const id = msg.params?.requestId;
+      if (typeof id !== "string" && typeof id !== "number") return;
+      const entry = pending.get(idKey(id));
+      if (entry === undefined || entry.cancelled) return;
+      entry.cancelled = true;
+      entry.controller.abort(new Error("cancelled by the client"));
+    }
+    if (msg.method === "notifications/initialized" && legacyVersion !== undefined) {
+      legacyListening = true;
+      startWatching();
+    }
+    // Anything else carries nothing we act on.
+  }
+
+  function startWatching(): void {
+    if (watchTimer !== undefined || finishing) return;
+    watchTimer = setInterval(() => void checkRevision(), WATCH_INTERVAL_MS);
+    void checkRevision();
+  }
+
+  function stopWatching(): void {
+    clearInterval(watchTimer);
+    watchTimer = undefined;
+    watchedRevision = undefined;
+  }
+
+  async function checkRevision(): Promise<void> {
+    if (watchBusy) return;
+    watchBusy = true;
+    try {
+      const rid = await state.activeRevisionId();
+      const before = watchedRevision;
+      watchedRevision = rid;
+      if (before === undefined || before === rid || finishing) return;
+      if (legacyListening)
+        channel.send(encode({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }));
+      for (const l of listeners.values())
+        channel.send(
+          encode({
+            jsonrpc: "2.0",
+            method: "notifications/tools/list_changed",
+            params: { _meta: { [META_SUBSCRIPTION]: l.id } },
+          }),
+        );
+    } catch (e) {
+      logger.log("warn", "cannot read the active revision", { error: String(e) });
+    } finally {
+      watchBusy = false;
+    }
+  }
+
+  /** A modern `subscriptions/listen` stream: acknowledged, then open until cancelled or shutdown. */
+  function listen(id: RequestId, params: JsonObject | undefined, entry: Pending): Promise<object> {
+    const wanted = params?.notifications;
+    if (!isObject(wanted))
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: notifications must be an object",
+      );
+    const tools = wanted.toolsListChanged === true;
+    channel.send(
+      encode({
+        jsonrpc: "2.0",
+        method: "notifications/subscriptions/acknowledged",
+        params: {
+          notifications: tools ? { toolsListChanged: true } : {},
+          _meta: { [META_SUBSCRIPTION]: id },
+        },
+      }),
+    );
+    return new Promise((resolve) => {
+      const key = idKey(id);
+      const end = () => {
+        listeners.delete(key);
+        if (listeners.size === 0 && !legacyListening) stopWatching();
+        resolve(
+          complete("modern", {
+            _meta: { [META_SUBSCRIPTION]: id, [META_SERVER_INFO]: serverInfo },
+          }),
+        );
+      };
+      if (!tools) {
+        // Nothing this host can deliver was asked for: the stream ends at once.
+        end();
+        return;
+      }
+      listeners.set(key, { id, end });
+      entry.controller.signal.addEventListener("abort", end, { once: true });
+      startWatching();
+    });
+  }
+
+  /** Checks the per-request envelope; returns the era the request is served in. */
+  function eraOf(method: string, params: JsonObject | undefined): Era {
+    const meta = params?._meta;
+    if (isObject(meta) && Object.hasOwn(meta, META_VERSION)) {
+      const requested = meta[META_VERSION];
+      if (requested !== MODERN_PROTOCOL_VERSION)
+        throw new RpcError(
+          JSONRPC_ERROR_CODES.unsupportedProtocolVersion,
+          "Unsupported protocol version",
+          { supported: [MODERN_PROTOCOL_VERSION], requested: requested ?? null },
+        );
+      if (!isObject(meta[META_CAPABILITIES]))
+        throw new RpcError(
+          JSONRPC_ERROR_CODES.invalidParams,
+          `Invalid params: _meta["${META_CAPABILITIES}"] must be an object`,
+        );
+      return "modern";
+    }
+    if (method === "initialize") return "legacy";
+    if (legacyVersion !== undefined || method === "ping") return "legacy";
+    throw new RpcError(
+      JSONRPC_ERROR_CODES.invalidParams,
+      `Invalid params: _meta["${META_VERSION}"] is required (or use initialize for ${LEGACY_PROTOCOL_VERSIONS.join("/")})`,
+    );
+  }
+
+  function complete(era: Era, result: Record<string, unknown>): object {
+    if (era === "legacy") return result;
+    const meta = isObject(result._meta) ? result._meta : {};
+    return {
+      ...result,
+      resultType: "complete",
+      _meta: { ...meta, [META_SERVER_INFO]: serverInfo },
+    };
+  }
+
+  async function withListDeadline<T>(what: string, run: () => Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        run(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new RpcError(
+                  JSONRPC_ERROR_CODES.internalError,
+                  `${what} did not finish within ${limits.listDeadlineMs} ms`,
+                ),
+              ),
+            limits.listDeadlineMs,
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async function current(): Promise<{
+    projection: ToolProjection;
+    visible: Set<string>;
+  } | null> {
+    const rid = await state.activeRevisionId();
+    if (rid === null) return null;
+    const cached = projections.get(rid);
+    if (cached !== undefined) return cached;
+    const projection = await state.projection(rid);
+    cursorKey ??= await state.cursorKey();
+    const visible = new Set<string>();
+    let page: ReturnType<typeof listTools>;
+    try {
+      page = listTools(projection, { preset: binding.preset, cursorKey });
+    } catch (e) {
+      if (e instanceof ProfileError && e.code === "unknown_preset") throw presetMissing();
+      throw e;
+    }
+    for (;;) {
+      for (const t of page.tools) visible.add(t.name);
+      if (page.nextCursor === undefined) break;
+      page = listTools(projection, { preset: binding.preset, cursorKey, cursor: page.nextCursor });
+    }
+    const entry = { projection, visible };
+    // Only the newest revisions matter; older names are answered as unknown anyway.
+    if (projections.size >= 4) projections.delete(projections.keys().next().value!);
+    projections.set(rid, entry);
+    return entry;
+  }
+
+  async function commandOf(revisionId: string, tool: McpTool): Promise<CommandSpec | undefined> {
+    const revision = await state.readRevision(revisionId);
+    const ext = tool.identity.slice(0, tool.identity.indexOf("/"));
+    const installed = revision.extensions.find((e) => e.id === ext);
+    if (installed === undefined) return undefined;
+    let d = descriptors.get(installed.digest);
+    if (d === undefined) {
+      const parsed = parseDescriptor(
+        await readFile(join(state.root, "store", installed.digest, DESCRIPTOR_PATH)),
+      );
+      if (!parsed.ok) return undefined;
+      d = parsed.value;
+      descriptors.set(installed.digest, d);
+    }
+    return d.commands.find((c) => c.identity === tool.identity);
+  }
+
+  function wireTool(t: McpTool): Tool {
+    // Profile built both schemas as closed JSON Schema objects (checked at publication).
+    return {
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema as Tool["inputSchema"],
+      outputSchema: t.outputSchema as Tool["outputSchema"],
+    };
+  }
+
+  async function handle(
+    msg: Extract<IncomingMessage, { kind: "request" }>,
+    entry: Pending,
+  ): Promise<object> {
+    const params = msg.params;
+    if (
+      params !== undefined &&
+      (Object.hasOwn(params, "requestState") || Object.hasOwn(params, "inputResponses"))
+    )
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: continuation input (requestState/inputResponses) is not supported",
+      );
+    const era = eraOf(msg.method, params);
+    if (!erasSeen.has(era)) {
+      erasSeen.add(era);
+      logger.log("info", "serving a protocol era", {
+        era,
+        version: era === "modern" ? MODERN_PROTOCOL_VERSION : (legacyVersion ?? "pending"),
+      });
+    }
+    switch (msg.method) {
+      case "ping":
+        return complete(era, {});
+      case "initialize":
+        return withListDeadline("initialize", async () => initialize(era, params));
+      case "server/discover":
+        if (era !== "modern") throw methodNotFound(msg.method);
+        return withListDeadline("server/discover", async () =>
+          complete(era, {
+            supportedVersions: [MODERN_PROTOCOL_VERSION],
+            capabilities: { tools: { listChanged: true } },
+            ttlMs: 0,
+            cacheScope: "private",
+          } satisfies DiscoverResult),
+        );
+      case "tools/list":
+        return withListDeadline("tools/list", () => list(era, params));
+      case "tools/call":
+        return call(era, params, entry);
+      case "subscriptions/listen":
+        if (era !== "modern") throw methodNotFound(msg.method);
+        return listen(msg.id, params, entry);
+      default:
+        throw methodNotFound(msg.method);
+    }
+  }
+
+  function methodNotFound(method: string): RpcError {
+    return new RpcError(JSONRPC_ERROR_CODES.methodNotFound, `Method not found: ${method}`);
+  }
+
+  function initialize(era: Era, params: JsonObject | undefined): object {
+    if (era === "modern") throw methodNotFound("initialize");
+    if (legacyVersion !== undefined)
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidRequest,
+        "Invalid request: already initialized",
+      );
+    const requested = params?.protocolVersion;
+    if (typeof requested !== "string" || !isObject(params?.capabilities))
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: initialize needs protocolVersion (string) and capabilities (object)",
+      );
+    const version = (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
+      ? requested
+      : LEGACY_PROTOCOL_VERSIONS[0];
+    legacyVersion = version;
+    return {
+      protocolVersion: version,
+      capabilities: { tools: { listChanged: true } },
+      serverInfo,
+    } satisfies InitializeResult;
+  }
+
+  async function list(era: Era, params: JsonObject | undefined): Promise<object> {
+    const cursor = params?.cursor;
+    if (cursor !== undefined && typeof cursor !== "string")
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: cursor must be a string",
+      );
+    const now = await current();
+    const hints = era === "modern" ? { ttlMs: 0, cacheScope: "private" } : {};
+    if (now === null) {
+      if (cursor !== undefined)
+        throw new RpcError(JSONRPC_ERROR_CODES.invalidParams, "Invalid params: stale cursor");
+      return complete(era, { tools: [], ...hints });
+    }
+    cursorKey ??= await state.cursorKey();
+    try {
+      const page = listTools(now.projection, {
+        preset: binding.preset,
+        cursorKey,
+        ...(cursor !== undefined && { cursor }),
+      });
+      const result: ListToolsResult = {
+        tools: page.tools.map(wireTool),
+        ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+      };
+      return complete(era, { ...result, ...hints });
+    } catch (e) {
+      if (e instanceof ProfileError && (e.code === "invalid_cursor" || e.code === "stale_cursor"))
+        throw new RpcError(JSONRPC_ERROR_CODES.invalidParams, `Invalid params: ${e.message}`);
+      if (e instanceof ProfileError && e.code === "unknown_preset") throw presetMissing();
+      throw e;
+    }
+  }
+
+  async function call(era: Era, params: JsonObject | undefined, entry: Pending): Promise<object> {
+    const name = params?.name;
+    const args = params?.arguments;
+    if (typeof name !== "string")
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: name must be a string",
+      );
+    if (params !== undefined && Object.hasOwn(params, "task"))
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: tasks are not supported",
+      );
+    const now = await current();
+    if (now === null || !now.visible.has(name)) throw unknownTool();
+    const tool = resolveTool(now.projection, name);
+    if (tool === undefined) throw unknownTool();
+    const command = await commandOf(now.projection.revisionId, tool);
+    if (command === undefined) throw unknownTool();
+    const decoded = decodeJsonInputs(command, args);
+    if (!decoded.ok)
+      return toolResult(era, {
+        invocationId: randomUUID(),
+        outcome: "rejected",
+        reason: "invalid_input",
+        message: "the arguments do not match the tool's input schema",
+        issues: decoded.issues,
+        diagnostics: { stdoutBytes: 0, stderrBytes: 0, droppedBytes: 0 },
+      });
+    const outcome = await core.invoke({
+      command: { toolName: name },
+      supplied: decoded.value,
+      surface: "mcp",
+      revisionId: now.projection.revisionId,
+      signal: entry.controller.signal,
+      ownerSignal: owner.signal,
+    });
+    if (
+      outcome.outcome === "rejected" &&
+      (outcome.reason === "not_found" || outcome.reason === "obsolete_revision")
+    )
+      throw unknownTool();
+    return toolResult(era, outcome);
+  }
+
+  function toolResult(era: Era, o: InvocationOutcome): object {
+    const envelope: Record<string, unknown> = {
+      invocationId: o.invocationId,
+      outcome: o.outcome,
+      reason: o.reason,
+    };
+    if (o.commandResult !== undefined) envelope.commandResult = o.commandResult;
+    if (o.effects !== undefined && o.effects.length > 0) envelope.effects = o.effects;
+    const content: { type: "text"; text: string }[] = [
+      { type: "text", text: JSON.stringify(envelope) },
+    ];
+    if (o.outcome !== "succeeded" && (o.message !== undefined || o.issues !== undefined))
+      content.push({
+        type: "text",
+        text: JSON.stringify({
+          ...(o.message !== undefined && { message: o.message }),
+          ...(o.issues !== undefined && { issues: o.issues }),
+        }),
+      });
+    const result: CallToolResult = {
+      content,
+      structuredContent: envelope,
+      isError: o.outcome !== "succeeded",
+    };
+    return complete(era, result);
+  }
+
+  const host: McpHost = {
+    binding,
+    closed,
+    async close() {
+      if (!finishing) {
+        channel.close("host_closed");
+        await finish("closed", true);
+      }
+      return closed;
+    },
+  };
+  return host;
+}

@@ -1,0 +1,22 @@
+// The complete public surface of @rukh/mcp: any export added here becomes public API.
+export type { McpErrorCode } from "./_errors.js";
+export { JSONRPC_ERROR_CODES, MCP_ERROR_CODES, McpError } from "./_errors.js";
+export type { McpCloseReason, McpHost, McpLogger, ServeStdioOptions } from "./_host.js";
+export {
+  LEGACY_PROTOCOL_VERSIONS,
+  MCP_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSION,
+  serveStdio,
+} from "./_host.js";
+export type { McpLimits } from "./_limits.js";
+export {
+  MCP_IO_DEADLINE_MS,
+  MCP_LIMITS,
+  MCP_LIST_DEADLINE_MS,
+  MCP_MESSAGE_MAX_BYTES,
+  MCP_MESSAGE_MAX_DEPTH,
+  MCP_MESSAGE_MAX_NODES,
+  MCP_QUEUE_MAX_BYTES,
+  MCP_QUEUE_MAX_MESSAGES,
+  MCP_RESPONSE_MAX_BYTES,
+} from "./_limits.js";

@@ -1,0 +1,168 @@
+import { PassThrough, Writable } from "node:stream";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MCP_LIMITS, McpError, serveStdio } from "../src/index.js";
+import { cleanup, MODERN_META, makeState, type Wire } from "./_helpers.js";
+
+let root: string;
+let work: string;
+
+beforeAll(async () => {
+  const s = await makeState();
+  root = s.root;
+  work = s.work;
+});
+
+afterAll(() => {
+  if (work) cleanup(work);
+});
+
+const binding = { subject: "s", actor: "a", taskAuthorityRef: "t", preset: "default" };
+
+function pipe() {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const messages: Wire[] = [];
+  let buf = "";
+  output.setEncoding("utf8");
+  output.on("data", (d: string) => {
+    buf += d;
+    for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
+      messages.push(JSON.parse(buf.slice(0, nl)));
+      buf = buf.slice(nl + 1);
+    }
+  });
+  const reply = async (id: unknown): Promise<Wire> => {
+    for (let i = 0; i < 500; i++) {
+      const m = messages.find((x) => x.id === id);
+      if (m) return m;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`no reply to ${String(id)}`);
+  };
+  return { input, output, messages, reply };
+}
+
+describe("serveStdio in process", () => {
+  it("refuses limits looser than the defaults and empty binding members", async () => {
+    await expect(
+      serveStdio({
+        state: root,
+        binding,
+        limits: { messageMaxBytes: MCP_LIMITS.messageMaxBytes + 1 },
+      }),
+    ).rejects.toMatchObject({ code: "invalid_limits" });
+    await expect(
+      serveStdio({ state: root, binding: { ...binding, subject: "" } }),
+    ).rejects.toBeInstanceOf(McpError);
+  });
+
+  it("keeps the launch binding immutable", async () => {
+    const p = pipe();
+    const host = await serveStdio({ state: root, binding, input: p.input, output: p.output });
+    expect(Object.isFrozen(host.binding)).toBe(true);
+    expect(() => {
+      (host.binding as { preset: string }).preset = "narrow";
+    }).toThrow();
+    p.input.end();
+    expect(await host.closed).toBe("eof");
+  });
+
+  it("sends an error instead of a response over the response limit", async () => {
+    const p = pipe();
+    const host = await serveStdio({
+      state: root,
+      binding,
+      input: p.input,
+      output: p.output,
+      limits: { responseMaxBytes: 700 },
+    });
+    p.input.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } })}\n`,
+    );
+    expect((await p.reply(1)).error).toMatchObject({ code: -32603 });
+    const { toolNameOf } = await import("./_helpers.js");
+    const { StateDirectory } = await import("@rukh/profile");
+    const greet = await toolNameOf(new StateDirectory(root), "fx.main/greet");
+    p.input.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: greet, arguments: { name: "x".repeat(250) }, _meta: MODERN_META } })}\n`,
+    );
+    expect((await p.reply(2)).error).toMatchObject({
+      code: -32603,
+      data: { outcome: "succeeded", reason: "completed", invocationId: expect.any(String) },
+    });
+    p.input.end();
+    await host.closed;
+  });
+
+  it("closes on a blocked write and cancels running work as the owner", async () => {
+    const input = new PassThrough();
+    let writes = 0;
+    // An output that accepts the first message and then never completes a write.
+    const output = new Writable({
+      highWaterMark: 1,
+      write(_chunk, _enc, cb) {
+        if (writes++ === 0) cb();
+      },
+    });
+    const host = await serveStdio({
+      state: root,
+      binding,
+      input,
+      output,
+      limits: { ioDeadlineMs: 200 },
+    });
+    input.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: MODERN_META } })}\n`,
+    );
+    input.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: { _meta: MODERN_META } })}\n`,
+    );
+    expect(await host.closed).toBe("blocked_write_timeout");
+  });
+
+  it("fails a listing that overruns its deadline and never answers a cancelled one", async () => {
+    const { StateDirectory } = await import("@rukh/profile");
+    // A state directory whose active pointer takes 300 ms to read.
+    class SlowState extends StateDirectory {
+      slow = false;
+      override async activeRevisionId(): Promise<string | null> {
+        if (this.slow) await new Promise((r) => setTimeout(r, 300));
+        return super.activeRevisionId();
+      }
+    }
+    const state = new SlowState(root);
+    const p = pipe();
+    const host = await serveStdio({
+      state,
+      binding,
+      input: p.input,
+      output: p.output,
+      limits: { listDeadlineMs: 100 },
+    });
+    state.slow = true;
+    const list = (id: number) =>
+      p.input.write(
+        `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { _meta: MODERN_META } })}\n`,
+      );
+    list(1);
+    expect((await p.reply(1)).error).toEqual({
+      code: -32603,
+      message: "tools/list did not finish within 100 ms",
+    });
+    list(2);
+    p.input.write(
+      `${JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2 } })}\n`,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    expect(p.messages.filter((m) => m.id === 2)).toEqual([]);
+    p.input.end();
+    await host.closed;
+  });
+
+  it("close() cancels and finalizes, and settles closed", async () => {
+    const p = pipe();
+    const host = await serveStdio({ state: root, binding, input: p.input, output: p.output });
+    expect(await host.close()).toBe("closed");
+    expect(await host.closed).toBe("closed");
+  });
+});
