@@ -139,7 +139,8 @@ export async function makeExtension(
     join(dir, "bin", "passthrough.mjs"),
     readFileSync(new URL("./fixtures/passthrough.mjs", import.meta.url)),
   );
-  writeFileSync(join(dir, "bin", "native"), "#!/bin/sh\nexit 0\n");
+  // An interpreter that does not exist: execve fails, the program cannot start.
+  writeFileSync(join(dir, "bin", "native"), "#!/nonexistent/interpreter\nexit 0\n");
   await signPackage(dir, FIXTURE_KEY, { publisher: "acme" });
   return dir;
 }

@@ -83,7 +83,7 @@ describe("each fault ends in exactly one outcome", () => {
   });
 
   it("reports a program that cannot be started as spawn_failed", async () => {
-    // The store keeps no executable bits, so the fixture's native program cannot be exec'd.
+    // The fixture's native program names an interpreter that does not exist.
     const o = await (await core()).invoke(call("fx.main/native_tool"));
     expect(o).toMatchObject({ outcome: "execution_failed", reason: "spawn_failed" });
   });
