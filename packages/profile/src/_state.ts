@@ -34,6 +34,7 @@ import {
   REVISION_ID,
   validateRevision,
 } from "./_revision.js";
+import { routesFileText } from "./_routecache.js";
 
 /** Options of {@link resolveStateDir}. */
 export interface StateDirOptions {
@@ -410,14 +411,14 @@ export class StateDirectory {
       await storePackage(this.root, pkg);
       this.#descriptors.set(pkg.digest, pkg.descriptor);
     }
-    await this.#commit(base, id, text);
+    await this.#commit(base, id, text, routesFileText(id, revision.commandGeneration, routes));
     this.#revisions.set(id, revision);
     this.#routeKeys.set(id, routeKey);
     this.#remember(id, projection);
     return { revisionId: id, revision, projection };
   }
 
-  async #writeAtomic(dir: string, name: string, data: string): Promise<void> {
+  async #writeAtomic(dir: string, name: string, data: string, syncDir = true): Promise<void> {
     const tmp = join(this.root, "tmp", `${name}.${process.pid}.${randomBytes(6).toString("hex")}`);
     const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
     try {
@@ -432,10 +433,10 @@ export class StateDirectory {
       await unlink(tmp).catch(() => {});
       throw e;
     }
-    await fsyncDir(dir);
+    if (syncDir) await fsyncDir(dir);
   }
 
-  async #commit(base: string | null, id: string, text: string): Promise<void> {
+  async #commit(base: string | null, id: string, text: string, routesText: string): Promise<void> {
     try {
       await mkdir(join(this.root, "tmp"), { recursive: true });
       await mkdir(join(this.root, "revisions"), { recursive: true });
@@ -450,6 +451,10 @@ export class StateDirectory {
           "conflict",
           `the active revision changed from ${base ?? "none"} to ${current ?? "none"} during publication; retry on the new base`,
         );
+      // The route cache lands before `active` names the revision, so a reader
+      // that sees the new id always finds its routes; one directory sync after
+      // the revision file makes both renames durable.
+      await this.#writeAtomic(join(this.root, "revisions"), `${id}.routes.json`, routesText, false);
       await this.#writeAtomic(join(this.root, "revisions"), `${id}.json`, text);
       await this.#writeAtomic(this.root, "active", `${id}\n`);
     } catch (e) {

@@ -16,6 +16,7 @@ export {
   PAGE_MAX_BYTES,
   PAGE_MAX_TOOLS,
   REVISION_MAX_BYTES,
+  ROUTES_MAX_BYTES,
   SIGNATURE_MAX_BYTES,
   TOOL_DESCRIPTION_MAX_LENGTH,
 } from "./_limits.js";
@@ -39,6 +40,8 @@ export type {
 } from "./_projection.js";
 export { cliRoutes, listTools, resolveTool, toolName } from "./_projection.js";
 export type { InstalledExtension, ProfileRevision } from "./_revision.js";
+export type { ActiveRoutes } from "./_routecache.js";
+export { readActiveRoutes } from "./_routecache.js";
 export type {
   ProfileChange,
   Publication,

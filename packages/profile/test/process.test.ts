@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { StateDirectory } from "../src/index.js";
+import { readActiveRoutes, StateDirectory } from "../src/index.js";
 import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 const script = fileURLToPath(new URL("./fixtures/publisher.mjs", import.meta.url));
@@ -55,6 +55,10 @@ describe("real processes", () => {
       expect(rev.format).toBe("rukh.profile/1");
       const projection = await fresh.projection(id!);
       expect(projection.revisionId).toBe(id);
+      // The route cache is complete whenever `active` names its revision.
+      expect((await readActiveRoutes(home.root))?.routes).toEqual(
+        JSON.parse(JSON.stringify(projection.routes)),
+      );
       seen.add(id!);
     }
     // The children made progress between kills, so commits really were interrupted.

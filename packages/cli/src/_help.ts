@@ -1,0 +1,182 @@
+import type { CliCommandSpec, CliParameter } from "@rukh/descriptor";
+import type { CliBuiltin, Entry, GroupEntry, RouteIndex } from "./_routes.js";
+
+/** Text styling; identity functions when colour is off. */
+export interface Style {
+  readonly heading: (s: string) => string;
+  readonly error: (s: string) => string;
+}
+
+export const PLAIN: Style = { heading: (s) => s, error: (s) => s };
+export const ANSI: Style = {
+  heading: (s) => `\u001b[1m${s}\u001b[22m`,
+  error: (s) => `\u001b[31m${s}\u001b[39m`,
+};
+
+/** Prefix of every line that is a complete, runnable command (a test runs each one). */
+export const RUNNABLE = "  $ ";
+
+function table(rows: readonly (readonly [string, string])[]): string[] {
+  const width = Math.min(32, Math.max(0, ...rows.map(([l]) => l.length)));
+  return rows.map(([l, r]) =>
+    r === ""
+      ? `  ${l}`
+      : l.length > width
+        ? `  ${l}\n  ${" ".repeat(width)}  ${r}`
+        : `  ${l.padEnd(width)}  ${r}`,
+  );
+}
+
+const GLOBAL_FLAGS: readonly (readonly [string, string])[] = [
+  ["-h, --help", "Show help for the CLI, a group or a command"],
+  ["-V, --version", "Print the version"],
+  ["    --json", "Print the outcome envelope as JSON (for scripts)"],
+  ["    --home <dir>", "State directory, before the command path (RUKH_HOME wins)"],
+  ["    --no-color", "No ANSI colour (NO_COLOR and a non-TTY also turn it off)"],
+];
+
+function listing(index: RouteIndex, path: readonly string[], brand: string): string[] {
+  const { groups, entries } = index.children(path);
+  const rows: [string, string][] = [
+    ...groups.map((g): [string, string] => [`${g.path.at(-1)!} …`, g.summary]),
+    ...entries.map((e): [string, string] => [
+      e.path.at(-1)!,
+      e.alias ? `${e.summary} (alias of ${brand} ${target(e).join(" ")})` : e.summary,
+    ]),
+  ];
+  return rows.length === 0 ? ["  (none installed)"] : table(rows);
+}
+
+function target(e: Entry): readonly string[] {
+  return e.target.kind === "command" ? e.target.head.path : e.target.builtin.path;
+}
+
+/** Root help: top-level groups and commands, global flags and runnable examples. */
+export function rootHelp(
+  index: RouteIndex,
+  brand: string,
+  version: string | undefined,
+  s: Style,
+): string {
+  const { groups, entries } = index.children([]);
+  const examples: string[] = [];
+  const g = groups[0];
+  if (g !== undefined) examples.push(`${RUNNABLE}${brand} ${g.path.join(" ")} --help`);
+  const c = entries.find((e) => e.target.kind === "command") ?? entries[0];
+  if (c !== undefined) examples.push(`${RUNNABLE}${brand} help ${c.path.join(" ")}`);
+  return [
+    ...(version !== undefined ? [`${brand} ${version}`, ""] : []),
+    `${s.heading("Usage:")} ${brand} <command> [flags]`,
+    "",
+    s.heading("Commands:"),
+    ...listing(index, [], brand),
+    "",
+    s.heading("Global flags:"),
+    ...table(GLOBAL_FLAGS),
+    "",
+    s.heading("Examples:"),
+    ...examples,
+    "",
+  ].join("\n");
+}
+
+/** Group help: its summary, description and children. */
+export function groupHelp(index: RouteIndex, group: GroupEntry, brand: string, s: Style): string {
+  const { groups, entries } = index.children(group.path);
+  const first = entries[0] ?? groups[0];
+  return [
+    `${s.heading("Usage:")} ${brand} ${group.path.join(" ")} <command> [flags]`,
+    ...(group.summary ? ["", group.summary] : []),
+    ...(group.description ? ["", group.description] : []),
+    "",
+    s.heading("Commands:"),
+    ...listing(index, group.path, brand),
+    ...(first !== undefined
+      ? ["", s.heading("Examples:"), `${RUNNABLE}${brand} ${first.path.join(" ")} --help`]
+      : []),
+    "",
+  ].join("\n");
+}
+
+/** How a positional appears in a usage line. */
+export function positionalUsage(p: CliParameter): string {
+  const name = p.placeholder;
+  const body = p.list ? `${name}...` : name;
+  return p.required ? body : `[${body}]`;
+}
+
+function flagRow(p: CliParameter): [string, string] {
+  const left = `${p.short !== undefined ? `-${p.short}, ` : "    "}--${p.flag}${p.valueType === "boolean" && !p.list ? "" : ` ${p.placeholder}`}`;
+  const notes: string[] = [];
+  if (p.required) notes.push("required");
+  if (p.default !== undefined) notes.push(`default: ${JSON.stringify(p.default)}`);
+  if (p.list) notes.push("repeatable");
+  if (p.valueType === "boolean" && !p.list) notes.push(`--${p.flag} or --${p.flag}=false`);
+  return [left, `${p.summary}${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`];
+}
+
+/** A complete invocation that is valid whatever the bounds are, if one exists. */
+function example(brand: string, path: readonly string[], cli: CliCommandSpec): string | undefined {
+  if (cli.passthrough) return undefined;
+  const parts = [brand, ...path];
+  for (const p of [...cli.positionals, ...cli.flags]) {
+    if (!p.required) continue;
+    if (p.valueType !== "enum" && p.valueType !== "boolean") return undefined;
+    if (p.list) return undefined;
+    const value = p.valueType === "boolean" ? "true" : p.placeholder.slice(1, -1).split("|")[0]!;
+    parts.push(p.flag === undefined ? value : `--${p.flag}=${value}`);
+  }
+  return parts.join(" ");
+}
+
+/** Command help: usage line, arguments, every flag with placeholder, default and required marker. */
+export function commandHelp(brand: string, entry: Entry, s: Style): string {
+  if (entry.target.kind === "builtin") return builtinHelp(brand, entry.target.builtin, s);
+  const route = entry.target.load();
+  const cli = route.cli;
+  const words = [brand, ...route.path];
+  const usage = cli.passthrough
+    ? `${words.join(" ")} [arguments passed to the program...]`
+    : [
+        ...words,
+        ...cli.positionals.map(positionalUsage),
+        ...(cli.flags.length > 0 ? ["[flags]"] : []),
+      ].join(" ");
+  const ex = example(brand, route.path, cli);
+  const lines = [`${s.heading("Usage:")} ${usage}`, "", cli.summary];
+  if (cli.description) lines.push("", cli.description);
+  if (cli.passthrough)
+    lines.push(
+      "",
+      `Every word after "${words.join(" ")}" goes to the program unchanged, flags included;`,
+      "its exit status is this command's exit status.",
+    );
+  if (cli.positionals.length > 0)
+    lines.push(
+      "",
+      s.heading("Arguments:"),
+      ...table(
+        cli.positionals.map((p) => [
+          p.list ? `${p.placeholder}...` : p.placeholder,
+          `${p.summary}${p.required ? " (required)" : ""}${p.default !== undefined ? ` (default: ${JSON.stringify(p.default)})` : ""}`,
+        ]),
+      ),
+    );
+  if (cli.flags.length > 0) lines.push("", s.heading("Flags:"), ...table(cli.flags.map(flagRow)));
+  if (route.aliases.length > 0)
+    lines.push("", s.heading("Aliases:"), ...route.aliases.map((a) => `  ${brand} ${a.join(" ")}`));
+  lines.push("", `Global flags: --help, --json, --no-color (see "${brand} --help").`);
+  if (ex !== undefined) lines.push("", s.heading("Examples:"), `${RUNNABLE}${ex}`);
+  lines.push("");
+  return lines.join("\n");
+}
+
+function builtinHelp(brand: string, b: CliBuiltin, s: Style): string {
+  return [
+    `${s.heading("Usage:")} ${[brand, ...b.path, ...(b.usage ? [b.usage] : [])].join(" ")}`,
+    "",
+    b.summary,
+    ...(b.description ? ["", b.description] : []),
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,257 @@
+import type { CliRoute, CliRouteTable } from "@rukh/profile";
+
+/**
+ * A command the brand itself provides (install, trust, mcp serve…); routed
+ * like an extension command, never an MCP tool.
+ *
+ * @example
+ * const install: CliBuiltin = {
+ *   path: ["install"], summary: "Install an extension package", usage: "<package>",
+ *   run: async ({ args, stateDir }) => { await new StateDirectory(stateDir).install(args[0]!); return 0; },
+ * };
+ */
+export interface CliBuiltin {
+  /** Words of the command path, e.g. `["mcp", "serve"]`. */
+  readonly path: readonly string[];
+  readonly summary: string;
+  readonly description?: string;
+  /** What follows the path in the usage line, e.g. `"<package> [--force]"`. */
+  readonly usage?: string;
+  /** Hidden from help and completion (still routed). */
+  readonly hidden?: boolean;
+  /**
+   * Runs the command with every word after its path, unparsed, and returns
+   * the exit code. `--help`/`-h` among the arguments shows the generated help
+   * instead of calling it.
+   */
+  run(context: BuiltinContext): Promise<number> | number;
+}
+
+/**
+ * What a built-in receives.
+ *
+ * @example
+ * const run = ({ args, stdout }: BuiltinContext) => { stdout.write(`${args.length} arguments\n`); return 0; };
+ */
+export interface BuiltinContext {
+  /** The words after the built-in's path, exactly as given. */
+  readonly args: readonly string[];
+  /** The resolved state directory. */
+  readonly stateDir: string;
+  /** `--json` was given before the command path. */
+  readonly json: boolean;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  /** Aborted on SIGINT/SIGTERM while the built-in runs. */
+  readonly signal: AbortSignal;
+}
+
+/** Enough of a route to list, route and complete it; the full `CliRoute` loads on demand. */
+export interface RouteHead {
+  readonly path: readonly string[];
+  readonly aliases: readonly (readonly string[])[];
+  readonly summary: string;
+}
+
+/** A route table whose command details are read lazily (see `_fastpath.ts`). */
+export interface RouteSource {
+  readonly groups: CliRouteTable["groups"];
+  readonly commands: readonly RouteHead[];
+  /** The full route of `commands[i]`. */
+  route(i: number): CliRoute;
+}
+
+/** A source over a fully loaded route table. */
+export function tableSource(table: CliRouteTable): RouteSource {
+  return {
+    groups: table.groups,
+    commands: table.commands.map((c) => ({
+      path: c.path,
+      aliases: c.aliases,
+      summary: c.cli.summary,
+    })),
+    route: (i) => table.commands[i]!,
+  };
+}
+
+/** A command of the route table; its full route is parsed on first use. */
+class CommandTarget {
+  readonly kind = "command";
+  #loaded: CliRoute | undefined;
+  constructor(
+    readonly head: RouteHead,
+    readonly source: RouteSource,
+    readonly n: number,
+  ) {}
+  load(): CliRoute {
+    this.#loaded ??= this.source.route(this.n);
+    return this.#loaded;
+  }
+}
+
+export type Target = CommandTarget | { readonly kind: "builtin"; readonly builtin: CliBuiltin };
+
+export interface Entry {
+  readonly path: readonly string[];
+  readonly summary: string;
+  readonly target: Target;
+  readonly alias: boolean;
+  readonly hidden: boolean;
+}
+
+export interface GroupEntry {
+  readonly path: readonly string[];
+  readonly summary: string;
+  readonly description?: string;
+}
+
+export type Resolution =
+  | { readonly kind: "target"; readonly entry: Entry; readonly words: number }
+  | { readonly kind: "group"; readonly group: GroupEntry; readonly words: number }
+  | { readonly kind: "root" }
+  | {
+      readonly kind: "unknown";
+      /** The longest known group prefix (possibly empty). */
+      readonly group: GroupEntry | undefined;
+      readonly typed: readonly string[];
+    };
+
+const key = (path: readonly string[]) => path.join(" ");
+
+/** The route table of one CLI run: extension routes plus built-ins; built-ins win every collision. */
+export class RouteIndex {
+  readonly entries = new Map<string, Entry>();
+  readonly groups = new Map<string, GroupEntry>();
+  readonly depth: number;
+
+  constructor(table: RouteSource, builtins: readonly CliBuiltin[]) {
+    // Start-up with 1,000 commands is on the help path: one key per path,
+    // no per-command closures, prefixes checked only where a built-in could
+    // shadow them.
+    const builtinKeys = new Set<string>();
+    const builtinFirst = new Set<string>();
+    for (const b of builtins) {
+      const k = key(b.path);
+      builtinKeys.add(k);
+      builtinFirst.add(b.path[0]!);
+      this.entries.set(k, {
+        path: b.path,
+        summary: b.summary,
+        target: { kind: "builtin", builtin: b },
+        alias: false,
+        hidden: b.hidden ?? false,
+      });
+    }
+    const shadowed = (path: readonly string[]) => {
+      if (!builtinFirst.has(path[0]!)) return false;
+      for (let n = 1; n <= path.length; n++)
+        if (builtinKeys.has(key(path.slice(0, n)))) return true;
+      return false;
+    };
+    const commands = table.commands;
+    for (let n = 0; n < commands.length; n++) {
+      const head = commands[n]!;
+      const target = new CommandTarget(head, table, n);
+      for (let i = 0; i <= head.aliases.length; i++) {
+        const path = i === 0 ? head.path : head.aliases[i - 1]!;
+        const k = key(path);
+        if (this.entries.has(k) || shadowed(path)) continue;
+        this.entries.set(k, { path, summary: head.summary, target, alias: i > 0, hidden: false });
+      }
+    }
+    for (const g of table.groups) {
+      const k = key(g.path);
+      if (!this.entries.has(k))
+        this.groups.set(k, {
+          path: g.path,
+          summary: g.summary,
+          ...(g.description !== undefined && { description: g.description }),
+        });
+    }
+    let depth = 0;
+    for (const e of this.entries.values()) {
+      const path = e.path;
+      if (path.length > depth) depth = path.length;
+      let prefix = "";
+      for (let n = 1; n < path.length; n++) {
+        prefix = n === 1 ? path[0]! : `${prefix} ${path[n - 1]}`;
+        if (!this.groups.has(prefix) && !this.entries.has(prefix))
+          this.groups.set(prefix, { path: path.slice(0, n), summary: "" });
+      }
+    }
+    this.depth = depth;
+  }
+
+  /** Resolves the leading command words of `argv` (stops at the first word starting with `-`). */
+  resolve(argv: readonly string[]): Resolution {
+    let n = 0;
+    while (n < argv.length && n < this.depth && !argv[n]!.startsWith("-")) n++;
+    const words = argv.slice(0, n);
+    for (let i = words.length; i >= 1; i--) {
+      const entry = this.entries.get(key(words.slice(0, i)));
+      if (entry !== undefined) return { kind: "target", entry, words: i };
+    }
+    let g = 0;
+    let group: GroupEntry | undefined;
+    for (let i = words.length; i >= 1; i--) {
+      group = this.groups.get(key(words.slice(0, i)));
+      if (group !== undefined) {
+        g = i;
+        break;
+      }
+    }
+    if (words.length === 0) return { kind: "root" };
+    if (group !== undefined && g === words.length) return { kind: "group", group, words: g };
+    // An unknown word: the words typed so far, up to one past the known group.
+    return { kind: "unknown", group, typed: argv.slice(0, Math.min(argv.length, g + 1)) };
+  }
+
+  /** Visible children of a group path (`[]`: the root), groups first then commands, each sorted. */
+  children(path: readonly string[]): { groups: GroupEntry[]; entries: Entry[] } {
+    const prefix = key(path);
+    const under = (p: readonly string[]) =>
+      p.length === path.length + 1 && (path.length === 0 || key(p.slice(0, -1)) === prefix);
+    const groups = [...this.groups.values()].filter((g) => under(g.path));
+    const entries = [...this.entries.values()].filter((e) => !e.hidden && under(e.path));
+    const byPath = (a: { path: readonly string[] }, b: { path: readonly string[] }) =>
+      key(a.path) < key(b.path) ? -1 : 1;
+    return { groups: groups.sort(byPath), entries: entries.sort(byPath) };
+  }
+
+  /**
+   * The visible command or group path closest to `typed` by edit distance on
+   * the joined words, if it is close enough to be a plausible typo.
+   */
+  suggest(typed: readonly string[]): readonly string[] | undefined {
+    let best: { path: readonly string[]; d: number } | undefined;
+    const consider = (path: readonly string[]) => {
+      const a = key(typed.slice(0, path.length));
+      const b = key(path);
+      const d = editDistance(a, b) + Math.abs(typed.length - path.length) * 3;
+      if (best === undefined || d < best.d || (d === best.d && b < key(best.path)))
+        best = { path, d };
+    };
+    for (const e of this.entries.values()) if (!e.hidden) consider(e.path);
+    for (const g of this.groups.values()) consider(g.path);
+    if (best === undefined) return undefined;
+    const limit = Math.max(2, Math.floor(key(typed).length / 3));
+    return best.d <= limit ? best.path : undefined;
+  }
+}
+
+/** Levenshtein distance, two rows. */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(
+        prev[j]! + 1,
+        row[j - 1]! + 1,
+        prev[j - 1]! + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1),
+      );
+    prev = row;
+  }
+  return prev[b.length]!;
+}

@@ -1,0 +1,9 @@
+// The complete public surface of @rukh/cli: any export added here becomes public API.
+export type { Cli, CliOptions, CliStream } from "./_cli.js";
+export { createCli } from "./_cli.js";
+export type { CompletionShell } from "./_completion.js";
+export { COMPLETION_SHELLS, completionScript } from "./_completion.js";
+export type { CliErrorCode } from "./_errors.js";
+export { CLI_ERROR_CODES, CliError } from "./_errors.js";
+export { EXIT_CODES } from "./_exit.js";
+export type { BuiltinContext, CliBuiltin } from "./_routes.js";

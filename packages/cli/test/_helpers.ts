@@ -1,0 +1,304 @@
+import { type SpawnOptions, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { StateDirectory, signPackage } from "@rukh/profile";
+
+export const FIXTURE_KEY = readFileSync(
+  new URL("../../../fixtures/keys/example-publisher.key", import.meta.url),
+  "utf8",
+);
+export const FIXTURE_PUB = readFileSync(
+  new URL("../../../fixtures/keys/example-publisher.pub", import.meta.url),
+  "utf8",
+).trim();
+export const BIN = fileURLToPath(new URL("./fixtures/acme.mjs", import.meta.url));
+
+const IPC_URL = pathToFileURL(
+  realpathSync(createRequire(import.meta.url).resolve("@rukh/ipc")),
+).href;
+
+export function tempDir(prefix = "rukh-cli-"): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+const str = (id: string, extra: object = {}) => ({
+  id,
+  type: "string",
+  maxLength: 256,
+  summary: `The ${id}`,
+  ...extra,
+});
+const managed = (result: object = { kind: "text" }) => ({
+  mapping: "managed",
+  program: "bin/commands.mjs",
+  runtime: "node",
+  result,
+});
+const machine = { eligible: true, interaction: "none", requiredFeatures: [] };
+
+/** Every input type, as flags and positionals. */
+const ECHO_INPUTS = [
+  str("label", { short: "l" }),
+  { id: "limit", type: "integer", minimum: -10, maximum: 1000, summary: "A limit", default: 10 },
+  { id: "big", type: "decimal", summary: "An exact decimal" },
+  { id: "ratio", type: "number", minimum: 0, maximum: 1, summary: "A ratio" },
+  { id: "verbose", type: "boolean", summary: "Say more", short: "v" },
+  { id: "mode", type: "enum", values: ["fast", "slow"], summary: "The mode", default: "fast" },
+  {
+    id: "tag",
+    type: "list",
+    items: { type: "string", maxLength: 32 },
+    maxItems: 8,
+    summary: "Tags",
+  },
+  { id: "port", type: "integer", minimum: 1, maximum: 65535, summary: "A port" },
+];
+
+export const TOOLS = {
+  format: "rukh.extension/2",
+  id: "fx.tools",
+  version: "1.0.0",
+  publisher: "acme",
+  groups: [{ path: ["files"], summary: "Work with files" }],
+  commands: [
+    {
+      id: "hello",
+      path: ["hello"],
+      summary: "Say hello",
+      inputs: [str("name", { required: true, positional: 0 })],
+      execute: managed(),
+      machine,
+    },
+    {
+      id: "echo",
+      path: ["echo"],
+      summary: "Echo the typed inputs",
+      inputs: ECHO_INPUTS,
+      execute: managed(),
+      machine,
+    },
+    {
+      id: "count",
+      path: ["files", "count"],
+      aliases: [["wc"]],
+      summary: "Count the given paths",
+      inputs: [
+        {
+          id: "paths",
+          type: "list",
+          items: { type: "string", maxLength: 256 },
+          minItems: 1,
+          maxItems: 16,
+          summary: "Paths to count",
+          required: true,
+          positional: 0,
+        },
+        {
+          id: "format",
+          type: "enum",
+          values: ["short", "long"],
+          summary: "Output format",
+          required: true,
+        },
+      ],
+      execute: managed({
+        kind: "structured",
+        schema: {
+          type: "object",
+          properties: {
+            total: { type: "integer", minimum: 0, maximum: 100 },
+            inputs: {
+              type: "object",
+              properties: {
+                paths: { type: "array", items: { type: "string", maxLength: 256 }, maxItems: 16 },
+                format: { type: "string", maxLength: 16 },
+              },
+              required: ["paths", "format"],
+              additionalProperties: false,
+            },
+          },
+          required: ["total", "inputs"],
+          additionalProperties: false,
+        },
+      }),
+      machine,
+    },
+    {
+      id: "fail",
+      path: ["fail"],
+      summary: "Always fails",
+      inputs: [],
+      execute: managed(),
+      machine,
+    },
+    {
+      id: "crash",
+      path: ["crash"],
+      summary: "Exits without a completion",
+      inputs: [],
+      execute: managed(),
+      machine,
+    },
+    {
+      id: "greedy",
+      path: ["greedy"],
+      summary: "Asks for more than the preset allows",
+      inputs: [],
+      execute: managed(),
+      requests: { actions: ["net.connect"], resources: [] },
+      machine,
+    },
+    {
+      id: "slow",
+      path: ["slow"],
+      summary: "Waits, cancellably",
+      inputs: [
+        {
+          id: "wait_ms",
+          type: "integer",
+          minimum: 0,
+          maximum: 60000,
+          default: 0,
+          summary: "How long",
+        },
+      ],
+      execute: managed(),
+      machine,
+    },
+    {
+      id: "stubborn",
+      path: ["stubborn"],
+      summary: "Ignores cancellation",
+      inputs: [],
+      execute: managed(),
+      machine,
+    },
+    {
+      id: "pt",
+      path: ["tools", "pt"],
+      summary: "A passthrough program",
+      inputs: [],
+      execute: { mapping: "passthrough", program: "bin/passthrough.mjs", runtime: "node" },
+    },
+  ],
+};
+
+const preset = (over: object = {}) => ({
+  commands: ["fx.tools/*"],
+  actions: [],
+  resources: [],
+  deadlineMs: 30_000,
+  maxConcurrency: 4,
+  enforcement: "host-trusted",
+  ...over,
+});
+
+export function ownerConfig(): Record<string, unknown> {
+  return {
+    brand: "acme",
+    endpointNamespace: "acme-test",
+    trustedPublishers: [{ id: "acme", publicKey: FIXTURE_PUB }],
+    exposure: { extensions: ["fx.tools"] },
+    presets: { default: preset(), short: preset({ deadlineMs: 1_500 }) },
+    defaultPreset: "default",
+  };
+}
+
+/** Writes and signs an extension package with the fixture programs. */
+export async function makeExtension(parent: string, descriptor: object): Promise<string> {
+  const dir = mkdtempSync(join(parent, "pkg-"));
+  writeFileSync(join(dir, "rukh-extension.json"), JSON.stringify(descriptor, null, 2));
+  mkdirSync(join(dir, "bin"));
+  const program = readFileSync(new URL("./fixtures/commands.mjs", import.meta.url), "utf8").replace(
+    'from "@rukh/ipc"',
+    `from ${JSON.stringify(IPC_URL)}`,
+  );
+  writeFileSync(join(dir, "bin", "commands.mjs"), program);
+  writeFileSync(
+    join(dir, "bin", "passthrough.mjs"),
+    readFileSync(new URL("./fixtures/passthrough.mjs", import.meta.url)),
+  );
+  await signPackage(dir, FIXTURE_KEY, { publisher: "acme" });
+  return dir;
+}
+
+/** `count` extensions' worth of simple commands, 100 per extension, in groups `g<n>`. */
+export function bulkDescriptors(count: number): object[] {
+  const out: object[] = [];
+  for (let e = 0; e * 100 < count; e++)
+    out.push({
+      format: "rukh.extension/2",
+      id: `fx.bulk${e}`,
+      version: "1.0.0",
+      publisher: "acme",
+      groups: [{ path: [`g${e}`], summary: `Bulk group ${e}` }],
+      commands: Array.from({ length: Math.min(100, count - e * 100) }, (_, i) => ({
+        id: `c${i}`,
+        path: [`g${e}`, `c${i}`],
+        summary: `Bulk command ${i}`,
+        inputs: [
+          str("name", { required: true }),
+          { id: "count", type: "integer", minimum: 0, maximum: 9, summary: "How many", default: 1 },
+        ],
+        execute: managed(),
+        machine,
+      })),
+    });
+  return out;
+}
+
+/** A fresh state directory with the owner configuration and the given extensions installed. */
+export async function makeHome(descriptors: readonly object[] = [TOOLS]): Promise<string> {
+  const work = tempDir();
+  const root = join(work, "home");
+  const state = new StateDirectory(root);
+  await state.setConfig(JSON.stringify(ownerConfig()));
+  const changes = [];
+  for (const d of descriptors)
+    changes.push({ op: "install" as const, source: await makeExtension(work, d) });
+  await state.apply(changes);
+  return root;
+}
+
+export interface Ran {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs the test binary with `RUKH_HOME=home`. */
+export function acme(
+  home: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  options: SpawnOptions = {},
+): Promise<Ran> & { child: ReturnType<typeof spawn> } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? "", RUKH_HOME: home, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+    ...options,
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d) => {
+    stdout += d;
+  });
+  child.stderr!.on("data", (d) => {
+    stderr += d;
+  });
+  const done = new Promise<Ran>((resolve) =>
+    child.once("close", (code) => resolve({ code, stdout, stderr })),
+  );
+  return Object.assign(done, { child });
+}
+
+/** Every runnable line (`  $ acme …`) in a text, as argument lists. */
+export function runnableLines(text: string): string[][] {
+  return text
+    .split("\n")
+    .filter((l) => l.startsWith("  $ acme"))
+    .map((l) => l.slice(4).split(" ").slice(1));
+}

@@ -1,0 +1,83 @@
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { readActiveRoutes, resolveStateDir } from "@rukh/profile";
+import { beforeAll, describe, expect, it } from "vitest";
+import { cachedRoutes, stateDirOf } from "../src/_fastpath.js";
+import { bulkDescriptors, makeHome, TOOLS, tempDir } from "./_helpers.js";
+
+// The fast path re-reads what @rukh/profile writes; these cases keep the two in step.
+describe("fast route-cache reader agrees with @rukh/profile", () => {
+  let home: string;
+  beforeAll(async () => {
+    home = await makeHome([TOOLS, ...bulkDescriptors(150)]);
+  }, 60_000);
+
+  it("gives the same route table as readActiveRoutes", async () => {
+    const fast = cachedRoutes(home);
+    const slow = await readActiveRoutes(home);
+    expect(fast?.revisionId).toBe(slow?.revisionId);
+    const commands = fast!.source.commands.map((_, i) => fast!.source.route(i));
+    expect(commands).toEqual(slow!.routes.commands);
+    expect(fast!.source.groups).toEqual(slow!.routes.groups);
+    expect(fast!.source.commands).toEqual(
+      slow!.routes.commands.map((c) => ({
+        path: c.path,
+        aliases: c.aliases,
+        summary: c.cli.summary,
+      })),
+    );
+  });
+
+  it("defers to the authoritative path whenever the file is unusual", async () => {
+    expect(cachedRoutes(tempDir())).toBeUndefined();
+    const root = await makeHome();
+    const id = (await readActiveRoutes(root))!.revisionId;
+    writeFileSync(join(root, "revisions", `${id}.routes.json`), "{}\n");
+    expect(cachedRoutes(root)).toBeUndefined();
+    rmSync(join(root, "revisions", `${id}.routes.json`));
+    expect(cachedRoutes(root)).toBeUndefined();
+  }, 30_000);
+
+  it.each([
+    [{ RUKH_HOME: "/r" }, "/h"],
+    [{}, "/h"],
+    [{ XDG_STATE_HOME: "/x" }, undefined],
+    [{ RUKH_HOME: "", XDG_STATE_HOME: "/x" }, undefined],
+    [{}, undefined],
+  ])("resolves the state directory like resolveStateDir (%j, home %s)", (env, h) => {
+    expect(stateDirOf("acme", env, h)).toBe(
+      resolveStateDir({ brand: "acme", env, ...(h !== undefined && { home: h }) }),
+    );
+  });
+});
+
+describe("a damaged or missing route cache", () => {
+  it.each([
+    ["damaged", "{not json\n"],
+    ["missing", undefined],
+  ])(
+    "%s: the CLI rebuilds the routes from the revision",
+    async (_name, text) => {
+      const { createCli } = await import("../src/index.js");
+      const root = await makeHome();
+      const id = (await readActiveRoutes(root))!.revisionId;
+      const file = join(root, "revisions", `${id}.routes.json`);
+      if (text === undefined) rmSync(file);
+      else writeFileSync(file, text);
+      let out = "";
+      const cli = createCli({
+        brand: "acme",
+        env: { RUKH_HOME: root },
+        stdout: { write: (s: string) => (out += s) },
+        stderr: { write: () => {} },
+        handleSignals: false,
+      });
+      expect(await cli.run(["files", "--help"])).toBe(0);
+      expect(out).toContain("count");
+      out = "";
+      expect(await cli.run(["hello", "x"])).toBe(0);
+      expect(out).toBe("hello x\n");
+    },
+    30_000,
+  );
+});

@@ -1,0 +1,84 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ProfileError, ROUTES_MAX_BYTES, readActiveRoutes, StateDirectory } from "../src/index.js";
+import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
+
+const work = tempDir();
+
+async function published() {
+  const root = tempDir("rukh-routes-");
+  const home = new StateDirectory(root);
+  await home.setConfig(ownerConfig() as never);
+  const pub = await home.install(
+    await makePackage(
+      work,
+      descriptor("acme.files", "acme", [
+        { id: "count", path: ["files", "count"], aliases: [["wc"]] },
+      ]),
+    ),
+  );
+  return { root, home, pub };
+}
+
+async function code(p: Promise<unknown>): Promise<string | undefined> {
+  return p.then(
+    () => undefined,
+    (e: unknown) => (e instanceof ProfileError ? e.code : String(e)),
+  );
+}
+
+describe("route cache", () => {
+  it("is null before the first publication", async () => {
+    expect(await readActiveRoutes(tempDir("rukh-routes-"))).toBeNull();
+  });
+
+  it("holds the active revision's route table, equal to the projection's", async () => {
+    const { root, pub } = await published();
+    const active = await readActiveRoutes(root);
+    expect(active?.revisionId).toBe(pub.revisionId);
+    expect(active?.commandGeneration).toBe(pub.revision.commandGeneration);
+    expect(active?.routes).toEqual(JSON.parse(JSON.stringify(pub.projection.routes)));
+    expect(active?.routes.commands.map((c) => c.path.join(" "))).toEqual(["files count"]);
+  });
+
+  it("follows every publication, including a rollback", async () => {
+    const { root, home, pub } = await published();
+    const second = await home.disable("acme.files");
+    expect((await readActiveRoutes(root))?.routes.commands).toEqual([]);
+    const back = await home.rollback(pub.revisionId);
+    const active = await readActiveRoutes(root);
+    expect(second.revisionId).not.toBe(back.revisionId);
+    expect(active?.revisionId).toBe(back.revisionId);
+    expect(active?.routes.commands).toHaveLength(1);
+  });
+
+  it("is null for a revision published without a cache (fall back to projection())", async () => {
+    const { root, pub } = await published();
+    const { rmSync } = await import("node:fs");
+    rmSync(join(root, "revisions", `${pub.revisionId}.routes.json`));
+    expect(await readActiveRoutes(root)).toBeNull();
+  });
+
+  it.each([
+    ["not JSON", () => "{"],
+    ["missing a command line", (t: string) => t.split("\n").slice(0, 1).join("\n")],
+    [
+      "another revision",
+      (t: string) => t.replace(/"revisionId":"[0-9a-f]+"/, `"revisionId":"${"0".repeat(64)}"`),
+    ],
+    ["another format", (t: string) => t.replace("rukh.cli-routes/1", "rukh.cli-routes/9")],
+    ["too large", () => " ".repeat(ROUTES_MAX_BYTES + 1)],
+  ])("fails closed with invalid_state when the file is %s", async (_name, edit) => {
+    const { root, pub } = await published();
+    const file = join(root, "revisions", `${pub.revisionId}.routes.json`);
+    writeFileSync(file, edit(readFileSync(file, "utf8")));
+    expect(await code(readActiveRoutes(root))).toBe("invalid_state");
+  });
+
+  it("rejects an active file that names no revision id", async () => {
+    const { root } = await published();
+    writeFileSync(join(root, "active"), "nonsense\n");
+    expect(await code(readActiveRoutes(root))).toBe("invalid_state");
+  });
+});
