@@ -1,20 +1,64 @@
 import { readFileSync } from "node:fs";
+import { userInfo } from "node:os";
+import { fileURLToPath } from "node:url";
+import { type BuiltinContext, createCli } from "@rukh/cli";
+import { serveStdio } from "@rukh/mcp";
+import { StateDirectory } from "@rukh/profile";
+import { adminBuiltins } from "./_admin.js";
+
+/** The brand of this CLI; a scaffolded CLI changes it (and nothing else here). */
+export const BRAND = "rukh";
 
 const version: string = JSON.parse(
   readFileSync(new URL("../package.json", import.meta.url), "utf8"),
 ).version;
+const executable = fileURLToPath(new URL("../bin/rukh", import.meta.url));
+
+async function serveMcp(ctx: BuiltinContext, preset: string | undefined): Promise<number> {
+  const state = new StateDirectory(ctx.stateDir);
+  const active = await state.activeRevisionId();
+  if (active === null) {
+    ctx.stderr.write(
+      `${BRAND}: nothing is installed yet; run \`${BRAND} trust add\` and \`${BRAND} ext install\` first\n`,
+    );
+    return 5;
+  }
+  const config = (await state.readRevision(active)).config;
+  const name = preset ?? config.defaultPreset;
+  if (config.presets[name] === undefined) {
+    ctx.stderr.write(
+      `${BRAND}: no preset ${JSON.stringify(name)}; expected one of ${Object.keys(config.presets).join(", ")}\n`,
+    );
+    return 2;
+  }
+  // The launch binding is fixed here, once, from the owner's side: nothing a
+  // client sends can change it.
+  const host = await serveStdio({
+    state,
+    binding: {
+      subject: userInfo().username,
+      actor: `${BRAND}-mcp`,
+      taskAuthorityRef: "local",
+      preset: name,
+    },
+    serverInfo: { name: BRAND, version },
+  });
+  ctx.signal.addEventListener("abort", () => void host.close(), { once: true });
+  const why = await host.closed;
+  return why === "eof" || why === "closed" ? 0 : 5;
+}
 
 /**
  * Entry point of the `rukh` reference CLI; returns the process exit code.
  *
  * @example
- * process.exitCode = await main(["--version"]);
+ * process.exitCode = await main(process.argv.slice(2));
  */
 export async function main(argv: readonly string[]): Promise<number> {
-  if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-    process.stdout.write(`rukh ${version}\n`);
-    return 0;
-  }
-  process.stderr.write(`rukh: unknown arguments ${JSON.stringify(argv)}; expected --version\n`);
-  return 2;
+  const cli = createCli({
+    brand: BRAND,
+    version,
+    builtins: adminBuiltins({ brand: BRAND, executable, serveMcp }),
+  });
+  return cli.run(argv);
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packWorkspace, publicPackages } from "../../../scripts/pack-workspace.mjs";
 
 // Packs every public package the way `pnpm publish` would, installs the
 // tarballs into a clean project outside the workspace, and imports each entry
@@ -11,26 +12,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // in "files" or a "workspace:" range left in a manifest fails here.
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const tsc = join(root, "node_modules/typescript/bin/tsc");
-const packages = readdirSync(join(root, "packages"))
-  .map((dir) => ({
-    dir: join(root, "packages", dir),
-    manifest: JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")),
-  }))
-  .filter((p) => !p.manifest.private);
+const packages = publicPackages().map((p) => ({ dir: p.dir, manifest: { name: p.name } }));
 
 let work: string;
 const tarballs = new Map<string, string>();
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), "rukh-pack-"));
-  for (const p of packages) {
-    const out = execFileSync("pnpm", ["pack", "--pack-destination", work], {
-      cwd: p.dir,
-      encoding: "utf8",
-    });
-    const file = out.trim().split("\n").pop()!.trim();
-    tarballs.set(p.manifest.name, file.startsWith("/") ? file : join(work, file));
-  }
+  for (const [name, file] of packWorkspace(work)) tarballs.set(name, file);
   const deps = Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`]));
   writeFileSync(
     join(work, "package.json"),

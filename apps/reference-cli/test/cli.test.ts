@@ -1,0 +1,39 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, expect, it } from "vitest";
+import { BRAND } from "../src/main.js";
+
+// Runs the built binary against a fresh state directory.
+const bin = fileURLToPath(new URL("../bin/rukh", import.meta.url));
+const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const home = mkdtempSync(join(tmpdir(), `${BRAND}-cli-test-`));
+const env = { ...process.env, RUKH_HOME: home, NO_COLOR: "1" };
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+it("prints its version", () => {
+  expect(execFileSync(bin, ["--version"], { env, encoding: "utf8" })).toBe(`${BRAND} ${version}\n`);
+});
+
+it("lists its administrative commands in help", () => {
+  const help = execFileSync(bin, ["--help"], { env, encoding: "utf8" });
+  for (const words of ["ext install", "trust add", "mcp serve", "tools list", "doctor"]) {
+    expect(help).toContain(words.split(" ")[0]);
+  }
+});
+
+it("answers an unknown command with a usage error on stderr", () => {
+  const r = spawnSync(bin, ["definitely-not-a-command"], { env, encoding: "utf8" });
+  expect(r.status).toBe(2);
+  expect(r.stdout).toBe("");
+  expect(r.stderr).toContain("definitely-not-a-command");
+});
+
+it("reports on a fresh state directory without failing on missing confinement", () => {
+  const r = spawnSync(bin, ["doctor"], { env, encoding: "utf8" });
+  expect(r.stdout).toContain(home);
+  expect(r.stdout).toMatch(/strict profile for Node commands: (available|unavailable)/);
+  expect(r.status).toBe(5); // nothing published yet
+});

@@ -1,0 +1,122 @@
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** A brand: lowercase letters, digits and `-`, starting with a letter; it becomes the command name. */
+export const SCAFFOLD_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
+
+/** Options of {@link scaffold}. */
+export interface ScaffoldOptions {
+  /** The brand and command name, e.g. `acme`. */
+  readonly name: string;
+  /** Directory to create; must not exist or be empty. */
+  readonly dir: string;
+  /** Version range of the `@rukh/*` packages, default `^<this package's version>`. */
+  readonly rukhVersion?: string;
+}
+
+const RUKH_PACKAGES = [
+  "cli",
+  "command-result",
+  "core",
+  "descriptor",
+  "ipc",
+  "json",
+  "mcp",
+  "profile",
+];
+const TEMPLATE = fileURLToPath(new URL("../template/", import.meta.url));
+
+/**
+ * Creates a new branded CLI from the reference CLI: its own command name,
+ * MCP endpoint namespace and state directory (`$XDG_STATE_HOME/<name>`), and
+ * a test that runs the built binary. Returns the files written.
+ *
+ * @example
+ * scaffold({ name: "acme", dir: "./acme" });
+ */
+export function scaffold(options: ScaffoldOptions): string[] {
+  const { name, dir } = options;
+  if (!SCAFFOLD_NAME_PATTERN.test(name)) {
+    throw new Error(
+      `name ${JSON.stringify(name)} is not a valid command name; expected ${SCAFFOLD_NAME_PATTERN}`,
+    );
+  }
+  if (existsSync(dir) && readdirSync(dir).length > 0) {
+    throw new Error(`${dir} exists and is not empty; expected a new or empty directory`);
+  }
+  const own = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  const range = options.rukhVersion ?? `^${own.version}`;
+  // The brand appears in exactly two forms in the template: the BRAND constant
+  // and the executable's file name.
+  const rebrand = (text: string) =>
+    text
+      .replace('export const BRAND = "rukh";', `export const BRAND = ${JSON.stringify(name)};`)
+      .replaceAll("bin/rukh", `bin/${name}`);
+  const files: Record<string, string> = {
+    "package.json": `${JSON.stringify(
+      {
+        name,
+        version: "0.1.0",
+        private: true,
+        type: "module",
+        bin: { [name]: `./bin/${name}` },
+        engines: { node: ">=20.19" },
+        scripts: { build: "tsc -p tsconfig.build.json", test: "vitest run" },
+        dependencies: Object.fromEntries(RUKH_PACKAGES.map((p) => [`@rukh/${p}`, range])),
+        devDependencies: {
+          "@types/node": "^20.19.0",
+          typescript: "5.9.3",
+          vite: "8.3.8",
+          vitest: "4.1.12",
+        },
+      },
+      null,
+      2,
+    )}\n`,
+    "tsconfig.json": `${JSON.stringify(
+      {
+        compilerOptions: {
+          target: "ES2022",
+          lib: ["ES2024"],
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          types: ["node"],
+          strict: true,
+          noUncheckedIndexedAccess: true,
+          exactOptionalPropertyTypes: true,
+          verbatimModuleSyntax: true,
+          skipLibCheck: true,
+          rootDir: "src",
+          outDir: "dist",
+        },
+        include: ["src"],
+      },
+      null,
+      2,
+    )}\n`,
+    "tsconfig.build.json": `${JSON.stringify({ extends: "./tsconfig.json" }, null, 2)}\n`,
+    ".gitignore": "node_modules/\ndist/\n",
+    "README.md": `# ${name}\n\nA branded command-line tool built on Rukh. Its commands come from trusted, installable extensions; the same commands are served to AI agents over MCP (\`${name} mcp serve\`).\n\n\`\`\`sh\nnpm install && npm run build && npm test\n./bin/${name} --help\n./bin/${name} doctor\n\`\`\`\n`,
+    [`bin/${name}`]: rebrand(readFileSync(join(TEMPLATE, "bin/rukh"), "utf8")),
+    "src/main.ts": rebrand(readFileSync(join(TEMPLATE, "src/main.ts"), "utf8")),
+    "src/_admin.ts": readFileSync(join(TEMPLATE, "src/_admin.ts"), "utf8"),
+    "test/cli.test.ts": rebrand(readFileSync(join(TEMPLATE, "test/cli.test.ts"), "utf8")),
+  };
+  const written: string[] = [];
+  for (const [path, text] of Object.entries(files)) {
+    const target = join(dir, path);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, text);
+    written.push(path);
+  }
+  chmodSync(join(dir, "bin", name), 0o755);
+  return written;
+}
