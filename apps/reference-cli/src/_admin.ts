@@ -137,8 +137,10 @@ export function adminBuiltins(options: AdminOptions): CliBuiltin[] {
     what: string,
   ) => {
     const p = await home.setConfig(config);
-    print(ctx, `${what}; profile revision ${p.revisionId.slice(0, 12)}`, {
+    const said = p.published ? what : "nothing changed";
+    print(ctx, `${said}; profile revision ${p.revisionId.slice(0, 12)}`, {
       revisionId: p.revisionId,
+      published: p.published,
     });
     return OK;
   };
@@ -153,6 +155,11 @@ export function adminBuiltins(options: AdminOptions): CliBuiltin[] {
         const before = await home.activeRevisionId();
         if (before === null) await home.setConfig(initialConfig(brand));
         const p = await home.install(positionals[0]!);
+        if (!p.published) {
+          const text = `already installed, nothing changed; profile revision ${p.revisionId.slice(0, 12)}`;
+          print(ctx, text, { revisionId: p.revisionId, installed: [] });
+          return OK;
+        }
         const installed = p.revision.extensions.map((e) => e.id);
         const prior =
           before === null ? [] : (await home.readRevision(before)).extensions.map((e) => e.id);
@@ -496,11 +503,7 @@ export function adminBuiltins(options: AdminOptions): CliBuiltin[] {
       run: guarded(async (ctx, home) => {
         parse(ctx.args);
         const checks = await doctor(home);
-        print(
-          ctx,
-          checks.map((c) => `${c.ok ? "ok  " : "FAIL"}  ${c.name}: ${c.detail}`).join("\n"),
-          checks,
-        );
+        print(ctx, checks.map((c) => `${mark(c)}  ${c.name}: ${c.detail}`).join("\n"), checks);
         return checks.every((c) => c.ok) ? OK : STATE;
       }),
     },
@@ -552,7 +555,7 @@ function clientConfig(
         2,
       );
     case "inspector":
-      return `npx @modelcontextprotocol/inspector --cli -e RUKH_HOME=${stateDir} ${options.executable} mcp serve --preset ${preset} --method tools/list`;
+      return `npx -y @modelcontextprotocol/inspector --cli -e RUKH_HOME=${stateDir} ${options.executable} mcp serve --preset ${preset} --method tools/list`;
     default:
       throw new UsageError(
         `--client ${JSON.stringify(client ?? "")}; expected claude-code, claude-desktop, vscode or inspector`,
@@ -611,6 +614,12 @@ async function markdown(
       "",
     );
   return `${out.join("\n")}\n`;
+}
+
+// Unavailable confinement is a note, not a failure: strict calls are then rejected, never run unconfined.
+function mark(c: { ok: boolean; detail: string }): string {
+  if (!c.ok) return "FAIL";
+  return c.detail.startsWith("unavailable") ? "note" : "ok  ";
 }
 
 async function doctor(

@@ -86,6 +86,8 @@ export interface Publication {
   readonly revisionId: string;
   readonly revision: ProfileRevision;
   readonly projection: ToolProjection;
+  /** False when the change changed nothing and the active revision stays as it was. */
+  readonly published: boolean;
 }
 
 /** Options of a {@link StateDirectory}. */
@@ -390,6 +392,26 @@ export class StateDirectory {
           `installed extension "${e.id}" comes from publisher "${e.publisher}", which the configuration no longer trusts`,
         );
 
+    // A change that changes nothing (reinstalling the same package, re-setting
+    // the same configuration) publishes nothing: a new revision would rename
+    // every MCP tool for no reason. A rollback always publishes.
+    if (
+      baseRevision !== undefined &&
+      base !== null &&
+      !changes.some((c) => c.op === "rollback") &&
+      canonicalJson(config as unknown as JsonValue) ===
+        canonicalJson(baseRevision.config as unknown as JsonValue) &&
+      canonicalJson(list as unknown as JsonValue) ===
+        canonicalJson(baseRevision.extensions as unknown as JsonValue)
+    ) {
+      return {
+        revisionId: base,
+        revision: baseRevision,
+        projection: await this.projection(base),
+        published: false,
+      };
+    }
+
     const loaded = await this.#loaded(list, pending);
     const { routes, routeKey } = buildRoutes(loaded);
     const baseKey = await this.#routeKey(base);
@@ -415,7 +437,7 @@ export class StateDirectory {
     this.#revisions.set(id, revision);
     this.#routeKeys.set(id, routeKey);
     this.#remember(id, projection);
-    return { revisionId: id, revision, projection };
+    return { revisionId: id, revision, projection, published: true };
   }
 
   async #writeAtomic(dir: string, name: string, data: string, syncDir = true): Promise<void> {

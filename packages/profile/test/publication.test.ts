@@ -29,6 +29,22 @@ async function code(p: Promise<unknown>): Promise<string | undefined> {
 }
 
 describe("publication", () => {
+  it("publishes nothing for a change that changes nothing; a rollback always publishes", async () => {
+    const h = await home();
+    const pkg = await makePackage(work, descriptor("acme.files", "acme", [{ id: "x" }]));
+    const first = await h.install(pkg);
+    expect(first.published).toBe(true);
+    const before = listing(h.root);
+    const again = await h.install(pkg);
+    expect(again).toMatchObject({ published: false, revisionId: first.revisionId });
+    const same = await h.setConfig(first.revision.config);
+    expect(same).toMatchObject({ published: false, revisionId: first.revisionId });
+    expect(listing(h.root)).toEqual(before);
+    const back = await h.rollback(first.revisionId);
+    expect(back.published).toBe(true);
+    expect(back.revisionId).not.toBe(first.revisionId);
+  });
+
   it.each([
     ["same path", [{ id: "x", path: ["files", "x"] }], [{ id: "y", path: ["files", "x"] }]],
     ["alias onto a path", [{ id: "x" }], [{ id: "y", aliases: [["x"]] }]],
