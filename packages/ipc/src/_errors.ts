@@ -1,10 +1,6 @@
-/**
- * Stable codes for every way the channel can fail. The first group closes the
- * channel (a peer broke the protocol or went away); the last group reports
- * local misuse of the API or of the runtime.
- */
-export const IPC_ERROR_CODES = [
-  "handshake_timeout",
+// The codes by which a peer broke the protocol (as opposed to going away,
+// timing out or local misuse); see IpcError.protocolViolation.
+const PROTOCOL_VIOLATION_CODES = [
   "handshake_failed",
   "unsupported_protocol",
   "frame_too_large",
@@ -17,6 +13,15 @@ export const IPC_ERROR_CODES = [
   "unexpected_message",
   "duplicate_completion",
   "diagnostics_limit",
+] as const;
+
+/**
+ * Stable codes for every way the channel can fail: the peer broke the
+ * protocol, went away or timed out, or the API or runtime was misused locally.
+ */
+export const IPC_ERROR_CODES = [
+  "handshake_timeout",
+  ...PROTOCOL_VIOLATION_CODES,
   "closed_before_completion",
   "channel_error",
   "spawn_failed",
@@ -27,22 +32,7 @@ export const IPC_ERROR_CODES = [
 /** One of {@link IPC_ERROR_CODES}. */
 export type IpcErrorCode = (typeof IPC_ERROR_CODES)[number];
 
-// The codes by which a peer broke the protocol (as opposed to going away,
-// timing out or local misuse).
-const PROTOCOL_VIOLATIONS: ReadonlySet<IpcErrorCode> = new Set([
-  "handshake_failed",
-  "unsupported_protocol",
-  "frame_too_large",
-  "malformed_frame",
-  "bad_mac",
-  "out_of_sequence",
-  "truncated_frame",
-  "invalid_json",
-  "invalid_message",
-  "unexpected_message",
-  "duplicate_completion",
-  "diagnostics_limit",
-]);
+const PROTOCOL_VIOLATIONS: ReadonlySet<IpcErrorCode> = new Set(PROTOCOL_VIOLATION_CODES);
 
 /**
  * The one error type of `@rukh/ipc`. `code` is stable and safe to branch on;
