@@ -1,43 +1,24 @@
 import { type SpawnOptions, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { StateDirectory, signPackage } from "@rukh/profile";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import {
+  fixtureOwnerConfig,
+  fixturePreset,
+  fixtureState,
+  tempDir as kitTempDir,
+  machine as machineBlock,
+  managed,
+  str,
+  writeFixturePackage,
+} from "@rukh/testkit";
 
-export const FIXTURE_KEY = readFileSync(
-  new URL("../../../fixtures/keys/example-publisher.key", import.meta.url),
-  "utf8",
-);
-export const FIXTURE_PUB = readFileSync(
-  new URL("../../../fixtures/keys/example-publisher.pub", import.meta.url),
-  "utf8",
-).trim();
 export const BIN = fileURLToPath(new URL("./fixtures/acme.mjs", import.meta.url));
 
-const IPC_URL = pathToFileURL(
-  realpathSync(createRequire(import.meta.url).resolve("@rukh/ipc")),
-).href;
-
 export function tempDir(prefix = "rukh-cli-"): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  return kitTempDir(prefix);
 }
 
-const str = (id: string, extra: object = {}) => ({
-  id,
-  type: "string",
-  maxLength: 256,
-  summary: `The ${id}`,
-  ...extra,
-});
-const managed = (result: object = { kind: "text" }) => ({
-  mapping: "managed",
-  program: "bin/commands.mjs",
-  runtime: "node",
-  result,
-});
-const machine = { eligible: true, interaction: "none", requiredFeatures: [] };
+const machine = machineBlock();
 
 /** Every input type, as flags and positionals. */
 const ECHO_INPUTS = [
@@ -186,43 +167,27 @@ export const TOOLS = {
   ],
 };
 
-const preset = (over: object = {}) => ({
-  commands: ["fx.tools/*"],
-  actions: [],
-  resources: [],
-  deadlineMs: 30_000,
-  maxConcurrency: 4,
-  enforcement: "host-trusted",
-  ...over,
-});
+const preset = (over: object = {}) =>
+  fixturePreset({ commands: ["fx.tools/*"], deadlineMs: 30_000, ...over });
 
 export function ownerConfig(): Record<string, unknown> {
-  return {
-    brand: "acme",
+  return fixtureOwnerConfig({
     endpointNamespace: "acme-test",
-    trustedPublishers: [{ id: "acme", publicKey: FIXTURE_PUB }],
     exposure: { extensions: ["fx.tools"] },
     presets: { default: preset(), short: preset({ deadlineMs: 1_500 }) },
-    defaultPreset: "default",
-  };
+  });
 }
 
 /** Writes and signs an extension package with the fixture programs. */
 export async function makeExtension(parent: string, descriptor: object): Promise<string> {
-  const dir = mkdtempSync(join(parent, "pkg-"));
-  writeFileSync(join(dir, "rukh-extension.json"), JSON.stringify(descriptor, null, 2));
-  mkdirSync(join(dir, "bin"));
-  const program = readFileSync(new URL("./fixtures/commands.mjs", import.meta.url), "utf8").replace(
-    'from "@rukh/ipc"',
-    `from ${JSON.stringify(IPC_URL)}`,
-  );
-  writeFileSync(join(dir, "bin", "commands.mjs"), program);
-  writeFileSync(
-    join(dir, "bin", "passthrough.mjs"),
-    readFileSync(new URL("./fixtures/passthrough.mjs", import.meta.url)),
-  );
-  await signPackage(dir, FIXTURE_KEY, { publisher: "acme" });
-  return dir;
+  return writeFixturePackage({
+    parent,
+    descriptor,
+    programs: {
+      "bin/commands.mjs": readFileSync(new URL("./fixtures/commands.mjs", import.meta.url), "utf8"),
+      "bin/passthrough.mjs": readFileSync(new URL("./fixtures/passthrough.mjs", import.meta.url)),
+    },
+  });
 }
 
 /** `count` extensions' worth of simple commands, 100 per extension, in groups `g<n>`. */
@@ -252,14 +217,16 @@ export function bulkDescriptors(count: number): object[] {
 
 /** A fresh state directory with the owner configuration and the given extensions installed. */
 export async function makeHome(descriptors: readonly object[] = [TOOLS]): Promise<string> {
-  const work = tempDir();
-  const root = join(work, "home");
-  const state = new StateDirectory(root);
-  await state.setConfig(JSON.stringify(ownerConfig()));
-  const changes = [];
-  for (const d of descriptors)
-    changes.push({ op: "install" as const, source: await makeExtension(work, d) });
-  await state.apply(changes);
+  const { root } = await fixtureState({
+    prefix: "rukh-cli-",
+    config: ownerConfig(),
+    packages: async (work) => {
+      const dirs = [];
+      for (const d of descriptors) dirs.push(await makeExtension(work, d));
+      return dirs;
+    },
+    install: "together",
+  });
   return root;
 }
 

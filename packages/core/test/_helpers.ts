@@ -1,10 +1,16 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { readFileSync } from "node:fs";
 import type { InputValue } from "@rukh/descriptor";
-import { StateDirectory, signPackage } from "@rukh/profile";
+import type { StateDirectory } from "@rukh/profile";
+import {
+  commandsDescriptor,
+  type FixtureCommand,
+  fixtureOwnerConfig,
+  fixturePreset,
+  fixtureState,
+  int,
+  str,
+  writeFixturePackage,
+} from "@rukh/testkit";
 import {
   createInvocationCore,
   type HostBinding,
@@ -13,40 +19,10 @@ import {
   type InvocationRequest,
 } from "../src/index.js";
 
-export const FIXTURE_KEY = readFileSync(
-  new URL("../../../fixtures/keys/example-publisher.key", import.meta.url),
-  "utf8",
-);
-export const FIXTURE_PUB = readFileSync(
-  new URL("../../../fixtures/keys/example-publisher.pub", import.meta.url),
-  "utf8",
-).trim();
+export { removeDir as cleanup } from "@rukh/testkit";
 
-const IPC_URL = pathToFileURL(
-  realpathSync(createRequire(import.meta.url).resolve("@rukh/ipc")),
-).href;
+const text = (id: string, extra: object = {}) => str(id, { maxLength: 4096, ...extra });
 
-export function tempDir(prefix = "rukh-core-"): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-}
-
-const text = (id: string, extra: object = {}) => ({
-  id,
-  type: "string",
-  maxLength: 4096,
-  summary: `The ${id}`,
-  ...extra,
-});
-const int = (id: string, extra: object = {}) => ({
-  id,
-  type: "integer",
-  minimum: 0,
-  maximum: 120_000,
-  summary: `The ${id}`,
-  ...extra,
-});
-
-const TEXT_RESULT = { kind: "text" };
 const COUNT_RESULT = {
   kind: "structured",
   schema: {
@@ -57,17 +33,7 @@ const COUNT_RESULT = {
   },
 };
 
-interface Cmd {
-  id: string;
-  inputs?: object[];
-  result?: object;
-  interaction?: "none" | "optional" | "required";
-  requests?: { actions: string[]; resources: string[] };
-  runtime?: "node" | "native";
-  passthrough?: boolean;
-}
-
-export const MAIN_COMMANDS: Cmd[] = [
+export const MAIN_COMMANDS: FixtureCommand[] = [
   { id: "hello", inputs: [text("name", { required: true })] },
   { id: "version", inputs: [int("wait_ms", { default: 0 })] },
   { id: "count", inputs: [int("n", { required: true })], result: COUNT_RESULT },
@@ -91,75 +57,34 @@ export const MAIN_COMMANDS: Cmd[] = [
   { id: "pt", passthrough: true },
 ];
 
-function descriptor(id: string, version: string, commands: Cmd[]): object {
-  return {
-    format: "rukh.extension/2",
-    id,
-    version,
-    publisher: "acme",
-    commands: commands.map((c) => ({
-      id: c.id,
-      path: [c.id.replaceAll("_", "-")],
-      summary: `Run ${c.id}`,
-      inputs: c.inputs ?? [],
-      execute: c.passthrough
-        ? { mapping: "passthrough", program: "bin/passthrough.mjs", runtime: "node" }
-        : {
-            mapping: "managed",
-            program: c.runtime === "native" ? "bin/native" : "bin/commands.mjs",
-            runtime: c.runtime ?? "node",
-            result: c.result ?? TEXT_RESULT,
-          },
-      ...(c.requests && { requests: c.requests }),
-      ...(!c.passthrough && {
-        machine: { eligible: true, interaction: c.interaction ?? "none", requiredFeatures: [] },
-      }),
-    })),
-  };
-}
-
 /** Writes and signs an extension package built from the fixture programs. */
 export async function makeExtension(
   parent: string,
   id: string,
   version: string,
-  commands: Cmd[],
+  commands: FixtureCommand[],
 ): Promise<string> {
-  const dir = mkdtempSync(join(parent, "pkg-"));
-  writeFileSync(
-    join(dir, "rukh-extension.json"),
-    JSON.stringify(descriptor(id, version, commands), null, 2),
-  );
-  mkdirSync(join(dir, "bin"));
-  const program = readFileSync(new URL("./fixtures/commands.mjs", import.meta.url), "utf8")
-    .replace('from "@rukh/ipc"', `from ${JSON.stringify(IPC_URL)}`)
-    .replace('"__VERSION__"', JSON.stringify(version));
-  writeFileSync(join(dir, "bin", "commands.mjs"), program);
-  writeFileSync(
-    join(dir, "bin", "passthrough.mjs"),
-    readFileSync(new URL("./fixtures/passthrough.mjs", import.meta.url)),
-  );
-  // An interpreter that does not exist: execve fails, the program cannot start.
-  writeFileSync(join(dir, "bin", "native"), "#!/nonexistent/interpreter\nexit 0\n");
-  await signPackage(dir, FIXTURE_KEY, { publisher: "acme" });
-  return dir;
+  return writeFixturePackage({
+    parent,
+    descriptor: commandsDescriptor(id, version, commands),
+    programs: {
+      "bin/commands.mjs": readFileSync(
+        new URL("./fixtures/commands.mjs", import.meta.url),
+        "utf8",
+      ).replace('"__VERSION__"', JSON.stringify(version)),
+      "bin/passthrough.mjs": readFileSync(new URL("./fixtures/passthrough.mjs", import.meta.url)),
+      // An interpreter that does not exist: execve fails, the program cannot start.
+      "bin/native": "#!/nonexistent/interpreter\nexit 0\n",
+    },
+  });
 }
 
-const preset = (over: object = {}) => ({
-  commands: ["fx.main/*", "fx.hidden/*"],
-  actions: [],
-  resources: [],
-  deadlineMs: 10_000,
-  maxConcurrency: 4,
-  enforcement: "host-trusted",
-  ...over,
-});
+const preset = (over: object = {}) =>
+  fixturePreset({ commands: ["fx.main/*", "fx.hidden/*"], deadlineMs: 10_000, ...over });
 
 export function ownerConfig(): Record<string, unknown> {
-  return {
-    brand: "acme",
+  return fixtureOwnerConfig({
     endpointNamespace: "acme-test",
-    trustedPublishers: [{ id: "acme", publicKey: FIXTURE_PUB }],
     exposure: { extensions: ["fx.main"] },
     presets: {
       default: preset(),
@@ -168,19 +93,20 @@ export function ownerConfig(): Record<string, unknown> {
       strict: preset({ enforcement: "strict" }),
       narrow: preset({ commands: ["fx.main/hello"] }),
     },
-    defaultPreset: "default",
-  };
+  });
 }
 
 /** A fresh state directory with the owner config and `fx.main@1.0.0` and `fx.hidden@1.0.0` installed. */
 export async function makeState(): Promise<{ root: string; state: StateDirectory; work: string }> {
-  const work = tempDir();
-  const root = join(work, "home");
-  const state = new StateDirectory(root);
-  await state.setConfig(JSON.stringify(ownerConfig()));
-  await state.install(await makeExtension(work, "fx.main", "1.0.0", MAIN_COMMANDS));
-  await state.install(await makeExtension(work, "fx.hidden", "1.0.0", [{ id: "secret" }]));
-  return { root, state, work };
+  return fixtureState({
+    prefix: "rukh-core-",
+    config: ownerConfig(),
+    packages: async (work) => [
+      await makeExtension(work, "fx.main", "1.0.0", MAIN_COMMANDS),
+      await makeExtension(work, "fx.hidden", "1.0.0", [{ id: "secret" }]),
+    ],
+    install: "each",
+  });
 }
 
 export function binding(preset = "default"): HostBinding {
@@ -206,10 +132,6 @@ export function call(
     surface: "mcp",
     ...over,
   };
-}
-
-export function cleanup(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
 }
 
 export function alive(pid: number): boolean {

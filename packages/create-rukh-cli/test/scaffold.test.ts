@@ -71,7 +71,6 @@ describe("a scaffolded CLI", () => {
       encoding: "utf8",
       env: { ...process.env, CI: "true" },
     });
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: strips ANSI colour from vitest's summary
     const text = (r.stdout + r.stderr).replace(/\u001b\[[0-9;]*m/g, "");
     expect(text).toMatch(/Tests\s+\d+ passed/);
     expect(r.status).toBe(0);

@@ -1,58 +1,27 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { StateDirectory, signPackage } from "@rukh/profile";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { StateDirectory } from "@rukh/profile";
+import {
+  commandsDescriptor,
+  type FixtureCommand,
+  fixtureOwnerConfig,
+  fixturePreset,
+  fixtureState,
+  int,
+  str,
+  writeFixturePackage,
+} from "@rukh/testkit";
+
+export type { FixtureCommand } from "@rukh/testkit";
+export { removeDir as cleanup } from "@rukh/testkit";
 
 /** A wire message as the tests inspect it: loosely. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read wire messages member by member
 export type Wire = any;
 
-export const FIXTURE_KEY = readFileSync(
-  new URL("../../../fixtures/keys/example-publisher.key", import.meta.url),
-  "utf8",
-);
-export const FIXTURE_PUB = readFileSync(
-  new URL("../../../fixtures/keys/example-publisher.pub", import.meta.url),
-  "utf8",
-).trim();
-
-// @rukh/ipc is a dependency of @rukh/core, not of this package: resolve it from there.
-const requireHere = createRequire(import.meta.url);
-const IPC_URL = pathToFileURL(
-  realpathSync(createRequire(realpathSync(requireHere.resolve("@rukh/core"))).resolve("@rukh/ipc")),
-).href;
-
 export const SERVE = fileURLToPath(new URL("./fixtures/serve.mjs", import.meta.url));
 export const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
-
-export function tempDir(prefix = "rukh-mcp-"): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
-}
-
-const str = (id: string, extra: object = {}) => ({
-  id,
-  type: "string",
-  maxLength: 256,
-  summary: `The ${id}`,
-  ...extra,
-});
-const int = (id: string, extra: object = {}) => ({
-  id,
-  type: "integer",
-  minimum: 0,
-  maximum: 120_000,
-  summary: `The ${id}`,
-  ...extra,
-});
-
-export interface FixtureCommand {
-  readonly id: string;
-  readonly inputs?: readonly object[];
-  readonly result?: object;
-}
 
 export const COMMANDS: readonly FixtureCommand[] = [
   { id: "greet", inputs: [str("name", { required: true })] },
@@ -81,76 +50,46 @@ export async function makeExtension(
   version: string,
   commands: readonly FixtureCommand[] = COMMANDS,
 ): Promise<string> {
-  const dir = mkdtempSync(join(parent, "pkg-"));
-  const descriptor = {
-    format: "rukh.extension/2",
-    id,
-    version,
-    publisher: "acme",
-    commands: commands.map((c) => ({
-      id: c.id,
-      path: [c.id.replaceAll("_", "-")],
-      summary: `Run ${c.id}`,
-      inputs: c.inputs ?? [],
-      execute: {
-        mapping: "managed",
-        program: "bin/commands.mjs",
-        runtime: "node",
-        result: c.result ?? { kind: "text" },
-      },
-      machine: { eligible: true, interaction: "none", requiredFeatures: [] },
-    })),
-  };
-  writeFileSync(join(dir, "rukh-extension.json"), JSON.stringify(descriptor, null, 2));
-  mkdirSync(join(dir, "bin"));
-  const program = readFileSync(new URL("./fixtures/commands.mjs", import.meta.url), "utf8")
-    .replace('from "@rukh/ipc"', `from ${JSON.stringify(IPC_URL)}`)
-    .replace('"__EXT__"', JSON.stringify(id));
-  writeFileSync(join(dir, "bin", "commands.mjs"), program);
-  await signPackage(dir, FIXTURE_KEY, { publisher: "acme" });
-  return dir;
+  return writeFixturePackage({
+    parent,
+    descriptor: commandsDescriptor(id, version, commands),
+    programs: {
+      "bin/commands.mjs": readFileSync(
+        new URL("./fixtures/commands.mjs", import.meta.url),
+        "utf8",
+      ).replace('"__EXT__"', JSON.stringify(id)),
+    },
+  });
 }
 
-const preset = (over: object = {}) => ({
-  commands: ["fx.main/*", "fx.hidden/*"],
-  actions: [],
-  resources: [],
-  deadlineMs: 20_000,
-  maxConcurrency: 4,
-  enforcement: "host-trusted",
-  ...over,
-});
+const preset = (over: object = {}) =>
+  fixturePreset({ commands: ["fx.main/*", "fx.hidden/*"], deadlineMs: 20_000, ...over });
 
 export function ownerConfig(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    brand: "acme",
+  return fixtureOwnerConfig({
     endpointNamespace: "acme-mcp-test",
-    trustedPublishers: [{ id: "acme", publicKey: FIXTURE_PUB }],
     exposure: { extensions: ["fx.main", "fx.hidden"] },
     presets: {
       default: preset(),
       short: preset({ deadlineMs: 1_000 }),
       narrow: preset({ commands: ["fx.main/greet"] }),
     },
-    defaultPreset: "default",
     mcp: { toolNames: "compact" },
     ...over,
-  };
+  });
 }
 
 /** A fresh state directory with `fx.main@1.0.0` and `fx.hidden@1.0.0` installed. */
 export async function makeState(): Promise<{ root: string; state: StateDirectory; work: string }> {
-  const work = tempDir();
-  const root = join(work, "home");
-  const state = new StateDirectory(root);
-  await state.setConfig(JSON.stringify(ownerConfig()));
-  await state.install(await makeExtension(work, "fx.main", "1.0.0"));
-  await state.install(await makeExtension(work, "fx.hidden", "1.0.0", [{ id: "secret" }]));
-  return { root, state, work };
-}
-
-export function cleanup(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  return fixtureState({
+    prefix: "rukh-mcp-",
+    config: ownerConfig(),
+    packages: async (work) => [
+      await makeExtension(work, "fx.main", "1.0.0"),
+      await makeExtension(work, "fx.hidden", "1.0.0", [{ id: "secret" }]),
+    ],
+    install: "each",
+  });
 }
 
 /** The tool name of `identity` in the active revision. */

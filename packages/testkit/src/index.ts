@@ -1,0 +1,300 @@
+// The complete surface of @rukh/testkit: test support shared by the workspace's suites.
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { StateDirectory, signPackage } from "@rukh/profile";
+
+/**
+ * The fixture publisher's private key (`fixtures/keys/example-publisher.key`).
+ *
+ * @example
+ * await signPackage(dir, FIXTURE_KEY, { publisher: FIXTURE_PUBLISHER });
+ */
+export const FIXTURE_KEY: string = readFileSync(
+  new URL("../../../fixtures/keys/example-publisher.key", import.meta.url),
+  "utf8",
+);
+
+/**
+ * The fixture publisher's public key (`fixtures/keys/example-publisher.pub`), trimmed.
+ *
+ * @example
+ * const trusted = [{ id: FIXTURE_PUBLISHER, publicKey: FIXTURE_PUB }];
+ */
+export const FIXTURE_PUB: string = readFileSync(
+  new URL("../../../fixtures/keys/example-publisher.pub", import.meta.url),
+  "utf8",
+).trim();
+
+/**
+ * The publisher id that fixture packages are signed as and fixture owner configs trust.
+ *
+ * @example
+ * const descriptor = { format: "rukh.extension/2", id: "fx.main", publisher: FIXTURE_PUBLISHER };
+ */
+export const FIXTURE_PUBLISHER = "acme";
+
+/**
+ * A fresh temporary directory, realpath'd so paths compare equal to what the code under test sees.
+ *
+ * @example
+ * const work = tempDir("rukh-core-");
+ */
+export function tempDir(prefix: string): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+/**
+ * Removes a directory tree, ignoring one that is already gone.
+ *
+ * @example
+ * afterEach(() => removeDir(work));
+ */
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/**
+ * The file URL of the built `@rukh/ipc` runtime, which fixture programs import in place of the
+ * bare specifier (a package directory has no `node_modules` to resolve it from).
+ *
+ * @example
+ * await import(ipcRuntimeUrl());
+ */
+export function ipcRuntimeUrl(): string {
+  return pathToFileURL(realpathSync(createRequire(import.meta.url).resolve("@rukh/ipc"))).href;
+}
+
+/**
+ * A string input of a fixture descriptor: at most 256 characters unless `extra` says otherwise.
+ *
+ * @example
+ * str("name", { required: true, positional: 0 });
+ */
+export function str(id: string, extra: object = {}): object {
+  return { id, type: "string", maxLength: 256, summary: `The ${id}`, ...extra };
+}
+
+/**
+ * An integer input of a fixture descriptor: 0 to 120 000 unless `extra` says otherwise.
+ *
+ * @example
+ * int("wait_ms", { default: 0 });
+ */
+export function int(id: string, extra: object = {}): object {
+  return { id, type: "integer", minimum: 0, maximum: 120_000, summary: `The ${id}`, ...extra };
+}
+
+/**
+ * A managed execute block running the fixture program `program` (default `bin/commands.mjs`).
+ *
+ * @example
+ * managed({ kind: "text" }, "bin/native", "native");
+ */
+export function managed(
+  result: object = { kind: "text" },
+  program = "bin/commands.mjs",
+  runtime: "node" | "native" = "node",
+): object {
+  return { mapping: "managed", program, runtime, result };
+}
+
+/**
+ * The machine block of a fixture command that agents may call.
+ *
+ * @example
+ * machine("required");
+ */
+export function machine(interaction: "none" | "optional" | "required" = "none"): object {
+  return { eligible: true, interaction, requiredFeatures: [] };
+}
+
+/** One command of a descriptor built by {@link commandsDescriptor}. */
+export interface FixtureCommand {
+  /** Command id; its path is the id with `_` spelled `-`. */
+  readonly id: string;
+  /** Descriptor inputs (default none). */
+  readonly inputs?: readonly object[];
+  /** Result contract of a managed command (default text). */
+  readonly result?: object;
+  /** Machine interaction (default `none`). */
+  readonly interaction?: "none" | "optional" | "required";
+  /** Requested actions and resources, if any. */
+  readonly requests?: {
+    readonly actions: readonly string[];
+    readonly resources: readonly string[];
+  };
+  /** `native` runs `bin/native`; otherwise `bin/commands.mjs` under node. */
+  readonly runtime?: "node" | "native";
+  /** A passthrough command running `bin/passthrough.mjs`, without a machine block. */
+  readonly passthrough?: boolean;
+}
+
+/**
+ * A `rukh.extension/2` descriptor published by the fixture publisher with one command per entry.
+ *
+ * @example
+ * commandsDescriptor("fx.main", "1.0.0", [{ id: "hello", inputs: [str("name")] }]);
+ */
+export function commandsDescriptor(
+  id: string,
+  version: string,
+  commands: readonly FixtureCommand[],
+): object {
+  return {
+    format: "rukh.extension/2",
+    id,
+    version,
+    publisher: FIXTURE_PUBLISHER,
+    commands: commands.map((c) => ({
+      id: c.id,
+      path: [c.id.replaceAll("_", "-")],
+      summary: `Run ${c.id}`,
+      inputs: c.inputs ?? [],
+      execute: c.passthrough
+        ? { mapping: "passthrough", program: "bin/passthrough.mjs", runtime: "node" }
+        : c.runtime === "native"
+          ? managed(c.result, "bin/native", "native")
+          : managed(c.result),
+      ...(c.requests && { requests: c.requests }),
+      ...(!c.passthrough && { machine: machine(c.interaction) }),
+    })),
+  };
+}
+
+/** What {@link writeFixturePackage} writes. */
+export interface FixturePackage {
+  /** Directory the package directory is created in. */
+  readonly parent: string;
+  /** Written as `rukh-extension.json`. */
+  readonly descriptor: object;
+  /** Files by package-relative path; text has its `from "@rukh/ipc"` import pointed at the runtime. */
+  readonly programs: Readonly<Record<string, string | Buffer>>;
+}
+
+/**
+ * Writes an extension package directory under `parent` and signs it as the fixture publisher.
+ * Returns the package directory.
+ *
+ * @example
+ * const dir = await writeFixturePackage({
+ *   parent: work,
+ *   descriptor,
+ *   programs: { "bin/commands.mjs": readFileSync(program, "utf8") },
+ * });
+ */
+export async function writeFixturePackage(pkg: FixturePackage): Promise<string> {
+  const dir = mkdtempSync(join(pkg.parent, "pkg-"));
+  writeFileSync(join(dir, "rukh-extension.json"), JSON.stringify(pkg.descriptor, null, 2));
+  const ipc = JSON.stringify(ipcRuntimeUrl());
+  for (const [path, source] of Object.entries(pkg.programs)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(
+      join(dir, path),
+      typeof source === "string" ? source.replace('from "@rukh/ipc"', `from ${ipc}`) : source,
+    );
+  }
+  await signPackage(dir, FIXTURE_KEY, { publisher: FIXTURE_PUBLISHER });
+  return dir;
+}
+
+/**
+ * A task preset for fixture owner configs: no actions or resources, four at a time, host-trusted.
+ *
+ * @example
+ * fixturePreset({ commands: ["fx.main/*"], deadlineMs: 10_000, maxConcurrency: 2 });
+ */
+export function fixturePreset({
+  commands,
+  deadlineMs,
+  ...over
+}: {
+  commands: readonly string[];
+  deadlineMs: number;
+  [key: string]: unknown;
+}): Record<string, unknown> {
+  return {
+    commands,
+    actions: [],
+    resources: [],
+    deadlineMs,
+    maxConcurrency: 4,
+    enforcement: "host-trusted",
+    ...over,
+  };
+}
+
+/**
+ * An owner config branded and trusting the fixture publisher, with `default` as default preset.
+ *
+ * @example
+ * fixtureOwnerConfig({ endpointNamespace: "acme-test", exposure, presets: { default: p } });
+ */
+export function fixtureOwnerConfig({
+  endpointNamespace,
+  exposure,
+  presets,
+  ...rest
+}: {
+  endpointNamespace: string;
+  exposure: object;
+  presets: object;
+  [key: string]: unknown;
+}): Record<string, unknown> {
+  return {
+    brand: FIXTURE_PUBLISHER,
+    endpointNamespace,
+    trustedPublishers: [{ id: FIXTURE_PUBLISHER, publicKey: FIXTURE_PUB }],
+    exposure,
+    presets,
+    defaultPreset: "default",
+    ...rest,
+  };
+}
+
+/** What {@link fixtureState} sets up. */
+export interface FixtureStateOptions {
+  /** Prefix of the temporary work directory. */
+  readonly prefix: string;
+  /** The owner config, stored as JSON. */
+  readonly config: object;
+  /** Writes the package directories to install under `work` (see {@link writeFixturePackage}). */
+  readonly packages: (work: string) => Promise<readonly string[]>;
+  /** `each`: one install (one revision) per package, in order; `together`: one change for all. */
+  readonly install: "each" | "together";
+}
+
+/** A state directory made by {@link fixtureState}. */
+export interface FixtureState {
+  /** The temporary work directory holding `root` and the package directories. */
+  readonly work: string;
+  /** The state directory's path, `work/home`. */
+  readonly root: string;
+  readonly state: StateDirectory;
+}
+
+/**
+ * A fresh state directory under a temporary work directory with the owner config set and the
+ * packages installed.
+ *
+ * @example
+ * const { root, state, work } = await fixtureState({
+ *   prefix: "rukh-core-",
+ *   config,
+ *   packages: async (work) => [await writeFixturePackage({ parent: work, descriptor, programs })],
+ *   install: "each",
+ * });
+ */
+export async function fixtureState(options: FixtureStateOptions): Promise<FixtureState> {
+  const work = tempDir(options.prefix);
+  const root = join(work, "home");
+  const state = new StateDirectory(root);
+  await state.setConfig(JSON.stringify(options.config));
+  const packages = await options.packages(work);
+  if (options.install === "together")
+    await state.apply(packages.map((source) => ({ op: "install" as const, source })));
+  else for (const source of packages) await state.install(source);
+  return { work, root, state };
+}

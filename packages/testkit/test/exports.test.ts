@@ -1,0 +1,25 @@
+import { expect, it } from "vitest";
+
+// The built entry is the test kit's surface; a new name here shows up in review.
+it("exports exactly these names", async () => {
+  const mod = await import("../dist/index.js");
+  expect(Object.keys(mod).sort()).toMatchInlineSnapshot(`
+    [
+      "FIXTURE_KEY",
+      "FIXTURE_PUB",
+      "FIXTURE_PUBLISHER",
+      "commandsDescriptor",
+      "fixtureOwnerConfig",
+      "fixturePreset",
+      "fixtureState",
+      "int",
+      "ipcRuntimeUrl",
+      "machine",
+      "managed",
+      "removeDir",
+      "str",
+      "tempDir",
+      "writeFixturePackage",
+    ]
+  `);
+});
