@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { link, mkdir, open, readFile, rename, unlink } from "node:fs/promises";
+import { link, mkdir, open, readFile, rename, unlink, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
@@ -492,17 +492,14 @@ export class StateDirectory {
     const token = `${process.pid} ${randomBytes(8).toString("hex")}\n`;
     const deadline = Date.now() + this.#lockTimeoutMs;
     for (;;) {
+      // The lock file appears with its token already in it (written to a
+      // private file, then hard-linked into place, which fails if a lock
+      // exists): no other publisher can ever see a half-written lock and take
+      // a live holder's lock for a stale one.
+      const mine = join(this.root, "tmp", `lock-${process.pid}-${randomBytes(6).toString("hex")}`);
       try {
-        const fh = await open(
-          path,
-          constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
-          0o644,
-        );
-        try {
-          await fh.writeFile(token);
-        } finally {
-          await fh.close();
-        }
+        await writeFile(mine, token);
+        await link(mine, path);
         return async () => {
           // Remove the lock only if it is still ours (a stale-lock breaker may have taken it).
           const held = await readFile(path, "utf8").catch(() => "");
@@ -510,10 +507,12 @@ export class StateDirectory {
         };
       } catch (e) {
         if (errno(e) !== "EEXIST") throw ioError("cannot create the publication lock", e);
+      } finally {
+        await unlink(mine).catch(() => {});
       }
       const held = await readFile(path, "utf8").catch(() => undefined);
       const pid = held === undefined ? Number.NaN : Number.parseInt(held, 10);
-      // An empty lock file belongs to a holder killed between create and write.
+      // A lock whose holder is gone (or that is unreadable garbage) is stale.
       if (held !== undefined && (!Number.isSafeInteger(pid) || !pidAlive(pid))) {
         const again = await readFile(path, "utf8").catch(() => undefined);
         if (again === held) await unlink(path).catch(() => {});

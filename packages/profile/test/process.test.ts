@@ -84,7 +84,7 @@ describe("real processes", () => {
 
   it("publishers retrying on conflict lose no update", async () => {
     const home = await seeded();
-    const tags = ["p1", "p2", "p3", "p4"];
+    const tags = ["p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8"];
     await Promise.all(tags.map((tag) => run(process.execPath, [script, "retry", home.root, tag])));
     const fresh = new StateDirectory(home.root);
     const rev = await fresh.readRevision((await fresh.activeRevisionId())!);
