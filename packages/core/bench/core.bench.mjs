@@ -10,26 +10,23 @@ import {
   mkdirSync,
   mkdtempSync,
   openSync,
-  readFileSync,
   realpathSync,
   rmSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { spawnCommandProcess } from "@rukh/ipc";
 import { StateDirectory, signPackage } from "@rukh/profile";
+import {
+  bareIpcInvocation,
+  ipcRuntimeUrl,
+  FIXTURE_KEY as key,
+  FIXTURE_PUB as pub,
+} from "@rukh/testkit";
 import { createInvocationCore } from "../dist/index.js";
 
-const repo = new URL("../../../", import.meta.url);
-const key = readFileSync(new URL("fixtures/keys/example-publisher.key", repo), "utf8");
-const pub = readFileSync(new URL("fixtures/keys/example-publisher.pub", repo), "utf8").trim();
-const ipcUrl = pathToFileURL(
-  realpathSync(createRequire(import.meta.url).resolve("@rukh/ipc")),
-).href;
+const ipcUrl = ipcRuntimeUrl();
 
 const PROGRAM = `import { runCommandProcess, textResult } from ${JSON.stringify(ipcUrl)};
 await runCommandProcess({ handlers: {
@@ -110,32 +107,6 @@ export async function setup() {
   return { work, core, program };
 }
 
-async function bareIpc(program) {
-  const proc = spawnCommandProcess({
-    program: process.execPath,
-    args: [program],
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-    // The core's default child environment, so both sides start the same Node.
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-  });
-  proc.child.stdout.resume();
-  proc.child.stderr.resume();
-  const exited = new Promise((resolve) => proc.child.once("close", resolve));
-  proc.invoke({
-    invocationId: "bench",
-    command: "bench.core/noop",
-    inputs: {},
-    explicitInputIds: [],
-    remainingMs: 60_000,
-    features: [],
-  });
-  const done = await proc.completion;
-  if (done.outcome !== "succeeded") throw new Error("bare invocation failed");
-  await exited;
-  await proc.closed;
-}
-
 const noop = {
   command: { identity: "bench.core/noop" },
   supplied: { values: new Map() },
@@ -180,7 +151,7 @@ export default async function run(suite) {
     const r = await suite.compare("core: trivial managed command, end to end", {
       baseline: [
         "bare @rukh/ipc spawn + invoke + completion of the same program",
-        () => bareIpc(program),
+        () => bareIpcInvocation(program, "bench.core/noop"),
       ],
       cases: [
         [
@@ -227,38 +198,4 @@ export default async function run(suite) {
     await core.close();
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-// Standalone: `node packages/core/bench/core.bench.mjs`.
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const median = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    const m = s.length >> 1;
-    return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-  };
-  const time = async (fn) => {
-    const t0 = process.hrtime.bigint();
-    await fn();
-    return Number(process.hrtime.bigint() - t0) / 1e6;
-  };
-  await run({
-    async compare(group, { baseline, cases, samples = 30, warmup = 3, note = "" }) {
-      const all = [baseline, ...cases];
-      for (const [, fn] of all) for (let i = 0; i < warmup; i++) await fn();
-      const times = all.map(() => []);
-      for (let s = 0; s < samples; s++)
-        for (let i = 0; i < all.length; i++) times[i].push(await time(all[i][1]));
-      const base = median(times[0]);
-      console.log(`${group}\n  ${baseline[0]}: ${base.toFixed(2)} ms (baseline)`);
-      const out = cases.map(([name], i) => {
-        const ms = median(times[i + 1]);
-        console.log(`  ${name}: ${ms.toFixed(2)} ms (${(ms / base).toFixed(2)}×) ${note}`);
-        return ms;
-      });
-      return { baseline: base, cases: out };
-    },
-    report(group, name, value, _base, note = "") {
-      console.log(`${group}\n  ${name}: ${value.toFixed(2)} ${note || "ms"}`);
-    },
-  });
 }

@@ -5,26 +5,24 @@
 // program. The state directory is built before anything is timed. Run alone
 // with `node packages/mcp/bench/mcp.bench.mjs` or through `pnpm bench mcp`.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { createInvocationCore } from "@rukh/core";
 import { StateDirectory, signPackage } from "@rukh/profile";
+import {
+  bareIpcInvocation,
+  ipcRuntimeUrl,
+  FIXTURE_KEY as key,
+  FIXTURE_PUB as pub,
+} from "@rukh/testkit";
 
 const EXTENSIONS = 1_000;
 const COMMANDS = 10;
-const repo = new URL("../../../", import.meta.url);
-const key = readFileSync(new URL("fixtures/keys/example-publisher.key", repo), "utf8");
-const pub = readFileSync(new URL("fixtures/keys/example-publisher.pub", repo), "utf8").trim();
-const requireHere = createRequire(import.meta.url);
-const requireCore = createRequire(realpathSync(requireHere.resolve("@rukh/core")));
-const ipcPath = realpathSync(requireCore.resolve("@rukh/ipc"));
-const { spawnCommandProcess } = await import(pathToFileURL(ipcPath).href);
 const SERVE = fileURLToPath(new URL("../test/fixtures/serve.mjs", import.meta.url));
 
-const PROGRAM = `import { runCommandProcess, textResult } from ${JSON.stringify(pathToFileURL(ipcPath).href)};
+const PROGRAM = `import { runCommandProcess, textResult } from ${JSON.stringify(ipcRuntimeUrl())};
 await runCommandProcess({ handlers: { "bench.noop/noop": () => textResult("ok") } });
 `;
 
@@ -154,31 +152,6 @@ function connect(root) {
   };
 }
 
-async function bareIpc(program) {
-  const proc = spawnCommandProcess({
-    program: process.execPath,
-    args: [program],
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-  });
-  proc.child.stdout.resume();
-  proc.child.stderr.resume();
-  const exited = new Promise((resolve) => proc.child.once("close", resolve));
-  proc.invoke({
-    invocationId: "bench",
-    command: "bench.noop/noop",
-    inputs: {},
-    explicitInputIds: [],
-    remainingMs: 60_000,
-    features: [],
-  });
-  const done = await proc.completion;
-  if (done.outcome !== "succeeded") throw new Error("bare invocation failed");
-  await exited;
-  await proc.closed;
-}
-
 export default async function run(suite) {
   const { work, root, noop, program, tools } = await setup();
   const client = connect(root);
@@ -207,7 +180,7 @@ export default async function run(suite) {
     const call = await suite.compare("mcp: tools/call of a trivial managed command", {
       baseline: [
         "bare @rukh/ipc spawn + invoke + completion of the same program",
-        () => bareIpc(program),
+        () => bareIpcInvocation(program, "bench.noop/noop"),
       ],
       cases: [
         [
@@ -247,38 +220,4 @@ export default async function run(suite) {
     await client.close();
     rmSync(work, { recursive: true, force: true });
   }
-}
-
-// Standalone: `node packages/mcp/bench/mcp.bench.mjs`.
-if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
-  const median = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    const m = s.length >> 1;
-    return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-  };
-  const time = async (fn) => {
-    const t0 = process.hrtime.bigint();
-    await fn();
-    return Number(process.hrtime.bigint() - t0) / 1e6;
-  };
-  await run({
-    async compare(group, { baseline, cases, samples = 30, warmup = 3, note = "" }) {
-      const all = [baseline, ...cases];
-      for (const [, fn] of all) for (let i = 0; i < warmup; i++) await fn();
-      const times = all.map(() => []);
-      for (let s = 0; s < samples; s++)
-        for (let i = 0; i < all.length; i++) times[i].push(await time(all[i][1]));
-      const base = median(times[0]);
-      console.log(`${group}\n  ${baseline[0]}: ${base.toFixed(3)} ms (baseline)`);
-      const out = cases.map(([name], i) => {
-        const ms = median(times[i + 1]);
-        console.log(`  ${name}: ${ms.toFixed(3)} ms (${(ms / base).toFixed(2)}×) ${note}`);
-        return ms;
-      });
-      return { baseline: base, cases: out };
-    },
-    report(group, name, value, _base, note = "") {
-      console.log(`${group}\n  ${name}: ${value.toFixed(3)} ${note || "ms"}`);
-    },
-  });
 }

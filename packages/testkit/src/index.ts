@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { spawnCommandProcess } from "@rukh/ipc";
 import { StateDirectory, signPackage } from "@rukh/profile";
 
 /**
@@ -297,4 +298,38 @@ export async function fixtureState(options: FixtureStateOptions): Promise<Fixtur
     await state.apply(packages.map((source) => ({ op: "install" as const, source })));
   else for (const source of packages) await state.install(source);
   return { work, root, state };
+}
+
+/**
+ * The baseline the core and MCP benchmarks measure against: spawn `program`
+ * with Node and run one invocation of `command` over the bare `@rukh/ipc`
+ * channel, without profile, admission or journal. Uses the core's default
+ * child environment so both sides start the same Node.
+ *
+ * @example
+ * await bareIpcInvocation("/store/abc/bin/cmd.mjs", "bench.core/noop");
+ */
+export async function bareIpcInvocation(program: string, command: string): Promise<void> {
+  const proc = spawnCommandProcess({
+    program: process.execPath,
+    args: [program],
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+  });
+  proc.child.stdout?.resume();
+  proc.child.stderr?.resume();
+  const exited = new Promise((resolve) => proc.child.once("close", resolve));
+  proc.invoke({
+    invocationId: "bench",
+    command,
+    inputs: {},
+    explicitInputIds: [],
+    remainingMs: 60_000,
+    features: [],
+  });
+  const done = await proc.completion;
+  if (done.outcome !== "succeeded") throw new Error(`bare invocation of ${command} failed`);
+  await exited;
+  await proc.closed;
 }

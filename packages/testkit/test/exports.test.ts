@@ -8,6 +8,7 @@ it("exports exactly these names", async () => {
       "FIXTURE_KEY",
       "FIXTURE_PUB",
       "FIXTURE_PUBLISHER",
+      "bareIpcInvocation",
       "commandsDescriptor",
       "fixtureOwnerConfig",
       "fixturePreset",
