@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, readFileSync } from "node:fs";
+import { accessSync, closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import type { BuiltinContext, CliBuiltin } from "@rukh/cli";
 import {
+  CONFIG_MAX_BYTES,
   cliRoutes,
   listTools,
   type McpTool,
@@ -29,6 +30,22 @@ const REFUSED = 4;
 const STATE = 5;
 
 class UsageError extends Error {}
+
+/** A public key file holds 44 base64 characters and a newline; anything much larger is not one. */
+const PUBLIC_KEY_MAX_BYTES = 1_024;
+
+// Reads a file the owner named, refusing it before reading if it is larger
+// than what it can possibly be.
+function readBounded(path: string, max: number): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size > max) throw new UsageError(`${path} is ${size} bytes; expected at most ${max}`);
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
 
 /** A configuration a new owner starts from: nothing trusted, nothing exposed. */
 export function initialConfig(brand: string): OwnerConfig {
@@ -224,7 +241,7 @@ export function adminBuiltins(options: AdminOptions): CliBuiltin[] {
       run: guarded(async (ctx, home) => {
         const { positionals, values } = parse(ctx.args, { publisher: { type: "string" } }, 1);
         const file = positionals[0]!;
-        const publicKey = readFileSync(file, "utf8").trim();
+        const publicKey = readBounded(file, PUBLIC_KEY_MAX_BYTES).toString("utf8").trim();
         const id = (values.publisher as string | undefined) ?? basename(file).replace(/\.pub$/, "");
         const config = await currentConfig(home, brand);
         const others = config.trustedPublishers.filter((p) => p.id !== id);
@@ -431,7 +448,7 @@ export function adminBuiltins(options: AdminOptions): CliBuiltin[] {
       usage: "<owner configuration file>",
       run: guarded(async (ctx, home) => {
         const { positionals } = parse(ctx.args, {}, 1);
-        const p = await home.setConfig(readFileSync(positionals[0]!));
+        const p = await home.setConfig(readBounded(positionals[0]!, CONFIG_MAX_BYTES));
         print(ctx, `published configuration; profile revision ${p.revisionId.slice(0, 12)}`, {
           revisionId: p.revisionId,
         });

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,4 +36,12 @@ it("reports on a fresh state directory without failing on missing confinement", 
   expect(r.stdout).toContain(home);
   expect(r.stdout).toMatch(/strict profile for Node commands: (available|unavailable)/);
   expect(r.status).toBe(5); // nothing published yet
+});
+
+it("refuses an oversized key file before reading it, naming the file and the limit", () => {
+  const big = join(home, "big.pub");
+  writeFileSync(big, "A".repeat(5_000));
+  const r = spawnSync(bin, ["trust", "add", big, "--publisher", "x"], { env, encoding: "utf8" });
+  expect(r.status).toBe(2);
+  expect(r.stderr).toContain(`${big} is 5000 bytes; expected at most 1024`);
 });
