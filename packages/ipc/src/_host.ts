@@ -53,6 +53,12 @@ export interface SpawnCommandProcessOptions {
   readonly onLog?: (entry: LogMessage) => void;
   /** Called for each `progress` frame, in order. */
   readonly onProgress?: (progress: ProgressMessage) => void;
+  /**
+   * Descriptor numbers above 3 that the child would otherwise inherit from
+   * this process: each is opened on `/dev/null` in the child instead, so none
+   * of this process's files, pipes or sockets reaches it.
+   */
+  readonly shadowFds?: readonly number[];
 }
 
 /**
@@ -88,6 +94,27 @@ export interface CommandProcess {
   cancel(cause: CancelCause): boolean;
 }
 
+let devNull: number | undefined;
+
+/**
+ * The stdio array of a spawn in which every listed descriptor above the
+ * given ones is `/dev/null`: the only way, without a launcher, to keep an
+ * inherited descriptor of this process out of a child.
+ */
+export function shadowedStdio<T>(
+  base: readonly T[],
+  shadowFds: readonly number[],
+): (T | number | "ignore")[] {
+  const out: (T | number | "ignore")[] = [...base];
+  const extra = shadowFds.filter((fd) => fd >= base.length);
+  if (extra.length === 0) return out;
+  devNull ??= process.getBuiltinModule("node:fs").openSync("/dev/null", "r+");
+  const top = Math.max(...extra);
+  while (out.length <= top) out.push("ignore");
+  for (const fd of extra) out[fd] = devNull;
+  return out;
+}
+
 type Phase = "handshake" | "ready" | "completed" | "closed";
 
 /**
@@ -113,7 +140,7 @@ export function spawnCommandProcess(options: SpawnCommandProcessOptions): Comman
   const child = spawn(options.program, options.args ?? [], {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env,
-    stdio: [stdio[0], stdio[1], stdio[2], "pipe"],
+    stdio: shadowedStdio([stdio[0], stdio[1], stdio[2], "pipe"], options.shadowFds ?? []),
     detached: options.detached ?? false,
     shell: false,
     windowsHide: true,

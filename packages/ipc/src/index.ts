@@ -7,7 +7,7 @@ export type {
   SpawnCommandProcessOptions,
   StdioMode,
 } from "./_host.js";
-export { spawnCommandProcess } from "./_host.js";
+export { shadowedStdio, spawnCommandProcess } from "./_host.js";
 export type { IpcLimits } from "./_limits.js";
 export {
   IPC_CHANNEL_ENV,

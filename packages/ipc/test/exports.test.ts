@@ -15,6 +15,7 @@ it("exports exactly these names", async () => {
       "IPC_PROTOCOL",
       "IpcError",
       "runCommandProcess",
+      "shadowedStdio",
       "spawnCommandProcess",
       "structuredResult",
       "textResult",

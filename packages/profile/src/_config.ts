@@ -43,7 +43,31 @@ export interface TaskPreset {
   readonly deadlineMs: number;
   readonly maxConcurrency: number;
   readonly enforcement: "host-trusted" | "strict";
+  /** Per-invocation resource limits; each omitted one takes its default (see {@link PRESET_RESOURCE_DEFAULTS}). */
+  readonly limits?: PresetResourceLimits;
 }
+
+/** Resource limits of every command process of a preset (kernel resource limits, per process). */
+export interface PresetResourceLimits {
+  readonly memoryBytes?: number;
+  readonly processes?: number;
+  readonly openFiles?: number;
+  readonly fileSizeBytes?: number;
+}
+
+/**
+ * The resource limits a preset gets for each member it omits: 1 GiB of
+ * address space, 256 processes, 1,024 open files, 1 GiB per written file.
+ *
+ * @example
+ * PRESET_RESOURCE_DEFAULTS.memoryBytes; // 1073741824
+ */
+export const PRESET_RESOURCE_DEFAULTS: Required<PresetResourceLimits> = Object.freeze({
+  memoryBytes: 1_073_741_824,
+  processes: 256,
+  openFiles: 1_024,
+  fileSizeBytes: 1_073_741_824,
+});
 
 /** The owner configuration: trust, exposure, presets, limits and naming. */
 export interface OwnerConfig {
@@ -58,6 +82,8 @@ export interface OwnerConfig {
   readonly defaultPreset: string;
   readonly limits?: Partial<OwnerLimits>;
   readonly mcp?: { readonly toolNames: "full" | "compact" };
+  /** Where bubblewrap is (an absolute path); default the first existing of /usr/bin/bwrap, /bin/bwrap. */
+  readonly sandbox?: { readonly program: string };
 }
 
 const BRAND = /^[a-z][a-z0-9-]{0,31}$/;
@@ -187,7 +213,7 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
     "",
     value,
     ["brand", "endpointNamespace", "trustedPublishers", "presets", "defaultPreset"],
-    ["exposure", "limits", "mcp"],
+    ["exposure", "limits", "mcp", "sandbox"],
   );
   if (root === undefined) return { ok: false, issues: c.issues };
   if (root.brand !== undefined)
@@ -297,7 +323,7 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
           path,
           p,
           ["commands", "actions", "resources", "deadlineMs", "maxConcurrency", "enforcement"],
-          [],
+          ["limits"],
         );
         if (o === undefined) continue;
         if (o.commands !== undefined)
@@ -344,6 +370,14 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
           o.enforcement !== "strict"
         )
           c.add(`${path}/enforcement`, "invalid_value", 'expected "host-trusted" or "strict"');
+        if (o.limits !== undefined) {
+          const keys = Object.keys(PRESET_RESOURCE_DEFAULTS);
+          const l = c.object(`${path}/limits`, o.limits, [], keys);
+          if (l !== undefined)
+            for (const k of keys)
+              if (l[k] !== undefined)
+                c.integer(`${path}/limits/${k}`, l[k], Number.MAX_SAFE_INTEGER, "2^53 - 1");
+        }
       }
   }
   if (root.defaultPreset !== undefined) {
@@ -367,6 +401,14 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
     const m = c.object("/mcp", root.mcp, ["toolNames"], []);
     if (m?.toolNames !== undefined && m.toolNames !== "full" && m.toolNames !== "compact")
       c.add("/mcp/toolNames", "invalid_value", 'expected "full" or "compact"');
+  }
+  if (root.sandbox !== undefined) {
+    const sb = c.object("/sandbox", root.sandbox, ["program"], []);
+    if (
+      sb?.program !== undefined &&
+      (typeof sb.program !== "string" || !sb.program.startsWith("/") || sb.program.length > 4096)
+    )
+      c.add("/sandbox/program", "invalid_value", "expected an absolute path to bubblewrap");
   }
   if (c.issues.length > 0) return { ok: false, issues: c.issues };
   return { ok: true, value: value as unknown as OwnerConfig };

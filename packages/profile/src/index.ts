@@ -1,6 +1,17 @@
 // The complete public surface of @rukh/profile: any export added here becomes public API.
-export type { ConfigIssueCode, OwnerConfig, TaskPreset, TrustedPublisher } from "./_config.js";
-export { CONFIG_ISSUE_CODES, parseOwnerConfig, validateOwnerConfig } from "./_config.js";
+export type {
+  ConfigIssueCode,
+  OwnerConfig,
+  PresetResourceLimits,
+  TaskPreset,
+  TrustedPublisher,
+} from "./_config.js";
+export {
+  CONFIG_ISSUE_CODES,
+  PRESET_RESOURCE_DEFAULTS,
+  parseOwnerConfig,
+  validateOwnerConfig,
+} from "./_config.js";
 export type { ProfileErrorCode } from "./_errors.js";
 export { PROFILE_ERROR_CODES, ProfileError } from "./_errors.js";
 export type { OwnerLimits } from "./_limits.js";

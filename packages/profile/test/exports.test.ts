@@ -17,6 +17,7 @@ it("exports exactly these names", async () => {
       "PACKAGE_MAX_PATH_BYTES",
       "PAGE_MAX_BYTES",
       "PAGE_MAX_TOOLS",
+      "PRESET_RESOURCE_DEFAULTS",
       "PROFILE_ERROR_CODES",
       "ProfileError",
       "REVISION_MAX_BYTES",

@@ -1,5 +1,13 @@
 // The complete surface of @rukh/testkit: test support shared by the workspace's suites.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -332,4 +340,22 @@ export async function bareIpcInvocation(program: string, command: string): Promi
   if (done.outcome !== "succeeded") throw new Error(`bare invocation of ${command} failed`);
   await exited;
   await proc.closed;
+}
+
+/**
+ * Live processes (zombies excluded) whose command line contains `marker`,
+ * found by scanning /proc: the view from outside every pid namespace, which
+ * is how a test proves that nothing a command started outlived it.
+ */
+export function processesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(name) || Number(name) === process.pid) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
+      if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker)) found.push(Number(name));
+    } catch {}
+  }
+  return found;
 }

@@ -17,6 +17,7 @@ it("exports exactly these names", async () => {
       "ipcRuntimeUrl",
       "machine",
       "managed",
+      "processesWith",
       "removeDir",
       "str",
       "tempDir",
