@@ -21,29 +21,33 @@ import {
   type CancelCause,
   type CompletionMessage,
   type IpcError,
+  shadowedStdio,
   spawnCommandProcess,
 } from "@rukh/ipc";
 import type { JsonObject, ValidationIssue } from "@rukh/json";
 import {
   DESCRIPTOR_PATH,
+  PRESET_RESOURCE_DEFAULTS,
   resolveTool,
   type StateDirectory,
   type TaskPreset,
   type ToolProjection,
 } from "@rukh/profile";
+import { detectConfinement, strictHome } from "./_confinement.js";
 import {
   DiagnosticsSink,
   type InvocationDiagnosticsBudget,
   NO_DIAGNOSTICS,
 } from "./_diagnostics.js";
-import {
-  detectEnforcement,
-  type EnforcementEnvironment,
-  type LaunchPlan,
-  launchPlan,
-} from "./_enforcement.js";
 import { CoreError } from "./_errors.js";
-import { type JournalStartRecord, JournalWriter, readJournal } from "./_journal.js";
+import { inheritableDescriptors } from "./_fds.js";
+import {
+  type JournalProcessRecord,
+  type JournalStartRecord,
+  JournalWriter,
+  readJournal,
+} from "./_journal.js";
+import { type LaunchPlan, launchPlan, type ResourceLimits } from "./_launch.js";
 import {
   CANCEL_GRACE_MS,
   CLEANUP_WAIT_MS,
@@ -51,6 +55,8 @@ import {
   TERMINATE_GRACE_MS,
 } from "./_limits.js";
 import type { InvocationDiagnostics, InvocationOutcome, OutcomeReason } from "./_outcome.js";
+import { acquireSlot, type ConcurrencySlot, slotPrefix } from "./_slots.js";
+import { killTree, processStartTime } from "./_tree.js";
 
 /**
  * Who every call of this core runs for. Fixed by the adapter at launch (for a
@@ -81,8 +87,13 @@ export interface InvocationCoreOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Per-invocation diagnostics cap, at most (and by default) {@link DIAGNOSTICS_MAX_BYTES}. */
   readonly diagnosticsMaxBytes?: number;
-  /** Path of `bwrap` for strict native commands; `null` means unavailable. Default: looked up in PATH. */
-  readonly bwrap?: string | null;
+  /**
+   * Where bubblewrap is; `null` means there is none (strict calls are then
+   * rejected). Default: the owner configuration's `sandbox.program`, else the
+   * first existing of /usr/bin/bwrap and /bin/bwrap — never a PATH lookup.
+   * Whichever it is must pass the ownership check.
+   */
+  readonly sandboxProgram?: string | null;
 }
 
 /**
@@ -151,6 +162,7 @@ interface Admitted {
   readonly preset: TaskPreset;
   readonly validated: ValidatedInputs;
   readonly plan: LaunchPlan;
+  readonly limits: ResourceLimits;
   readonly resultMaxBytes: number;
 }
 
@@ -244,7 +256,7 @@ export async function createInvocationCore(
     DIAGNOSTICS_MAX_BYTES,
   );
   const env = options.env ?? { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-  const enforcement: EnforcementEnvironment = detectEnforcement(options.bwrap);
+  const uid = process.getuid?.() ?? -1;
   const host = randomUUID();
   const journalContents = await readJournal(state.root);
   const journal = await JournalWriter.open(state.root, journalContents.tornTailBytes);
@@ -254,14 +266,19 @@ export async function createInvocationCore(
   // Recovery: a start without a final whose host is gone never ran to an outcome we know.
   const finals = new Set<string>();
   const starts: JournalStartRecord[] = [];
+  const processes = new Map<string, JournalProcessRecord>();
   for (const r of journalContents.records) {
     if (r.type === "final") finals.add(r.invocationId);
+    else if (r.type === "process") processes.set(r.invocationId, r);
     else starts.push(r);
   }
   const recovered: string[] = [];
   for (const s of starts) {
     if (finals.has(s.invocationId) || hostsInThisProcess.has(s.host)) continue;
     if (s.pid !== process.pid && pidAlive(s.pid)) continue;
+    // What the lost host left running goes first; a reused pid has another start time.
+    const proc = processes.get(s.invocationId);
+    const killed = proc !== undefined && killTree(proc.pid, proc.startTime, proc.pgid);
     journal.append({
       type: "final",
       invocationId: s.invocationId,
@@ -274,7 +291,13 @@ export async function createInvocationCore(
     finals.add(s.invocationId);
     recovered.push(s.invocationId);
     sink.logger.warn(
-      { invocationId: s.invocationId, command: s.command, lostHost: s.host, lostPid: s.pid },
+      {
+        invocationId: s.invocationId,
+        command: s.command,
+        lostHost: s.host,
+        lostPid: s.pid,
+        killedLeftover: killed,
+      },
       "invocation finalized as host_lost; its outcome is unknown and it is not run again",
     );
   }
@@ -383,16 +406,34 @@ export async function createInvocationCore(
     const rel = relative(packageDir, program);
     if (rel.startsWith("..") || isAbsolute(rel))
       return no("not_found", "the command's program is outside its package");
-    const plan = launchPlan(
-      preset.enforcement,
-      command.execute.runtime,
-      program,
-      packageDir,
-      [],
-      enforcement,
+    const confinement = await detectConfinement(
+      options.sandboxProgram !== undefined ? options.sandboxProgram : config.sandbox?.program,
     );
-    if (plan === undefined)
-      return no("enforcement_unavailable", "the strict enforcement profile is not available here");
+    if (preset.enforcement === "strict" && confinement.strictUnavailable !== null)
+      return no(
+        "enforcement_unavailable",
+        `the strict enforcement profile is not available here: ${confinement.strictUnavailable}`,
+      );
+    const limits: ResourceLimits = { ...PRESET_RESOURCE_DEFAULTS, ...preset.limits };
+    const plan = launchPlan(
+      {
+        profile: preset.enforcement,
+        runtime: command.execute.runtime,
+        program,
+        packageDir,
+        args: request.passthroughArgs ?? [],
+        cwd: request.cwd ?? process.cwd(),
+        limits,
+        interactive: command.execute.mapping === "passthrough",
+      },
+      confinement.environment,
+      strictHome(confinement.environment),
+    );
+    if ("unavailable" in plan)
+      return no(
+        "enforcement_unavailable",
+        `the strict enforcement profile is not available here: ${plan.unavailable}`,
+      );
     return {
       revisionId,
       digest: extension.digest,
@@ -401,8 +442,24 @@ export async function createInvocationCore(
       preset,
       validated: validated.value,
       plan,
+      limits,
       resultMaxBytes: config.limits?.maxCommandResultBytes ?? 131_072,
     };
+  }
+
+  /** Journals the command process, so that recovery can end it if this host is lost. */
+  function recordProcess(invocationId: string, pid: number | undefined, leadsGroup: boolean) {
+    if (pid === undefined) return;
+    const startTime = processStartTime(pid);
+    if (startTime === null) return;
+    journal.append({
+      type: "process",
+      invocationId,
+      host,
+      pid,
+      pgid: leadsGroup ? pid : 0,
+      startTime,
+    });
   }
 
   function outcomeOf(
@@ -523,8 +580,20 @@ export async function createInvocationCore(
         admitted.revisionId,
       );
     inFlight++;
+    let slot: ConcurrencySlot | null = null;
     const identity = admitted.command.identity;
     try {
+      // The same limit holds across every process on this state directory.
+      slot = await acquireSlot(
+        slotPrefix(state.root, binding.preset, uid),
+        admitted.preset.maxConcurrency,
+      );
+      if (slot === null)
+        return await reject(
+          "concurrency_limit",
+          `at most ${admitted.preset.maxConcurrency} calls of preset "${binding.preset}" may run at once on this state directory`,
+          admitted.revisionId,
+        );
       journal.append({
         type: "start",
         invocationId,
@@ -542,7 +611,7 @@ export async function createInvocationCore(
       });
       const budget = budgetOf(startedAt, admitted.preset.deadlineMs);
       const result = isPassthrough
-        ? await runPassthrough(admitted, request, budget)
+        ? await runPassthrough(invocationId, admitted, request, budget)
         : await runManaged(invocationId, admitted, request, budget);
       return await finalize(
         invocationId,
@@ -550,6 +619,7 @@ export async function createInvocationCore(
         outcomeOf(invocationId, admitted.revisionId, result),
       );
     } finally {
+      slot?.release();
       inFlight--;
     }
   }
@@ -602,13 +672,15 @@ export async function createInvocationCore(
       const proc = spawnCommandProcess({
         program: admitted.plan.program,
         args: admitted.plan.args,
-        env,
+        env: admitted.plan.env ?? env,
         cwd: request.cwd ?? process.cwd(),
         stdio: ["ignore", "pipe", "pipe"],
         detached: true,
+        shadowFds: inheritableDescriptors(),
         onLog: (entry) => diag.log(entry),
       });
       const child = proc.child;
+      recordProcess(invocationId, child.pid, true);
       child.stdout?.on("data", (c: Buffer) => diag.stream("stdout", c));
       child.stderr?.on("data", (c: Buffer) => diag.stream("stderr", c));
       const killGroup = (signal: NodeJS.Signals) => {
@@ -643,6 +715,13 @@ export async function createInvocationCore(
         () => {},
       );
 
+      let greeted = false;
+      proc.ready.then(
+        () => {
+          greeted = true;
+        },
+        () => {},
+      );
       const streamsClosed = new Promise<void>((res) => child.once("close", () => res()));
       child.once("error", (e) => {
         spawnError = e;
@@ -669,6 +748,7 @@ export async function createInvocationCore(
         resolve(
           decide(
             diag,
+            admitted.limits,
             cause,
             completion,
             checked,
@@ -676,6 +756,7 @@ export async function createInvocationCore(
             spawnError,
             channelError === "timeout" ? undefined : channelError,
             cleanedUp,
+            greeted,
           ),
         );
       };
@@ -710,6 +791,7 @@ export async function createInvocationCore(
   }
 
   function runPassthrough(
+    invocationId: string,
     admitted: Admitted,
     request: InvocationRequest,
     budget: Budget,
@@ -718,16 +800,13 @@ export async function createInvocationCore(
       let cause: CancelCause | undefined;
       let finished = false;
       const timers: NodeJS.Timeout[] = [];
-      const child = spawn(
-        admitted.plan.program,
-        [...admitted.plan.args, ...(request.passthroughArgs ?? [])],
-        {
-          cwd: request.cwd ?? process.cwd(),
-          env,
-          stdio: "inherit",
-          shell: false,
-        },
-      );
+      const child = spawn(admitted.plan.program, admitted.plan.args, {
+        cwd: request.cwd ?? process.cwd(),
+        env: admitted.plan.env ?? env,
+        stdio: shadowedStdio(["inherit", "inherit", "inherit"], inheritableDescriptors()),
+        shell: false,
+      });
+      recordProcess(invocationId, child.pid, false);
       const kill = (signal: NodeJS.Signals) => {
         try {
           child.kill(signal);
@@ -769,6 +848,11 @@ export async function createInvocationCore(
           });
         if (code === 0)
           return end({ outcome: "succeeded", reason: "completed", diagnostics: NO_DIAGNOSTICS });
+        if (
+          signal === "SIGXFSZ" ||
+          (admitted.plan.tree === "pid-namespace" && code === SIGXFSZ_STATUS)
+        )
+          return end(limitExceeded("fileSize", admitted.limits, NO_DIAGNOSTICS));
         if (code !== null)
           return end({
             outcome: "command_failed",
@@ -865,8 +949,38 @@ function failed(reason: OutcomeReason, diagnostics: InvocationDiagnostics): RunR
   };
 }
 
+const LIMIT_WORDS = { memory: "memory", fileSize: "file size" } as const;
+// bubblewrap reports a command killed by signal N as exit status 128 + N.
+const SIGXFSZ_STATUS = 128 + 25;
+
+function limitExceeded(
+  limit: "memory" | "fileSize",
+  limits: ResourceLimits,
+  diagnostics: InvocationDiagnostics,
+): RunResult {
+  const bytes = limit === "memory" ? limits.memoryBytes : limits.fileSizeBytes;
+  return {
+    outcome: "execution_failed",
+    reason: "resource_limit",
+    resourceLimit: limit,
+    message: `the command exceeded its ${LIMIT_WORDS[limit]} limit (${bytes} bytes)`,
+    diagnostics,
+  };
+}
+
+/** Which limit the kernel's signal or the runtime's own report says the command ran into. */
+function exceededLimit(
+  exit: { code: number | null; signal: NodeJS.Signals | null } | undefined,
+  diag: InvocationDiagnosticsBudget,
+): "memory" | "fileSize" | undefined {
+  if (exit?.signal === "SIGXFSZ" || exit?.code === SIGXFSZ_STATUS) return "fileSize";
+  if (diag.allocationFailed) return "memory";
+  return undefined;
+}
+
 function decide(
   diag: InvocationDiagnosticsBudget,
+  limits: ResourceLimits,
   cause: CancelCause | undefined,
   completion: CompletionMessage | undefined,
   checked: { ok: true; result?: CommandResult } | { ok: false; reason: OutcomeReason },
@@ -874,6 +988,7 @@ function decide(
   spawnError: Error | undefined,
   channelError: IpcError | undefined,
   cleanedUp: boolean,
+  greeted: boolean,
 ): RunResult {
   diag.note(
     {
@@ -897,6 +1012,12 @@ function decide(
   if (completion === undefined) {
     if (spawnError !== undefined || channelError?.code === "spawn_failed")
       return failed("spawn_failed", diagnostics);
+    // Started through the sandbox or prlimit, a program that cannot be
+    // executed shows as their exec-failure status, before any hello.
+    if (!greeted && (exit?.code === 126 || exit?.code === 127))
+      return failed("spawn_failed", diagnostics);
+    const limit = exceededLimit(exit, diag);
+    if (limit !== undefined) return limitExceeded(limit, limits, diagnostics);
     if (channelError?.protocolViolation) return failed("protocol_error", diagnostics);
     if (exit?.code === 0) return failed("no_completion", diagnostics);
     return failed("crashed", diagnostics);

@@ -10,6 +10,10 @@ export function diagnosticsFile(stateRoot: string): string {
   return join(stateRoot, "logs", "diagnostics.log");
 }
 
+// What Node, V8, glibc and C++ print when an allocation fails (as under RLIMIT_AS).
+const ALLOCATION_FAILURE =
+  /out of memory|allocation failed|Cannot allocate memory|std::bad_alloc|MemoryError|Fatal process OOM/i;
+
 /** One pino logger per core, writing synchronously to the owner's file. */
 export class DiagnosticsSink {
   readonly file: string;
@@ -47,6 +51,8 @@ export class InvocationDiagnosticsBudget {
   stdoutBytes = 0;
   stderrBytes = 0;
   droppedBytes = 0;
+  /** Whether the command's stderr or log reported a failed memory allocation (its runtime's own words). */
+  allocationFailed = false;
   #used = false;
 
   constructor(sink: DiagnosticsSink, invocationId: string, command: string, maxBytes: number) {
@@ -66,7 +72,11 @@ export class InvocationDiagnosticsBudget {
   stream(name: "stdout" | "stderr", chunk: Buffer): void {
     this.#used = true;
     if (name === "stdout") this.stdoutBytes += chunk.length;
-    else this.stderrBytes += chunk.length;
+    else {
+      this.stderrBytes += chunk.length;
+      if (!this.allocationFailed && ALLOCATION_FAILURE.test(chunk.toString("latin1")))
+        this.allocationFailed = true;
+    }
     const keep = this.#take(chunk.length);
     if (keep > 0)
       this.#sink.logger.info(
@@ -77,6 +87,8 @@ export class InvocationDiagnosticsBudget {
 
   log(entry: LogMessage): void {
     this.#used = true;
+    if (!this.allocationFailed && ALLOCATION_FAILURE.test(entry.message))
+      this.allocationFailed = true;
     // A log line is kept whole or dropped whole.
     const bytes = Buffer.byteLength(entry.message);
     if (this.#kept + bytes > this.#max) {

@@ -48,6 +48,26 @@ export interface JournalStartRecord {
 }
 
 /**
+ * Written and flushed once the command process exists: enough to find it
+ * again, and to be sure it is the same process, after the host is lost.
+ *
+ * @example
+ * const r: JournalProcessRecord = { type: "process", invocationId: "…", host: "…",
+ *   pid: 4243, pgid: 4243, startTime: "1234567" };
+ */
+export interface JournalProcessRecord {
+  readonly type: "process";
+  readonly invocationId: string;
+  readonly host: string;
+  /** The command process (for a sandboxed command, the sandbox's outer process). */
+  readonly pid: number;
+  /** Its process group, led by it. */
+  readonly pgid: number;
+  /** Its start time in clock ticks since boot (`/proc/<pid>/stat` field 22). */
+  readonly startTime: string;
+}
+
+/**
  * Written and flushed before an outcome is returned; for a start without one,
  * by the next core start-up (`execution_failed`/`host_lost`). Rejected calls
  * get a final record with no start.
@@ -72,7 +92,7 @@ export interface JournalFinalRecord {
  * @example
  * const finals = records.filter((r): r is JournalFinalRecord => r.type === "final");
  */
-export type JournalRecord = JournalStartRecord | JournalFinalRecord;
+export type JournalRecord = JournalStartRecord | JournalProcessRecord | JournalFinalRecord;
 
 /**
  * What {@link readJournal} found. `tornTailBytes` counts the bytes of a last
@@ -110,11 +130,13 @@ const START_KEYS = [
   "type",
 ];
 
+const PROCESS_KEYS = ["host", "invocationId", "pgid", "pid", "startTime", "type"];
+
 function checkRecord(value: JsonValue, line: number): JournalRecord {
   const bad = (what: string) =>
     new CoreError(
       "journal_corrupt",
-      `journal line ${line}: ${what}; expected a start or final record`,
+      `journal line ${line}: ${what}; expected a start, process or final record`,
     );
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw bad("not an object");
@@ -140,7 +162,17 @@ function checkRecord(value: JsonValue, line: number): JournalRecord {
       throw bad("unknown outcome or reason");
     return v as unknown as JournalFinalRecord;
   }
-  throw bad('"type" is neither start nor final');
+  if (v.type === "process") {
+    if (Object.keys(v).sort().join(",") !== PROCESS_KEYS.join(","))
+      throw bad("unexpected members in a process record");
+    str("invocationId");
+    str("host");
+    str("startTime");
+    if (!Number.isSafeInteger(v.pid) || !Number.isSafeInteger(v.pgid))
+      throw bad('"pid" or "pgid" is not an integer');
+    return v as unknown as JournalProcessRecord;
+  }
+  throw bad('"type" is neither start, process nor final');
 }
 
 /**

@@ -47,6 +47,7 @@ export const OUTCOME_REASONS = {
     "cleanup_failed",
     "host_lost",
     "state_unavailable",
+    "resource_limit",
   ],
   rejected: [
     "invalid_input",
@@ -109,5 +110,15 @@ export interface InvocationOutcome {
   /** A passthrough program's exit status (`command_failed`/`exit_status`). */
   readonly exitCode?: number;
   readonly issues?: readonly ValidationIssue<InputIssueCode>[];
+  /** Which per-invocation limit an `execution_failed`/`resource_limit` call exceeded. */
+  readonly resourceLimit?: ResourceLimitName;
   readonly diagnostics: InvocationDiagnostics;
 }
+
+/**
+ * The per-invocation resource limits a call can be ended by.
+ *
+ * @example
+ * if (outcome.reason === "resource_limit" && outcome.resourceLimit === "memory") raiseTheLimit();
+ */
+export type ResourceLimitName = "memory" | "processes" | "openFiles" | "fileSize";

@@ -1,4 +1,7 @@
 // The complete public surface of @rukh/core: any export added here becomes public API.
+
+export type { ConfinementReport } from "./_confinement.js";
+export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./_confinement.js";
 export type {
   CommandRef,
   HostBinding,
@@ -12,6 +15,7 @@ export { CORE_ERROR_CODES, CoreError } from "./_errors.js";
 export type {
   JournalContents,
   JournalFinalRecord,
+  JournalProcessRecord,
   JournalRecord,
   JournalStartRecord,
 } from "./_journal.js";
@@ -29,5 +33,6 @@ export type {
   InvocationOutcome,
   OutcomeKind,
   OutcomeReason,
+  ResourceLimitName,
 } from "./_outcome.js";
 export { OUTCOME_KINDS, OUTCOME_REASONS } from "./_outcome.js";

@@ -118,7 +118,7 @@ export async function openCore(
   preset = "default",
   extra: Partial<InvocationCoreOptions> = {},
 ): Promise<InvocationCore> {
-  return createInvocationCore({ state, binding: binding(preset), bwrap: null, ...extra });
+  return createInvocationCore({ state, binding: binding(preset), ...extra });
 }
 
 export function call(

@@ -38,7 +38,11 @@ describe("managed calls run to one outcome", () => {
       commandResult: { kind: "text", text: "hello Ada" },
       revisionId: await state.activeRevisionId(),
     });
-    expect((await journalOf(o.invocationId)).map((r) => r.type)).toEqual(["start", "final"]);
+    expect((await journalOf(o.invocationId)).map((r) => r.type)).toEqual([
+      "start",
+      "process",
+      "final",
+    ]);
     const log = readFileSync(o.diagnostics.logFile!, "utf8");
     expect(log).toContain(o.invocationId);
     expect(log).toContain("greeting Ada");
@@ -174,8 +178,15 @@ describe("rejections spawn nothing", () => {
     ],
     [
       "enforcement_unavailable",
-      "strict native without bwrap",
-      async () => (await core("strict")).invoke(call("fx.main/native_tool")),
+      "strict without a sandbox program",
+      async () => {
+        const none = await openCore(state, "strict", { sandboxProgram: null });
+        try {
+          return await none.invoke(call("fx.main/hello", { name: "x" }));
+        } finally {
+          await none.close();
+        }
+      },
     ],
     [
       "obsolete_revision",

@@ -14,8 +14,10 @@ it("exports exactly these names", async () => {
       "JOURNAL_RECORD_MAX_BYTES",
       "OUTCOME_KINDS",
       "OUTCOME_REASONS",
+      "SANDBOX_PROGRAM_CANDIDATES",
       "TERMINATE_GRACE_MS",
       "createInvocationCore",
+      "describeConfinement",
       "readJournal",
     ]
   `);

@@ -26,7 +26,10 @@ describe("journal and recovery", () => {
       const before = (await readJournal(root)).records;
       const start = before.find((r) => r.type === "start" && r.command === "fx.main/marker");
       expect(start).toBeDefined();
-      expect(before.filter((r) => r.invocationId === start!.invocationId)).toHaveLength(1);
+      // Its start and its process, but no final.
+      expect(
+        before.filter((r) => r.invocationId === start!.invocationId).map((r) => r.type),
+      ).toEqual(["start", "process"]);
 
       const core = await openCore(state);
       expect(core.recovered).toEqual([start!.invocationId]);
@@ -36,6 +39,7 @@ describe("journal and recovery", () => {
       );
       expect(after.map((r) => (r.type === "final" ? `${r.outcome}/${r.reason}` : r.type))).toEqual([
         "start",
+        "process",
         "execution_failed/host_lost",
       ]);
       // A second start-up finds nothing left to recover.
@@ -63,7 +67,14 @@ describe("journal and recovery", () => {
       await second.close();
       const contents = await readJournal(root);
       expect(contents.tornTailBytes).toBe(0);
-      expect(contents.records.map((r) => r.type)).toEqual(["start", "final", "start", "final"]);
+      expect(contents.records.map((r) => r.type)).toEqual([
+        "start",
+        "process",
+        "final",
+        "start",
+        "process",
+        "final",
+      ]);
     } finally {
       cleanup(work);
     }

@@ -61,10 +61,19 @@ describe("the strict enforcement profile", () => {
     expect(o).toMatchObject({ outcome: "execution_failed", reason: "crashed" });
   });
 
-  it("never runs a strict native command unconfined", async () => {
-    expect(await strict.invoke(call("fx.main/native_tool"))).toMatchObject({
-      outcome: "rejected",
-      reason: "enforcement_unavailable",
-    });
+  it("never runs a strict command unconfined: no sandbox program, no call", async () => {
+    const none = await openCore(state, "strict", { sandboxProgram: null });
+    try {
+      for (const id of ["fx.main/native_tool", "fx.main/hello"])
+        expect(
+          await none.invoke(call(id, { ...(id.endsWith("hello") && { name: "x" }) })),
+        ).toMatchObject({
+          outcome: "rejected",
+          reason: "enforcement_unavailable",
+          message: expect.stringContaining("no sandbox program is configured"),
+        });
+    } finally {
+      await none.close();
+    }
   });
 });

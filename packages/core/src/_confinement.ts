@@ -1,0 +1,274 @@
+import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, isAbsolute, join } from "node:path";
+import {
+  type LaunchEnvironment,
+  launchPlan,
+  type ResourceLimits,
+  type SystemEntry,
+} from "./_launch.js";
+import { locateTrustedProgram, type TrustedProgram } from "./_trusted.js";
+
+/** Where bubblewrap is looked for when the owner configuration names none. */
+export const SANDBOX_PROGRAM_CANDIDATES = ["/usr/bin/bwrap", "/bin/bwrap"] as const;
+const PRLIMIT_CANDIDATES = ["/usr/bin/prlimit", "/bin/prlimit"];
+const SETPRIV_CANDIDATES = ["/usr/bin/setpriv", "/bin/setpriv"];
+const TRUE_CANDIDATES = ["/usr/bin/true", "/bin/true"];
+const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+function packageRoot(file: string): string {
+  let dir = dirname(file);
+  while (!existsSync(join(dir, "package.json"))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`no package.json above ${file}`);
+    dir = up;
+  }
+  return dir;
+}
+
+function findDependency(from: string, name: string): string | null {
+  let dir = from;
+  for (;;) {
+    const candidate = join(dir, "node_modules", name);
+    if (existsSync(join(candidate, "package.json"))) return realpathSync(candidate);
+    const up = dirname(dir);
+    if (up === dir) return null;
+    dir = up;
+  }
+}
+
+/** The real directories of `@rukh/ipc` and of its runtime dependencies, transitively. */
+export function ipcRuntimeDirs(): string[] {
+  const entry = createRequire(import.meta.url).resolve("@rukh/ipc");
+  const out = new Set<string>();
+  const walk = (root: string) => {
+    if (out.has(root)) return;
+    out.add(root);
+    const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+      dependencies?: Record<string, string>;
+    };
+    for (const dep of Object.keys(manifest.dependencies ?? {})) {
+      const found = findDependency(root, dep);
+      if (found !== null) walk(found);
+    }
+  };
+  walk(realpathSync(packageRoot(entry)));
+  return [...out].sort();
+}
+
+function systemEntries(): SystemEntry[] {
+  const out: SystemEntry[] = [];
+  for (const path of SYSTEM_DIRS) {
+    try {
+      const st = lstatSync(path);
+      if (st.isSymbolicLink()) out.push({ path, bind: false, target: readlinkSync(path) });
+      else if (st.isDirectory()) out.push({ path, bind: true });
+    } catch {}
+  }
+  return out;
+}
+
+function privateDirs(entries: readonly SystemEntry[]): string[] {
+  const out: string[] = [];
+  for (const v of [process.env.HOME, process.env.XDG_RUNTIME_DIR]) {
+    if (v === undefined || !isAbsolute(v) || v === "/" || out.includes(v)) continue;
+    if (entries.some((e) => v === e.path || v.startsWith(`${e.path}/`))) continue;
+    if (["/tmp", "/run", "/proc", "/dev"].some((d) => v === d || v.startsWith(`${d}/`))) continue;
+    out.push(v);
+  }
+  return out;
+}
+
+/** The path a strict command sees as `$HOME`: the user's home, emptied by a tmpfs. */
+export function strictHome(env: LaunchEnvironment): string {
+  return env.privateDirs[0] ?? "/tmp";
+}
+
+const PROBE_LIMITS: ResourceLimits = {
+  memoryBytes: 1_073_741_824,
+  processes: 64,
+  openFiles: 64,
+  fileSizeBytes: 1_048_576,
+};
+
+async function runsCleanly(program: string, args: readonly string[], env?: object) {
+  const { spawn } = await import("node:child_process");
+  return new Promise<string | null>((resolve) => {
+    const child = spawn(program, args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      ...(env !== undefined && { env: env as NodeJS.ProcessEnv }),
+    });
+    let err = "";
+    child.stderr.on("data", (c: Buffer) => {
+      if (err.length < 2048) err += c.toString("utf8");
+    });
+    child.once("error", (e) => resolve(e.message));
+    child.once("close", (code, signal) =>
+      resolve(code === 0 ? null : err.trim() || `exited with ${code ?? signal}`),
+    );
+  });
+}
+
+/** What {@link detectConfinement} found; the launcher and `doctor` both read it. */
+export interface Confinement {
+  readonly environment: LaunchEnvironment;
+  /** `null` when strict commands can run here, otherwise why every strict call is rejected. */
+  readonly strictUnavailable: string | null;
+  /** Why host-trusted commands run without a pid namespace (`null` when they have one). */
+  readonly hostTreeFallback: string | null;
+}
+
+const cache = new Map<string, Promise<Confinement>>();
+
+/**
+ * Probes this machine once per sandbox location (and process): locates
+ * bubblewrap by location (`program`, or the first existing of
+ * {@link SANDBOX_PROGRAM_CANDIDATES}), checks who owns it, and runs the real
+ * strict and host-trusted launches of `true` to learn whether user and pid
+ * namespaces work here. `null` means no sandbox program at all.
+ */
+export function detectConfinement(program?: string | null): Promise<Confinement> {
+  const key = program === undefined ? "" : program === null ? "\0none" : program;
+  let found = cache.get(key);
+  if (found === undefined) {
+    found = probe(program);
+    cache.set(key, found);
+  }
+  return found;
+}
+
+async function probe(program: string | null | undefined): Promise<Confinement> {
+  const uid = process.getuid?.() ?? -1;
+  const entries = systemEntries();
+  const trusted = (candidates: readonly string[], what: string) =>
+    locateTrustedProgram(candidates, uid, what);
+  const sandbox: TrustedProgram =
+    program === null
+      ? { ok: false, reason: "no sandbox program is configured" }
+      : trusted(
+          program === undefined ? SANDBOX_PROGRAM_CANDIDATES : [program],
+          "bubblewrap (bwrap)",
+        );
+  const pathOf = (t: TrustedProgram) => (t.ok ? t.path : null);
+  const prlimit = trusted(PRLIMIT_CANDIDATES, "prlimit");
+  const setpriv = trusted(SETPRIV_CANDIDATES, "setpriv");
+  const base: LaunchEnvironment = {
+    sandbox: sandbox.ok ? { path: sandbox.path } : { unavailable: sandbox.reason },
+    hostPidNamespace: false,
+    prlimit: pathOf(prlimit),
+    setpriv: pathOf(setpriv),
+    root: uid === 0,
+    nodePermission: process.allowedNodeEnvironmentFlags.has("--experimental-permission"),
+    nodeBinary: realpathSync(process.execPath),
+    runtimeReadDirs: ipcRuntimeDirs(),
+    systemEntries: entries,
+    privateDirs: privateDirs(entries),
+  };
+  const truePath = TRUE_CANDIDATES.find((p) => existsSync(p));
+  if (!sandbox.ok || truePath === undefined)
+    return {
+      environment: base,
+      strictUnavailable: sandbox.ok
+        ? "no `true` program to probe the sandbox with"
+        : sandbox.reason,
+      hostTreeFallback: sandbox.ok ? "no `true` program to probe the sandbox with" : sandbox.reason,
+    };
+  const request = (profile: "strict" | "host-trusted") =>
+    launchPlan(
+      {
+        profile,
+        runtime: "native",
+        program: truePath,
+        packageDir: dirname(truePath),
+        args: [],
+        cwd: "/",
+        limits: PROBE_LIMITS,
+        interactive: false,
+      },
+      { ...base, hostPidNamespace: true },
+      "/tmp",
+    );
+  const strictPlan = request("strict");
+  const hostPlan = request("host-trusted");
+  const [strictError, hostError] = await Promise.all([
+    "unavailable" in strictPlan
+      ? Promise.resolve(strictPlan.unavailable)
+      : runsCleanly(strictPlan.program, strictPlan.args, strictPlan.env),
+    "unavailable" in hostPlan
+      ? Promise.resolve(hostPlan.unavailable)
+      : runsCleanly(hostPlan.program, hostPlan.args),
+  ]);
+  return {
+    environment: { ...base, hostPidNamespace: hostError === null },
+    strictUnavailable:
+      strictError === null ? null : `bubblewrap cannot create the sandbox here: ${strictError}`,
+    hostTreeFallback:
+      hostError === null ? null : `bubblewrap cannot create a pid namespace here: ${hostError}`,
+  };
+}
+
+/**
+ * What confinement this machine gives commands, in the words `doctor` prints.
+ * The core rejects or launches calls from the same detection.
+ *
+ * @example
+ * const r = await describeConfinement();
+ * if (!r.strict.available) console.log(`strict commands are rejected: ${r.strict.reason}`);
+ */
+export interface ConfinementReport {
+  /** The trusted bubblewrap in use, or `null`. */
+  readonly sandboxProgram: string | null;
+  readonly strict:
+    | { readonly available: true; readonly detail: string }
+    | { readonly available: false; readonly reason: string };
+  /** How a host-trusted command's process tree is made to end with its invocation, and what that misses. */
+  readonly hostTrustedTree: {
+    readonly mechanism: "pid-namespace" | "process-group";
+    readonly detail: string;
+  };
+  readonly resourceLimits:
+    | { readonly enforced: true; readonly detail: string }
+    | { readonly enforced: false; readonly reason: string };
+}
+
+/**
+ * Reports {@link detectConfinement} for people: which sandbox, whether strict
+ * works, how host-trusted trees are contained and whether limits are set.
+ * `program` is the owner configuration's `sandbox.program`, if any.
+ *
+ * @example
+ * for (const [k, v] of Object.entries(await describeConfinement())) console.log(k, v);
+ */
+export async function describeConfinement(program?: string | null): Promise<ConfinementReport> {
+  const c = await detectConfinement(program);
+  const env = c.environment;
+  const sandboxProgram = "path" in env.sandbox ? env.sandbox.path : null;
+  const strict: ConfinementReport["strict"] =
+    c.strictUnavailable !== null
+      ? { available: false, reason: c.strictUnavailable }
+      : env.prlimit === null
+        ? {
+            available: false,
+            reason: "prlimit (util-linux) is not installed in a trusted location",
+          }
+        : env.root && env.setpriv === null
+          ? { available: false, reason: "setpriv (util-linux) is needed to drop root" }
+          : {
+              available: true,
+              detail: `bubblewrap ${sandboxProgram}: user, pid, network, ipc and uts namespaces, no capabilities${env.root ? ", uid 65534" : ""}${env.nodePermission ? "; Node's permission model inside" : ""}`,
+            };
+  const hostTrustedTree: ConfinementReport["hostTrustedTree"] = env.hostPidNamespace
+    ? {
+        mechanism: "pid-namespace",
+        detail: `bubblewrap ${sandboxProgram} gives each command a pid namespace: everything it starts ends with it${env.root ? "" : " (in a user namespace: supplementary groups and setuid programs do not work inside)"}`,
+      }
+    : {
+        mechanism: "process-group",
+        detail: `process group only (${c.hostTreeFallback}): descendants that call setsid or start detached escape the kill; after a host crash the next start kills the group`,
+      };
+  const resourceLimits: ConfinementReport["resourceLimits"] =
+    env.prlimit === null
+      ? { enforced: false, reason: "prlimit (util-linux) is not installed in a trusted location" }
+      : { enforced: true, detail: `kernel resource limits through ${env.prlimit}` };
+  return { sandboxProgram, strict, hostTrustedTree, resourceLimits };
+}
