@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { accessSync, closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
@@ -665,22 +664,26 @@ async function doctor(
     const projection = await home.projection();
     return `verified against their digests; ${projection.routes.commands.length} commands, ${projection.tools.length} MCP tools`;
   });
-  await check("strict profile for Node commands", () => {
-    const r = spawnSync(
-      process.execPath,
-      ["--experimental-permission", "--allow-fs-read=/", "-e", "0"],
-      { stdio: "ignore" },
-    );
-    // Unavailable confinement is not a fault: strict calls are then rejected, never run unconfined.
-    return r.status === 0
-      ? `available (Node ${process.version} permission model)`
-      : "unavailable: strict Node commands will be rejected";
-  });
-  await check("strict profile for native commands", () => {
-    const r = spawnSync("bwrap", ["--version"], { encoding: "utf8" });
-    return r.status === 0
-      ? `available (${r.stdout.trim()})`
-      : "unavailable: bwrap not found, strict native commands will be rejected (apt-get install bubblewrap)";
-  });
+  // The same detection the core admits calls with: what doctor says is what a call gets.
+  const active = await home.activeRevisionId().catch(() => null);
+  const configured =
+    active === null ? undefined : (await home.readRevision(active)).config.sandbox?.program;
+  const { describeConfinement } = await import("@rukh/core");
+  const c = await describeConfinement(configured);
+  // Unavailable confinement is not a fault: strict calls are then rejected, never run unconfined.
+  await check("strict profile", () =>
+    c.strict.available
+      ? `available: ${c.strict.detail}`
+      : `unavailable, strict commands will be rejected: ${c.strict.reason}`,
+  );
+  await check(
+    "host-trusted process trees",
+    () => `${c.hostTrustedTree.mechanism}: ${c.hostTrustedTree.detail}`,
+  );
+  await check("resource limits", () =>
+    c.resourceLimits.enforced
+      ? c.resourceLimits.detail
+      : `not enforced for host-trusted commands: ${c.resourceLimits.reason}`,
+  );
   return checks;
 }

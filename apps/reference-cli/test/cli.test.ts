@@ -34,7 +34,8 @@ it("answers an unknown command with a usage error on stderr", () => {
 it("reports on a fresh state directory without failing on missing confinement", () => {
   const r = spawnSync(bin, ["doctor"], { env, encoding: "utf8" });
   expect(r.stdout).toContain(home);
-  expect(r.stdout).toMatch(/strict profile for Node commands: (available|unavailable)/);
+  expect(r.stdout).toMatch(/strict profile: (available|unavailable)/);
+  expect(r.stdout).toMatch(/host-trusted process trees: (pid-namespace|process-group)/);
   expect(r.status).toBe(5); // nothing published yet
 });
 

@@ -255,7 +255,7 @@ export async function describeConfinement(program?: string | null): Promise<Conf
           ? { available: false, reason: "setpriv (util-linux) is needed to drop root" }
           : {
               available: true,
-              detail: `bubblewrap ${sandboxProgram}: user, pid, network, ipc and uts namespaces, no capabilities${env.root ? ", uid 65534" : ""}${env.nodePermission ? "; Node's permission model inside" : ""}`,
+              detail: `bubblewrap ${sandboxProgram}: ${env.root ? "pid, network, ipc and uts namespaces; uid 65534 with no capabilities" : "user, pid, network, ipc and uts namespaces; no capabilities"}${env.nodePermission ? "; Node's permission model inside" : ""}`,
             };
   const hostTrustedTree: ConfinementReport["hostTrustedTree"] = env.hostPidNamespace
     ? {

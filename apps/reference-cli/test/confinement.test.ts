@@ -1,0 +1,150 @@
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  fixtureOwnerConfig,
+  fixturePreset,
+  fixtureState,
+  int,
+  machine,
+  managed,
+  removeDir,
+  writeFixturePackage,
+} from "@rukh/testkit";
+import { afterAll, beforeAll, expect, it } from "vitest";
+
+// The shipped binary's confinement as users meet it: doctor tells the truth
+// about the sandbox it would use, and a preset's concurrency limit holds
+// across separate CLI processes on one state directory.
+const bin = fileURLToPath(new URL("../bin/rukh", import.meta.url));
+const LIMIT = 4;
+const CALLS = 50;
+let work: string;
+let root: string;
+const rukh = (args: string[], env: Record<string, string> = {}) =>
+  spawnSync(bin, args, {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root, NO_COLOR: "1", ...env },
+  });
+
+async function stateWith(config: object) {
+  const made = await fixtureState({
+    prefix: "rukh-cli-confinement-",
+    config,
+    packages: async (dir) => [
+      await writeFixturePackage({
+        parent: dir,
+        descriptor: {
+          format: "rukh.extension/2",
+          id: "fx.slow",
+          version: "1.0.0",
+          publisher: "acme",
+          commands: [
+            {
+              id: "slow",
+              path: ["slow"],
+              summary: "Sleep a while",
+              inputs: [int("wait_ms", { default: 1_500 })],
+              execute: managed({ kind: "text" }, "bin/slow.mjs"),
+              machine: machine(),
+            },
+          ],
+        },
+        programs: {
+          "bin/slow.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";
+await runCommandProcess({ handlers: { "fx.slow/slow": async (ctx) => {
+  await new Promise((r) => setTimeout(r, ctx.inputs.wait_ms));
+  return textResult("slept");
+} } });
+`,
+        },
+      }),
+    ],
+    install: "each",
+  });
+  return made;
+}
+
+const config = (extra: object = {}) =>
+  fixtureOwnerConfig({
+    endpointNamespace: "acme-cli-confinement",
+    exposure: { extensions: ["fx.slow"] },
+    presets: {
+      default: fixturePreset({
+        commands: ["fx.slow/*"],
+        deadlineMs: 30_000,
+        maxConcurrency: LIMIT,
+      }),
+    },
+    ...extra,
+  });
+
+beforeAll(async () => {
+  ({ work, root } = await stateWith(config()));
+});
+afterAll(() => removeDir(work));
+
+/** Command processes of this state directory now running, seen from outside any pid namespace. */
+function runningCommands(): number {
+  let n = 0;
+  const store = join(root, "store");
+  for (const pid of readdirSync("/proc").filter((p) => /^[0-9]+$/.test(p))) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "node") continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(store)) n++;
+    } catch {}
+  }
+  return n;
+}
+
+it(`runs at most ${LIMIT} command processes for ${CALLS} parallel CLI calls, rejecting the rest at once`, async () => {
+  const exits: Promise<number | null>[] = [];
+  for (let i = 0; i < CALLS; i++) {
+    const child = spawn(bin, ["slow"], {
+      stdio: "ignore",
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
+    });
+    exits.push(new Promise((r) => child.once("exit", (code) => r(code))));
+  }
+  let most = 0;
+  let settled = false;
+  const all = Promise.all(exits).then((codes) => {
+    settled = true;
+    return codes;
+  });
+  while (!settled) {
+    most = Math.max(most, runningCommands());
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const codes = await all;
+  const ok = codes.filter((c) => c === 0).length;
+  const rejected = codes.filter((c) => c === 4).length;
+  expect(ok + rejected).toBe(CALLS);
+  expect(ok).toBeGreaterThanOrEqual(LIMIT);
+  expect(rejected).toBeGreaterThan(0);
+  expect(most).toBeGreaterThan(1);
+  expect(most).toBeLessThanOrEqual(LIMIT);
+}, 120_000);
+
+it("doctor and a strict call agree: a bwrap planted on PATH is never used, a configured one in a writable directory is refused", async () => {
+  const fake = join(work, "planted");
+  mkdirSync(fake);
+  writeFileSync(join(fake, "bwrap"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  const doctor = rukh(["doctor"], { PATH: `${fake}:/usr/bin:/bin` });
+  expect(doctor.stdout).not.toContain(fake);
+  const elsewhere = await stateWith(config({ sandbox: { program: join(fake, "bwrap") } }));
+  try {
+    const r = spawnSync(bin, ["doctor"], {
+      encoding: "utf8",
+      env: { PATH: "/usr/bin:/bin", RUKH_HOME: elsewhere.root },
+    });
+    expect(r.stdout).toMatch(
+      /strict profile: unavailable, strict commands will be rejected: .*(writable by group or others|owned by uid)/,
+    );
+  } finally {
+    removeDir(elsewhere.work);
+  }
+});
