@@ -35,7 +35,8 @@ await runCommandProcess({ handlers: {
 } });
 `;
 
-export async function setup() {
+/** A state directory with the bench extension installed and a core on it (and one on a strict preset, if asked). */
+export async function setup({ strict = false } = {}) {
   const work = realpathSync(mkdtempSync(join(tmpdir(), "rukh-core-bench-")));
   const pkg = join(work, "pkg");
   mkdirSync(join(pkg, "bin"), { recursive: true });
@@ -84,27 +85,41 @@ export async function setup() {
       endpointNamespace: "bench",
       trustedPublishers: [{ id: "acme", publicKey: pub }],
       exposure: { extensions: ["bench.core"] },
-      presets: {
-        default: {
-          commands: ["bench.core/*"],
-          actions: [],
-          resources: [],
-          deadlineMs: 60_000,
-          maxConcurrency: 16,
-          enforcement: "host-trusted",
-        },
-      },
+      presets: Object.fromEntries(
+        ["host-trusted", "strict"].map((enforcement) => [
+          enforcement === "strict" ? "strict" : "default",
+          {
+            commands: ["bench.core/*"],
+            actions: [],
+            resources: [],
+            deadlineMs: 60_000,
+            maxConcurrency: 16,
+            enforcement,
+          },
+        ]),
+      ),
       defaultPreset: "default",
     }),
   );
   const { revision } = await state.install(pkg);
   const digest = revision.extensions[0].digest;
   const program = join(realpathSync(join(state.root, "store", digest)), "bin", "cmd.mjs");
-  const core = await createInvocationCore({
-    state,
-    binding: { subject: "bench", actor: "bench", taskAuthorityRef: "bench", preset: "default" },
-  });
-  return { work, core, program };
+  const open = (preset, extra = {}) =>
+    createInvocationCore({
+      state,
+      binding: { subject: "bench", actor: "bench", taskAuthorityRef: "bench", preset },
+      ...extra,
+    });
+  const core = await open("default");
+  return {
+    work,
+    core,
+    program,
+    ...(strict && {
+      strict: await open("strict"),
+      plain: await open("default", { sandboxProgram: null }),
+    }),
+  };
 }
 
 const noop = {

@@ -73,7 +73,8 @@ function privateDirs(entries: readonly SystemEntry[]): string[] {
   for (const v of [process.env.HOME, process.env.XDG_RUNTIME_DIR]) {
     if (v === undefined || !isAbsolute(v) || v === "/" || out.includes(v)) continue;
     if (entries.some((e) => v === e.path || v.startsWith(`${e.path}/`))) continue;
-    if (["/tmp", "/run", "/proc", "/dev"].some((d) => v === d || v.startsWith(`${d}/`))) continue;
+    if (["/tmp", "/run", "/proc", "/dev"].includes(v)) continue;
+    if (["/proc", "/dev"].some((d) => v.startsWith(`${d}/`))) continue;
     out.push(v);
   }
   return out;

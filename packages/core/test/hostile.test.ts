@@ -71,6 +71,7 @@ const DESCRIPTOR = {
     nodeCommand("write_fd", [int("fd", { required: true, maximum: 1_024 })]),
     nodeCommand("write_file", [text("path"), int("bytes", { required: true, maximum: 8 << 20 })]),
     nodeCommand("hog"),
+    nodeCommand("environment"),
     nodeCommand("leave_behind", [text("marker"), str("ready", { default: "" }), text("after")]),
     nodeCommand("slow", [int("wait_ms", { default: 1_000 })]),
     nodeCommand("deaf", [], "bin/deaf.mjs"),
@@ -208,6 +209,7 @@ function startDriver(w: World, calls: Call[], sandboxProgram?: string): ChildPro
       PATH: `${w.fakeBin}:/usr/bin:/bin`,
       HOME: w.home,
       XDG_RUNTIME_DIR: w.runtimeDir,
+      AWS_SECRET_ACCESS_KEY: "SECRET-IN-THE-HOST-ENVIRONMENT",
     },
   });
   closeSync(fd);
@@ -409,6 +411,25 @@ for (const m of modes) {
         if (k.startsWith("unix")) expect(resultOf(o)).toMatch(/^denied: /);
       await sleep(200);
       expect(bait.hits).toEqual([]);
+    });
+
+    it("sees only the documented environment (strict) or PATH alone (host-trusted)", async () => {
+      const { outcomes } = await run(w, [
+        { key: "strict", identity: "fx.hostile/environment", preset: "strict" },
+        { key: "trusted", identity: "fx.hostile/environment", preset: "default" },
+      ]);
+      // RUKH_IPC_FD is there too, until the runtime takes it; the sandbox adds PWD.
+      const strict = JSON.parse(resultOf(outcomes.get("strict")));
+      expect(strict).toEqual({
+        PATH: "/usr/bin:/bin",
+        HOME: w.home,
+        TMPDIR: "/tmp",
+        PWD: strict.PWD,
+      });
+      expect(strict.PWD).toContain(join(w.root, "store"));
+      // Host-trusted: the core's environment (PATH alone by default), plus PWD in a pid namespace.
+      const trusted = Object.keys(JSON.parse(resultOf(outcomes.get("trusted"))));
+      expect(trusted.filter((k) => k !== "PWD")).toEqual(["PATH"]);
     });
 
     it("cannot read the home's secrets, the state directory or its keys", async () => {

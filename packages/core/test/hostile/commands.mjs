@@ -99,6 +99,7 @@ await runCommandProcess({
           return "written";
         }),
       ),
+    "fx.hostile/environment": async () => textResult(JSON.stringify(process.env)),
     "fx.hostile/hog": async () => {
       const kept = [];
       for (;;) kept.push(Buffer.alloc(16 << 20, 1));
