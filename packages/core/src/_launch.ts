@@ -8,11 +8,7 @@ export type EnforcementProfile = "host-trusted" | "strict";
  * command process and everything it starts.
  */
 export interface ResourceLimits {
-  /**
-   * Private writable memory of each process, in bytes (RLIMIT_DATA: heap and
-   * anonymous mappings, not reserved address space). A Node command's heap is
-   * also capped at three quarters of it, so it fails with a clear message.
-   */
+  /** Private writable memory of each process, in bytes (RLIMIT_DATA: heap and anonymous mappings, not reserved address space). */
   readonly memoryBytes: number;
   /** Processes the command's user may have (RLIMIT_NPROC; counted inside the sandbox's user namespace). */
   readonly processes: number;
@@ -85,7 +81,6 @@ export function strictEnvironment(home: string): Record<string, string> {
   return { PATH: "/usr/bin:/bin", HOME: home, TMPDIR: "/tmp", RUKH_IPC_FD: "3" };
 }
 
-const MIB = 1_048_576;
 const isSystemPath = (env: LaunchEnvironment, p: string) =>
   env.systemEntries.some((e) => e.path === p);
 const withSlash = (dir: string) => (dir.endsWith("/") ? dir : `${dir}/`);
@@ -107,13 +102,12 @@ function limitArgs(prlimit: string, l: ResourceLimits, ownUser: boolean): string
 }
 
 function nodeArgs(req: LaunchRequest, env: LaunchEnvironment, strict: boolean): string[] {
-  const heap = `--max-old-space-size=${Math.max(16, Math.floor((req.limits.memoryBytes * 3) / 4 / MIB))}`;
-  if (!strict) return [env.nodeBinary, heap, req.program, ...req.args];
+  // No V8 heap flag: any of them costs a Node start about 15 ms.
+  if (!strict) return [env.nodeBinary, req.program, ...req.args];
   // Inside the sandbox Node's permission model is a second layer: writes,
   // child processes, workers and addons stay denied, reads are the package's.
   return [
     env.nodeBinary,
-    heap,
     "--experimental-permission",
     "--disable-warning=ExperimentalWarning",
     `--allow-fs-read=${withSlash(req.packageDir)}`,

@@ -23,6 +23,7 @@ import {
   processesWith,
   removeDir,
   str,
+  tempDir,
   writeFixturePackage,
 } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -80,6 +81,14 @@ const DESCRIPTOR = {
     nativeCommand("bomb"),
     nativeCommand("setsid"),
     nativeCommand("bigwrite"),
+    {
+      ...nodeCommand("remount_tool"),
+      execute: managed({ kind: "text" }, "bin/remount-tool.sh", "native"),
+    },
+    {
+      ...nodeCommand("admin_tool"),
+      execute: managed({ kind: "text" }, "bin/admin-tool.sh", "native"),
+    },
   ],
 };
 
@@ -131,7 +140,16 @@ interface World {
 }
 
 async function makeWorld(mode: string, uid: number): Promise<World> {
+  // A managed native command gets no arguments: its script names its targets.
+  const work0 = tempDir(`rukh-hostile-${mode}-`);
+  const root0 = join(work0, "home");
+  const rukh = new URL("../../../apps/reference-cli/dist/main.js", import.meta.url).pathname;
+  const tools = {
+    "bin/remount-tool.sh": `#!/bin/sh\nexec "$(dirname "$0")/remount.sh" '${join(work0, "host-file.txt")}'\n`,
+    "bin/admin-tool.sh": `#!/bin/sh\nexec "$(dirname "$0")/admin.sh" '${process.execPath}' '${rukh}' '${root0}' '${join(work0, "acme.pub")}'\n`,
+  };
   const { work, root } = await fixtureState({
+    at: work0,
     prefix: `rukh-hostile-${mode}-`,
     config: fixtureOwnerConfig({
       endpointNamespace: "acme-hostile",
@@ -149,6 +167,7 @@ async function makeWorld(mode: string, uid: number): Promise<World> {
             `bin/${n}.sh`,
             readFileSync(here(`${n}.sh`), "utf8"),
           ]),
+          ...Object.entries(tools),
         ]),
       }),
     ],
@@ -512,13 +531,66 @@ for (const m of modes) {
       });
     });
 
-    it("leaves no setsid'd or double-forked grandchild of a strict native command", async () => {
-      const marker = `setsid-${w.mode}-${Date.now()}`;
-      const { outcomes } = await run(w, [
-        { key: "s", identity: "fx.hostile/setsid", preset: "strict", args: [marker, "finish"] },
+    it.each([
+      ["success", "finish", "strict", undefined, "succeeded/completed"],
+      ["cancel", "hang", "strict", 1_000, "cancelled/client_cancel"],
+      ["deadline", "hang", "strict_short", undefined, "cancelled/deadline"],
+    ] as const)(
+      "after %s, a strict command's setsid'd and double-forked grandchildren are gone",
+      async (_c, after, p, cancelAfterMs, expected) => {
+        const marker = `setsid-${w.mode}-${after}-${Date.now()}`;
+        const { outcomes } = await run(w, [
+          {
+            key: "s",
+            identity: "fx.hostile/setsid",
+            preset: p,
+            args: [marker, after],
+            ...(cancelAfterMs !== undefined && { cancelAfterMs }),
+          },
+        ]);
+        const o = outcomes.get("s")!;
+        expect(`${o.outcome}/${o.reason}`).toBe(expected);
+        expect(await gone(marker, 1_000)).toEqual([]);
+      },
+    );
+
+    it("after kill -9 of the host, a strict command's grandchildren are gone", async () => {
+      const marker = `setsid-lost-${w.mode}-${Date.now()}`;
+      const driver = startDriver(w, [
+        { key: "s", identity: "fx.hostile/setsid", preset: "strict", args: [marker, "hang"] },
       ]);
-      expect(outcomes.get("s")).toMatchObject({ outcome: "succeeded" });
-      expect(await gone(marker)).toEqual([]);
+      let out = "";
+      driver.stdout!.on("data", (c: Buffer) => {
+        out += c;
+      });
+      driver.stderr!.resume();
+      for (let i = 0; i < 100 && !out.includes("ready"); i++) await sleep(50);
+      expect(processesWith(marker).length).toBeGreaterThan(0);
+      driver.kill("SIGKILL");
+      expect(await gone(marker, 2_000)).toEqual([]);
+    });
+
+    it("after kill -9 of the host, a strict command that never watches its channel is gone", async () => {
+      const driver = startDriver(w, [{ key: "d", identity: "fx.hostile/deaf", preset: "strict" }]);
+      driver.stdout!.resume();
+      driver.stderr!.resume();
+      const program = join(w.root, "store");
+      for (let i = 0; i < 100 && processesWith(program, "node").length === 0; i++) await sleep(50);
+      expect(processesWith(program, "node").length).toBeGreaterThan(0);
+      driver.kill("SIGKILL");
+      expect(await gone(program, 2_000)).toEqual([]);
+    });
+
+    it("over MCP, a managed native command can neither remount / nor run administration", async () => {
+      const active = readFileSync(join(w.root, "active"), "utf8");
+      const { outcomes } = await run(w, [
+        { key: "remount", identity: "fx.hostile/remount_tool", preset: "strict" },
+        { key: "admin", identity: "fx.hostile/admin_tool", preset: "strict" },
+      ]);
+      // The attack runs before any handshake; the call then fails, but nothing happened.
+      for (const o of outcomes.values()) expect(o.outcome).toBe("execution_failed");
+      expect(readFileSync(w.hostFile, "utf8")).toBe("original\n");
+      expect(readFileSync(join(w.root, "active"), "utf8")).toBe(active);
     });
   });
 
@@ -564,31 +636,25 @@ for (const m of modes) {
         },
       );
 
-      it.each([
-        ["a command that hangs", "fx.hostile/leave_behind", "default"],
-        ["a strict command", "fx.hostile/leave_behind", "strict"],
-      ])(
-        "after kill -9 of the host, %s and its grandchildren are gone",
-        async (_c, identity, p) => {
-          const marker = `lost-${m.mode}-${p}-${Date.now()}`;
-          const ready = join(w.work, `${marker}.ready`);
-          const driver = startDriver(w, [
-            {
-              key: "t",
-              identity,
-              preset: p,
-              values: { marker, after: "deaf", ready: p === "strict" ? "" : ready },
-            },
-          ]);
-          driver.stdout!.resume();
-          driver.stderr!.resume();
-          if (p === "strict") await sleep(1_500);
-          else for (let i = 0; i < 100 && !existsSync(ready); i++) await sleep(50);
-          driver.kill("SIGKILL");
-          expect(await gone(w.root, 2_000)).toEqual([]);
-          expect(await gone(marker, 1_000)).toEqual([]);
-        },
-      );
+      it("after kill -9 of the host, a command that ignores SIGTERM and its grandchildren are gone", async () => {
+        const marker = `lost-${m.mode}-${Date.now()}`;
+        const ready = join(w.work, `${marker}.ready`);
+        const driver = startDriver(w, [
+          {
+            key: "t",
+            identity: "fx.hostile/leave_behind",
+            preset: "default",
+            values: { marker, after: "deaf", ready },
+          },
+        ]);
+        driver.stdout!.resume();
+        driver.stderr!.resume();
+        for (let i = 0; i < 100 && !existsSync(ready); i++) await sleep(50);
+        expect(processesWith(marker).length).toBeGreaterThan(0);
+        driver.kill("SIGKILL");
+        expect(await gone(w.root, 2_000)).toEqual([]);
+        expect(await gone(marker, 1_000)).toEqual([]);
+      });
 
       it("after kill -9 of the host, a command that never watches its channel is gone", async () => {
         const driver = startDriver(w, [
@@ -596,10 +662,33 @@ for (const m of modes) {
         ]);
         driver.stdout!.resume();
         driver.stderr!.resume();
-        for (let i = 0; i < 100 && processesWith("deaf.mjs").length === 0; i++) await sleep(50);
-        expect(processesWith(join(w.root, "store")).length).toBeGreaterThan(0);
+        // The command itself, not the sandbox starting it.
+        const store = join(w.root, "store");
+        for (let i = 0; i < 100 && processesWith(store, "node").length === 0; i++) await sleep(50);
+        expect(processesWith(store, "node").length).toBeGreaterThan(0);
         driver.kill("SIGKILL");
         expect(await gone(join(w.root, "store"), 2_000)).toEqual([]);
+      });
+
+      it("after kill -9 of a host without a pid namespace, the next start kills what it left", async () => {
+        const driver = startDriver(
+          w,
+          [{ key: "d", identity: "fx.hostile/deaf", preset: "default" }],
+          "none",
+        );
+        driver.stdout!.resume();
+        driver.stderr!.resume();
+        const store = join(w.root, "store");
+        for (let i = 0; i < 100 && processesWith(store, "node").length === 0; i++) await sleep(50);
+        await sleep(200); // the process record follows the spawn
+        driver.kill("SIGKILL");
+        await new Promise((r) => driver.once("close", r));
+        // Its own process group, deaf to the channel and to SIGTERM: it outlives its host.
+        await sleep(500);
+        expect(processesWith(store, "node").length).toBe(1);
+        const { stdout } = await run(w, [], "none");
+        expect(stdout).toMatch(/^RECOVERED \["[0-9a-f-]{36}"\]$/m);
+        expect(await gone(store, 1_000)).toEqual([]);
       });
 
       it("ends a command killed at its file size limit with resource_limit/fileSize", async () => {

@@ -267,6 +267,8 @@ export function fixtureOwnerConfig({
 export interface FixtureStateOptions {
   /** Prefix of the temporary work directory. */
   readonly prefix: string;
+  /** An existing, empty work directory to use instead of a new one (when paths must be known before). */
+  readonly at?: string;
   /** The owner config, stored as JSON. */
   readonly config: object;
   /** Writes the package directories to install under `work` (see {@link writeFixturePackage}). */
@@ -297,7 +299,7 @@ export interface FixtureState {
  * });
  */
 export async function fixtureState(options: FixtureStateOptions): Promise<FixtureState> {
-  const work = tempDir(options.prefix);
+  const work = options.at ?? tempDir(options.prefix);
   const root = join(work, "home");
   const state = new StateDirectory(root);
   await state.setConfig(JSON.stringify(options.config));
@@ -344,16 +346,22 @@ export async function bareIpcInvocation(program: string, command: string): Promi
 
 /**
  * Live processes (zombies excluded) whose command line contains `marker`,
- * found by scanning /proc: the view from outside every pid namespace, which
- * is how a test proves that nothing a command started outlived it.
+ * and whose name is `comm` if given, found by scanning /proc: the view from
+ * outside every pid namespace, which is how a test proves that nothing a
+ * command started outlived it.
+ *
+ * @example
+ * expect(processesWith(marker)).toEqual([]);
  */
-export function processesWith(marker: string): number[] {
+export function processesWith(marker: string, comm?: string): number[] {
   const found: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^[0-9]+$/.test(name) || Number(name) === process.pid) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
       if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
+      if (comm !== undefined && stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== comm)
+        continue;
       if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker)) found.push(Number(name));
     } catch {}
   }

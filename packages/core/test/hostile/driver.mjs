@@ -1,7 +1,8 @@
 // Runs calls against a state directory in a process of its own, so the
 // hostile suite can run it as another user, hand it descriptors and kill it.
-// argv: <state root> <calls JSON> [sandbox program]. Prints one
+// argv: <state root> <calls JSON> [sandbox program, or "none"]. Prints one
 // "OUTCOME <json>" line per call; passthrough programs share its stdout.
+// With no calls it only starts a core and prints "RECOVERED <ids>".
 import { StateDirectory } from "@rukh/profile";
 import { createInvocationCore } from "../../dist/index.js";
 
@@ -15,13 +16,18 @@ const coreFor = async (preset) => {
       createInvocationCore({
         state,
         binding: { subject: "attacker", actor: "hostile-suite", taskAuthorityRef: "t", preset },
-        ...(sandboxProgram !== undefined && { sandboxProgram }),
+        ...(sandboxProgram !== undefined && {
+          sandboxProgram: sandboxProgram === "none" ? null : sandboxProgram,
+        }),
       }),
     );
   return cores.get(preset);
 };
+const calls = JSON.parse(callsJson);
+if (calls.length === 0)
+  process.stdout.write(`RECOVERED ${JSON.stringify((await coreFor("default")).recovered)}\n`);
 await Promise.all(
-  JSON.parse(callsJson).map(async (c) => {
+  calls.map(async (c) => {
     const abort = new AbortController();
     if (c.cancelAfterMs !== undefined) setTimeout(() => abort.abort(), c.cancelAfterMs);
     const outcome = await (await coreFor(c.preset)).invoke({
