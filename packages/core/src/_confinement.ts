@@ -14,6 +14,7 @@ export const SANDBOX_PROGRAM_CANDIDATES = ["/usr/bin/bwrap", "/bin/bwrap"] as co
 const PRLIMIT_CANDIDATES = ["/usr/bin/prlimit", "/bin/prlimit"];
 const SETPRIV_CANDIDATES = ["/usr/bin/setpriv", "/bin/setpriv"];
 const TRUE_CANDIDATES = ["/usr/bin/true", "/bin/true"];
+const SHELL_CANDIDATES = ["/bin/sh", "/usr/bin/sh"];
 const SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
 
 function packageRoot(file: string): string {
@@ -153,11 +154,13 @@ async function probe(program: string | null | undefined): Promise<Confinement> {
   const pathOf = (t: TrustedProgram) => (t.ok ? t.path : null);
   const prlimit = trusted(PRLIMIT_CANDIDATES, "prlimit");
   const setpriv = trusted(SETPRIV_CANDIDATES, "setpriv");
+  const shell = trusted(SHELL_CANDIDATES, "sh");
   const base: LaunchEnvironment = {
     sandbox: sandbox.ok ? { path: sandbox.path } : { unavailable: sandbox.reason },
     hostPidNamespace: false,
     prlimit: pathOf(prlimit),
     setpriv: pathOf(setpriv),
+    shell: pathOf(shell),
     root: uid === 0,
     nodePermission: process.allowedNodeEnvironmentFlags.has("--experimental-permission"),
     nodeBinary: realpathSync(process.execPath),
@@ -265,7 +268,7 @@ export async function describeConfinement(program?: string | null): Promise<Conf
       }
     : {
         mechanism: "process-group",
-        detail: `process group only (${c.hostTreeFallback}): descendants that call setsid or start detached escape the kill; after a host crash the next start kills the group`,
+        detail: `process group (${c.hostTreeFallback})${env.shell === null ? "" : ", and a watchdog that kills it if the host dies"}: descendants that call setsid or start detached escape; the next start also kills what a lost host left`,
       };
   const resourceLimits: ConfinementReport["resourceLimits"] =
     env.prlimit === null

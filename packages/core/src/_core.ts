@@ -57,6 +57,7 @@ import {
 import type { InvocationDiagnostics, InvocationOutcome, OutcomeReason } from "./_outcome.js";
 import { acquireSlot, type ConcurrencySlot, slotPrefix } from "./_slots.js";
 import { killTree, processStartTime } from "./_tree.js";
+import { startWatchdog, type Watchdog } from "./_watchdog.js";
 
 /**
  * Who every call of this core runs for. Fixed by the adapter at launch (for a
@@ -163,6 +164,8 @@ interface Admitted {
   readonly validated: ValidatedInputs;
   readonly plan: LaunchPlan;
   readonly limits: ResourceLimits;
+  /** The shell a watchdog runs on, for a plan without a pid namespace. */
+  readonly watchdogShell: string | null;
   readonly resultMaxBytes: number;
 }
 
@@ -443,15 +446,24 @@ export async function createInvocationCore(
       validated: validated.value,
       plan,
       limits,
+      watchdogShell: plan.tree === "process-group" ? confinement.environment.shell : null,
       resultMaxBytes: config.limits?.maxCommandResultBytes ?? 131_072,
     };
   }
 
-  /** Journals the command process, so that recovery can end it if this host is lost. */
-  function recordProcess(invocationId: string, pid: number | undefined, leadsGroup: boolean) {
-    if (pid === undefined) return;
+  /**
+   * Journals the command process, so that recovery can end it if this host
+   * is lost, and gives a command without a pid namespace its watchdog.
+   */
+  function recordProcess(
+    invocationId: string,
+    admitted: Admitted,
+    pid: number | undefined,
+    leadsGroup: boolean,
+  ): Watchdog | undefined {
+    if (pid === undefined) return undefined;
     const startTime = processStartTime(pid);
-    if (startTime === null) return;
+    if (startTime === null) return undefined;
     journal.append({
       type: "process",
       invocationId,
@@ -460,6 +472,9 @@ export async function createInvocationCore(
       pgid: leadsGroup ? pid : 0,
       startTime,
     });
+    return admitted.watchdogShell === null
+      ? undefined
+      : startWatchdog(admitted.watchdogShell, pid, startTime, leadsGroup);
   }
 
   function outcomeOf(
@@ -680,7 +695,7 @@ export async function createInvocationCore(
         onLog: (entry) => diag.log(entry),
       });
       const child = proc.child;
-      recordProcess(invocationId, child.pid, true);
+      const watchdog = recordProcess(invocationId, admitted, child.pid, true);
       child.stdout?.on("data", (c: Buffer) => diag.stream("stdout", c));
       child.stderr?.on("data", (c: Buffer) => diag.stream("stderr", c));
       const killGroup = (signal: NodeJS.Signals) => {
@@ -743,6 +758,7 @@ export async function createInvocationCore(
           child.stderr?.destroy();
         }
         done = true;
+        watchdog?.release();
         detach();
         for (const t of timers) clearTimeout(t);
         resolve(
@@ -806,7 +822,7 @@ export async function createInvocationCore(
         stdio: shadowedStdio(["inherit", "inherit", "inherit"], inheritableDescriptors()),
         shell: false,
       });
-      recordProcess(invocationId, child.pid, false);
+      const watchdog = recordProcess(invocationId, admitted, child.pid, false);
       const kill = (signal: NodeJS.Signals) => {
         try {
           child.kill(signal);
@@ -827,6 +843,7 @@ export async function createInvocationCore(
       const end = (r: RunResult) => {
         if (finished) return;
         finished = true;
+        watchdog?.release();
         detach();
         for (const t of timers) clearTimeout(t);
         resolve(r);

@@ -27,6 +27,8 @@ export interface LaunchEnvironment {
   readonly prlimit: string | null;
   /** `setpriv`, needed when the host runs as root: strict commands then run as uid 65534. */
   readonly setpriv: string | null;
+  /** A trusted `/bin/sh` for the watchdog of commands without a pid namespace. */
+  readonly shell: string | null;
   readonly root: boolean;
   /** Whether this Node has the permission model (`--experimental-permission`). */
   readonly nodePermission: boolean;

@@ -27,6 +27,7 @@ import {
   writeFixturePackage,
 } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WATCHDOG_NAME } from "../src/_watchdog.js";
 import { describeConfinement } from "../src/index.js";
 
 // The hostile-command suite: signed commands that try, as an attacker would,
@@ -670,7 +671,8 @@ for (const m of modes) {
         expect(await gone(join(w.root, "store"), 2_000)).toEqual([]);
       });
 
-      it("after kill -9 of a host without a pid namespace, the next start kills what it left", async () => {
+      /** Starts a deaf host-trusted command with no sandbox program; resolves once it and its watchdog run. */
+      async function deafWithoutNamespace() {
         const driver = startDriver(
           w,
           [{ key: "d", identity: "fx.hostile/deaf", preset: "default" }],
@@ -680,7 +682,26 @@ for (const m of modes) {
         driver.stderr!.resume();
         const store = join(w.root, "store");
         for (let i = 0; i < 100 && processesWith(store, "node").length === 0; i++) await sleep(50);
-        await sleep(200); // the process record follows the spawn
+        const [command] = processesWith(store, "node");
+        // Its watchdog names it: other hosts on this machine may have theirs.
+        const watchdog = `${WATCHDOG_NAME}\0${command}\0`;
+        for (let i = 0; i < 40 && processesWith(watchdog).length === 0; i++) await sleep(50);
+        expect(processesWith(watchdog)).toHaveLength(1);
+        return { driver, store, watchdog };
+      }
+
+      it("after kill -9 of a host without a pid namespace, its watchdog kills the command's group", async () => {
+        const { driver, store, watchdog } = await deafWithoutNamespace();
+        driver.kill("SIGKILL");
+        expect(await gone(store, 2_000)).toEqual([]);
+        expect(await gone(watchdog, 1_000)).toEqual([]);
+        // The next start finalizes the lost call, with nothing left to kill.
+        expect((await run(w, [], "none")).stdout).toMatch(/^RECOVERED \["[0-9a-f-]{36}"\]$/m);
+      });
+
+      it("after kill -9 of a host and its watchdog, the next start kills what they left", async () => {
+        const { driver, store, watchdog } = await deafWithoutNamespace();
+        for (const pid of processesWith(watchdog)) process.kill(pid, "SIGKILL");
         driver.kill("SIGKILL");
         await new Promise((r) => driver.once("close", r));
         // Its own process group, deaf to the channel and to SIGTERM: it outlives its host.
@@ -689,6 +710,28 @@ for (const m of modes) {
         const { stdout } = await run(w, [], "none");
         expect(stdout).toMatch(/^RECOVERED \["[0-9a-f-]{36}"\]$/m);
         expect(await gone(store, 1_000)).toEqual([]);
+      });
+
+      it("releases the watchdog when a call without a pid namespace ends", async () => {
+        const driver = run(
+          w,
+          [
+            {
+              key: "s",
+              identity: "fx.hostile/slow",
+              preset: "default",
+              values: { wait_ms: 1_000 },
+            },
+          ],
+          "none",
+        );
+        const store = join(w.root, "store");
+        for (let i = 0; i < 100 && processesWith(store, "node").length === 0; i++) await sleep(20);
+        const watchdog = `${WATCHDOG_NAME}\0${processesWith(store, "node")[0]}\0`;
+        for (let i = 0; i < 40 && processesWith(watchdog).length === 0; i++) await sleep(20);
+        expect(processesWith(watchdog)).toHaveLength(1);
+        expect((await driver).outcomes.get("s")).toMatchObject({ outcome: "succeeded" });
+        expect(await gone(watchdog, 1_000)).toEqual([]);
       });
 
       it("ends a command killed at its file size limit with resource_limit/fileSize", async () => {

@@ -6,6 +6,7 @@ const env: LaunchEnvironment = {
   hostPidNamespace: true,
   prlimit: "/usr/bin/prlimit",
   setpriv: "/usr/bin/setpriv",
+  shell: "/bin/sh",
   root: false,
   nodePermission: true,
   nodeBinary: "/opt/node/bin/node",
