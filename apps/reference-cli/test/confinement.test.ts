@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
@@ -9,6 +9,7 @@ import {
   int,
   machine,
   managed,
+  processesWith,
   removeDir,
   writeFixturePackage,
 } from "@rukh/testkit";
@@ -86,19 +87,7 @@ beforeAll(async () => {
 afterAll(() => removeDir(work));
 
 /** Command processes of this state directory now running, seen from outside any pid namespace. */
-function runningCommands(): number {
-  let n = 0;
-  const store = join(root, "store");
-  for (const pid of readdirSync("/proc").filter((p) => /^[0-9]+$/.test(p))) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() !== "node") continue;
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(store)) n++;
-    } catch {}
-  }
-  return n;
-}
+const runningCommands = () => processesWith(join(root, "store"), "node").length;
 
 it(`runs at most ${LIMIT} command processes for ${CALLS} parallel CLI calls, rejecting the rest at once`, async () => {
   const exits: Promise<number | null>[] = [];

@@ -6,18 +6,7 @@
 import { rmSync } from "node:fs";
 import { acquireSlot, slotPrefix } from "../dist/_slots.js";
 import { describeConfinement } from "../dist/index.js";
-import { setup } from "./core.bench.mjs";
-
-const noop = {
-  command: { identity: "bench.core/noop" },
-  supplied: { values: new Map() },
-  surface: "mcp",
-};
-
-async function invoke(core) {
-  const o = await core.invoke(noop);
-  if (o.outcome !== "succeeded") throw new Error(`${o.outcome}/${o.reason}: ${o.message}`);
-}
+import { viaCore as invoke, setup } from "./core.bench.mjs";
 
 export default async function run(suite) {
   const confinement = await describeConfinement();

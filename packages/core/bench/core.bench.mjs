@@ -122,13 +122,15 @@ export async function setup({ strict = false } = {}) {
   };
 }
 
-const noop = {
+/** The trivial call every core bench times. */
+export const noop = {
   command: { identity: "bench.core/noop" },
   supplied: { values: new Map() },
   surface: "mcp",
 };
 
-async function viaCore(core) {
+/** Runs {@link noop} through a core; anything but success fails the bench. */
+export async function viaCore(core) {
   const o = await core.invoke(noop);
   if (o.outcome !== "succeeded") throw new Error(`core invocation: ${o.outcome}/${o.reason}`);
 }
