@@ -61,6 +61,20 @@ describe("the strict enforcement profile", () => {
     expect(o).toMatchObject({ outcome: "execution_failed", reason: "crashed" });
   });
 
+  it("rejects strict calls when the sandbox program cannot set up the sandbox (a refusal, as without user namespaces)", async () => {
+    // A trusted program that fails every launch stands in for bubblewrap refused by the kernel.
+    const refusing = await openCore(state, "strict", { sandboxProgram: "/usr/bin/false" });
+    try {
+      expect(await refusing.invoke(call("fx.main/hello", { name: "x" }))).toMatchObject({
+        outcome: "rejected",
+        reason: "enforcement_unavailable",
+        message: expect.stringContaining("bubblewrap cannot create the sandbox here"),
+      });
+    } finally {
+      await refusing.close();
+    }
+  });
+
   it("never runs a strict command unconfined: no sandbox program, no call", async () => {
     const none = await openCore(state, "strict", { sandboxProgram: null });
     try {
