@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { realpathSync } from "node:fs";
 import { readFile, realpath } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
 import {
@@ -42,8 +43,8 @@ import {
 import { CoreError } from "./_errors.js";
 import { inheritableDescriptors } from "./_fds.js";
 import {
-  type JournalProcessRecord,
-  type JournalStartRecord,
+  type JournalFinalRecord,
+  type JournalRecord,
   JournalWriter,
   readJournal,
 } from "./_journal.js";
@@ -55,8 +56,15 @@ import {
   TERMINATE_GRACE_MS,
 } from "./_limits.js";
 import type { InvocationDiagnostics, InvocationOutcome, OutcomeReason } from "./_outcome.js";
-import { acquireSlot, type ConcurrencySlot, slotPrefix } from "./_slots.js";
-import { killTree, processStartTime } from "./_tree.js";
+import { recoverLostHosts } from "./_recovery.js";
+import {
+  acquireSlot,
+  type ConcurrencySlot,
+  claimName,
+  hostLockName,
+  slotPrefix,
+} from "./_slots.js";
+import { processStartTime } from "./_tree.js";
 import { startWatchdog, type Watchdog } from "./_watchdog.js";
 
 /**
@@ -142,7 +150,12 @@ export interface InvocationCore {
   readonly binding: HostBinding;
   /** Invocation ids this start-up finalized as `execution_failed`/`host_lost`. */
   readonly recovered: readonly string[];
-  /** Runs one call to its one outcome. Throws only `CoreError("journal_failed")` when the outcome cannot be made durable. */
+  /**
+   * Runs one call to its one outcome; never throws. When the journal cannot
+   * record the start (a full disk), the call runs nothing and ends
+   * `execution_failed`/`journal_failed`; a final that cannot be recorded is
+   * kept and written with the next record that can be.
+   */
   invoke(request: InvocationRequest): Promise<InvocationOutcome>;
   /** Rejects new calls (`core_closed`), cancels running ones (`owner_cancel`), waits for them, closes the journal and log. */
   close(): Promise<void>;
@@ -197,15 +210,6 @@ function routedCommands(p: ToolProjection): ReadonlySet<string> {
 function allowedBy(preset: TaskPreset, identity: string): boolean {
   const ext = identity.slice(0, identity.indexOf("/"));
   return preset.commands.includes(identity) || preset.commands.includes(`${ext}/*`);
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as { code?: string }).code === "EPERM";
-  }
 }
 
 const SIZE_ISSUES: ReadonlySet<CommandResultIssueCode> = new Set([
@@ -264,46 +268,23 @@ export async function createInvocationCore(
   const journalContents = await readJournal(state.root);
   const journal = await JournalWriter.open(state.root, journalContents.tornTailBytes);
   const sink = new DiagnosticsSink(state.root);
+  const canonicalRoot = realpathSync(state.root);
+  // Held for this host's whole life: others take it to learn that the host is gone.
+  const liveness = await claimName(hostLockName(canonicalRoot, uid, host));
+  if (liveness === null)
+    throw new CoreError("state_unavailable", "cannot hold this host's liveness lock");
   hostsInThisProcess.add(host);
 
   // Recovery: a start without a final whose host is gone never ran to an outcome we know.
-  const finals = new Set<string>();
-  const starts: JournalStartRecord[] = [];
-  const processes = new Map<string, JournalProcessRecord>();
-  for (const r of journalContents.records) {
-    if (r.type === "final") finals.add(r.invocationId);
-    else if (r.type === "process") processes.set(r.invocationId, r);
-    else starts.push(r);
-  }
-  const recovered: string[] = [];
-  for (const s of starts) {
-    if (finals.has(s.invocationId) || hostsInThisProcess.has(s.host)) continue;
-    if (s.pid !== process.pid && pidAlive(s.pid)) continue;
-    // What the lost host left running goes first; a reused pid has another start time.
-    const proc = processes.get(s.invocationId);
-    const killed = proc !== undefined && killTree(proc.pid, proc.startTime, proc.pgid);
-    journal.append({
-      type: "final",
-      invocationId: s.invocationId,
-      at: new Date().toISOString(),
-      host,
-      outcome: "execution_failed",
-      reason: "host_lost",
-      command: s.command,
-    });
-    finals.add(s.invocationId);
-    recovered.push(s.invocationId);
-    sink.logger.warn(
-      {
-        invocationId: s.invocationId,
-        command: s.command,
-        lostHost: s.host,
-        lostPid: s.pid,
-        killedLeftover: killed,
-      },
-      "invocation finalized as host_lost; its outcome is unknown and it is not run again",
-    );
-  }
+  const recovered = await recoverLostHosts({
+    stateRoot: state.root,
+    canonicalRoot,
+    uid,
+    host,
+    skip: hostsInThisProcess,
+    journal,
+    logger: sink.logger,
+  });
 
   const descriptors = new Map<string, ExtensionDescriptor>();
   const packageDirs = new Map<string, string>();
@@ -464,7 +445,8 @@ export async function createInvocationCore(
     if (pid === undefined) return undefined;
     const startTime = processStartTime(pid);
     if (startTime === null) return undefined;
-    journal.append({
+    // Without this record recovery cannot end the process; the call still runs.
+    appendSoftly({
       type: "process",
       invocationId,
       host,
@@ -485,12 +467,34 @@ export async function createInvocationCore(
     return { invocationId, ...(revisionId !== undefined && { revisionId }), ...r };
   }
 
+  /** Finals the journal could not take yet, oldest first; each later append tries them again. */
+  const unwritten: JournalRecord[] = [];
+
+  /** Appends what is still owed, then `record`; throws `journal_failed` and keeps nothing half-written. */
+  function append(record: JournalRecord): void {
+    while (unwritten.length > 0) {
+      journal.append(unwritten[0]!);
+      unwritten.shift();
+    }
+    journal.append(record);
+  }
+
+  function appendSoftly(record: JournalRecord): boolean {
+    try {
+      append(record);
+      return true;
+    } catch (e) {
+      sink.logger.error({ err: e, record: record.type }, "a journal record could not be written");
+      return false;
+    }
+  }
+
   async function finalize(
     invocationId: string,
     command: string | undefined,
     outcome: InvocationOutcome,
   ): Promise<InvocationOutcome> {
-    journal.append({
+    const record: JournalFinalRecord = {
       type: "final",
       invocationId,
       at: new Date().toISOString(),
@@ -498,7 +502,9 @@ export async function createInvocationCore(
       outcome: outcome.outcome,
       reason: outcome.reason,
       ...(command !== undefined && { command }),
-    });
+    };
+    // The outcome happened whether or not it is on disk yet: it is returned, and its record owed.
+    if (!appendSoftly(record)) unwritten.push(record);
     return outcome;
   }
 
@@ -600,7 +606,7 @@ export async function createInvocationCore(
     try {
       // The same limit holds across every process on this state directory.
       slot = await acquireSlot(
-        slotPrefix(state.root, binding.preset, uid),
+        slotPrefix(canonicalRoot, binding.preset, uid),
         admitted.preset.maxConcurrency,
       );
       if (slot === null)
@@ -609,7 +615,7 @@ export async function createInvocationCore(
           `at most ${admitted.preset.maxConcurrency} calls of preset "${binding.preset}" may run at once on this state directory`,
           admitted.revisionId,
         );
-      journal.append({
+      const started = appendSoftly({
         type: "start",
         invocationId,
         at: new Date(startedAt).toISOString(),
@@ -624,6 +630,14 @@ export async function createInvocationCore(
         taskAuthorityRef: binding.taskAuthorityRef,
         preset: binding.preset,
       });
+      // A call whose start is not on disk is never run: a host crash would leave no trace of it.
+      if (!started)
+        return outcomeOf(invocationId, admitted.revisionId, {
+          outcome: "execution_failed",
+          reason: "journal_failed",
+          message: "the invocation journal cannot be written (is the disk full?); nothing was run",
+          diagnostics: NO_DIAGNOSTICS,
+        });
       const budget = budgetOf(startedAt, admitted.preset.deadlineMs);
       const result = isPassthrough
         ? await runPassthrough(invocationId, admitted, request, budget)
@@ -896,9 +910,11 @@ export async function createInvocationCore(
       closed = true;
       for (const cancel of [...running]) cancel("owner");
       await Promise.allSettled([...pending]);
+      for (const r of unwritten.splice(0)) appendSoftly(r);
       journal.close();
       sink.close();
       hostsInThisProcess.delete(host);
+      liveness.close();
     },
   };
 }

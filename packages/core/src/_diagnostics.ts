@@ -1,5 +1,5 @@
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { LogMessage } from "@rukh/ipc";
 import pino from "pino";
 import { DIAGNOSTICS_MAX_BYTES } from "./_limits.js";
@@ -14,20 +14,60 @@ export function diagnosticsFile(stateRoot: string): string {
 const ALLOCATION_FAILURE =
   /out of memory|allocation failed|Cannot allocate memory|std::bad_alloc|MemoryError|Fatal process OOM/i;
 
+/**
+ * The log file pino writes to: synchronous, and soft. A write that fails or
+ * lands short (a full disk, a removed directory) is counted, never thrown and
+ * never emitted as an error event: diagnostics must not end the host or the
+ * call they describe. A file that could not be opened is tried again at the
+ * next write, so logging resumes once the cause is gone.
+ */
+class SoftLogFile {
+  readonly #file: string;
+  #fd: number | undefined;
+  /** Writes lost so far. */
+  failures = 0;
+
+  constructor(file: string) {
+    this.#file = file;
+  }
+
+  write(line: string): void {
+    try {
+      if (this.#fd === undefined) {
+        mkdirSync(dirname(this.#file), { recursive: true, mode: 0o700 });
+        this.#fd = openSync(this.#file, "a", 0o600);
+      }
+      const bytes = Buffer.from(line);
+      if (writeSync(this.#fd, bytes) < bytes.length) this.failures++;
+    } catch {
+      this.failures++;
+    }
+  }
+
+  end(): void {
+    if (this.#fd !== undefined) closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+}
+
 /** One pino logger per core, writing synchronously to the owner's file. */
 export class DiagnosticsSink {
   readonly file: string;
   readonly logger: pino.Logger;
-  readonly #destination: pino.DestinationStream & { end?: () => void; flushSync?: () => void };
+  readonly #destination: SoftLogFile;
 
   constructor(stateRoot: string) {
     this.file = diagnosticsFile(stateRoot);
-    mkdirSync(join(stateRoot, "logs"), { recursive: true, mode: 0o700 });
-    this.#destination = pino.destination({ dest: this.file, sync: true, mkdir: true });
+    this.#destination = new SoftLogFile(this.file);
     this.logger = pino(
       { level: "debug", base: null, timestamp: pino.stdTimeFunctions.isoTime },
       this.#destination,
     );
+  }
+
+  /** Log writes lost so far by this core (full disk, missing directory). */
+  get writeFailures(): number {
+    return this.#destination.failures;
   }
 
   invocation(invocationId: string, command: string, maxBytes: number): InvocationDiagnosticsBudget {
@@ -35,7 +75,7 @@ export class DiagnosticsSink {
   }
 
   close(): void {
-    this.#destination.end?.();
+    this.#destination.end();
   }
 }
 
@@ -53,7 +93,16 @@ export class InvocationDiagnosticsBudget {
   droppedBytes = 0;
   /** Whether the command's stderr or log reported a failed memory allocation (its runtime's own words). */
   allocationFailed = false;
+  /** This invocation's log writes that were lost (counted in the outcome, never thrown). */
+  logWriteFailures = 0;
   #used = false;
+
+  /** Writes through the logger, counting what the log file lost of it. */
+  #emit(write: (logger: pino.Logger) => void): void {
+    const before = this.#sink.writeFailures;
+    write(this.#sink.logger);
+    this.logWriteFailures += this.#sink.writeFailures - before;
+  }
 
   constructor(sink: DiagnosticsSink, invocationId: string, command: string, maxBytes: number) {
     this.#sink = sink;
@@ -79,9 +128,11 @@ export class InvocationDiagnosticsBudget {
     }
     const keep = this.#take(chunk.length);
     if (keep > 0)
-      this.#sink.logger.info(
-        { ...this.#context, stream: name, text: chunk.subarray(0, keep).toString("utf8") },
-        name,
+      this.#emit((l) =>
+        l.info(
+          { ...this.#context, stream: name, text: chunk.subarray(0, keep).toString("utf8") },
+          name,
+        ),
       );
   }
 
@@ -96,12 +147,12 @@ export class InvocationDiagnosticsBudget {
       return;
     }
     this.#kept += bytes;
-    this.#sink.logger[entry.level]({ ...this.#context, stream: "log" }, entry.message);
+    this.#emit((l) => l[entry.level]({ ...this.#context, stream: "log" }, entry.message));
   }
 
   note(fields: Record<string, unknown>, message: string): void {
     this.#used = true;
-    this.#sink.logger.info({ ...this.#context, ...fields }, message);
+    this.#emit((l) => l.info({ ...this.#context, ...fields }, message));
   }
 
   summary(): InvocationDiagnostics {
@@ -110,6 +161,7 @@ export class InvocationDiagnosticsBudget {
       stderrBytes: this.stderrBytes,
       droppedBytes: this.droppedBytes,
       ...(this.#used && { logFile: this.#sink.file }),
+      ...(this.logWriteFailures > 0 && { logWriteFailures: this.logWriteFailures }),
     };
   }
 }

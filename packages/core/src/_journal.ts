@@ -234,6 +234,9 @@ export async function readJournal(stateRoot: string): Promise<JournalContents> {
   return { file, records, tornTailBytes: 0 };
 }
 
+/** How the writer writes: `writeSync`'s shape, so a test can fail it after any byte. */
+export type WriteFn = (fd: number, buffer: Uint8Array, offset: number) => number;
+
 /**
  * The append-only writer: one canonical JSON line per record, written and
  * flushed with `fdatasync` synchronously, so a record is on disk before the
@@ -243,14 +246,24 @@ export async function readJournal(stateRoot: string): Promise<JournalContents> {
 export class JournalWriter {
   readonly file: string;
   #fd: number | undefined;
+  readonly #write: WriteFn;
 
-  private constructor(file: string, fd: number) {
+  private constructor(file: string, fd: number, write: WriteFn) {
     this.file = file;
     this.#fd = fd;
+    this.#write = write;
   }
 
-  /** Opens the journal for appending, first cutting off a torn last line (its write never completed, so nothing acted on it). */
-  static async open(stateRoot: string, tornTailBytes: number): Promise<JournalWriter> {
+  /**
+   * Opens the journal for appending, first cutting off a torn last line (its
+   * write never completed, so nothing acted on it). `write` stands in for
+   * `writeSync` in fault-injection tests.
+   */
+  static async open(
+    stateRoot: string,
+    tornTailBytes: number,
+    write: WriteFn = writeSync,
+  ): Promise<JournalWriter> {
     const file = journalFile(stateRoot);
     try {
       await mkdir(join(stateRoot, "journal"), { recursive: true });
@@ -261,7 +274,7 @@ export class JournalWriter {
       }
       const dir = await open(join(stateRoot, "journal"), constants.O_RDONLY);
       await dir.sync().finally(() => dir.close());
-      return new JournalWriter(file, fd);
+      return new JournalWriter(file, fd, write);
     } catch (e) {
       throw new CoreError("journal_failed", `cannot open the journal ${file} for appending`, {
         cause: e,
@@ -269,7 +282,12 @@ export class JournalWriter {
     }
   }
 
-  /** Appends one record; returns once it is on disk. Throws `journal_failed`. */
+  /**
+   * Appends one record; returns once it is on disk. Throws `journal_failed`,
+   * and then the file is as it was: a write that failed part-way (a full
+   * disk) is cut back off, so no fragment is left for the next record to be
+   * glued to.
+   */
   append(record: JournalRecord): void {
     const text = Buffer.from(`${canonicalJson(record as unknown as JsonValue)}\n`);
     if (text.length - 1 > JOURNAL_RECORD_MAX_BYTES)
@@ -279,15 +297,32 @@ export class JournalWriter {
       );
     if (this.#fd === undefined)
       throw new CoreError("journal_failed", `the journal ${this.file} is closed`);
+    const fd = this.#fd;
+    let before: number | undefined;
+    let written = 0;
     try {
-      let off = 0;
-      while (off < text.length) off += writeSync(this.#fd, text, off);
-      fdatasyncSync(this.#fd);
+      before = fstatSync(fd).size;
+      while (written < text.length) written += this.#write(fd, text, written);
+      fdatasyncSync(fd);
     } catch (e) {
+      if (written > 0 && before !== undefined) this.#cutBack(fd, before, written);
       throw new CoreError("journal_failed", `cannot append to the journal ${this.file}`, {
         cause: e,
       });
     }
+  }
+
+  /**
+   * Removes the `written` bytes of a failed append that started at `before`,
+   * if they are still the file's last bytes (another host appending in
+   * between makes them a line of their own instead).
+   */
+  #cutBack(fd: number, before: number, written: number): void {
+    try {
+      if (fstatSync(fd).size === before + written) ftruncateSync(fd, before);
+      else writeSync(fd, "\n");
+      fdatasyncSync(fd);
+    } catch {}
   }
 
   close(): void {

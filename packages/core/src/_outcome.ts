@@ -48,6 +48,7 @@ export const OUTCOME_REASONS = {
     "host_lost",
     "state_unavailable",
     "resource_limit",
+    "journal_failed",
   ],
   rejected: [
     "invalid_input",
@@ -87,6 +88,8 @@ export interface InvocationDiagnostics {
   readonly droppedBytes: number;
   /** The owner's diagnostics file the kept bytes went to (absent when nothing ran). */
   readonly logFile?: string;
+  /** Writes to that file that were lost (a full disk, say); absent when none were. The call's outcome stands. */
+  readonly logWriteFailures?: number;
 }
 
 /**

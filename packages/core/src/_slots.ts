@@ -10,11 +10,12 @@ export interface ConcurrencySlot {
 }
 
 /**
- * Binds the abstract Unix socket name of one slot: the bind is the lock (the
- * name is exclusive while bound, and freed by the kernel with its holder).
- * Resolves `null` when another process holds it.
+ * Binds an abstract Unix socket name: the bind is the lock (the name is
+ * exclusive while bound, and freed by the kernel with its holder, however it
+ * dies). Resolves `null` when another process holds it. Shared by the
+ * concurrency slots and the hosts' liveness locks.
  */
-function bindSlot(name: string): Promise<Server | null> {
+export function claimName(name: string): Promise<Server | null> {
   return new Promise((resolve) => {
     const server = createServer((socket) => socket.destroy());
     server.once("error", () => resolve(null));
@@ -30,9 +31,15 @@ function bindSlot(name: string): Promise<Server | null> {
  * and MCP process of the same user on this machine (network namespace).
  */
 export function slotPrefix(stateRoot: string, preset: string, uid: number): string {
-  const h = createHash("sha256").update(`${uid}\0${stateRoot}\0${preset}`).digest("hex");
-  return `rukh-slot-${h.slice(0, 32)}`;
+  return `rukh-slot-${digest(`${uid}\0${stateRoot}\0${preset}`)}`;
 }
+
+/** The liveness lock of one host (core) on a state directory: held for the host's whole life. */
+export function hostLockName(stateRoot: string, uid: number, host: string): string {
+  return `rukh-host-${digest(`${uid}\0${stateRoot}`)}.${host}`;
+}
+
+const digest = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 32);
 
 /**
  * Takes one of `max` slots without waiting: tries each in turn and resolves
@@ -40,7 +47,7 @@ export function slotPrefix(stateRoot: string, preset: string, uid: number): stri
  */
 export async function acquireSlot(prefix: string, max: number): Promise<ConcurrencySlot | null> {
   for (let i = 0; i < max; i++) {
-    const server = await bindSlot(`${prefix}.${i}`);
+    const server = await claimName(`${prefix}.${i}`);
     if (server !== null) return { release: () => server.close() };
   }
   return null;

@@ -97,9 +97,12 @@ export function ownerConfig(): Record<string, unknown> {
 }
 
 /** A fresh state directory with the owner config and `fx.main@1.0.0` and `fx.hidden@1.0.0` installed. */
-export async function makeState(): Promise<{ root: string; state: StateDirectory; work: string }> {
+export async function makeState(
+  options: { at?: string } = {},
+): Promise<{ root: string; state: StateDirectory; work: string }> {
   return fixtureState({
     prefix: "rukh-core-",
+    ...options,
     config: ownerConfig(),
     packages: async (work) => [
       await makeExtension(work, "fx.main", "1.0.0", MAIN_COMMANDS),

@@ -1,0 +1,112 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  fixtureOwnerConfig,
+  fixturePreset,
+  fixtureState,
+  int,
+  machine,
+  managed,
+  removeDir,
+  writeFixturePackage,
+} from "@rukh/testkit";
+import { afterAll, beforeAll, expect, it } from "vitest";
+
+// Every CLI call is a host of its own that recovers what lost hosts left at
+// start-up. Calls that end while other hosts start must never get a second,
+// host_lost final from one of them.
+const bin = fileURLToPath(new URL("../bin/rukh", import.meta.url));
+const ROUNDS = 20;
+const PARALLEL = 25;
+let work: string;
+let root: string;
+
+beforeAll(async () => {
+  ({ work, root } = await fixtureState({
+    prefix: "rukh-cli-journal-",
+    config: fixtureOwnerConfig({
+      endpointNamespace: "acme-cli-journal",
+      exposure: {},
+      presets: {
+        default: fixturePreset({
+          commands: ["fx.quick/*"],
+          deadlineMs: 30_000,
+          maxConcurrency: 16,
+        }),
+      },
+    }),
+    packages: async (dir) => [
+      await writeFixturePackage({
+        parent: dir,
+        descriptor: {
+          format: "rukh.extension/2",
+          id: "fx.quick",
+          version: "1.0.0",
+          publisher: "acme",
+          commands: [
+            {
+              id: "nap",
+              path: ["nap"],
+              summary: "Sleep briefly",
+              inputs: [int("wait_ms", { default: 30 })],
+              execute: managed({ kind: "text" }, "bin/nap.mjs"),
+              machine: machine(),
+            },
+          ],
+        },
+        programs: {
+          "bin/nap.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";
+await runCommandProcess({ handlers: { "fx.quick/nap": async (ctx) => {
+  await new Promise((r) => setTimeout(r, ctx.inputs.wait_ms));
+  return textResult("ok");
+} } });
+`,
+        },
+      }),
+    ],
+    install: "each",
+  }));
+});
+afterAll(() => removeDir(work));
+
+const call = (waitMs: number) =>
+  new Promise<number | null>((resolve) => {
+    const child = spawn(bin, ["nap", "--wait-ms", String(waitMs)], {
+      stdio: "ignore",
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
+    });
+    child.once("exit", (code) => resolve(code));
+  });
+
+it(`gives each of ${ROUNDS} × ${PARALLEL} parallel CLI calls exactly one final`, async () => {
+  const all: (number | null)[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    // Staggered lengths: some calls end exactly while others' hosts start and recover.
+    const codes = await Promise.all(
+      Array.from({ length: PARALLEL }, (_, i) => call((i * 7 + round * 13) % 120)),
+    );
+    all.push(...codes);
+  }
+  const lines = readFileSync(join(root, "journal", "invocations.jsonl"), "utf8")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as { type: string; invocationId: string; reason?: string });
+  const finals = new Map<string, string[]>();
+  for (const r of lines)
+    if (r.type === "final")
+      finals.set(r.invocationId, [...(finals.get(r.invocationId) ?? []), r.reason!]);
+  const starts = lines.filter((r) => r.type === "start");
+  expect(starts.length).toBeGreaterThan(ROUNDS * 16 * 0.9);
+  const twice = [...finals].filter(([, reasons]) => reasons.length > 1);
+  expect(twice).toEqual([]);
+  // Every call ran to its own outcome: none was taken for lost while its host lived.
+  for (const s of starts) {
+    expect(finals.get(s.invocationId)).toHaveLength(1);
+    expect(finals.get(s.invocationId)).not.toContain("host_lost");
+  }
+  // 0, or 4 when over the preset's limit of 16 (rejected at once, a final with no start);
+  // under this load a result can also miss its validation time (3).
+  expect(all.filter((c) => c !== 0 && c !== 3 && c !== 4)).toEqual([]);
+}, 300_000);
