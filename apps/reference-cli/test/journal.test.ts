@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readJournal } from "@rukh/core";
 import {
   fixtureOwnerConfig,
   fixturePreset,
@@ -89,10 +88,11 @@ it(`gives each of ${ROUNDS} × ${PARALLEL} parallel CLI calls exactly one final`
     );
     all.push(...codes);
   }
-  const lines = readFileSync(join(root, "journal", "invocations.jsonl"), "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => JSON.parse(l) as { type: string; invocationId: string; reason?: string });
+  const lines = (await readJournal(root)).records as readonly {
+    type: string;
+    invocationId: string;
+    reason?: string;
+  }[];
   const finals = new Map<string, string[]>();
   for (const r of lines)
     if (r.type === "final")

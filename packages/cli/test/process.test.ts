@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../src/index.js";
@@ -10,25 +10,23 @@ beforeAll(async () => {
   home = await makeHome();
 }, 60_000);
 
-/** Resolves once the core has journaled the start of an invocation (the command is being spawned). */
-async function started(root: string, count = 1): Promise<void> {
-  const file = join(root, "journal", "invocations.jsonl");
-  for (;;) {
-    const text = existsSync(file) ? readFileSync(file, "utf8") : "";
-    if (text.split("\n").filter((l) => l.includes('"type":"start"')).length >= count) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  // Let the child reach its handshake.
-  await new Promise((r) => setTimeout(r, 300));
+/** Start records in every journal segment, live and archived (read raw: a live one may be mid-write). */
+function starts(root: string): number {
+  const dirs = ["live", "archive"].map((d) => join(root, "journal", d));
+  let n = 0;
+  for (const dir of dirs)
+    for (const name of existsSync(dir) ? readdirSync(dir) : [])
+      n += readFileSync(join(dir, name), "utf8")
+        .split("\n")
+        .filter((l) => l.includes('"type":"start"')).length;
+  return n;
 }
 
-function starts(root: string): number {
-  const file = join(root, "journal", "invocations.jsonl");
-  return existsSync(file)
-    ? readFileSync(file, "utf8")
-        .split("\n")
-        .filter((l) => l.includes('"type":"start"')).length
-    : 0;
+/** Resolves once the core has journaled the start of an invocation (the command is being spawned). */
+async function started(root: string, count = 1): Promise<void> {
+  while (starts(root) < count) await new Promise((r) => setTimeout(r, 20));
+  // Let the child reach its handshake.
+  await new Promise((r) => setTimeout(r, 300));
 }
 
 describe("exit codes of the built binary", () => {

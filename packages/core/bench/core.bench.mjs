@@ -36,7 +36,7 @@ await runCommandProcess({ handlers: {
 `;
 
 /** A state directory with the bench extension installed and a core on it (and one on a strict preset, if asked). */
-export async function setup({ strict = false } = {}) {
+export async function setup({ strict = false, journal } = {}) {
   const work = realpathSync(mkdtempSync(join(tmpdir(), "rukh-core-bench-")));
   const pkg = join(work, "pkg");
   mkdirSync(join(pkg, "bin"), { recursive: true });
@@ -99,6 +99,7 @@ export async function setup({ strict = false } = {}) {
         ]),
       ),
       defaultPreset: "default",
+      ...(journal !== undefined && { journal }),
     }),
   );
   const { revision } = await state.install(pkg);
@@ -113,6 +114,7 @@ export async function setup({ strict = false } = {}) {
   const core = await open("default");
   return {
     work,
+    state,
     core,
     program,
     ...(strict && {

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
-import { readFile, realpath } from "node:fs/promises";
+import { mkdir, readFile, realpath } from "node:fs/promises";
 import { isAbsolute, join, relative } from "node:path";
 import {
   type CommandResult,
@@ -34,6 +34,7 @@ import {
   type TaskPreset,
   type ToolProjection,
 } from "@rukh/profile";
+import { archiveSegment, DEFAULT_RETENTION, type JournalRetention } from "./_archive.js";
 import { detectConfinement, strictHome } from "./_confinement.js";
 import {
   DiagnosticsSink,
@@ -42,12 +43,7 @@ import {
 } from "./_diagnostics.js";
 import { CoreError } from "./_errors.js";
 import { inheritableDescriptors } from "./_fds.js";
-import {
-  type JournalFinalRecord,
-  type JournalRecord,
-  JournalWriter,
-  readJournal,
-} from "./_journal.js";
+import { type JournalFinalRecord, type JournalRecord, JournalWriter } from "./_journal.js";
 import { type LaunchPlan, launchPlan, type ResourceLimits } from "./_launch.js";
 import {
   CANCEL_GRACE_MS,
@@ -265,15 +261,24 @@ export async function createInvocationCore(
   const env = options.env ?? { PATH: process.env.PATH ?? "/usr/bin:/bin" };
   const uid = process.getuid?.() ?? -1;
   const host = randomUUID();
-  const journalContents = await readJournal(state.root);
-  const journal = await JournalWriter.open(state.root, journalContents.tornTailBytes);
-  const sink = new DiagnosticsSink(state.root);
+  // Held for this host's whole life, from before its segment exists: others
+  // take it to learn that the host is gone.
+  await mkdir(state.root, { recursive: true });
   const canonicalRoot = realpathSync(state.root);
-  // Held for this host's whole life: others take it to learn that the host is gone.
   const liveness = await claimName(hostLockName(canonicalRoot, uid, host));
   if (liveness === null)
     throw new CoreError("state_unavailable", "cannot hold this host's liveness lock");
+  const journal = await JournalWriter.create(state.root, host);
+  const sink = new DiagnosticsSink(state.root);
   hostsInThisProcess.add(host);
+  const retention = async (): Promise<JournalRetention> => {
+    const active = await state.activeRevisionId().catch(() => null);
+    const j = active === null ? undefined : (await state.readRevision(active)).config.journal;
+    return {
+      maxAgeMs: (j?.maxAgeDays ?? DEFAULT_RETENTION.maxAgeMs / 86_400_000) * 86_400_000,
+      maxBytes: j?.maxBytes ?? DEFAULT_RETENTION.maxBytes,
+    };
+  };
 
   // Recovery: a start without a final whose host is gone never ran to an outcome we know.
   const recovered = await recoverLostHosts({
@@ -282,8 +287,8 @@ export async function createInvocationCore(
     uid,
     host,
     skip: hostsInThisProcess,
-    journal,
     logger: sink.logger,
+    retention: await retention(),
   });
 
   const descriptors = new Map<string, ExtensionDescriptor>();
@@ -910,8 +915,20 @@ export async function createInvocationCore(
       closed = true;
       for (const cancel of [...running]) cancel("owner");
       await Promise.allSettled([...pending]);
-      for (const r of unwritten.splice(0)) appendSoftly(r);
+      while (unwritten.length > 0)
+        try {
+          journal.append(unwritten[0]!);
+          unwritten.shift();
+        } catch {
+          break;
+        }
       journal.close();
+      // A segment with nothing owed is history now; one still owing finals stays
+      // live, and the next start finishes it.
+      if (unwritten.length === 0)
+        await archiveSegment(state.root, journal.file, canonicalRoot, uid, await retention()).catch(
+          (e) => sink.logger.error({ err: e }, "the journal segment could not be archived yet"),
+        );
       sink.close();
       hostsInThisProcess.delete(host);
       liveness.close();

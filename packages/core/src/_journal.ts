@@ -8,8 +8,8 @@ import {
   openSync,
   writeSync,
 } from "node:fs";
-import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
-import { join } from "node:path";
+import { type FileHandle, mkdir, open, readdir, readFile } from "node:fs/promises";
+import { join, relative } from "node:path";
 import { canonicalJson, type JsonValue, parseJson } from "@rukh/json";
 import { CoreError } from "./_errors.js";
 import { JOURNAL_MAX_BYTES, JOURNAL_RECORD_MAX_BYTES } from "./_limits.js";
@@ -102,15 +102,38 @@ export type JournalRecord = JournalStartRecord | JournalProcessRecord | JournalF
  * const { records } = await readJournal(home.root);
  */
 export interface JournalContents {
+  /** The journal directory. */
   readonly file: string;
   readonly records: readonly JournalRecord[];
+  /** Bytes of unfinished last lines, over every segment read. */
   readonly tornTailBytes: number;
 }
 
-/** The journal file of a state directory. */
-export function journalFile(stateRoot: string): string {
-  return join(stateRoot, "journal", "invocations.jsonl");
+/** One segment's records and what in it is damaged (a line that is not a record). */
+export interface ParsedSegment {
+  readonly records: JournalRecord[];
+  readonly tornTailBytes: number;
+  readonly damaged: readonly string[];
 }
+
+/**
+ * Where the journal lives. Each host (core) appends to a segment of its own
+ * under `live/`; a host that closes moves its segment into `archive/`, and the
+ * next start does that for a host that crashed, after finalizing what it left
+ * open. So start-up reads only `live/`: as much as is running or was lost,
+ * never the history. `invocations.jsonl` is the single file of earlier
+ * versions, read as the oldest history.
+ */
+export const journalPaths = (stateRoot: string) => {
+  const dir = join(stateRoot, "journal");
+  return {
+    dir,
+    live: join(dir, "live"),
+    archive: join(dir, "archive"),
+    quarantine: join(dir, "quarantine"),
+    legacy: join(dir, "invocations.jsonl"),
+  };
+};
 
 const REASONS: ReadonlySet<string> = new Set(Object.values(OUTCOME_REASONS).flat());
 const KINDS: ReadonlySet<string> = new Set(OUTCOME_KINDS);
@@ -176,72 +199,123 @@ function checkRecord(value: JsonValue, line: number): JournalRecord {
 }
 
 /**
- * Reads the invocation journal of a state directory (`journal/invocations.jsonl`):
- * every line strict JSON, at most {@link JOURNAL_RECORD_MAX_BYTES} bytes, the
- * file at most {@link JOURNAL_MAX_BYTES}. A malformed complete line fails
- * closed with `journal_corrupt`; nothing is skipped. A missing file is empty.
+ * Parses one segment leniently: every complete line that is a valid record,
+ * a description of every line that is not, and the length of an unfinished
+ * last line (a write cut short by a crash: never a record).
+ */
+export function parseSegment(bytes: Uint8Array, name: string): ParsedSegment {
+  const records: JournalRecord[] = [];
+  const damaged: string[] = [];
+  let start = 0;
+  let line = 0;
+  while (start < bytes.length) {
+    const end = bytes.indexOf(0x0a, start);
+    if (end < 0) return { records, tornTailBytes: bytes.length - start, damaged };
+    line++;
+    const where = `${name}:${line}`;
+    if (end - start > JOURNAL_RECORD_MAX_BYTES)
+      damaged.push(`${where} has ${end - start} bytes; at most ${JOURNAL_RECORD_MAX_BYTES}`);
+    else {
+      const parsed = parseJson(bytes.subarray(start, end));
+      if (!parsed.ok) damaged.push(`${where} is not strict JSON`);
+      else
+        try {
+          records.push(checkRecord(parsed.value, line));
+        } catch (e) {
+          damaged.push(`${where}: ${(e as Error).message}`);
+        }
+    }
+    start = end + 1;
+  }
+  return { records, tornTailBytes: 0, damaged };
+}
+
+async function readSegment(file: string): Promise<Buffer | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file, constants.O_RDONLY);
+  } catch (e) {
+    if ((e as { code?: string }).code === "ENOENT") return undefined;
+    throw new CoreError("journal_failed", `cannot open the journal segment ${file}`, { cause: e });
+  }
+  try {
+    const { size } = await handle.stat();
+    if (size > JOURNAL_MAX_BYTES)
+      throw new CoreError(
+        "journal_too_large",
+        `the journal segment ${file} has ${size} bytes; at most ${JOURNAL_MAX_BYTES} are read`,
+      );
+    return await readFile(handle);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Names of the `.jsonl` files of a directory, sorted; none when it does not exist. */
+export async function segmentNames(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((n) => n.endsWith(".jsonl")).sort();
+  } catch (e) {
+    if ((e as { code?: string }).code === "ENOENT") return [];
+    throw e;
+  }
+}
+
+/** Every segment of the journal, oldest history first, live segments last. */
+export async function allSegments(stateRoot: string): Promise<string[]> {
+  const p = journalPaths(stateRoot);
+  return [
+    p.legacy,
+    ...(await segmentNames(p.archive)).map((n) => join(p.archive, n)),
+    ...(await segmentNames(p.live)).map((n) => join(p.live, n)),
+  ];
+}
+
+/**
+ * Reads the whole invocation journal of a state directory: the history in
+ * `archive/` (and the single file of earlier versions), then the segments of
+ * running or lost hosts in `live/`. Every line is strict JSON of at most
+ * {@link JOURNAL_RECORD_MAX_BYTES} bytes, every segment at most
+ * {@link JOURNAL_MAX_BYTES}. A damaged line fails closed with
+ * `journal_corrupt` naming the segment and line (start-up never reads
+ * history, and moves a damaged segment aside instead). No journal is empty.
  *
  * @example
  * const { records } = await readJournal(home.root);
  * const lost = records.filter((r) => r.type === "final" && r.reason === "host_lost");
  */
 export async function readJournal(stateRoot: string): Promise<JournalContents> {
-  const file = journalFile(stateRoot);
-  let handle: FileHandle;
-  try {
-    handle = await open(file, constants.O_RDONLY);
-  } catch (e) {
-    if ((e as { code?: string }).code === "ENOENT") return { file, records: [], tornTailBytes: 0 };
-    throw new CoreError("journal_failed", `cannot open the journal ${file}`, { cause: e });
-  }
-  let bytes: Buffer;
-  try {
-    const { size } = await handle.stat();
-    if (size > JOURNAL_MAX_BYTES)
-      throw new CoreError(
-        "journal_too_large",
-        `the journal ${file} has ${size} bytes; at most ${JOURNAL_MAX_BYTES} are read`,
-      );
-    bytes = await readFile(handle);
-  } finally {
-    await handle.close();
-  }
-  if (bytes.length > JOURNAL_MAX_BYTES)
-    throw new CoreError(
-      "journal_too_large",
-      `the journal ${file} grew past ${JOURNAL_MAX_BYTES} bytes`,
-    );
   const records: JournalRecord[] = [];
-  let start = 0;
-  let line = 0;
-  while (start < bytes.length) {
-    const end = bytes.indexOf(0x0a, start);
-    if (end < 0) return { file, records, tornTailBytes: bytes.length - start };
-    line++;
-    if (end - start > JOURNAL_RECORD_MAX_BYTES)
-      throw new CoreError(
-        "journal_corrupt",
-        `journal line ${line} has ${end - start} bytes; at most ${JOURNAL_RECORD_MAX_BYTES}`,
-      );
-    const parsed = parseJson(bytes.subarray(start, end));
-    if (!parsed.ok)
-      throw new CoreError("journal_corrupt", `journal line ${line} is not strict JSON`, {
-        cause: parsed.error,
-      });
-    records.push(checkRecord(parsed.value, line));
-    start = end + 1;
+  let tornTailBytes = 0;
+  for (const file of await allSegments(stateRoot)) {
+    const bytes = await readSegment(file);
+    if (bytes === undefined) continue;
+    const seg = parseSegment(bytes, relative(stateRoot, file));
+    if (seg.damaged.length > 0)
+      throw new CoreError("journal_corrupt", `journal line ${seg.damaged[0]}`);
+    records.push(...seg.records);
+    tornTailBytes += seg.tornTailBytes;
   }
-  return { file, records, tornTailBytes: 0 };
+  return { file: journalPaths(stateRoot).dir, records, tornTailBytes };
+}
+
+/** Reads one segment for recovery: undefined when it is gone. */
+export async function readSegmentLeniently(
+  file: string,
+  name: string,
+): Promise<ParsedSegment | undefined> {
+  const bytes = await readSegment(file);
+  return bytes === undefined ? undefined : parseSegment(bytes, name);
 }
 
 /** How the writer writes: `writeSync`'s shape, so a test can fail it after any byte. */
 export type WriteFn = (fd: number, buffer: Uint8Array, offset: number) => number;
 
 /**
- * The append-only writer: one canonical JSON line per record, written and
+ * One host's live segment: one canonical JSON line per record, written and
  * flushed with `fdatasync` synchronously, so a record is on disk before the
- * caller takes its next step (spawning, returning an outcome) and records of
- * concurrent calls never interleave.
+ * caller takes its next step (spawning, returning an outcome). Only its host
+ * writes it, so a failed append can always be cut back off.
  */
 export class JournalWriter {
   readonly file: string;
@@ -255,28 +329,47 @@ export class JournalWriter {
   }
 
   /**
-   * Opens the journal for appending, first cutting off a torn last line (its
-   * write never completed, so nothing acted on it). `write` stands in for
+   * Creates the live segment of host `host`. `write` stands in for
    * `writeSync` in fault-injection tests.
    */
-  static async open(
+  static async create(
     stateRoot: string,
-    tornTailBytes: number,
+    host: string,
     write: WriteFn = writeSync,
   ): Promise<JournalWriter> {
-    const file = journalFile(stateRoot);
+    const { live } = journalPaths(stateRoot);
+    const file = join(live, `${host}.jsonl`);
     try {
-      await mkdir(join(stateRoot, "journal"), { recursive: true });
-      const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+      await mkdir(live, { recursive: true, mode: 0o700 });
+      const fd = openSync(
+        file,
+        constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL,
+        0o600,
+      );
+      const dir = await open(live, constants.O_RDONLY);
+      await dir.sync().finally(() => dir.close());
+      return new JournalWriter(file, fd, write);
+    } catch (e) {
+      throw new CoreError("journal_failed", `cannot create the journal segment ${file}`, {
+        cause: e,
+      });
+    }
+  }
+  /**
+   * Opens a lost host's live segment to finish it (the caller holds that
+   * host's liveness lock, so it is the only writer), first cutting off an
+   * unfinished last line: its write never completed, so nothing acted on it.
+   */
+  static attach(file: string, tornTailBytes: number): JournalWriter {
+    try {
+      const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND);
       if (tornTailBytes > 0) {
         ftruncateSync(fd, fstatSync(fd).size - tornTailBytes);
         fsyncSync(fd);
       }
-      const dir = await open(join(stateRoot, "journal"), constants.O_RDONLY);
-      await dir.sync().finally(() => dir.close());
-      return new JournalWriter(file, fd, write);
+      return new JournalWriter(file, fd, writeSync);
     } catch (e) {
-      throw new CoreError("journal_failed", `cannot open the journal ${file} for appending`, {
+      throw new CoreError("journal_failed", `cannot open the journal segment ${file}`, {
         cause: e,
       });
     }

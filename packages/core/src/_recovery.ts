@@ -1,10 +1,14 @@
-import type { Server } from "node:net";
+import { join } from "node:path";
 import type pino from "pino";
+import { archiveSegment, type JournalRetention, quarantineSegment } from "./_archive.js";
 import {
   type JournalProcessRecord,
+  type JournalRecord,
   type JournalStartRecord,
-  type JournalWriter,
-  readJournal,
+  JournalWriter,
+  journalPaths,
+  readSegmentLeniently,
+  segmentNames,
 } from "./_journal.js";
 import { claimName, hostLockName } from "./_slots.js";
 import { killTree } from "./_tree.js";
@@ -19,76 +23,132 @@ export interface RecoveryContext {
   readonly host: string;
   /** Hosts of this process: alive by definition. */
   readonly skip: ReadonlySet<string>;
-  readonly journal: JournalWriter;
   readonly logger: pino.Logger;
+  readonly retention: JournalRetention;
 }
 
-function openStarts(records: Awaited<ReturnType<typeof readJournal>>["records"]) {
+function openStarts(records: readonly JournalRecord[]) {
   const finals = new Set<string>();
   const processes = new Map<string, JournalProcessRecord>();
-  const starts: JournalStartRecord[] = [];
+  const starts = new Map<string, JournalStartRecord>();
   for (const r of records) {
     if (r.type === "final") finals.add(r.invocationId);
     else if (r.type === "process") processes.set(r.invocationId, r);
-    else starts.push(r);
+    else starts.set(r.invocationId, r);
   }
-  return { open: starts.filter((s) => !finals.has(s.invocationId)), processes };
+  return { open: [...starts.values()].filter((s) => !finals.has(s.invocationId)), processes };
 }
 
 /**
- * Finalizes, as `execution_failed`/`host_lost`, every started call whose host
- * is gone, after killing what it left running. A host is gone when its
- * liveness lock can be taken — the kernel frees it when the host dies, and no
- * pid is consulted, so a reused pid misleads nothing. With the locks held the
- * journal is read again, so a call that ended (and whose host then exited)
- * since the first read is never given a second final. Returns the ids.
+ * Finalizes the open starts of one lost segment as `execution_failed`/
+ * `host_lost`, in that segment, after killing what its host left running.
+ * Returns false when the journal cannot take the records yet (a full disk).
+ */
+function finishSegment(
+  ctx: RecoveryContext,
+  writer: JournalWriter,
+  records: readonly JournalRecord[],
+  recovered: string[],
+): boolean {
+  const { open, processes } = openStarts(records);
+  for (const s of open) {
+    const proc = processes.get(s.invocationId);
+    // A reused pid has another start time and is left alone.
+    const killed = proc !== undefined && killTree(proc.pid, proc.startTime, proc.pgid);
+    try {
+      writer.append({
+        type: "final",
+        invocationId: s.invocationId,
+        at: new Date().toISOString(),
+        host: ctx.host,
+        outcome: "execution_failed",
+        reason: "host_lost",
+        command: s.command,
+      });
+    } catch (e) {
+      ctx.logger.error({ err: e }, "a lost invocation could not be finalized yet");
+      return false;
+    }
+    recovered.push(s.invocationId);
+    ctx.logger.warn(
+      {
+        invocationId: s.invocationId,
+        command: s.command,
+        lostHost: s.host,
+        lostPid: s.pid,
+        killedLeftover: killed,
+      },
+      "invocation finalized as host_lost; its outcome is unknown and it is not run again",
+    );
+  }
+  return true;
+}
+
+/** Finishes one lost segment (or the earlier versions' single file) and moves it out of the way. */
+async function recoverSegment(
+  ctx: RecoveryContext,
+  file: string,
+  name: string,
+  recovered: string[],
+): Promise<void> {
+  let seg: Awaited<ReturnType<typeof readSegmentLeniently>>;
+  try {
+    seg = await readSegmentLeniently(file, name);
+  } catch (e) {
+    // Too large to read (or unreadable): set aside whole, so that start-up goes on.
+    const to = await quarantineSegment(ctx.stateRoot, file);
+    ctx.logger.error({ err: e, movedTo: to }, "an unreadable journal segment was moved aside");
+    return;
+  }
+  if (seg === undefined) return;
+  const writer = JournalWriter.attach(file, seg.tornTailBytes);
+  let finished: boolean;
+  try {
+    finished = finishSegment(ctx, writer, seg.records, recovered);
+  } finally {
+    writer.close();
+  }
+  if (!finished) return;
+  if (seg.damaged.length > 0) {
+    const to = await quarantineSegment(ctx.stateRoot, file);
+    ctx.logger.error(
+      { damaged: seg.damaged.slice(0, 20), movedTo: to },
+      "a damaged journal segment was moved aside; its readable records were recovered",
+    );
+  } else await archiveSegment(ctx.stateRoot, file, ctx.canonicalRoot, ctx.uid, ctx.retention);
+}
+
+/**
+ * Finishes what lost hosts left. A host is lost when its liveness lock can be
+ * taken — the kernel frees it when the host dies, however it dies, and no pid
+ * is consulted. Holding that lock, the recovering core reads the host's live
+ * segment (every final it wrote is there), kills what it left running,
+ * finalizes its open starts as `execution_failed`/`host_lost` in that same
+ * segment, and archives it; a damaged segment is moved to `quarantine/`
+ * instead, its readable records recovered first. Only `live/` is read: the
+ * cost is what is running or lost, never the history. Returns the ids.
  */
 export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> {
-  const first = openStarts((await readJournal(ctx.stateRoot)).records);
-  const hosts = new Set(first.open.map((s) => s.host).filter((h) => !ctx.skip.has(h)));
-  const held = new Map<string, Server>();
-  try {
-    for (const h of hosts) {
-      const lock = await claimName(hostLockName(ctx.canonicalRoot, ctx.uid, h));
-      if (lock !== null) held.set(h, lock);
+  const p = journalPaths(ctx.stateRoot);
+  const recovered: string[] = [];
+  for (const name of await segmentNames(p.live)) {
+    const host = name.slice(0, -".jsonl".length);
+    if (host === ctx.host || ctx.skip.has(host)) continue;
+    const lock = await claimName(hostLockName(ctx.canonicalRoot, ctx.uid, host));
+    if (lock === null) continue;
+    try {
+      await recoverSegment(ctx, join(p.live, name), `journal/live/${name}`, recovered);
+    } finally {
+      lock.close();
     }
-    if (held.size === 0) return [];
-    const { open, processes } = openStarts((await readJournal(ctx.stateRoot)).records);
-    const recovered: string[] = [];
-    for (const s of open) {
-      if (!held.has(s.host)) continue;
-      const proc = processes.get(s.invocationId);
-      // A reused pid has another start time and is left alone.
-      const killed = proc !== undefined && killTree(proc.pid, proc.startTime, proc.pgid);
-      try {
-        ctx.journal.append({
-          type: "final",
-          invocationId: s.invocationId,
-          at: new Date().toISOString(),
-          host: ctx.host,
-          outcome: "execution_failed",
-          reason: "host_lost",
-          command: s.command,
-        });
-      } catch (e) {
-        // The next start tries again.
-        ctx.logger.error({ err: e }, "a lost invocation could not be finalized yet");
-        break;
-      }
-      recovered.push(s.invocationId);
-      ctx.logger.warn(
-        {
-          invocationId: s.invocationId,
-          command: s.command,
-          lostHost: s.host,
-          lostPid: s.pid,
-          killedLeftover: killed,
-        },
-        "invocation finalized as host_lost; its outcome is unknown and it is not run again",
-      );
-    }
-    return recovered;
-  } finally {
-    for (const lock of held.values()) lock.close();
   }
+  // The single file of earlier versions: its hosts held no lock, so what it left open is lost.
+  const legacy = await claimName(hostLockName(ctx.canonicalRoot, ctx.uid, "legacy"));
+  if (legacy !== null)
+    try {
+      await recoverSegment(ctx, p.legacy, "journal/invocations.jsonl", recovered);
+    } finally {
+      legacy.close();
+    }
+  return recovered;
 }

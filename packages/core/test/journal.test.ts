@@ -28,9 +28,9 @@ it("leaves the file exactly as it was when an append fails after any number of b
     failAfter -= n;
     return writeSync(fd, buffer, offset, n);
   };
-  const journal = await JournalWriter.open(root, 0, faulty);
+  const journal = await JournalWriter.create(root, "h", faulty);
   journal.append(record(0));
-  const file = join(root, "journal", "invocations.jsonl");
+  const file = journal.file;
   const good = readFileSync(file);
   const size = Buffer.byteLength(`${JSON.stringify(record(1))}\n`);
   for (let n = 0; n < size; n++) {

@@ -1,8 +1,15 @@
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CoreError, createInvocationCore, readJournal } from "../src/index.js";
+import { createInvocationCore, readJournal } from "../src/index.js";
 import { binding, call, cleanup, makeState, openCore } from "./_helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -59,6 +66,7 @@ describe("journal and recovery", () => {
       const first = await openCore(state);
       await first.invoke(call("fx.main/hello", { name: "a" }));
       await first.close();
+      // The single file of earlier versions, cut off mid-record by a crash.
       const file = join(root, "journal", "invocations.jsonl");
       appendFileSync(file, '{"type":"start","invoc');
       expect((await readJournal(root)).tornTailBytes).toBeGreaterThan(0);
@@ -89,20 +97,47 @@ describe("journal and recovery", () => {
       '{"type":"final","invocationId":"x","at":"t","host":"h","outcome":"succeeded","reason":"maybe"}\n',
     ],
     ["over the record limit", `${JSON.stringify({ type: "final", pad: "x".repeat(9_000) })}\n`],
-  ])("fails closed on a journal line that is %s", async (_what, line) => {
-    const { state, root, work } = await makeState();
-    try {
-      const c = await openCore(state);
-      await c.close();
-      writeFileSync(join(root, "journal", "invocations.jsonl"), line);
-      await expect(readJournal(root)).rejects.toMatchObject({ code: "journal_corrupt" });
-      await expect(createInvocationCore({ state, binding: binding() })).rejects.toBeInstanceOf(
-        CoreError,
-      );
-    } finally {
-      cleanup(work);
-    }
-  });
+  ])(
+    "moves aside, and never refuses to start over, a lost segment with a line that is %s",
+    async (_what, line) => {
+      const { state, root, work } = await makeState();
+      try {
+        // A lost host's segment: one open start, then the damage.
+        const start = JSON.stringify({
+          actor: "a",
+          at: "2026-12-01T00:00:00.000Z",
+          command: "fx.main/hello",
+          digest: "d",
+          host: "lost-host",
+          invocationId: "11111111-1111-4111-8111-111111111111",
+          pid: 1,
+          preset: "default",
+          revisionId: "r",
+          subject: "s",
+          surface: "cli",
+          taskAuthorityRef: "t",
+          type: "start",
+        });
+        mkdirSync(join(root, "journal", "live"), { recursive: true });
+        const lost = join(root, "journal", "live", "lost-host.jsonl");
+        writeFileSync(lost, `${start}\n${line}`);
+        await expect(readJournal(root)).rejects.toMatchObject({ code: "journal_corrupt" });
+        const c = await createInvocationCore({ state, binding: binding() });
+        expect(c.recovered).toEqual(["11111111-1111-4111-8111-111111111111"]);
+        await c.close();
+        // Its bytes are kept, aside; the journal reads whole again.
+        expect(existsSync(lost)).toBe(false);
+        const aside = readdirSync(join(root, "journal", "quarantine"));
+        expect(aside).toHaveLength(1);
+        expect(readFileSync(join(root, "journal", "quarantine", aside[0]!), "utf8")).toContain(
+          line.trim().slice(0, 20),
+        );
+        await expect(readJournal(root)).resolves.toMatchObject({ tornTailBytes: 0 });
+      } finally {
+        cleanup(work);
+      }
+    },
+  );
 
   it("rejects a command of a disabled extension on the CLI as not_exposed", async () => {
     const { state, work } = await makeState();

@@ -84,6 +84,8 @@ export interface OwnerConfig {
   readonly mcp?: { readonly toolNames: "full" | "compact" };
   /** Where bubblewrap is (an absolute path); default the first existing of /usr/bin/bwrap, /bin/bwrap. */
   readonly sandbox?: { readonly program: string };
+  /** How much invocation history the journal keeps: default 30 days and 256 MiB, the oldest going first. */
+  readonly journal?: { readonly maxAgeDays?: number; readonly maxBytes?: number };
 }
 
 const BRAND = /^[a-z][a-z0-9-]{0,31}$/;
@@ -213,7 +215,7 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
     "",
     value,
     ["brand", "endpointNamespace", "trustedPublishers", "presets", "defaultPreset"],
-    ["exposure", "limits", "mcp", "sandbox"],
+    ["exposure", "limits", "mcp", "sandbox", "journal"],
   );
   if (root === undefined) return { ok: false, issues: c.issues };
   if (root.brand !== undefined)
@@ -401,6 +403,13 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
     const m = c.object("/mcp", root.mcp, ["toolNames"], []);
     if (m?.toolNames !== undefined && m.toolNames !== "full" && m.toolNames !== "compact")
       c.add("/mcp/toolNames", "invalid_value", 'expected "full" or "compact"');
+  }
+  if (root.journal !== undefined) {
+    const j = c.object("/journal", root.journal, [], ["maxAgeDays", "maxBytes"]);
+    if (j?.maxAgeDays !== undefined)
+      c.integer("/journal/maxAgeDays", j.maxAgeDays, 36_500, "100 years");
+    if (j?.maxBytes !== undefined)
+      c.integer("/journal/maxBytes", j.maxBytes, Number.MAX_SAFE_INTEGER, "2^53 - 1");
   }
   if (root.sandbox !== undefined) {
     const sb = c.object("/sandbox", root.sandbox, ["program"], []);

@@ -1,0 +1,129 @@
+import { createHash } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  openSync,
+  writeSync,
+} from "node:fs";
+import { mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { basename, join } from "node:path";
+import { journalPaths, segmentNames } from "./_journal.js";
+import { claimName } from "./_slots.js";
+
+/** An archive segment is closed once it holds this many bytes (8 MiB); the next one begins. */
+export const ARCHIVE_SEGMENT_BYTES = 8_388_608;
+
+/** How much history the archive keeps: the oldest segments go first. */
+export interface JournalRetention {
+  readonly maxAgeMs: number;
+  readonly maxBytes: number;
+}
+
+/** 30 days and 256 MiB, unless the owner configuration's `journal` says less or more. */
+export const DEFAULT_RETENTION: JournalRetention = Object.freeze({
+  maxAgeMs: 30 * 86_400_000,
+  maxBytes: 268_435_456,
+});
+
+const ARCHIVE_TRIES = 200;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function syncDir(dir: string): Promise<void> {
+  const h = await open(dir, constants.O_RDONLY);
+  await h.sync().finally(() => h.close());
+}
+
+/** The archive's writer lock: one archiver at a time on a state directory, freed by the kernel with its holder. */
+function archiveLockName(canonicalRoot: string, uid: number): string {
+  const h = createHash("sha256").update(`${uid}\0${canonicalRoot}`).digest("hex").slice(0, 32);
+  return `rukh-archive-${h}`;
+}
+
+/**
+ * Moves a finished live segment into the archive: appends its bytes whole to
+ * the newest archive segment (or a new one past {@link ARCHIVE_SEGMENT_BYTES}),
+ * flushes, then removes the live file; then applies the retention. Returns
+ * false, leaving the live segment where it is for a later host, when the
+ * archive is busy for long or cannot be written (a full disk) — an append
+ * that fails part-way is cut back off.
+ */
+export async function archiveSegment(
+  stateRoot: string,
+  liveFile: string,
+  canonicalRoot: string,
+  uid: number,
+  retention: JournalRetention,
+): Promise<boolean> {
+  let lock = null;
+  for (let i = 0; i < ARCHIVE_TRIES && lock === null; i++) {
+    lock = await claimName(archiveLockName(canonicalRoot, uid));
+    if (lock === null) await sleep(5);
+  }
+  if (lock === null) return false;
+  try {
+    const p = journalPaths(stateRoot);
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(liveFile);
+    } catch {
+      return false;
+    }
+    await mkdir(p.archive, { recursive: true, mode: 0o700 });
+    const names = await segmentNames(p.archive);
+    const newest = names.at(-1);
+    let target = newest === undefined ? undefined : join(p.archive, newest);
+    if (target !== undefined && (await stat(target)).size + bytes.length > ARCHIVE_SEGMENT_BYTES)
+      target = undefined;
+    const created = target === undefined;
+    const next = newest === undefined ? 1 : Number.parseInt(newest, 10) + 1;
+    const file = target ?? join(p.archive, `${String(next).padStart(10, "0")}.jsonl`);
+    const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
+    const before = fstatSync(fd).size;
+    try {
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off);
+      fdatasyncSync(fd);
+    } catch {
+      try {
+        ftruncateSync(fd, before);
+        fdatasyncSync(fd);
+      } catch {}
+      return false;
+    } finally {
+      closeSync(fd);
+    }
+    if (created) await syncDir(p.archive);
+    await unlink(liveFile);
+    await syncDir(p.live);
+    await prune(p.archive, retention);
+    return true;
+  } finally {
+    lock.close();
+  }
+}
+
+/** Deletes the oldest archive segments past the age or size budget; never the newest. */
+async function prune(archive: string, retention: JournalRetention): Promise<void> {
+  const names = await segmentNames(archive);
+  const stats = await Promise.all(names.map((n) => stat(join(archive, n))));
+  let total = stats.reduce((sum, s) => sum + s.size, 0);
+  const oldest = Date.now() - retention.maxAgeMs;
+  for (let i = 0; i < names.length - 1; i++) {
+    const st = stats[i]!;
+    if (total <= retention.maxBytes && st.mtimeMs >= oldest) break;
+    await unlink(join(archive, names[i]!)).catch(() => {});
+    total -= st.size;
+  }
+}
+
+/** Moves a damaged segment aside, bytes kept, under a name that says when. Returns its new path. */
+export async function quarantineSegment(stateRoot: string, file: string): Promise<string> {
+  const { quarantine } = journalPaths(stateRoot);
+  await mkdir(quarantine, { recursive: true, mode: 0o700 });
+  const to = join(quarantine, `${new Date().toISOString().replaceAll(":", "-")}-${basename(file)}`);
+  await rename(file, to);
+  return to;
+}
