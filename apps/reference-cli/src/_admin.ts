@@ -1,4 +1,12 @@
-import { accessSync, closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import {
+  accessSync,
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readFileSync,
+  statfsSync,
+} from "node:fs";
 import { basename } from "node:path";
 import { parseArgs } from "node:util";
 import type { BuiltinContext, CliBuiltin } from "@rukh/cli";
@@ -664,11 +672,30 @@ async function doctor(
     const projection = await home.projection();
     return `verified against their digests; ${projection.routes.commands.length} commands, ${projection.tools.length} MCP tools`;
   });
+  await check("free space", () => {
+    const { bavail, bsize } = statfsSync(home.root);
+    const free = bavail * bsize;
+    // Below this, journal records and diagnostics start to be refused.
+    if (free < 16 * 1024 * 1024)
+      throw new Error(
+        `only ${free} bytes free under ${home.root}: calls will end journal_failed and diagnostics will be dropped`,
+      );
+    return `${Math.floor(free / 1024 / 1024)} MiB free`;
+  });
+  const { describeJournal, describeConfinement } = await import("@rukh/core");
+  await check("journal", async () => {
+    const j = await describeJournal(home.root);
+    const history = `${j.archiveSegments} archive segments (${Math.ceil(j.archiveBytes / 1024)} KiB), ${j.liveSegments} live`;
+    if (j.quarantined.length > 0)
+      throw new Error(
+        `${history}; ${j.quarantined.length} damaged segments were set aside in ${j.quarantineDir} (${j.quarantined.join(", ")}): their readable records were recovered; keep or delete them`,
+      );
+    return history;
+  });
   // The same detection the core admits calls with: what doctor says is what a call gets.
   const active = await home.activeRevisionId().catch(() => null);
   const configured =
     active === null ? undefined : (await home.readRevision(active)).config.sandbox?.program;
-  const { describeConfinement } = await import("@rukh/core");
   const c = await describeConfinement(configured);
   // Unavailable confinement is not a fault: strict calls are then rejected, never run unconfined.
   await check("strict profile", () =>

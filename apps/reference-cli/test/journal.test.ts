@@ -1,4 +1,6 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readJournal } from "@rukh/core";
 import {
@@ -110,3 +112,19 @@ it(`gives each of ${ROUNDS} × ${PARALLEL} parallel CLI calls exactly one final`
   // under this load a result can also miss its validation time (3).
   expect(all.filter((c) => c !== 0 && c !== 3 && c !== 4)).toEqual([]);
 }, 300_000);
+
+it("starts over a lost host's damaged segment, sets it aside, and doctor says so", async () => {
+  const live = join(root, "journal", "live");
+  mkdirSync(live, { recursive: true });
+  writeFileSync(join(live, "lost-host.jsonl"), '{"type":"start",\nnot json\n');
+  expect(await call(1)).toBe(0);
+  expect(existsSync(join(live, "lost-host.jsonl"))).toBe(false);
+  const doctor = spawnSync(bin, ["doctor"], {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
+  });
+  expect(doctor.stdout).toMatch(
+    /FAIL {2}journal: .*1 damaged segments were set aside in .*quarantine/,
+  );
+  expect(doctor.status).toBe(5);
+});

@@ -8,7 +8,7 @@ import {
   openSync,
   writeSync,
 } from "node:fs";
-import { mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { journalPaths, segmentNames } from "./_journal.js";
 import { claimName } from "./_slots.js";
@@ -126,4 +126,44 @@ export async function quarantineSegment(stateRoot: string, file: string): Promis
   const to = join(quarantine, `${new Date().toISOString().replaceAll(":", "-")}-${basename(file)}`);
   await rename(file, to);
   return to;
+}
+
+/**
+ * What the journal holds, for `doctor`: live segments (running hosts, and
+ * lost ones the next start will finish), the archived history and what was
+ * set aside as damaged.
+ *
+ * @example
+ * const j = await describeJournal(home.root);
+ * if (j.quarantined.length > 0) console.log(`damaged segments kept in ${j.quarantineDir}`);
+ */
+export interface JournalReport {
+  readonly liveSegments: number;
+  readonly archiveSegments: number;
+  readonly archiveBytes: number;
+  readonly quarantineDir: string;
+  readonly quarantined: readonly string[];
+}
+
+/**
+ * Describes the journal of a state directory without reading its records.
+ *
+ * @example
+ * const { archiveBytes } = await describeJournal(home.root);
+ */
+export async function describeJournal(stateRoot: string): Promise<JournalReport> {
+  const p = journalPaths(stateRoot);
+  const archive = await segmentNames(p.archive);
+  const sizes = await Promise.all(archive.map((n) => stat(join(p.archive, n)).then((s) => s.size)));
+  let quarantined: string[] = [];
+  try {
+    quarantined = (await readdir(p.quarantine)).sort();
+  } catch {}
+  return {
+    liveSegments: (await segmentNames(p.live)).length,
+    archiveSegments: archive.length,
+    archiveBytes: sizes.reduce((a, b) => a + b, 0),
+    quarantineDir: p.quarantine,
+    quarantined,
+  };
 }

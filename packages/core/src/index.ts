@@ -1,5 +1,7 @@
 // The complete public surface of @rukh/core: any export added here becomes public API.
 
+export type { JournalReport } from "./_archive.js";
+export { describeJournal } from "./_archive.js";
 export type { ConfinementReport } from "./_confinement.js";
 export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./_confinement.js";
 export type {

@@ -18,6 +18,7 @@ it("exports exactly these names", async () => {
       "TERMINATE_GRACE_MS",
       "createInvocationCore",
       "describeConfinement",
+      "describeJournal",
       "readJournal",
     ]
   `);
