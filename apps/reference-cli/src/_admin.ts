@@ -111,6 +111,51 @@ function print(ctx: BuiltinContext, human: string, data: unknown): void {
   );
 }
 
+/** Text from the journal, printed with control characters made visible: it never steers the terminal. */
+function safe(text: string): string {
+  return text.replace(
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?$/;
+
+/** The `runs list` flags as a filter, each checked against what it may be. */
+function runFilter(
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>,
+  core: typeof import("@rukh/core"),
+): import("@rukh/core").RunFilter {
+  const str = (k: string) => (typeof values[k] === "string" ? (values[k] as string) : undefined);
+  const oneOf = <T extends string>(k: string, allowed: readonly T[]): T | undefined => {
+    const v = str(k);
+    if (v !== undefined && !allowed.includes(v as T))
+      throw new UsageError(`--${k} ${JSON.stringify(v)}: expected one of ${allowed.join(", ")}`);
+    return v as T | undefined;
+  };
+  const limit = str("limit");
+  if (limit !== undefined && !/^[1-9][0-9]{0,4}$/.test(limit))
+    throw new UsageError(`--limit ${JSON.stringify(limit)}: expected 1 to ${core.RUNS_MAX_LIMIT}`);
+  for (const k of ["since", "until"])
+    if (str(k) !== undefined && !ISO_TIME.test(str(k)!))
+      throw new UsageError(
+        `--${k} ${JSON.stringify(str(k))}: expected an ISO 8601 time such as 2026-12-01T10:00:00Z`,
+      );
+  const surface = oneOf("surface", ["cli", "mcp"] as const);
+  const outcome = oneOf("outcome", core.OUTCOME_KINDS);
+  const reason = oneOf("reason", Object.values(core.OUTCOME_REASONS).flat());
+  return {
+    ...(limit !== undefined && { limit: Math.min(Number(limit), core.RUNS_MAX_LIMIT) }),
+    ...(surface !== undefined && { surface }),
+    ...(outcome !== undefined && { outcome }),
+    ...(reason !== undefined && { reason }),
+    ...(str("command") !== undefined && { command: str("command")! }),
+    ...(str("preset") !== undefined && { preset: str("preset")! }),
+    ...(str("since") !== undefined && { since: str("since")! }),
+    ...(str("until") !== undefined && { until: str("until")! }),
+  };
+}
+
 function uniq<T>(xs: readonly T[]): T[] {
   return [...new Set(xs)];
 }
@@ -403,6 +448,51 @@ export function adminBuiltins(options: AdminOptions): CliBuiltin[] {
           `revision ${id}\nsequence ${rev.sequence}, command generation ${rev.commandGeneration}, created ${rev.createdAt}\n${JSON.stringify(rev.config, null, 2)}`,
           { id, ...rev },
         );
+        return OK;
+      }),
+    },
+    {
+      path: ["runs", "list"],
+      summary:
+        "List invocations from the journal, newest first: who ran what, when, and how it ended",
+      usage:
+        "[--limit N] [--surface cli|mcp] [--outcome O] [--reason R] [--command ID] [--preset P] [--since ISO] [--until ISO]",
+      run: guarded(async (ctx, home) => {
+        const { values } = parse(ctx.args, {
+          limit: { type: "string" },
+          surface: { type: "string" },
+          outcome: { type: "string" },
+          reason: { type: "string" },
+          command: { type: "string" },
+          preset: { type: "string" },
+          since: { type: "string" },
+          until: { type: "string" },
+        });
+        const core = await import("@rukh/core");
+        const filter = runFilter(values, core);
+        const runs = await core.listRuns(home.root, filter);
+        const lines = runs.map(
+          (r) =>
+            `${r.invocationId}  ${r.startedAt ?? r.endedAt ?? "?"}  ${r.surface ?? "-"}  ${safe(r.command ?? "-")}  ${r.outcome === undefined ? "running or lost" : `${r.outcome}/${r.reason}`}${r.durationMs === undefined ? "" : `  ${r.durationMs} ms`}  ${safe(r.actor ?? "")}`,
+        );
+        print(ctx, lines.join("\n") || "no invocations", { format: "rukh.runs/1", runs });
+        return OK;
+      }),
+    },
+    {
+      path: ["runs", "show"],
+      summary: "Show one invocation from the journal",
+      usage: "<invocation id>",
+      run: guarded(async (ctx, home) => {
+        const { positionals } = parse(ctx.args, {}, 1);
+        const { findRun } = await import("@rukh/core");
+        const run = await findRun(home.root, positionals[0]!);
+        if (run === undefined)
+          throw new UsageError(`no invocation ${JSON.stringify(positionals[0])} in the journal`);
+        const human = Object.entries(run)
+          .map(([k, v]) => `${k}: ${safe(String(v))}`)
+          .join("\n");
+        print(ctx, human, { format: "rukh.runs/1", run });
         return OK;
       }),
     },

@@ -128,3 +128,28 @@ it("starts over a lost host's damaged segment, sets it aside, and doctor says so
   );
   expect(doctor.status).toBe(5);
 });
+
+it("lists and shows the calls it journaled, newest first, with filters and a versioned --json", () => {
+  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root };
+  const list = spawnSync(bin, ["runs", "list", "--limit", "3"], { encoding: "utf8", env });
+  expect(list.status).toBe(0);
+  const lines = list.stdout.trim().split("\n");
+  expect(lines).toHaveLength(3);
+  expect(lines[0]).toMatch(
+    /^[0-9a-f-]{36} {2}\S+ {2}cli {2}fx\.quick\/nap {2}succeeded\/completed {2}\d+ ms/,
+  );
+  const json = spawnSync(bin, ["--json", "runs", "list", "--outcome", "rejected", "--limit", "2"], {
+    encoding: "utf8",
+    env,
+  });
+  const parsed = JSON.parse(json.stdout) as { format: string; runs: { outcome: string }[] };
+  expect(parsed.format).toBe("rukh.runs/1");
+  expect(parsed.runs.every((r) => r.outcome === "rejected")).toBe(true);
+  const id = lines[0]!.slice(0, 36);
+  const show = spawnSync(bin, ["runs", "show", id], { encoding: "utf8", env });
+  expect(show.stdout).toContain(`invocationId: ${id}`);
+  expect(show.stdout).toContain("actor: rukh-cli");
+  const bad = spawnSync(bin, ["runs", "list", "--outcome", "fine"], { encoding: "utf8", env });
+  expect(bad.status).toBe(2);
+  expect(bad.stderr).toContain('--outcome "fine": expected one of succeeded, command_failed');
+});

@@ -5,7 +5,7 @@
 import { closeSync, mkdirSync, openSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalJson } from "@rukh/json";
-import { createInvocationCore } from "../dist/index.js";
+import { createInvocationCore, listRuns } from "../dist/index.js";
 import { noop, setup } from "./core.bench.mjs";
 
 const HISTORY_BYTES = 1 << 30;
@@ -84,6 +84,12 @@ export default async function run(suite) {
       cases: [["with 1 GiB of journal history", () => call(full.state)]],
       samples: 30,
       note: "target ≤ 1.05×",
+    });
+    await suite.compare("journal: rukh runs list --limit 50 (in process)", {
+      baseline: ["with no journal history", () => listRuns(empty.state.root, { limit: 50 })],
+      cases: [["with 1 GiB of journal history", () => listRuns(full.state.root, { limit: 50 })]],
+      samples: 20,
+      note: "target ≤ 100 ms",
     });
   } finally {
     rmSync(empty.work, { recursive: true, force: true });

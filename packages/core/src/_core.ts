@@ -43,7 +43,12 @@ import {
 } from "./_diagnostics.js";
 import { CoreError } from "./_errors.js";
 import { inheritableDescriptors } from "./_fds.js";
-import { type JournalFinalRecord, type JournalRecord, JournalWriter } from "./_journal.js";
+import {
+  type JournalFinalRecord,
+  type JournalRecord,
+  JournalWriter,
+  journalTuning,
+} from "./_journal.js";
 import { type LaunchPlan, launchPlan, type ResourceLimits } from "./_launch.js";
 import {
   CANCEL_GRACE_MS,
@@ -268,7 +273,8 @@ export async function createInvocationCore(
   const liveness = await claimName(hostLockName(canonicalRoot, uid, host));
   if (liveness === null)
     throw new CoreError("state_unavailable", "cannot hold this host's liveness lock");
-  const journal = await JournalWriter.create(state.root, host);
+  let journal = JournalWriter.create(state.root, host);
+  let journalPart = 0;
   const sink = new DiagnosticsSink(state.root);
   hostsInThisProcess.add(host);
   const retention = async (): Promise<JournalRetention> => {
@@ -475,6 +481,9 @@ export async function createInvocationCore(
   /** Finals the journal could not take yet, oldest first; each later append tries them again. */
   const unwritten: JournalRecord[] = [];
 
+  /** Start and process records of calls still running: what a new segment part must carry. */
+  const inFlightRecords = new Map<string, JournalRecord[]>();
+
   /** Appends what is still owed, then `record`; throws `journal_failed` and keeps nothing half-written. */
   function append(record: JournalRecord): void {
     while (unwritten.length > 0) {
@@ -482,6 +491,38 @@ export async function createInvocationCore(
       unwritten.shift();
     }
     journal.append(record);
+    if (record.type === "final") inFlightRecords.delete(record.invocationId);
+    else
+      inFlightRecords.set(record.invocationId, [
+        ...(inFlightRecords.get(record.invocationId) ?? []),
+        record,
+      ]);
+    if (journal.size > journalTuning.liveSegmentBytes) rollOver();
+  }
+
+  /**
+   * Starts this host's next segment part, carrying the records of the calls
+   * still running (so each part is whole for recovery), and archives the
+   * full one: a host that runs for months keeps a bounded live segment.
+   */
+  function rollOver(): void {
+    let next: JournalWriter;
+    try {
+      next = JournalWriter.create(state.root, host, undefined, journalPart + 1);
+      for (const records of inFlightRecords.values()) for (const r of records) next.append(r);
+    } catch (e) {
+      sink.logger.error({ err: e }, "the journal could not roll over yet");
+      return;
+    }
+    const full = journal;
+    journal = next;
+    journalPart++;
+    full.close();
+    void retention()
+      .then((r) => archiveSegment(state.root, full.file, canonicalRoot, uid, r))
+      .catch((e) =>
+        sink.logger.error({ err: e }, "a full journal segment could not be archived yet"),
+      );
   }
 
   function appendSoftly(record: JournalRecord): boolean {

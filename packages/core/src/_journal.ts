@@ -5,6 +5,7 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  mkdirSync,
   openSync,
   writeSync,
 } from "node:fs";
@@ -308,6 +309,22 @@ export async function readSegmentLeniently(
   return bytes === undefined ? undefined : parseSegment(bytes, name);
 }
 
+/** A live segment's file name: `<host>.<part, 6 digits>.jsonl`, so a host's parts sort in order. */
+export function liveSegmentName(host: string, part: number): string {
+  return `${host}.${String(part).padStart(6, "0")}.jsonl`;
+}
+
+/** The host a live segment belongs to. */
+export function liveSegmentHost(name: string): string {
+  return name.slice(0, name.indexOf("."));
+}
+
+/** A live segment rolls over to the next part once it holds this many bytes (4 MiB). */
+export const LIVE_SEGMENT_BYTES = 4_194_304;
+
+/** Sizes a test may lower to see a roll-over without writing megabytes. */
+export const journalTuning = { liveSegmentBytes: LIVE_SEGMENT_BYTES };
+
 /** How the writer writes: `writeSync`'s shape, so a test can fail it after any byte. */
 export type WriteFn = (fd: number, buffer: Uint8Array, offset: number) => number;
 
@@ -319,6 +336,8 @@ export type WriteFn = (fd: number, buffer: Uint8Array, offset: number) => number
  */
 export class JournalWriter {
   readonly file: string;
+  /** Bytes in the segment after the last append. */
+  size = 0;
   #fd: number | undefined;
   readonly #write: WriteFn;
 
@@ -329,25 +348,31 @@ export class JournalWriter {
   }
 
   /**
-   * Creates the live segment of host `host`. `write` stands in for
+   * Creates a live segment of host `host` — its first (`part` 0) or, when the
+   * host rolls over to a new one, the next. `write` stands in for
    * `writeSync` in fault-injection tests.
    */
-  static async create(
+  static create(
     stateRoot: string,
     host: string,
     write: WriteFn = writeSync,
-  ): Promise<JournalWriter> {
+    part = 0,
+  ): JournalWriter {
     const { live } = journalPaths(stateRoot);
-    const file = join(live, `${host}.jsonl`);
+    const file = join(live, `${liveSegmentName(host, part)}`);
     try {
-      await mkdir(live, { recursive: true, mode: 0o700 });
+      mkdirSync(live, { recursive: true, mode: 0o700 });
       const fd = openSync(
         file,
         constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL,
         0o600,
       );
-      const dir = await open(live, constants.O_RDONLY);
-      await dir.sync().finally(() => dir.close());
+      const dir = openSync(live, constants.O_RDONLY);
+      try {
+        fsyncSync(dir);
+      } finally {
+        closeSync(dir);
+      }
       return new JournalWriter(file, fd, write);
     } catch (e) {
       throw new CoreError("journal_failed", `cannot create the journal segment ${file}`, {
@@ -397,6 +422,7 @@ export class JournalWriter {
       before = fstatSync(fd).size;
       while (written < text.length) written += this.#write(fd, text, written);
       fdatasyncSync(fd);
+      this.size = before + written;
     } catch (e) {
       if (written > 0 && before !== undefined) this.#cutBack(fd, before, written);
       throw new CoreError("journal_failed", `cannot append to the journal ${this.file}`, {

@@ -1,4 +1,4 @@
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type pino from "pino";
 import { archiveSegment, type JournalRetention, quarantineSegment } from "./_archive.js";
 import {
@@ -7,6 +7,7 @@ import {
   type JournalStartRecord,
   JournalWriter,
   journalPaths,
+  liveSegmentHost,
   readSegmentLeniently,
   segmentNames,
 } from "./_journal.js";
@@ -84,60 +85,81 @@ function finishSegment(
   return true;
 }
 
-/** Finishes one lost segment (or the earlier versions' single file) and moves it out of the way. */
-async function recoverSegment(
+/**
+ * Finishes the segment parts of one lost host (or the earlier versions'
+ * single file), oldest first: open starts are those without a final in any
+ * part (a part carries the calls still running when it began), finalized in
+ * the newest part; then every part is archived, or set aside if damaged.
+ */
+async function recoverSegments(
   ctx: RecoveryContext,
-  file: string,
-  name: string,
+  files: readonly string[],
   recovered: string[],
 ): Promise<void> {
-  let seg: Awaited<ReturnType<typeof readSegmentLeniently>>;
-  try {
-    seg = await readSegmentLeniently(file, name);
-  } catch (e) {
-    // Too large to read (or unreadable): set aside whole, so that start-up goes on.
-    const to = await quarantineSegment(ctx.stateRoot, file);
-    ctx.logger.error({ err: e, movedTo: to }, "an unreadable journal segment was moved aside");
-    return;
+  const parts: {
+    file: string;
+    seg: NonNullable<Awaited<ReturnType<typeof readSegmentLeniently>>>;
+  }[] = [];
+  for (const file of files) {
+    try {
+      const seg = await readSegmentLeniently(file, relative(ctx.stateRoot, file));
+      if (seg !== undefined) parts.push({ file, seg });
+    } catch (e) {
+      // Too large to read (or unreadable): set aside whole, so that start-up goes on.
+      const to = await quarantineSegment(ctx.stateRoot, file);
+      ctx.logger.error({ err: e, movedTo: to }, "an unreadable journal segment was moved aside");
+    }
   }
-  if (seg === undefined) return;
-  const writer = JournalWriter.attach(file, seg.tornTailBytes);
+  const newest = parts.at(-1);
+  if (newest === undefined) return;
+  const writer = JournalWriter.attach(newest.file, newest.seg.tornTailBytes);
   let finished: boolean;
   try {
-    finished = finishSegment(ctx, writer, seg.records, recovered);
+    finished = finishSegment(
+      ctx,
+      writer,
+      parts.flatMap((p) => p.seg.records),
+      recovered,
+    );
   } finally {
     writer.close();
   }
   if (!finished) return;
-  if (seg.damaged.length > 0) {
-    const to = await quarantineSegment(ctx.stateRoot, file);
-    ctx.logger.error(
-      { damaged: seg.damaged.slice(0, 20), movedTo: to },
-      "a damaged journal segment was moved aside; its readable records were recovered",
-    );
-  } else await archiveSegment(ctx.stateRoot, file, ctx.canonicalRoot, ctx.uid, ctx.retention);
+  for (const { file, seg } of parts) {
+    if (seg.damaged.length > 0) {
+      const to = await quarantineSegment(ctx.stateRoot, file);
+      ctx.logger.error(
+        { damaged: seg.damaged.slice(0, 20), movedTo: to },
+        "a damaged journal segment was moved aside; its readable records were recovered",
+      );
+    } else await archiveSegment(ctx.stateRoot, file, ctx.canonicalRoot, ctx.uid, ctx.retention);
+  }
 }
 
 /**
  * Finishes what lost hosts left. A host is lost when its liveness lock can be
  * taken — the kernel frees it when the host dies, however it dies, and no pid
  * is consulted. Holding that lock, the recovering core reads the host's live
- * segment (every final it wrote is there), kills what it left running,
- * finalizes its open starts as `execution_failed`/`host_lost` in that same
- * segment, and archives it; a damaged segment is moved to `quarantine/`
+ * segment parts (every final it wrote is there), kills what it left running,
+ * finalizes its open starts as `execution_failed`/`host_lost` in its newest
+ * part, and archives the parts; a damaged part is moved to `quarantine/`
  * instead, its readable records recovered first. Only `live/` is read: the
  * cost is what is running or lost, never the history. Returns the ids.
  */
 export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> {
   const p = journalPaths(ctx.stateRoot);
   const recovered: string[] = [];
+  const byHost = new Map<string, string[]>();
   for (const name of await segmentNames(p.live)) {
-    const host = name.slice(0, -".jsonl".length);
+    const host = liveSegmentHost(name);
     if (host === ctx.host || ctx.skip.has(host)) continue;
+    byHost.set(host, [...(byHost.get(host) ?? []), join(p.live, name)]);
+  }
+  for (const [host, files] of byHost) {
     const lock = await claimName(hostLockName(ctx.canonicalRoot, ctx.uid, host));
     if (lock === null) continue;
     try {
-      await recoverSegment(ctx, join(p.live, name), `journal/live/${name}`, recovered);
+      await recoverSegments(ctx, files, recovered);
     } finally {
       lock.close();
     }
@@ -146,7 +168,7 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
   const legacy = await claimName(hostLockName(ctx.canonicalRoot, ctx.uid, "legacy"));
   if (legacy !== null)
     try {
-      await recoverSegment(ctx, p.legacy, "journal/invocations.jsonl", recovered);
+      await recoverSegments(ctx, [p.legacy], recovered);
     } finally {
       legacy.close();
     }

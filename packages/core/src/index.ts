@@ -38,3 +38,5 @@ export type {
   ResourceLimitName,
 } from "./_outcome.js";
 export { OUTCOME_KINDS, OUTCOME_REASONS } from "./_outcome.js";
+export type { RunFilter, RunSummary } from "./_runs.js";
+export { findRun, listRuns, RUNS_MAX_LIMIT } from "./_runs.js";

@@ -14,11 +14,14 @@ it("exports exactly these names", async () => {
       "JOURNAL_RECORD_MAX_BYTES",
       "OUTCOME_KINDS",
       "OUTCOME_REASONS",
+      "RUNS_MAX_LIMIT",
       "SANDBOX_PROGRAM_CANDIDATES",
       "TERMINATE_GRACE_MS",
       "createInvocationCore",
       "describeConfinement",
       "describeJournal",
+      "findRun",
+      "listRuns",
       "readJournal",
     ]
   `);

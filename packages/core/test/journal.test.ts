@@ -1,8 +1,16 @@
-import { readFileSync, writeSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { removeDir, tempDir } from "@rukh/testkit";
-import { afterAll, expect, it } from "vitest";
-import { type JournalRecord, JournalWriter, readJournal, type WriteFn } from "../src/_journal.js";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  type JournalRecord,
+  JournalWriter,
+  journalTuning,
+  readJournal,
+  type WriteFn,
+} from "../src/_journal.js";
+import { findRun, listRuns } from "../src/_runs.js";
+import { call, makeState, openCore } from "./_helpers.js";
 
 const work = tempDir("rukh-journal-");
 afterAll(() => removeDir(work));
@@ -28,7 +36,7 @@ it("leaves the file exactly as it was when an append fails after any number of b
     failAfter -= n;
     return writeSync(fd, buffer, offset, n);
   };
-  const journal = await JournalWriter.create(root, "h", faulty);
+  const journal = JournalWriter.create(root, "h", faulty);
   journal.append(record(0));
   const file = journal.file;
   const good = readFileSync(file);
@@ -44,4 +52,86 @@ it("leaves the file exactly as it was when an append fails after any number of b
   const { records, tornTailBytes } = await readJournal(root);
   expect(tornTailBytes).toBe(0);
   expect(records.map((r) => r.invocationId.slice(-1))).toEqual(["0", "2"]);
+});
+
+describe("segment parts", () => {
+  it("rolls a long-lived host to a new part, carrying the calls still running, and archives the full one", async () => {
+    const tuning = journalTuning.liveSegmentBytes;
+    journalTuning.liveSegmentBytes = 2_000;
+    const { state, root, work: dir } = await makeState();
+    try {
+      const core = await openCore(state);
+      const slow = core.invoke(call("fx.main/slow", { wait_ms: 1_000 }));
+      await new Promise((r) => setTimeout(r, 300));
+      // Rejected calls (one final each) fill the part past its size.
+      for (let i = 0; i < 20; i++) await core.invoke(call("fx.main/hello", {}));
+      const o = await slow;
+      expect(o).toMatchObject({ outcome: "succeeded" });
+      const live = readdirSync(join(root, "journal", "live"));
+      expect(live).toHaveLength(1);
+      expect(live[0]).not.toMatch(/\.000000\.jsonl$/);
+      expect(readdirSync(join(root, "journal", "archive")).length).toBeGreaterThan(0);
+      await core.close();
+      expect(await findRun(root, o.invocationId)).toMatchObject({
+        outcome: "succeeded",
+        reason: "completed",
+      });
+      const runs = await listRuns(root, { limit: 100 });
+      expect(runs.filter((r) => r.invocationId === o.invocationId)).toHaveLength(1);
+      expect(runs).toHaveLength(21);
+    } finally {
+      journalTuning.liveSegmentBytes = tuning;
+      removeDir(dir);
+    }
+  });
+
+  it("recovers a lost host's parts together: an open start carried into a newer part gets one final", async () => {
+    const { state, root, work: dir } = await makeState();
+    try {
+      const start = (id: string) => ({
+        actor: "a",
+        at: "2026-12-01T00:00:00.000Z",
+        command: "fx.main/hello",
+        digest: "d",
+        host: "gone",
+        invocationId: id,
+        pid: 1,
+        preset: "default",
+        revisionId: "r",
+        subject: "s",
+        surface: "cli",
+        taskAuthorityRef: "t",
+        type: "start",
+      });
+      const final = (id: string) => ({
+        at: "2026-12-01T00:00:01.000Z",
+        host: "gone",
+        invocationId: id,
+        outcome: "succeeded",
+        reason: "completed",
+        type: "final",
+      });
+      const a = "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa";
+      const b = "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb";
+      const live = join(root, "journal", "live");
+      mkdirSync(live, { recursive: true });
+      const lines = (rs: object[]) => rs.map((r) => `${JSON.stringify(r)}\n`).join("");
+      writeFileSync(join(live, "gone.000000.jsonl"), lines([start(a), start(b)]));
+      writeFileSync(join(live, "gone.000001.jsonl"), lines([start(a), start(b), final(a)]));
+      const core = await openCore(state);
+      expect(core.recovered).toEqual([b]);
+      await core.close();
+      expect(readdirSync(live)).toEqual([]);
+      const finals = (await readJournal(root)).records.filter(
+        (r) => r.type === "final" && r.invocationId === b,
+      );
+      expect(finals).toHaveLength(1);
+      expect(await findRun(root, b)).toMatchObject({
+        outcome: "execution_failed",
+        reason: "host_lost",
+      });
+    } finally {
+      removeDir(dir);
+    }
+  });
 });

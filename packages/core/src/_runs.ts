@@ -1,0 +1,162 @@
+import { join, relative } from "node:path";
+import { journalPaths, readSegmentLeniently, segmentNames } from "./_journal.js";
+import type { OutcomeKind, OutcomeReason } from "./_outcome.js";
+
+/**
+ * One invocation as the journal knows it: who ran what, when, for how long,
+ * and how it ended. A run with no `outcome` is still going (or its host was
+ * lost and no start-up has finished it yet). Inputs are not recorded.
+ *
+ * @example
+ * const r: RunSummary = { invocationId: "…", command: "acme.files/count", surface: "mcp",
+ *   subject: "alice", actor: "claude-code", preset: "agent", startedAt: "…", outcome: "succeeded", reason: "completed" };
+ */
+export interface RunSummary {
+  readonly invocationId: string;
+  readonly command?: string;
+  readonly surface?: "cli" | "mcp";
+  readonly subject?: string;
+  readonly actor?: string;
+  readonly taskAuthorityRef?: string;
+  readonly preset?: string;
+  readonly revisionId?: string;
+  readonly startedAt?: string;
+  readonly endedAt?: string;
+  readonly durationMs?: number;
+  readonly outcome?: OutcomeKind;
+  readonly reason?: OutcomeReason;
+  /** The journal segment it was read from, relative to the state directory. */
+  readonly segment: string;
+}
+
+/**
+ * Which runs {@link listRuns} returns: all given members must match. `since`
+ * and `until` are ISO 8601 times compared with the run's start (or end, for
+ * a call rejected before it started).
+ *
+ * @example
+ * const filter: RunFilter = { surface: "mcp", outcome: "execution_failed", limit: 20 };
+ */
+export interface RunFilter {
+  readonly limit?: number;
+  readonly surface?: "cli" | "mcp";
+  readonly outcome?: OutcomeKind;
+  readonly reason?: OutcomeReason;
+  readonly command?: string;
+  readonly preset?: string;
+  readonly since?: string;
+  readonly until?: string;
+}
+
+/** The most runs one listing returns. */
+export const RUNS_MAX_LIMIT = 10_000;
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+async function segmentRuns(stateRoot: string, file: string): Promise<RunSummary[]> {
+  const name = relative(stateRoot, file);
+  const seg = await readSegmentLeniently(file, name);
+  if (seg === undefined) return [];
+  const runs = new Map<string, Mutable<RunSummary>>();
+  const of = (id: string) => {
+    let r = runs.get(id);
+    if (r === undefined) {
+      r = { invocationId: id, segment: name };
+      runs.set(id, r);
+    }
+    return r;
+  };
+  for (const rec of seg.records) {
+    const r = of(rec.invocationId);
+    if (rec.type === "start") {
+      Object.assign(r, {
+        command: rec.command,
+        surface: rec.surface,
+        subject: rec.subject,
+        actor: rec.actor,
+        taskAuthorityRef: rec.taskAuthorityRef,
+        preset: rec.preset,
+        revisionId: rec.revisionId,
+        startedAt: rec.at,
+      });
+    } else if (rec.type === "final") {
+      r.outcome = rec.outcome;
+      r.reason = rec.reason;
+      r.endedAt = rec.at;
+      if (r.command === undefined && rec.command !== undefined) r.command = rec.command;
+    }
+  }
+  for (const r of runs.values())
+    if (r.startedAt !== undefined && r.endedAt !== undefined)
+      r.durationMs = Date.parse(r.endedAt) - Date.parse(r.startedAt);
+  return [...runs.values()];
+}
+
+const when = (r: RunSummary) => r.startedAt ?? r.endedAt ?? "";
+
+function matches(r: RunSummary, f: RunFilter): boolean {
+  return (
+    (f.surface === undefined || r.surface === f.surface) &&
+    (f.outcome === undefined || r.outcome === f.outcome) &&
+    (f.reason === undefined || r.reason === f.reason) &&
+    (f.command === undefined || r.command === f.command) &&
+    (f.preset === undefined || r.preset === f.preset) &&
+    (f.since === undefined || when(r) >= f.since) &&
+    (f.until === undefined || when(r) <= f.until)
+  );
+}
+
+/** Segments newest first: live ones, then the archive from its end, then the earlier versions' file. */
+async function newestFirst(stateRoot: string): Promise<string[]> {
+  const p = journalPaths(stateRoot);
+  return [
+    ...(await segmentNames(p.live)).map((n) => join(p.live, n)),
+    ...(await segmentNames(p.archive)).reverse().map((n) => join(p.archive, n)),
+    p.legacy,
+  ];
+}
+
+/**
+ * The newest runs that match `filter` (at most `limit`, default 50), newest
+ * first. Segments are read newest first and reading stops one segment after
+ * enough runs are found, so a listing costs what it shows, not the history.
+ * Damaged lines are passed over (start-up sets damaged segments aside).
+ *
+ * @example
+ * for (const r of await listRuns(home.root, { outcome: "execution_failed" })) console.log(r.invocationId, r.reason);
+ */
+export async function listRuns(stateRoot: string, filter: RunFilter = {}): Promise<RunSummary[]> {
+  const limit = Math.min(Math.max(1, filter.limit ?? 50), RUNS_MAX_LIMIT);
+  const found: RunSummary[] = [];
+  // A call still running when its host rolled to a new segment part is in both: the newest wins.
+  const seen = new Set<string>();
+  let extra = 1;
+  for (const file of await newestFirst(stateRoot)) {
+    for (const r of await segmentRuns(stateRoot, file)) {
+      if (seen.has(r.invocationId)) continue;
+      seen.add(r.invocationId);
+      if (matches(r, filter)) found.push(r);
+    }
+    // Hosts close in their own order: one more segment settles the newest few.
+    if (found.length >= limit && extra-- === 0) break;
+  }
+  return found.sort((a, b) => (when(a) < when(b) ? 1 : when(a) > when(b) ? -1 : 0)).slice(0, limit);
+}
+
+/**
+ * One run by its invocation id — every id Rukh hands a caller is here — or
+ * `undefined`. Reads newest segments first and stops at the first that has it.
+ *
+ * @example
+ * const run = await findRun(home.root, outcome.invocationId);
+ */
+export async function findRun(
+  stateRoot: string,
+  invocationId: string,
+): Promise<RunSummary | undefined> {
+  for (const file of await newestFirst(stateRoot)) {
+    const r = (await segmentRuns(stateRoot, file)).find((x) => x.invocationId === invocationId);
+    if (r !== undefined) return r;
+  }
+  return undefined;
+}
