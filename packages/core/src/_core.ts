@@ -158,8 +158,28 @@ export interface InvocationCore {
    * kept and written with the next record that can be.
    */
   invoke(request: InvocationRequest): Promise<InvocationOutcome>;
+  /**
+   * Journals a call an adapter refused before the core could take it — its
+   * arguments did not decode — and returns its `rejected`/`invalid_input`
+   * outcome, so every invocation id a caller is given is in the journal.
+   */
+  rejected(refusal: AdapterRefusal): Promise<InvocationOutcome>;
   /** Rejects new calls (`core_closed`), cancels running ones (`owner_cancel`), waits for them, closes the journal and log. */
   close(): Promise<void>;
+}
+
+/**
+ * A call an adapter refused on its own: the command it named and why.
+ *
+ * @example
+ * const refusal: AdapterRefusal = { identity: "acme.files/count", surface: "mcp",
+ *   message: "the arguments do not match the tool's input schema", issues };
+ */
+export interface AdapterRefusal {
+  readonly identity: string;
+  readonly surface: "cli" | "mcp";
+  readonly message: string;
+  readonly issues: readonly ValidationIssue<InputIssueCode>[];
 }
 
 interface Rejection {
@@ -947,10 +967,24 @@ export async function createInvocationCore(
     });
   }
 
+  function rejected(refusal: AdapterRefusal): Promise<InvocationOutcome> {
+    const invocationId = randomUUID();
+    const outcome: InvocationOutcome = {
+      invocationId,
+      outcome: "rejected",
+      reason: "invalid_input",
+      message: refusal.message,
+      issues: refusal.issues,
+      diagnostics: NO_DIAGNOSTICS,
+    };
+    return closed ? Promise.resolve(outcome) : finalize(invocationId, refusal.identity, outcome);
+  }
+
   return {
     binding,
     recovered,
     invoke,
+    rejected,
     async close() {
       if (closed) return;
       closed = true;

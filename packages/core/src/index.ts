@@ -5,6 +5,7 @@ export { describeJournal } from "./_archive.js";
 export type { ConfinementReport } from "./_confinement.js";
 export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./_confinement.js";
 export type {
+  AdapterRefusal,
   CommandRef,
   HostBinding,
   InvocationCore,

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -677,14 +676,15 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     if (command === undefined) throw unknownTool();
     const decoded = decodeJsonInputs(command, args);
     if (!decoded.ok)
-      return toolResult(era, {
-        invocationId: randomUUID(),
-        outcome: "rejected",
-        reason: "invalid_input",
-        message: "the arguments do not match the tool's input schema",
-        issues: decoded.issues,
-        diagnostics: { stdoutBytes: 0, stderrBytes: 0, droppedBytes: 0 },
-      });
+      return toolResult(
+        era,
+        await core.rejected({
+          identity: tool.identity,
+          surface: "mcp",
+          message: "the arguments do not match the tool's input schema",
+          issues: decoded.issues,
+        }),
+      );
     const outcome = await core.invoke({
       command: { toolName: name },
       supplied: decoded.value,

@@ -1,4 +1,4 @@
-import { readJournal } from "@rukh/core";
+import { findRun, readJournal } from "@rukh/core";
 import type { StateDirectory } from "@rukh/profile";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -123,6 +123,11 @@ describe("result mapping", () => {
         expect(r.result.structuredContent.reason).toBe("invalid_input");
         expect(JSON.parse(r.result.content[1].text).issues.length).toBeGreaterThan(0);
       }
+      // Every invocation id handed to the client is in the journal, rejected at the adapter or not.
+      expect(await findRun(root, r.result.structuredContent.invocationId)).toMatchObject({
+        outcome,
+        command: identity,
+      });
       expect(JSON.stringify(r.result)).not.toMatch(/retry/i);
     } finally {
       await s.close();
