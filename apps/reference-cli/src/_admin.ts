@@ -222,8 +222,16 @@ export function adminBuiltins(options: AdminOptions): CliBuiltin[] {
       run: guarded(async (ctx, home) => {
         const { positionals } = parse(ctx.args, {}, 1);
         const before = await home.activeRevisionId();
-        if (before === null) await home.setConfig(initialConfig(brand));
-        const p = await home.install(positionals[0]!);
+        const defaultPreset =
+          before === null
+            ? initialConfig(brand).defaultPreset
+            : (await home.readRevision(before)).config.defaultPreset;
+        // One publication: the first configuration (if any), the package, and
+        // its pattern in the default preset when it is new.
+        const p = await home.apply([
+          ...(before === null ? [{ op: "setConfig" as const, config: initialConfig(brand) }] : []),
+          { op: "install", source: positionals[0]!, allowIn: defaultPreset },
+        ]);
         if (!p.published) {
           const text = `already installed, nothing changed; profile revision ${p.revisionId.slice(0, 12)}`;
           print(ctx, text, { revisionId: p.revisionId, installed: [] });
@@ -233,18 +241,7 @@ export function adminBuiltins(options: AdminOptions): CliBuiltin[] {
         const prior =
           before === null ? [] : (await home.readRevision(before)).extensions.map((e) => e.id);
         const added = installed.filter((id) => !prior.includes(id));
-        let revisionId = p.revisionId;
-        if (added.length > 0) {
-          const config = withPreset(
-            p.revision.config,
-            p.revision.config.defaultPreset,
-            (preset) => ({
-              ...preset,
-              commands: uniq([...preset.commands, ...added.map((id) => `${id}/*`)]),
-            }),
-          );
-          revisionId = (await home.setConfig(config)).revisionId;
-        }
+        const revisionId = p.revisionId;
         const ext = p.revision.extensions.filter(
           (e) => added.includes(e.id) || !prior.includes(e.id),
         );

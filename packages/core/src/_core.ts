@@ -185,6 +185,8 @@ export interface AdapterRefusal {
 interface Rejection {
   readonly reject: OutcomeReason;
   readonly revisionId?: string;
+  /** The command, once the request named one that exists. */
+  readonly identity?: string;
   readonly issues?: readonly ValidationIssue<InputIssueCode>[];
   readonly message: string;
 }
@@ -355,10 +357,13 @@ export async function createInvocationCore(
       state.readRevision(revisionId),
       state.projection(revisionId),
     ]);
+    // Set once the command is found: a rejection journals which command it was.
+    let found: string | undefined;
     const no = (reject: OutcomeReason, message: string): Rejection => ({
       reject,
       revisionId,
       message,
+      ...(found !== undefined && { identity: found }),
     });
     let identity: string;
     if ("toolName" in request.command) {
@@ -372,6 +377,7 @@ export async function createInvocationCore(
     const [descriptor, packageDir] = await loadPackage(extension.digest);
     const command = descriptor.commands.find((c) => c.identity === identity);
     if (command === undefined) return no("not_found", "no such command");
+    found = identity;
     if (!extension.enabled) return no("not_exposed", "the command's extension is disabled");
     const features = command.machine?.requiredFeatures ?? [];
     const featuresOk = features.every((f) => FEATURES.has(f));
@@ -403,6 +409,7 @@ export async function createInvocationCore(
       return {
         reject: "invalid_input",
         revisionId,
+        identity,
         issues: validated.issues,
         message: "the inputs are invalid",
       };
@@ -601,10 +608,11 @@ export async function createInvocationCore(
       message: string,
       revisionId?: string,
       issues?: Rejection["issues"],
+      identity?: string,
     ) =>
       finalize(
         invocationId,
-        undefined,
+        identity,
         outcomeOf(invocationId, revisionId, {
           outcome: "rejected",
           reason,
@@ -633,7 +641,13 @@ export async function createInvocationCore(
       );
     }
     if ("reject" in admitted)
-      return reject(admitted.reject, admitted.message, admitted.revisionId, admitted.issues);
+      return reject(
+        admitted.reject,
+        admitted.message,
+        admitted.revisionId,
+        admitted.issues,
+        admitted.identity,
+      );
     if (closed) return reject("core_closed", "the host is shutting down", admitted.revisionId);
     const isPassthrough = admitted.command.execute.mapping === "passthrough";
     if (isPassthrough && request.surface !== "cli")

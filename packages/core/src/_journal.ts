@@ -9,7 +9,7 @@ import {
   openSync,
   writeSync,
 } from "node:fs";
-import { type FileHandle, mkdir, open, readdir, readFile } from "node:fs/promises";
+import { type FileHandle, open, readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { canonicalJson, type JsonValue, parseJson } from "@rukh/json";
 import { CoreError } from "./_errors.js";

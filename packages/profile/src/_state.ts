@@ -62,9 +62,31 @@ export function resolveStateDir(options: StateDirOptions = {}): string {
   return join(homedir(), ".local", "state", brand);
 }
 
+/** `config` with `<id>/*` added to preset `preset`'s commands (once). */
+function allowExtension(config: OwnerConfig, preset: string, id: string): OwnerConfig {
+  const p = Object.hasOwn(config.presets, preset) ? config.presets[preset] : undefined;
+  if (p === undefined)
+    throw new ProfileError("invalid_config", `preset "${preset}" is not defined in /presets`);
+  const pattern = `${id}/*`;
+  if (p.commands.includes(pattern)) return config;
+  return {
+    ...config,
+    presets: { ...config.presets, [preset]: { ...p, commands: [...p.commands, pattern] } },
+  };
+}
+
 /** One change applied by {@link StateDirectory.apply}. */
 export type ProfileChange =
-  | { readonly op: "install"; readonly source: string }
+  | {
+      readonly op: "install";
+      readonly source: string;
+      /**
+       * A preset that gets `<extension id>/*` when this installs a new
+       * extension (not an upgrade), in the same publication: there is no
+       * moment at which it is installed but not allowed.
+       */
+      readonly allowIn?: string;
+    }
   | { readonly op: "remove"; readonly id: string }
   | { readonly op: "enable"; readonly id: string }
   | { readonly op: "disable"; readonly id: string }
@@ -354,6 +376,8 @@ export class StateDirectory {
             enabled: prior?.enabled ?? true,
           });
           pending.set(pkg.digest, pkg);
+          if (prior === undefined && change.allowIn !== undefined)
+            config = allowExtension(config, change.allowIn, d.id);
           break;
         }
         case "remove":
