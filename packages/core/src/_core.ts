@@ -508,6 +508,9 @@ export async function createInvocationCore(
   /** Finals the journal could not take yet, oldest first; each later append tries them again. */
   const unwritten: JournalRecord[] = [];
 
+  /** The archiving of full segment parts, in order. */
+  let archiving: Promise<unknown> = Promise.resolve();
+
   /** Start and process records of calls still running: what a new segment part must carry. */
   const inFlightRecords = new Map<string, JournalRecord[]>();
 
@@ -545,7 +548,9 @@ export async function createInvocationCore(
     journal = next;
     journalPart++;
     full.close();
-    void retention()
+    // Parts go to the archive in order; close() waits for them.
+    archiving = archiving
+      .then(() => retention())
       .then((r) => archiveSegment(state.root, full.file, canonicalRoot, uid, r))
       .catch((e) =>
         sink.logger.error({ err: e }, "a full journal segment could not be archived yet"),
@@ -1012,6 +1017,7 @@ export async function createInvocationCore(
           break;
         }
       journal.close();
+      await archiving;
       // A segment with nothing owed is history now; one still owing finals stays
       // live, and the next start finishes it.
       if (unwritten.length === 0)

@@ -67,7 +67,11 @@ describe("segment parts", () => {
       for (let i = 0; i < 20; i++) await core.invoke(call("fx.main/hello", {}));
       const o = await slow;
       expect(o).toMatchObject({ outcome: "succeeded" });
-      const live = readdirSync(join(root, "journal", "live"));
+      // Full parts are archived in the background; wait for them.
+      const liveDir = join(root, "journal", "live");
+      for (let i = 0; i < 100 && readdirSync(liveDir).length > 1; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      const live = readdirSync(liveDir);
       expect(live).toHaveLength(1);
       expect(live[0]).not.toMatch(/\.000000\.jsonl$/);
       expect(readdirSync(join(root, "journal", "archive")).length).toBeGreaterThan(0);
