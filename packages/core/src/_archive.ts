@@ -98,7 +98,8 @@ export async function archiveSegment(
     if (created) await syncDir(p.archive);
     await unlink(liveFile);
     await syncDir(p.live);
-    await prune(p.archive, retention);
+    // History is pruned when a new archive segment begins: a call pays for one stat, not the archive.
+    if (created) await prune(p.archive, retention);
     return true;
   } finally {
     lock.close();

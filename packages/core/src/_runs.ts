@@ -1,5 +1,6 @@
+import { open } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { journalPaths, readSegmentLeniently, segmentNames } from "./_journal.js";
+import { journalPaths, parseSegment, readSegmentLeniently, segmentNames } from "./_journal.js";
 import type { OutcomeKind, OutcomeReason } from "./_outcome.js";
 
 /**
@@ -48,15 +49,34 @@ export interface RunFilter {
   readonly until?: string;
 }
 
+/** How much of a segment's end a listing reads first; it reads four times more while it needs more. */
+const TAIL_WINDOW = 262_144;
+
 /** The most runs one listing returns. */
 export const RUNS_MAX_LIMIT = 10_000;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-async function segmentRuns(stateRoot: string, file: string): Promise<RunSummary[]> {
+/**
+ * The runs of one segment, reading only its last `tailBytes` (whole lines)
+ * when that is smaller than the file: a listing needs the newest runs, and
+ * a call's records follow one another, so the tail holds them.
+ */
+async function segmentRuns(
+  stateRoot: string,
+  file: string,
+  tailBytes = Number.POSITIVE_INFINITY,
+): Promise<{ runs: RunSummary[]; whole: boolean }> {
   const name = relative(stateRoot, file);
-  const seg = await readSegmentLeniently(file, name);
-  if (seg === undefined) return [];
+  let seg: Awaited<ReturnType<typeof readSegmentLeniently>>;
+  let whole = true;
+  if (Number.isFinite(tailBytes)) {
+    const tail = await readTail(file, tailBytes);
+    if (tail === undefined) return { runs: [], whole: true };
+    whole = tail.whole;
+    seg = parseSegment(tail.bytes, name);
+  } else seg = await readSegmentLeniently(file, name);
+  if (seg === undefined) return { runs: [], whole: true };
   const runs = new Map<string, Mutable<RunSummary>>();
   const of = (id: string) => {
     let r = runs.get(id);
@@ -89,7 +109,39 @@ async function segmentRuns(stateRoot: string, file: string): Promise<RunSummary[
   for (const r of runs.values())
     if (r.startedAt !== undefined && r.endedAt !== undefined)
       r.durationMs = Date.parse(r.endedAt) - Date.parse(r.startedAt);
-  return [...runs.values()];
+  // Cut mid-history, the oldest runs of the window may have lost their start: drop those.
+  const all = [...runs.values()];
+  return {
+    runs: whole
+      ? all
+      : all.filter(
+          (r) => r.startedAt !== undefined || (r.endedAt !== undefined && r.outcome === "rejected"),
+        ),
+    whole,
+  };
+}
+
+/** The last whole lines within the last `bytes` of a file (all of it when smaller). */
+async function readTail(
+  file: string,
+  bytes: number,
+): Promise<{ bytes: Buffer; whole: boolean } | undefined> {
+  let h: Awaited<ReturnType<typeof open>>;
+  try {
+    h = await open(file, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    const { size } = await h.stat();
+    if (size <= bytes) return { bytes: await h.readFile(), whole: true };
+    const buf = Buffer.alloc(bytes);
+    await h.read(buf, 0, bytes, size - bytes);
+    const firstLine = buf.indexOf(0x0a);
+    return { bytes: buf.subarray(firstLine + 1), whole: false };
+  } finally {
+    await h.close();
+  }
 }
 
 const when = (r: RunSummary) => r.startedAt ?? r.endedAt ?? "";
@@ -132,10 +184,18 @@ export async function listRuns(stateRoot: string, filter: RunFilter = {}): Promi
   const seen = new Set<string>();
   let extra = 1;
   for (const file of await newestFirst(stateRoot)) {
-    for (const r of await segmentRuns(stateRoot, file)) {
-      if (seen.has(r.invocationId)) continue;
-      seen.add(r.invocationId);
-      if (matches(r, filter)) found.push(r);
+    // Read a segment from its end, a window at a time, until it gives enough.
+    for (let window = TAIL_WINDOW; ; window *= 4) {
+      const before = found.length;
+      const { runs, whole } = await segmentRuns(stateRoot, file, window);
+      const fresh: RunSummary[] = [];
+      for (const r of runs) if (!seen.has(r.invocationId)) fresh.push(r);
+      const hits = fresh.filter((r) => matches(r, filter));
+      if (whole || hits.length + before >= limit) {
+        for (const r of fresh) seen.add(r.invocationId);
+        found.push(...hits);
+        break;
+      }
     }
     // Hosts close in their own order: one more segment settles the newest few.
     if (found.length >= limit && extra-- === 0) break;
@@ -155,7 +215,9 @@ export async function findRun(
   invocationId: string,
 ): Promise<RunSummary | undefined> {
   for (const file of await newestFirst(stateRoot)) {
-    const r = (await segmentRuns(stateRoot, file)).find((x) => x.invocationId === invocationId);
+    const r = (await segmentRuns(stateRoot, file)).runs.find(
+      (x) => x.invocationId === invocationId,
+    );
     if (r !== undefined) return r;
   }
   return undefined;

@@ -139,3 +139,50 @@ describe("segment parts", () => {
     }
   });
 });
+
+it("lists the newest runs of a large segment from its end, and all of them when asked", async () => {
+  const root = join(work, "large");
+  const dir = join(root, "journal", "archive");
+  mkdirSync(dir, { recursive: true });
+  const lines: string[] = [];
+  const n = 1_500;
+  for (let i = 0; i < n; i++) {
+    const id = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+    const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
+    lines.push(
+      JSON.stringify({
+        actor: "a",
+        at,
+        command: "fx.main/hello",
+        digest: "d",
+        host: "h",
+        invocationId: id,
+        pid: 1,
+        preset: "default",
+        revisionId: "r",
+        subject: "s",
+        surface: "mcp",
+        taskAuthorityRef: "t",
+        type: "start",
+      }),
+      JSON.stringify({
+        at,
+        host: "h",
+        invocationId: id,
+        outcome: "succeeded",
+        reason: "completed",
+        type: "final",
+      }),
+    );
+  }
+  writeFileSync(join(dir, "0000000001.jsonl"), `${lines.join("\n")}\n`);
+  const newest = await listRuns(root, { limit: 3 });
+  expect(newest.map((r) => r.invocationId.slice(-4))).toEqual(["1499", "1498", "1497"]);
+  expect(newest[0]).toMatchObject({
+    outcome: "succeeded",
+    surface: "mcp",
+    command: "fx.main/hello",
+  });
+  expect(await listRuns(root, { limit: 5_000 })).toHaveLength(n);
+  expect((await findRun(root, newest[2]!.invocationId))?.startedAt).toBe(newest[2]!.startedAt);
+});
