@@ -2,18 +2,10 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  fixtureOwnerConfig,
-  fixturePreset,
-  fixtureState,
-  int,
-  machine,
-  managed,
-  processesWith,
-  removeDir,
-  writeFixturePackage,
-} from "@rukh/testkit";
+import { listRuns } from "@rukh/core";
+import { processesWith, removeDir } from "@rukh/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { sleeperState } from "./_sleeper.js";
 
 // The shipped binary's confinement as users meet it: doctor tells the truth
 // about the sandbox it would use, and a preset's concurrency limit holds
@@ -29,60 +21,16 @@ const rukh = (args: string[], env: Record<string, string> = {}) =>
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root, NO_COLOR: "1", ...env },
   });
 
-async function stateWith(config: object) {
-  const made = await fixtureState({
+const stateWith = (config: object = {}) =>
+  sleeperState({
     prefix: "rukh-cli-confinement-",
+    defaultMs: 1_500,
+    maxConcurrency: LIMIT,
     config,
-    packages: async (dir) => [
-      await writeFixturePackage({
-        parent: dir,
-        descriptor: {
-          format: "rukh.extension/2",
-          id: "fx.slow",
-          version: "1.0.0",
-          publisher: "acme",
-          commands: [
-            {
-              id: "slow",
-              path: ["slow"],
-              summary: "Sleep a while",
-              inputs: [int("wait_ms", { default: 1_500 })],
-              execute: managed({ kind: "text" }, "bin/slow.mjs"),
-              machine: machine(),
-            },
-          ],
-        },
-        programs: {
-          "bin/slow.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";
-await runCommandProcess({ handlers: { "fx.slow/slow": async (ctx) => {
-  await new Promise((r) => setTimeout(r, ctx.inputs.wait_ms));
-  return textResult("slept");
-} } });
-`,
-        },
-      }),
-    ],
-    install: "each",
-  });
-  return made;
-}
-
-const config = (extra: object = {}) =>
-  fixtureOwnerConfig({
-    endpointNamespace: "acme-cli-confinement",
-    exposure: { extensions: ["fx.slow"] },
-    presets: {
-      default: fixturePreset({
-        commands: ["fx.slow/*"],
-        deadlineMs: 30_000,
-        maxConcurrency: LIMIT,
-      }),
-    },
-    ...extra,
   });
 
 beforeAll(async () => {
-  ({ work, root } = await stateWith(config()));
+  ({ work, root } = await stateWith());
 });
 afterAll(() => removeDir(work));
 
@@ -92,7 +40,7 @@ const runningCommands = () => processesWith(join(root, "store"), "node").length;
 it(`runs at most ${LIMIT} command processes for ${CALLS} parallel CLI calls, rejecting the rest at once`, async () => {
   const exits: Promise<number | null>[] = [];
   for (let i = 0; i < CALLS; i++) {
-    const child = spawn(bin, ["slow"], {
+    const child = spawn(bin, ["nap"], {
       stdio: "ignore",
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
     });
@@ -111,7 +59,9 @@ it(`runs at most ${LIMIT} command processes for ${CALLS} parallel CLI calls, rej
   const codes = await all;
   const ok = codes.filter((c) => c === 0).length;
   const rejected = codes.filter((c) => c === 4).length;
-  expect(ok + rejected).toBe(CALLS);
+  // Anything else is a failure to explain: the journal says what it was.
+  const failed = await listRuns(root, { outcome: "execution_failed" });
+  expect(ok + rejected, JSON.stringify(failed.map((r) => r.reason))).toBe(CALLS);
   expect(ok).toBeGreaterThanOrEqual(LIMIT);
   expect(rejected).toBeGreaterThan(0);
   expect(most).toBeGreaterThan(1);
@@ -124,7 +74,7 @@ it("doctor and a strict call agree: a bwrap planted on PATH is never used, a con
   writeFileSync(join(fake, "bwrap"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
   const doctor = rukh(["doctor"], { PATH: `${fake}:/usr/bin:/bin` });
   expect(doctor.stdout).not.toContain(fake);
-  const elsewhere = await stateWith(config({ sandbox: { program: join(fake, "bwrap") } }));
+  const elsewhere = await stateWith({ sandbox: { program: join(fake, "bwrap") } });
   try {
     const r = spawnSync(bin, ["doctor"], {
       encoding: "utf8",

@@ -3,17 +3,9 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readJournal } from "@rukh/core";
-import {
-  fixtureOwnerConfig,
-  fixturePreset,
-  fixtureState,
-  int,
-  machine,
-  managed,
-  removeDir,
-  writeFixturePackage,
-} from "@rukh/testkit";
+import { removeDir } from "@rukh/testkit";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { sleeperState } from "./_sleeper.js";
 
 // Every CLI call is a host of its own that recovers what lost hosts left at
 // start-up. Calls that end while other hosts start must never get a second,
@@ -25,49 +17,10 @@ let work: string;
 let root: string;
 
 beforeAll(async () => {
-  ({ work, root } = await fixtureState({
+  ({ work, root } = await sleeperState({
     prefix: "rukh-cli-journal-",
-    config: fixtureOwnerConfig({
-      endpointNamespace: "acme-cli-journal",
-      exposure: {},
-      presets: {
-        default: fixturePreset({
-          commands: ["fx.quick/*"],
-          deadlineMs: 30_000,
-          maxConcurrency: 16,
-        }),
-      },
-    }),
-    packages: async (dir) => [
-      await writeFixturePackage({
-        parent: dir,
-        descriptor: {
-          format: "rukh.extension/2",
-          id: "fx.quick",
-          version: "1.0.0",
-          publisher: "acme",
-          commands: [
-            {
-              id: "nap",
-              path: ["nap"],
-              summary: "Sleep briefly",
-              inputs: [int("wait_ms", { default: 30 })],
-              execute: managed({ kind: "text" }, "bin/nap.mjs"),
-              machine: machine(),
-            },
-          ],
-        },
-        programs: {
-          "bin/nap.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";
-await runCommandProcess({ handlers: { "fx.quick/nap": async (ctx) => {
-  await new Promise((r) => setTimeout(r, ctx.inputs.wait_ms));
-  return textResult("ok");
-} } });
-`,
-        },
-      }),
-    ],
-    install: "each",
+    defaultMs: 30,
+    maxConcurrency: 16,
   }));
 });
 afterAll(() => removeDir(work));
@@ -136,7 +89,7 @@ it("lists and shows the calls it journaled, newest first, with filters and a ver
   const lines = list.stdout.trim().split("\n");
   expect(lines).toHaveLength(3);
   expect(lines[0]).toMatch(
-    /^[0-9a-f-]{36} {2}\S+ {2}cli {2}fx\.quick\/nap {2}succeeded\/completed {2}\d+ ms/,
+    /^[0-9a-f-]{36} {2}\S+ {2}cli {2}fx\.sleep\/nap {2}succeeded\/completed {2}\d+ ms/,
   );
   const json = spawnSync(bin, ["--json", "runs", "list", "--outcome", "rejected", "--limit", "2"], {
     encoding: "utf8",

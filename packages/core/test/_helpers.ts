@@ -145,3 +145,27 @@ export function alive(pid: number): boolean {
     return (e as { code?: string }).code === "EPERM";
   }
 }
+
+/** A journal start record, as a host would have written it, for journals a test builds by hand. */
+export function startRecord(
+  invocationId: string,
+  host: string,
+  over: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    actor: "a",
+    at: "2026-12-01T00:00:00.000Z",
+    command: "fx.main/hello",
+    digest: "d",
+    host,
+    invocationId,
+    pid: 1,
+    preset: "default",
+    revisionId: "r",
+    subject: "s",
+    surface: "cli",
+    taskAuthorityRef: "t",
+    type: "start",
+    ...over,
+  };
+}

@@ -10,7 +10,7 @@ import {
   type WriteFn,
 } from "../src/_journal.js";
 import { findRun, listRuns } from "../src/_runs.js";
-import { call, makeState, openCore } from "./_helpers.js";
+import { call, makeState, openCore, startRecord } from "./_helpers.js";
 
 const work = tempDir("rukh-journal-");
 afterAll(() => removeDir(work));
@@ -92,21 +92,7 @@ describe("segment parts", () => {
   it("recovers a lost host's parts together: an open start carried into a newer part gets one final", async () => {
     const { state, root, work: dir } = await makeState();
     try {
-      const start = (id: string) => ({
-        actor: "a",
-        at: "2026-12-01T00:00:00.000Z",
-        command: "fx.main/hello",
-        digest: "d",
-        host: "gone",
-        invocationId: id,
-        pid: 1,
-        preset: "default",
-        revisionId: "r",
-        subject: "s",
-        surface: "cli",
-        taskAuthorityRef: "t",
-        type: "start",
-      });
+      const start = (id: string) => startRecord(id, "gone");
       const final = (id: string) => ({
         at: "2026-12-01T00:00:01.000Z",
         host: "gone",
@@ -150,21 +136,7 @@ it("lists the newest runs of a large segment from its end, and all of them when 
     const id = `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
     const at = new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString();
     lines.push(
-      JSON.stringify({
-        actor: "a",
-        at,
-        command: "fx.main/hello",
-        digest: "d",
-        host: "h",
-        invocationId: id,
-        pid: 1,
-        preset: "default",
-        revisionId: "r",
-        subject: "s",
-        surface: "mcp",
-        taskAuthorityRef: "t",
-        type: "start",
-      }),
+      JSON.stringify(startRecord(id, "h", { at, surface: "mcp" })),
       JSON.stringify({
         at,
         host: "h",

@@ -10,7 +10,7 @@ import {
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createInvocationCore, readJournal } from "../src/index.js";
-import { binding, call, cleanup, makeState, openCore } from "./_helpers.js";
+import { binding, call, cleanup, makeState, openCore, startRecord } from "./_helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -103,21 +103,9 @@ describe("journal and recovery", () => {
       const { state, root, work } = await makeState();
       try {
         // A lost host's segment: one open start, then the damage.
-        const start = JSON.stringify({
-          actor: "a",
-          at: "2026-12-01T00:00:00.000Z",
-          command: "fx.main/hello",
-          digest: "d",
-          host: "lost-host",
-          invocationId: "11111111-1111-4111-8111-111111111111",
-          pid: 1,
-          preset: "default",
-          revisionId: "r",
-          subject: "s",
-          surface: "cli",
-          taskAuthorityRef: "t",
-          type: "start",
-        });
+        const start = JSON.stringify(
+          startRecord("11111111-1111-4111-8111-111111111111", "lost-host"),
+        );
         mkdirSync(join(root, "journal", "live"), { recursive: true });
         const lost = join(root, "journal", "live", "lost-host.jsonl");
         writeFileSync(lost, `${start}\n${line}`);
