@@ -10,8 +10,8 @@ import {
 } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
+import { holdNamedLock, type NamedLock } from "@rukh/profile";
 import { journalPaths, segmentNames } from "./_journal.js";
-import { claimName } from "./_slots.js";
 
 /** An archive segment is closed once it holds this many bytes (8 MiB); the next one begins. */
 export const ARCHIVE_SEGMENT_BYTES = 8_388_608;
@@ -57,9 +57,9 @@ export async function archiveSegment(
   uid: number,
   retention: JournalRetention,
 ): Promise<boolean> {
-  let lock = null;
+  let lock: NamedLock | null = null;
   for (let i = 0; i < ARCHIVE_TRIES && lock === null; i++) {
-    lock = await claimName(archiveLockName(canonicalRoot, uid));
+    lock = await holdNamedLock(archiveLockName(canonicalRoot, uid));
     if (lock === null) await sleep(5);
   }
   if (lock === null) return false;
@@ -102,7 +102,7 @@ export async function archiveSegment(
     if (created) await prune(p.archive, retention);
     return true;
   } finally {
-    lock.close();
+    lock.release();
   }
 }
 

@@ -28,6 +28,7 @@ import {
 import type { JsonObject, ValidationIssue } from "@rukh/json";
 import {
   DESCRIPTOR_PATH,
+  holdNamedLock,
   PRESET_RESOURCE_DEFAULTS,
   resolveTool,
   type StateDirectory,
@@ -58,13 +59,7 @@ import {
 } from "./_limits.js";
 import type { InvocationDiagnostics, InvocationOutcome, OutcomeReason } from "./_outcome.js";
 import { recoverLostHosts } from "./_recovery.js";
-import {
-  acquireSlot,
-  type ConcurrencySlot,
-  claimName,
-  hostLockName,
-  slotPrefix,
-} from "./_slots.js";
+import { acquireSlot, type ConcurrencySlot, hostLockName, slotPrefix } from "./_slots.js";
 import { processStartTime } from "./_tree.js";
 import { startWatchdog, type Watchdog } from "./_watchdog.js";
 
@@ -292,7 +287,7 @@ export async function createInvocationCore(
   // take it to learn that the host is gone.
   await mkdir(state.root, { recursive: true });
   const canonicalRoot = realpathSync(state.root);
-  const liveness = await claimName(hostLockName(canonicalRoot, uid, host));
+  const liveness = await holdNamedLock(hostLockName(canonicalRoot, uid, host));
   if (liveness === null)
     throw new CoreError("state_unavailable", "cannot hold this host's liveness lock");
   let journal = JournalWriter.create(state.root, host);
@@ -1026,7 +1021,7 @@ export async function createInvocationCore(
         );
       sink.close();
       hostsInThisProcess.delete(host);
-      liveness.close();
+      liveness.release();
     },
   };
 }

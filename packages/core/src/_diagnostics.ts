@@ -10,7 +10,7 @@ export function diagnosticsFile(stateRoot: string): string {
   return join(stateRoot, "logs", "diagnostics.log");
 }
 
-// What Node, V8, glibc and C++ print when an allocation fails (as under RLIMIT_AS).
+// What Node, V8, glibc and C++ print when an allocation fails (as under the memory limit).
 const ALLOCATION_FAILURE =
   /out of memory|allocation failed|Cannot allocate memory|std::bad_alloc|MemoryError|Fatal process OOM/i;
 

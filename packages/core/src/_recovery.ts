@@ -1,4 +1,5 @@
 import { join, relative } from "node:path";
+import { holdNamedLock } from "@rukh/profile";
 import type pino from "pino";
 import { archiveSegment, type JournalRetention, quarantineSegment } from "./_archive.js";
 import {
@@ -11,7 +12,7 @@ import {
   readSegmentLeniently,
   segmentNames,
 } from "./_journal.js";
-import { claimName, hostLockName } from "./_slots.js";
+import { hostLockName } from "./_slots.js";
 import { killTree } from "./_tree.js";
 
 /** What {@link recoverLostHosts} needs from the core starting up. */
@@ -156,21 +157,21 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
     byHost.set(host, [...(byHost.get(host) ?? []), join(p.live, name)]);
   }
   for (const [host, files] of byHost) {
-    const lock = await claimName(hostLockName(ctx.canonicalRoot, ctx.uid, host));
+    const lock = await holdNamedLock(hostLockName(ctx.canonicalRoot, ctx.uid, host));
     if (lock === null) continue;
     try {
       await recoverSegments(ctx, files, recovered);
     } finally {
-      lock.close();
+      lock.release();
     }
   }
   // The single file of earlier versions: its hosts held no lock, so what it left open is lost.
-  const legacy = await claimName(hostLockName(ctx.canonicalRoot, ctx.uid, "legacy"));
+  const legacy = await holdNamedLock(hostLockName(ctx.canonicalRoot, ctx.uid, "legacy"));
   if (legacy !== null)
     try {
       await recoverSegments(ctx, [p.legacy], recovered);
     } finally {
-      legacy.close();
+      legacy.release();
     }
   return recovered;
 }

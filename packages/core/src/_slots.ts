@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { createServer, type Server } from "node:net";
+import { holdNamedLock } from "@rukh/profile";
 
 /**
  * A held concurrency slot; {@link release} gives it back. The kernel gives it
@@ -7,23 +7,6 @@ import { createServer, type Server } from "node:net";
  */
 export interface ConcurrencySlot {
   release(): void;
-}
-
-/**
- * Binds an abstract Unix socket name: the bind is the lock (the name is
- * exclusive while bound, and freed by the kernel with its holder, however it
- * dies). Resolves `null` when another process holds it. Shared by the
- * concurrency slots and the hosts' liveness locks.
- */
-export function claimName(name: string): Promise<Server | null> {
-  return new Promise((resolve) => {
-    const server = createServer((socket) => socket.destroy());
-    server.once("error", () => resolve(null));
-    server.listen({ path: `\0${name}`, exclusive: true }, () => {
-      server.unref();
-      resolve(server);
-    });
-  });
 }
 
 /**
@@ -47,8 +30,8 @@ const digest = (s: string) => createHash("sha256").update(s).digest("hex").slice
  */
 export async function acquireSlot(prefix: string, max: number): Promise<ConcurrencySlot | null> {
   for (let i = 0; i < max; i++) {
-    const server = await claimName(`${prefix}.${i}`);
-    if (server !== null) return { release: () => server.close() };
+    const lock = await holdNamedLock(`${prefix}.${i}`);
+    if (lock !== null) return lock;
   }
   return null;
 }

@@ -1,6 +1,6 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { link, mkdir, open, readFile, rename, unlink, writeFile } from "node:fs/promises";
+import { link, mkdir, open, readFile, realpath, rename, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
@@ -13,6 +13,7 @@ import {
 } from "./_config.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { REVISION_MAX_BYTES } from "./_limits.js";
+import { holdNamedLock } from "./_lock.js";
 import {
   fsyncDir,
   loadStoredPackage,
@@ -122,15 +123,6 @@ export interface StateDirectoryOptions {
 
 const ACTIVE_MAX_BYTES = 128;
 const PROJECTION_CACHE = 8;
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as { code?: string }).code === "EPERM";
-  }
-}
 
 function errno(e: unknown): string | undefined {
   return (e as { code?: string }).code;
@@ -511,39 +503,30 @@ export class StateDirectory {
     }
   }
 
+  /**
+   * Waits (up to the lock timeout) for the state directory's publication
+   * lock: a kernel-held name derived from the user and the directory's real
+   * path, freed when its holder exits however it exits — so a crashed
+   * publisher never leaves a stale lock, and a live one is never broken.
+   */
   async #lock(): Promise<() => Promise<void>> {
-    const path = join(this.root, "lock");
-    const token = `${process.pid} ${randomBytes(8).toString("hex")}\n`;
+    const real = await realpath(this.root).catch(() => this.root);
+    const name = `rukh-publication-${createHash("sha256")
+      .update(`${process.getuid?.() ?? ""}\0${real}`)
+      .digest("hex")
+      .slice(0, 32)}`;
     const deadline = Date.now() + this.#lockTimeoutMs;
     for (;;) {
-      // The lock file appears with its token already in it (written to a
-      // private file, then hard-linked into place, which fails if a lock
-      // exists): no other publisher can ever see a half-written lock and take
-      // a live holder's lock for a stale one.
-      const mine = join(this.root, "tmp", `lock-${process.pid}-${randomBytes(6).toString("hex")}`);
-      try {
-        await writeFile(mine, token);
-        await link(mine, path);
+      const lock = await holdNamedLock(name);
+      if (lock !== null)
         return async () => {
-          // Remove the lock only if it is still ours (a stale-lock breaker may have taken it).
-          const held = await readFile(path, "utf8").catch(() => "");
-          if (held === token) await unlink(path).catch(() => {});
+          lock.release();
         };
-      } catch (e) {
-        if (errno(e) !== "EEXIST") throw ioError("cannot create the publication lock", e);
-      } finally {
-        await unlink(mine).catch(() => {});
-      }
-      const held = await readFile(path, "utf8").catch(() => undefined);
-      const pid = held === undefined ? Number.NaN : Number.parseInt(held, 10);
-      // A lock whose holder is gone (or that is unreadable garbage) is stale.
-      if (held !== undefined && (!Number.isSafeInteger(pid) || !pidAlive(pid))) {
-        const again = await readFile(path, "utf8").catch(() => undefined);
-        if (again === held) await unlink(path).catch(() => {});
-        continue;
-      }
       if (Date.now() > deadline)
-        throw new ProfileError("lock_timeout", `another publisher holds ${path}`);
+        throw new ProfileError(
+          "lock_timeout",
+          `another publisher holds ${this.root}'s publication lock`,
+        );
       await new Promise((r) => setTimeout(r, 2 + Math.random() * 8));
     }
   }

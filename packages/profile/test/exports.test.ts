@@ -28,6 +28,7 @@ it("exports exactly these names", async () => {
       "TOOL_DESCRIPTION_MAX_LENGTH",
       "cliRoutes",
       "computeManifest",
+      "holdNamedLock",
       "listTools",
       "packPackage",
       "parseOwnerConfig",

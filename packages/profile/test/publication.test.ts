@@ -254,3 +254,35 @@ describe("publication", () => {
     expect(await code(h.install("/nonexistent/pkg"))).toBe("io_error");
   });
 });
+
+describe("the publication lock", () => {
+  it("is held by the kernel: a lock file naming a live, unrelated pid blocks nothing", async () => {
+    const h = new StateDirectory(join(work, "lock-held-by-a-stranger"), { lockTimeoutMs: 500 });
+    await h.setConfig(ownerConfig() as never);
+    // What the file-based lock of earlier versions looked like, naming this very (live) process.
+    writeFileSync(join(h.root, "lock"), `${process.pid} 0123456789abcdef\n`);
+    const r = await h.setConfig(ownerConfig({ brand: "acme2" }) as never);
+    expect(r.published).toBe(true);
+  });
+
+  it("serializes publishers of one process, and times out while it is held", async () => {
+    const root = join(work, "lock-timeout");
+    const a = new StateDirectory(root);
+    await a.setConfig(ownerConfig() as never);
+    const { holdNamedLock } = await import("../src/index.js");
+    const { createHash } = await import("node:crypto");
+    const { realpathSync } = await import("node:fs");
+    const name = `rukh-publication-${createHash("sha256")
+      .update(`${process.getuid?.() ?? ""}\0${realpathSync(root)}`)
+      .digest("hex")
+      .slice(0, 32)}`;
+    const held = await holdNamedLock(name);
+    expect(held).not.toBeNull();
+    const b = new StateDirectory(root, { lockTimeoutMs: 200 });
+    await expect(b.setConfig(ownerConfig({ brand: "acme3" }) as never)).rejects.toMatchObject({
+      code: "lock_timeout",
+    });
+    held!.release();
+    expect((await b.setConfig(ownerConfig({ brand: "acme3" }) as never)).published).toBe(true);
+  });
+});
