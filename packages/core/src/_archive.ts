@@ -12,6 +12,7 @@ import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/pr
 import { basename, join } from "node:path";
 import { holdNamedLock, type NamedLock } from "@rukh/profile";
 import { journalPaths, segmentNames } from "./_journal.js";
+import { JOURNAL_MAX_BYTES } from "./_limits.js";
 
 /** An archive segment is closed once it holds this many bytes (8 MiB); the next one begins. */
 export const ARCHIVE_SEGMENT_BYTES = 8_388_608;
@@ -67,6 +68,8 @@ export async function archiveSegment(
     const p = journalPaths(stateRoot);
     let bytes: Buffer;
     try {
+      // A live segment rolls over at 4 MiB; anything far larger is not one of ours to append.
+      if ((await stat(liveFile)).size > JOURNAL_MAX_BYTES) return false;
       bytes = await readFile(liveFile);
     } catch {
       return false;

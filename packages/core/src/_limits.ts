@@ -35,8 +35,10 @@ export const TERMINATE_GRACE_MS = 500;
 export const CLEANUP_WAIT_MS = 2_000;
 
 /**
- * Largest journal file the reader accepts: 64 MiB. A larger file fails
- * closed with `journal_too_large` rather than being read in part.
+ * Largest journal segment read or archived whole: 64 MiB (live segments roll
+ * over at 4 MiB, archive segments close at 8 MiB). `readJournal` fails closed
+ * on a larger one with `journal_too_large` rather than reading it in part;
+ * start-up moves it to `journal/quarantine/` instead.
  *
  * @example
  * JOURNAL_MAX_BYTES; // 67108864
