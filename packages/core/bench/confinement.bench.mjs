@@ -31,7 +31,7 @@ export default async function run(suite) {
       samples: 40,
       note: "target: strict ≤ 1.25× host-trusted",
     });
-    const prefix = slotPrefix(work, "bench", process.getuid());
+    const prefix = slotPrefix(work, "bench");
     const held = await Promise.all([0, 1, 2].map(() => acquireSlot(prefix, 16)));
     const slot = await suite.compare("confinement: shared concurrency slot", {
       baseline: ["an empty async step", async () => {}],

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -10,7 +9,7 @@ import {
 } from "node:fs";
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { holdNamedLock, type NamedLock } from "@rukh/profile";
+import { holdNamedLock, type NamedLock, type OwnerConfig, stateLockName } from "@rukh/profile";
 import { journalPaths, segmentNames } from "./_journal.js";
 import { JOURNAL_MAX_BYTES } from "./_limits.js";
 
@@ -29,18 +28,23 @@ export const DEFAULT_RETENTION: JournalRetention = Object.freeze({
   maxBytes: 268_435_456,
 });
 
+/** The retention an owner configuration asks for (its `journal` member), defaults filled in. */
+export function retentionOf(journal: OwnerConfig["journal"]): JournalRetention {
+  return {
+    maxAgeMs:
+      journal?.maxAgeDays === undefined
+        ? DEFAULT_RETENTION.maxAgeMs
+        : journal.maxAgeDays * 86_400_000,
+    maxBytes: journal?.maxBytes ?? DEFAULT_RETENTION.maxBytes,
+  };
+}
+
 const ARCHIVE_TRIES = 200;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function syncDir(dir: string): Promise<void> {
   const h = await open(dir, constants.O_RDONLY);
   await h.sync().finally(() => h.close());
-}
-
-/** The archive's writer lock: one archiver at a time on a state directory, freed by the kernel with its holder. */
-function archiveLockName(canonicalRoot: string, uid: number): string {
-  const h = createHash("sha256").update(`${uid}\0${canonicalRoot}`).digest("hex").slice(0, 32);
-  return `rukh-archive-${h}`;
 }
 
 /**
@@ -55,12 +59,12 @@ export async function archiveSegment(
   stateRoot: string,
   liveFile: string,
   canonicalRoot: string,
-  uid: number,
-  retention: JournalRetention,
+  retention: () => Promise<JournalRetention>,
 ): Promise<boolean> {
   let lock: NamedLock | null = null;
   for (let i = 0; i < ARCHIVE_TRIES && lock === null; i++) {
-    lock = await holdNamedLock(archiveLockName(canonicalRoot, uid));
+    // One archiver at a time on a state directory.
+    lock = await holdNamedLock(stateLockName("archive", canonicalRoot));
     if (lock === null) await sleep(5);
   }
   if (lock === null) return false;
@@ -102,7 +106,7 @@ export async function archiveSegment(
     await unlink(liveFile);
     await syncDir(p.live);
     // History is pruned when a new archive segment begins: a call pays for one stat, not the archive.
-    if (created) await prune(p.archive, retention);
+    if (created) await prune(p.archive, await retention());
     return true;
   } finally {
     lock.release();

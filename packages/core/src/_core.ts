@@ -29,13 +29,15 @@ import type { JsonObject, ValidationIssue } from "@rukh/json";
 import {
   DESCRIPTOR_PATH,
   holdNamedLock,
+  type NamedLock,
   PRESET_RESOURCE_DEFAULTS,
   resolveTool,
   type StateDirectory,
+  stateLockName,
   type TaskPreset,
   type ToolProjection,
 } from "@rukh/profile";
-import { archiveSegment, DEFAULT_RETENTION, type JournalRetention } from "./_archive.js";
+import { archiveSegment, type JournalRetention, retentionOf } from "./_archive.js";
 import { detectConfinement, strictHome } from "./_confinement.js";
 import {
   DiagnosticsSink,
@@ -59,7 +61,7 @@ import {
 } from "./_limits.js";
 import type { InvocationDiagnostics, InvocationOutcome, OutcomeReason } from "./_outcome.js";
 import { recoverLostHosts } from "./_recovery.js";
-import { acquireSlot, type ConcurrencySlot, hostLockName, slotPrefix } from "./_slots.js";
+import { acquireSlot, slotPrefix } from "./_slots.js";
 import { processStartTime } from "./_tree.js";
 import { startWatchdog, type Watchdog } from "./_watchdog.js";
 
@@ -281,37 +283,34 @@ export async function createInvocationCore(
     DIAGNOSTICS_MAX_BYTES,
   );
   const env = options.env ?? { PATH: process.env.PATH ?? "/usr/bin:/bin" };
-  const uid = process.getuid?.() ?? -1;
   const host = randomUUID();
   // Held for this host's whole life, from before its segment exists: others
   // take it to learn that the host is gone.
   await mkdir(state.root, { recursive: true });
   const canonicalRoot = realpathSync(state.root);
-  const liveness = await holdNamedLock(hostLockName(canonicalRoot, uid, host));
+  const liveness = await holdNamedLock(stateLockName("host", canonicalRoot, host));
   if (liveness === null)
     throw new CoreError("state_unavailable", "cannot hold this host's liveness lock");
   let journal = JournalWriter.create(state.root, host);
   let journalPart = 0;
   const sink = new DiagnosticsSink(state.root);
   hostsInThisProcess.add(host);
+  // Read only when archiving begins a new archive segment: a call does not pay for it.
   const retention = async (): Promise<JournalRetention> => {
     const active = await state.activeRevisionId().catch(() => null);
-    const j = active === null ? undefined : (await state.readRevision(active)).config.journal;
-    return {
-      maxAgeMs: (j?.maxAgeDays ?? DEFAULT_RETENTION.maxAgeMs / 86_400_000) * 86_400_000,
-      maxBytes: j?.maxBytes ?? DEFAULT_RETENTION.maxBytes,
-    };
+    return retentionOf(
+      active === null ? undefined : (await state.readRevision(active)).config.journal,
+    );
   };
 
   // Recovery: a start without a final whose host is gone never ran to an outcome we know.
   const recovered = await recoverLostHosts({
     stateRoot: state.root,
     canonicalRoot,
-    uid,
     host,
     skip: hostsInThisProcess,
     logger: sink.logger,
-    retention: await retention(),
+    retention,
   });
 
   const descriptors = new Map<string, ExtensionDescriptor>();
@@ -545,8 +544,7 @@ export async function createInvocationCore(
     full.close();
     // Parts go to the archive in order; close() waits for them.
     archiving = archiving
-      .then(() => retention())
-      .then((r) => archiveSegment(state.root, full.file, canonicalRoot, uid, r))
+      .then(() => archiveSegment(state.root, full.file, canonicalRoot, retention))
       .catch((e) =>
         sink.logger.error({ err: e }, "a full journal segment could not be archived yet"),
       );
@@ -681,12 +679,12 @@ export async function createInvocationCore(
         admitted.revisionId,
       );
     inFlight++;
-    let slot: ConcurrencySlot | null = null;
+    let slot: NamedLock | null = null;
     const identity = admitted.command.identity;
     try {
       // The same limit holds across every process on this state directory.
       slot = await acquireSlot(
-        slotPrefix(canonicalRoot, binding.preset, uid),
+        slotPrefix(canonicalRoot, binding.preset),
         admitted.preset.maxConcurrency,
       );
       if (slot === null)
@@ -1016,8 +1014,8 @@ export async function createInvocationCore(
       // A segment with nothing owed is history now; one still owing finals stays
       // live, and the next start finishes it.
       if (unwritten.length === 0)
-        await archiveSegment(state.root, journal.file, canonicalRoot, uid, await retention()).catch(
-          (e) => sink.logger.error({ err: e }, "the journal segment could not be archived yet"),
+        await archiveSegment(state.root, journal.file, canonicalRoot, retention).catch((e) =>
+          sink.logger.error({ err: e }, "the journal segment could not be archived yet"),
         );
       sink.close();
       hostsInThisProcess.delete(host);

@@ -424,22 +424,17 @@ export class JournalWriter {
       fdatasyncSync(fd);
       this.size = before + written;
     } catch (e) {
-      if (written > 0 && before !== undefined) this.#cutBack(fd, before, written);
+      if (written > 0 && before !== undefined) this.#cutBack(fd, before);
       throw new CoreError("journal_failed", `cannot append to the journal ${this.file}`, {
         cause: e,
       });
     }
   }
 
-  /**
-   * Removes the `written` bytes of a failed append that started at `before`,
-   * if they are still the file's last bytes (another host appending in
-   * between makes them a line of their own instead).
-   */
-  #cutBack(fd: number, before: number, written: number): void {
+  /** Removes what a failed append wrote: this host is the segment's only writer. */
+  #cutBack(fd: number, before: number): void {
     try {
-      if (fstatSync(fd).size === before + written) ftruncateSync(fd, before);
-      else writeSync(fd, "\n");
+      ftruncateSync(fd, before);
       fdatasyncSync(fd);
     } catch {}
   }

@@ -1,5 +1,5 @@
 import { join, relative } from "node:path";
-import { holdNamedLock } from "@rukh/profile";
+import { holdNamedLock, stateLockName } from "@rukh/profile";
 import type pino from "pino";
 import { archiveSegment, type JournalRetention, quarantineSegment } from "./_archive.js";
 import {
@@ -9,10 +9,10 @@ import {
   JournalWriter,
   journalPaths,
   liveSegmentHost,
+  type ParsedSegment,
   readSegmentLeniently,
   segmentNames,
 } from "./_journal.js";
-import { hostLockName } from "./_slots.js";
 import { killTree } from "./_tree.js";
 
 /** What {@link recoverLostHosts} needs from the core starting up. */
@@ -20,13 +20,13 @@ export interface RecoveryContext {
   readonly stateRoot: string;
   /** The state directory's real path, which names the hosts' locks. */
   readonly canonicalRoot: string;
-  readonly uid: number;
   /** This core's host id, written into the finals it adds. */
   readonly host: string;
   /** Hosts of this process: alive by definition. */
   readonly skip: ReadonlySet<string>;
   readonly logger: pino.Logger;
-  readonly retention: JournalRetention;
+  /** Read only if archiving begins a new archive segment. */
+  readonly retention: () => Promise<JournalRetention>;
 }
 
 function openStarts(records: readonly JournalRecord[]) {
@@ -97,10 +97,7 @@ async function recoverSegments(
   files: readonly string[],
   recovered: string[],
 ): Promise<void> {
-  const parts: {
-    file: string;
-    seg: NonNullable<Awaited<ReturnType<typeof readSegmentLeniently>>>;
-  }[] = [];
+  const parts: { file: string; seg: ParsedSegment }[] = [];
   for (const file of files) {
     try {
       const seg = await readSegmentLeniently(file, relative(ctx.stateRoot, file));
@@ -133,7 +130,7 @@ async function recoverSegments(
         { damaged: seg.damaged.slice(0, 20), movedTo: to },
         "a damaged journal segment was moved aside; its readable records were recovered",
       );
-    } else await archiveSegment(ctx.stateRoot, file, ctx.canonicalRoot, ctx.uid, ctx.retention);
+    } else await archiveSegment(ctx.stateRoot, file, ctx.canonicalRoot, ctx.retention);
   }
 }
 
@@ -157,7 +154,7 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
     byHost.set(host, [...(byHost.get(host) ?? []), join(p.live, name)]);
   }
   for (const [host, files] of byHost) {
-    const lock = await holdNamedLock(hostLockName(ctx.canonicalRoot, ctx.uid, host));
+    const lock = await holdNamedLock(stateLockName("host", ctx.canonicalRoot, host));
     if (lock === null) continue;
     try {
       await recoverSegments(ctx, files, recovered);
@@ -166,7 +163,7 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
     }
   }
   // The single file of earlier versions: its hosts held no lock, so what it left open is lost.
-  const legacy = await holdNamedLock(hostLockName(ctx.canonicalRoot, ctx.uid, "legacy"));
+  const legacy = await holdNamedLock(stateLockName("host", ctx.canonicalRoot, "legacy"));
   if (legacy !== null)
     try {
       await recoverSegments(ctx, [p.legacy], recovered);

@@ -1,6 +1,6 @@
 import { open } from "node:fs/promises";
-import { join, relative } from "node:path";
-import { journalPaths, parseSegment, readSegmentLeniently, segmentNames } from "./_journal.js";
+import { relative } from "node:path";
+import { allSegments, parseSegment, readSegmentLeniently } from "./_journal.js";
 import type { OutcomeKind, OutcomeReason } from "./_outcome.js";
 
 /**
@@ -159,14 +159,7 @@ function matches(r: RunSummary, f: RunFilter): boolean {
 }
 
 /** Segments newest first: live ones, then the archive from its end, then the earlier versions' file. */
-async function newestFirst(stateRoot: string): Promise<string[]> {
-  const p = journalPaths(stateRoot);
-  return [
-    ...(await segmentNames(p.live)).map((n) => join(p.live, n)),
-    ...(await segmentNames(p.archive)).reverse().map((n) => join(p.archive, n)),
-    p.legacy,
-  ];
-}
+const newestFirst = async (stateRoot: string) => (await allSegments(stateRoot)).reverse();
 
 /**
  * The newest runs that match `filter` (at most `limit`, default 50), newest

@@ -1,34 +1,19 @@
-import { createHash } from "node:crypto";
-import { holdNamedLock } from "@rukh/profile";
-
-/**
- * A held concurrency slot; {@link release} gives it back. The kernel gives it
- * back too when the holding process dies, however it dies.
- */
-export interface ConcurrencySlot {
-  release(): void;
-}
+import { holdNamedLock, type NamedLock, stateLockName } from "@rukh/profile";
 
 /**
  * The slot names of one preset on one state directory, shared by every CLI
  * and MCP process of the same user on this machine (network namespace).
  */
-export function slotPrefix(stateRoot: string, preset: string, uid: number): string {
-  return `rukh-slot-${digest(`${uid}\0${stateRoot}\0${preset}`)}`;
+export function slotPrefix(canonicalRoot: string, preset: string): string {
+  return stateLockName("slot", canonicalRoot, preset);
 }
-
-/** The liveness lock of one host (core) on a state directory: held for the host's whole life. */
-export function hostLockName(stateRoot: string, uid: number, host: string): string {
-  return `rukh-host-${digest(`${uid}\0${stateRoot}`)}.${host}`;
-}
-
-const digest = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 32);
 
 /**
  * Takes one of `max` slots without waiting: tries each in turn and resolves
  * `null` when all are held (the caller rejects the call; there is no queue).
+ * The kernel gives a slot back when its holder dies, however it dies.
  */
-export async function acquireSlot(prefix: string, max: number): Promise<ConcurrencySlot | null> {
+export async function acquireSlot(prefix: string, max: number): Promise<NamedLock | null> {
   for (let i = 0; i < max; i++) {
     const lock = await holdNamedLock(`${prefix}.${i}`);
     if (lock !== null) return lock;

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { createServer } from "node:net";
 
 /**
@@ -12,6 +13,23 @@ import { createServer } from "node:net";
  */
 export interface NamedLock {
   release(): void;
+}
+
+/**
+ * The name of a lock of one kind on one state directory, for this user:
+ * `rukh-<kind>-<hash of uid and the directory's real path>`, then `.<part>`
+ * when given (a slot number, a host id). Every process of the user that
+ * names the same directory names the same lock.
+ *
+ * @example
+ * stateLockName("publication", realpathSync(root)); // "rukh-publication-3f2a…"
+ */
+export function stateLockName(kind: string, canonicalRoot: string, part?: string): string {
+  const h = createHash("sha256")
+    .update(`${process.getuid?.() ?? ""}\0${canonicalRoot}`)
+    .digest("hex")
+    .slice(0, 32);
+  return `rukh-${kind}-${h}${part === undefined ? "" : `.${part}`}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { link, mkdir, open, readFile, realpath, rename, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -13,7 +13,7 @@ import {
 } from "./_config.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { REVISION_MAX_BYTES } from "./_limits.js";
-import { holdNamedLock } from "./_lock.js";
+import { holdNamedLock, stateLockName } from "./_lock.js";
 import {
   fsyncDir,
   loadStoredPackage,
@@ -511,10 +511,7 @@ export class StateDirectory {
    */
   async #lock(): Promise<() => Promise<void>> {
     const real = await realpath(this.root).catch(() => this.root);
-    const name = `rukh-publication-${createHash("sha256")
-      .update(`${process.getuid?.() ?? ""}\0${real}`)
-      .digest("hex")
-      .slice(0, 32)}`;
+    const name = stateLockName("publication", real);
     const deadline = Date.now() + this.#lockTimeoutMs;
     for (;;) {
       const lock = await holdNamedLock(name);

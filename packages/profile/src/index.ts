@@ -32,7 +32,7 @@ export {
   TOOL_DESCRIPTION_MAX_LENGTH,
 } from "./_limits.js";
 export type { NamedLock } from "./_lock.js";
-export { holdNamedLock } from "./_lock.js";
+export { holdNamedLock, stateLockName } from "./_lock.js";
 export type { ManifestFile, PackageManifest, PackageSignature } from "./_package.js";
 export {
   computeManifest,

@@ -37,6 +37,7 @@ it("exports exactly these names", async () => {
       "resolveStateDir",
       "resolveTool",
       "signPackage",
+      "stateLockName",
       "toolName",
       "validateOwnerConfig",
     ]

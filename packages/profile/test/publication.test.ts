@@ -269,13 +269,9 @@ describe("the publication lock", () => {
     const root = join(work, "lock-timeout");
     const a = new StateDirectory(root);
     await a.setConfig(ownerConfig() as never);
-    const { holdNamedLock } = await import("../src/index.js");
-    const { createHash } = await import("node:crypto");
+    const { holdNamedLock, stateLockName } = await import("../src/index.js");
     const { realpathSync } = await import("node:fs");
-    const name = `rukh-publication-${createHash("sha256")
-      .update(`${process.getuid?.() ?? ""}\0${realpathSync(root)}`)
-      .digest("hex")
-      .slice(0, 32)}`;
+    const name = stateLockName("publication", realpathSync(root));
     const held = await holdNamedLock(name);
     expect(held).not.toBeNull();
     const b = new StateDirectory(root, { lockTimeoutMs: 200 });
