@@ -1,7 +1,17 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync, writeSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, describe, expect, it } from "vitest";
+import { ARCHIVE_SEGMENT_BYTES, archiveSegment } from "../src/_archive.js";
 import {
   type JournalRecord,
   JournalWriter,
@@ -157,4 +167,37 @@ it("lists the newest runs of a large segment from its end, and all of them when 
   });
   expect(await listRuns(root, { limit: 5_000 })).toHaveLength(n);
   expect((await findRun(root, newest[2]!.invocationId))?.startedAt).toBe(newest[2]!.startedAt);
+});
+
+it("prunes the oldest archive segments past the age and size budget when a new one begins, never the newest", async () => {
+  const root = join(work, "prune");
+  const archive = join(root, "journal", "archive");
+  const live = join(root, "journal", "live");
+  mkdirSync(archive, { recursive: true });
+  mkdirSync(live, { recursive: true });
+  const seg = (n: number) => join(archive, `${String(n).padStart(10, "0")}.jsonl`);
+  const old = new Date(Date.now() - 40 * 86_400_000);
+  writeFileSync(seg(1), "x\n");
+  utimesSync(seg(1), old, old);
+  writeFileSync(seg(2), "y\n".repeat(1_000));
+  // A full newest segment: the next archive begins segment 4.
+  writeFileSync(seg(3), "");
+  truncateSync(seg(3), ARCHIVE_SEGMENT_BYTES);
+  const lost = join(live, "h.000000.jsonl");
+  writeFileSync(lost, `${JSON.stringify(record(7))}\n`);
+  let asked = 0;
+  const retention = async () => {
+    asked++;
+    return { maxAgeMs: 30 * 86_400_000, maxBytes: ARCHIVE_SEGMENT_BYTES + 1_000 };
+  };
+  expect(await archiveSegment(root, lost, realpathSync(root), retention)).toBe(true);
+  // 1 is too old; 2 pushes the total past the budget; 3 and the new 4 stay.
+  expect(readdirSync(archive)).toEqual(["0000000003.jsonl", "0000000004.jsonl"]);
+  expect(asked).toBe(1);
+  // Appending to a segment with room asks nothing of the configuration.
+  const next = join(live, "h.000001.jsonl");
+  writeFileSync(next, `${JSON.stringify(record(8))}\n`);
+  expect(await archiveSegment(root, next, realpathSync(root), retention)).toBe(true);
+  expect(asked).toBe(1);
+  expect(readdirSync(live)).toEqual([]);
 });
