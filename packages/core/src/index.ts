@@ -1,9 +1,5 @@
 // The complete public surface of @rukh/core: any export added here becomes public API.
 
-export type { JournalReport } from "./_archive.js";
-export { describeJournal } from "./_archive.js";
-export type { ConfinementReport } from "./_confinement.js";
-export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./_confinement.js";
 export type {
   AdapterRefusal,
   CommandRef,
@@ -11,7 +7,11 @@ export type {
   InvocationCore,
   InvocationCoreOptions,
   InvocationRequest,
-} from "./_core.js";
+} from "./_api.js";
+export type { JournalReport } from "./_archive.js";
+export { describeJournal } from "./_archive.js";
+export type { ConfinementReport } from "./_confinement.js";
+export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./_confinement.js";
 export { createInvocationCore } from "./_core.js";
 export type { CoreErrorCode } from "./_errors.js";
 export { CORE_ERROR_CODES, CoreError } from "./_errors.js";

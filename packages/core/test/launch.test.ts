@@ -1,22 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { type LaunchEnvironment, type LaunchRequest, launchPlan } from "../src/_launch.js";
+import { TEST_ENVIRONMENT } from "./_environment.js";
 
-const env: LaunchEnvironment = {
-  sandbox: { path: "/usr/bin/bwrap" },
-  hostPidNamespace: true,
-  prlimit: "/usr/bin/prlimit",
-  setpriv: "/usr/bin/setpriv",
-  shell: "/bin/sh",
-  root: false,
-  nodePermission: true,
-  nodeBinary: "/opt/node/bin/node",
-  runtimeReadDirs: ["/opt/rukh/ipc"],
-  systemEntries: [
-    { path: "/usr", bind: true },
-    { path: "/bin", bind: false, target: "usr/bin" },
-  ],
-  privateDirs: ["/home/u"],
-};
+const env = TEST_ENVIRONMENT;
 const req: LaunchRequest = {
   profile: "strict",
   runtime: "node",

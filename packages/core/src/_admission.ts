@@ -1,0 +1,254 @@
+// Admission: whether one request may run, decided from what is installed and
+// who the host is bound to. Pure — the caller reads the revision, its
+// projection and the stored descriptor; nothing here touches a file or a clock.
+
+import { isAbsolute, join, relative } from "node:path";
+import {
+  type CommandSpec,
+  type ExtensionDescriptor,
+  type InputIssueCode,
+  REGISTERED_FEATURES,
+  type ValidatedInputs,
+  validateInputs,
+} from "@rukh/descriptor";
+import type { ValidationIssue } from "@rukh/json";
+import {
+  type InstalledExtension,
+  PRESET_RESOURCE_DEFAULTS,
+  type ProfileRevision,
+  resolveTool,
+  type TaskPreset,
+  type ToolProjection,
+} from "@rukh/profile";
+import type { HostBinding, InvocationRequest } from "./_api.js";
+import { type Confinement, strictHome } from "./_confinement.js";
+import { type LaunchPlan, launchPlan, type ResourceLimits } from "./_launch.js";
+import type { OutcomeReason } from "./_outcome.js";
+
+/** Why a request does not run, and as much of what it named as is known. */
+export interface Rejection {
+  readonly reject: OutcomeReason;
+  readonly revisionId?: string;
+  /** The command, once the request named one that exists. */
+  readonly identity?: string;
+  readonly issues?: readonly ValidationIssue<InputIssueCode>[];
+  readonly message: string;
+}
+
+/** The command a request names, found in the active revision. */
+export interface Target {
+  readonly revisionId: string;
+  readonly identity: string;
+  readonly extension: InstalledExtension;
+}
+
+/** A request that may run: the command, its checked inputs and the preset it runs under. */
+export interface Admitted {
+  readonly revisionId: string;
+  readonly digest: string;
+  readonly packageDir: string;
+  /** The command's program, inside its package. */
+  readonly program: string;
+  readonly command: CommandSpec;
+  readonly preset: TaskPreset;
+  readonly validated: ValidatedInputs;
+  readonly limits: ResourceLimits;
+  readonly resultMaxBytes: number;
+}
+
+/** An admitted request and how it is launched. */
+export interface Planned extends Admitted {
+  readonly plan: LaunchPlan;
+  /** The shell a watchdog runs on, for a plan without a pid namespace. */
+  readonly watchdogShell: string | null;
+}
+
+/** What admission decides from: the active revision as read for this one request. */
+export interface AdmissionInput {
+  readonly request: InvocationRequest;
+  readonly binding: HostBinding;
+  readonly activeRevisionId: string | null;
+  readonly revision: ProfileRevision;
+  readonly projection: ToolProjection;
+}
+
+const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
+const exposedCache = new WeakMap<ToolProjection, ReadonlySet<string>>();
+const routedCache = new WeakMap<ToolProjection, ReadonlySet<string>>();
+
+function memo(
+  cache: WeakMap<ToolProjection, ReadonlySet<string>>,
+  p: ToolProjection,
+  ids: () => string[],
+): ReadonlySet<string> {
+  let s = cache.get(p);
+  if (s === undefined) {
+    s = new Set(ids());
+    cache.set(p, s);
+  }
+  return s;
+}
+
+const exposedTools = (p: ToolProjection) =>
+  memo(exposedCache, p, () => p.tools.map((t) => t.identity));
+const routedCommands = (p: ToolProjection) =>
+  memo(routedCache, p, () => p.routes.commands.map((r) => r.identity));
+
+function allowedBy(preset: TaskPreset, identity: string): boolean {
+  const ext = identity.slice(0, identity.indexOf("/"));
+  return preset.commands.includes(identity) || preset.commands.includes(`${ext}/*`);
+}
+
+/**
+ * Rejects a request resolved in a revision that is no longer active, before
+ * anything of that revision is read.
+ */
+export function checkRevision(
+  request: InvocationRequest,
+  activeRevisionId: string | null,
+): Rejection | null {
+  if (activeRevisionId === null) return { reject: "not_found", message: "nothing is installed" };
+  if (request.revisionId !== undefined && request.revisionId !== activeRevisionId)
+    return {
+      reject: "obsolete_revision",
+      message: "the command was resolved in a profile revision that is no longer active",
+    };
+  return null;
+}
+
+/** Finds the command a request names: by identity, or by exact tool name in the projection. */
+export function targetOf(input: AdmissionInput): Target | Rejection {
+  const stale = checkRevision(input.request, input.activeRevisionId);
+  if (stale !== null) return stale;
+  const revisionId = input.activeRevisionId as string;
+  const ref = input.request.command;
+  let identity: string;
+  if ("toolName" in ref) {
+    const tool = resolveTool(input.projection, ref.toolName);
+    if (tool === undefined) return { reject: "not_found", revisionId, message: "no such tool" };
+    identity = tool.identity;
+  } else identity = ref.identity;
+  const slash = identity.indexOf("/");
+  const extension = input.revision.extensions.find((e) => e.id === identity.slice(0, slash));
+  if (slash < 1 || extension === undefined)
+    return { reject: "not_found", revisionId, message: "no such command" };
+  return { revisionId, identity, extension };
+}
+
+/**
+ * Decides whether the target runs for this host: the surface's rules, the
+ * inputs, and the preset's commands, actions and resources.
+ *
+ * @example
+ * const target = targetOf(input);
+ * const decision = "reject" in target ? target : admit(input, target, descriptor, packageDir);
+ */
+export function admit(
+  input: AdmissionInput,
+  target: Target,
+  descriptor: ExtensionDescriptor,
+  packageDir: string,
+): Admitted | Rejection {
+  const { request, binding, revision, projection } = input;
+  const { revisionId, identity, extension } = target;
+  const command = descriptor.commands.find((c) => c.identity === identity);
+  if (command === undefined) return { reject: "not_found", revisionId, message: "no such command" };
+  const no = (reject: OutcomeReason, message: string): Rejection => ({
+    reject,
+    revisionId,
+    identity,
+    message,
+  });
+  if (!extension.enabled) return no("not_exposed", "the command's extension is disabled");
+  const features = command.machine?.requiredFeatures ?? [];
+  const featuresOk = features.every((f) => FEATURES.has(f));
+  if (request.surface === "mcp") {
+    if (command.execute.mapping === "passthrough")
+      return no("passthrough_cli_only", "a passthrough program runs on the CLI only");
+    if (command.machine?.interaction === "required")
+      return no(
+        "interaction_required",
+        "the command requires interaction, which MCP cannot provide",
+      );
+    if (!featuresOk)
+      return no("feature_unsupported", "the command requires an unsupported feature");
+    if (!exposedTools(projection).has(identity))
+      return no("not_exposed", "the command is not an exposed tool");
+    if (command.machine?.interaction === "optional")
+      return no(
+        "interaction_unavailable",
+        "the command may ask for interaction, which MCP cannot provide",
+      );
+  } else {
+    if (!routedCommands(projection).has(identity))
+      return no("not_exposed", "the command is not installed and enabled");
+    if (!featuresOk)
+      return no("feature_unsupported", "the command requires an unsupported feature");
+  }
+  const validated = validateInputs(command, request.supplied);
+  if (!validated.ok)
+    return { ...no("invalid_input", "the inputs are invalid"), issues: validated.issues };
+  const config = revision.config;
+  const preset = Object.hasOwn(config.presets, binding.preset)
+    ? config.presets[binding.preset]
+    : undefined;
+  if (preset === undefined) return no("preset_denied", "the host's task preset is not defined");
+  if (
+    !allowedBy(preset, identity) ||
+    !command.requests.actions.every((a) => preset.actions.includes(a)) ||
+    !command.requests.resources.every((r) => preset.resources.includes(r))
+  )
+    return no("preset_denied", "the task preset does not allow this command or what it requests");
+  const program = join(packageDir, ...command.execute.program.split("/"));
+  const rel = relative(packageDir, program);
+  if (rel.startsWith("..") || isAbsolute(rel))
+    return no("not_found", "the command's program is outside its package");
+  return {
+    revisionId,
+    digest: extension.digest,
+    packageDir,
+    program,
+    command,
+    preset,
+    validated: validated.value,
+    limits: { ...PRESET_RESOURCE_DEFAULTS, ...preset.limits },
+    resultMaxBytes: config.limits?.maxCommandResultBytes ?? 131_072,
+  };
+}
+
+/** How an admitted call is launched, or why its preset's enforcement cannot be had here. */
+export function plan(
+  admitted: Admitted,
+  request: InvocationRequest,
+  confinement: Confinement,
+  cwd: string,
+): Planned | Rejection {
+  const unavailable = (why: string): Rejection => ({
+    reject: "enforcement_unavailable",
+    revisionId: admitted.revisionId,
+    identity: admitted.command.identity,
+    message: `the strict enforcement profile is not available here: ${why}`,
+  });
+  if (admitted.preset.enforcement === "strict" && confinement.strictUnavailable !== null)
+    return unavailable(confinement.strictUnavailable);
+  const launch = launchPlan(
+    {
+      profile: admitted.preset.enforcement,
+      runtime: admitted.command.execute.runtime,
+      program: admitted.program,
+      packageDir: admitted.packageDir,
+      args: request.passthroughArgs ?? [],
+      cwd: request.cwd ?? cwd,
+      limits: admitted.limits,
+      interactive: admitted.command.execute.mapping === "passthrough",
+    },
+    confinement.environment,
+    strictHome(confinement.environment),
+  );
+  if ("unavailable" in launch) return unavailable(launch.unavailable);
+  return {
+    ...admitted,
+    plan: launch,
+    watchdogShell: launch.tree === "process-group" ? confinement.environment.shell : null,
+  };
+}

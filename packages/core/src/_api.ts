@@ -1,0 +1,135 @@
+// The contract between adapters and the invocation core: what a host is bound
+// to, what one call asks for, and what the core promises back.
+
+import type { InputIssueCode, SuppliedInputs } from "@rukh/descriptor";
+import type { ValidationIssue } from "@rukh/json";
+import type { StateDirectory } from "@rukh/profile";
+import { CoreError } from "./_errors.js";
+import type { InvocationOutcome } from "./_outcome.js";
+
+/**
+ * Who every call of this core runs for. Fixed by the adapter at launch (for a
+ * stdio MCP server: for the life of the process) and never taken from tool
+ * arguments or client information.
+ *
+ * @example
+ * const binding: HostBinding = { subject: "alice", actor: "claude-desktop", taskAuthorityRef: "local", preset: "default" };
+ */
+export interface HostBinding {
+  readonly subject: string;
+  readonly actor: string;
+  readonly taskAuthorityRef: string;
+  /** Name of the task preset in the owner configuration. */
+  readonly preset: string;
+}
+
+/**
+ * Options of {@link createInvocationCore}.
+ *
+ * @example
+ * const options: InvocationCoreOptions = { state: new StateDirectory(root), binding };
+ */
+export interface InvocationCoreOptions {
+  readonly state: StateDirectory;
+  readonly binding: HostBinding;
+  /** The complete environment of command processes; default `{ PATH }` of this process. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Per-invocation diagnostics cap, at most (and by default) {@link DIAGNOSTICS_MAX_BYTES}. */
+  readonly diagnosticsMaxBytes?: number;
+  /**
+   * Where bubblewrap is; `null` means there is none (strict calls are then
+   * rejected). Default: the owner configuration's `sandbox.program`, else the
+   * first existing of /usr/bin/bwrap and /bin/bwrap — never a PATH lookup.
+   * Whichever it is must pass the ownership check.
+   */
+  readonly sandboxProgram?: string | null;
+}
+
+/**
+ * Names the command to run: its canonical identity, or an MCP tool name the
+ * core resolves in the pinned revision (exact match only).
+ *
+ * @example
+ * const ref: CommandRef = { identity: "acme.files/count_lines" };
+ */
+export type CommandRef = { readonly identity: string } | { readonly toolName: string };
+
+/**
+ * One call into the core.
+ *
+ * @example
+ * const request: InvocationRequest = { command: { identity: "acme.files/count_lines" },
+ *   supplied: { values: new Map([["path", "src"]]) }, surface: "mcp", revisionId, signal };
+ */
+export interface InvocationRequest {
+  readonly command: CommandRef;
+  /** Typed values the caller supplied explicitly, decoded by the adapter. */
+  readonly supplied: SuppliedInputs;
+  readonly surface: "cli" | "mcp";
+  /** The revision the adapter resolved the name in; if it is no longer active the call is rejected (`obsolete_revision`). */
+  readonly revisionId?: string;
+  /** The client's cancellation (reason `client_cancel`). */
+  readonly signal?: AbortSignal;
+  /** The owner's cancellation (reason `owner_cancel`). */
+  readonly ownerSignal?: AbortSignal;
+  /** Raw arguments of a passthrough program (CLI only). */
+  readonly passthroughArgs?: readonly string[];
+  /** Working directory of the command process; default this process's. */
+  readonly cwd?: string;
+}
+
+/**
+ * The invocation core of one host binding.
+ *
+ * @example
+ * const core = await createInvocationCore({ state, binding });
+ * const outcome = await core.invoke(request);
+ * await core.close();
+ */
+export interface InvocationCore {
+  readonly binding: HostBinding;
+  /** Invocation ids this start-up finalized as `execution_failed`/`host_lost`. */
+  readonly recovered: readonly string[];
+  /**
+   * Runs one call to its one outcome; never throws. When the journal cannot
+   * record the start (a full disk), the call runs nothing and ends
+   * `execution_failed`/`journal_failed`; a final that cannot be recorded is
+   * kept and written with the next record that can be.
+   */
+  invoke(request: InvocationRequest): Promise<InvocationOutcome>;
+  /**
+   * Journals a call an adapter refused before the core could take it — its
+   * arguments did not decode — and returns its `rejected`/`invalid_input`
+   * outcome, so every invocation id a caller is given is in the journal.
+   */
+  rejected(refusal: AdapterRefusal): Promise<InvocationOutcome>;
+  /** Rejects new calls (`core_closed`), cancels running ones (`owner_cancel`), waits for them, closes the journal and log. */
+  close(): Promise<void>;
+}
+
+/**
+ * A call an adapter refused on its own: the command it named and why.
+ *
+ * @example
+ * const refusal: AdapterRefusal = { identity: "acme.files/count", surface: "mcp",
+ *   message: "the arguments do not match the tool's input schema", issues };
+ */
+export interface AdapterRefusal {
+  readonly identity: string;
+  readonly surface: "cli" | "mcp";
+  readonly message: string;
+  readonly issues: readonly ValidationIssue<InputIssueCode>[];
+}
+
+/** The binding as the core keeps it: checked, copied and frozen. */
+export function checkBinding(b: HostBinding): HostBinding {
+  for (const k of ["subject", "actor", "taskAuthorityRef", "preset"] as const)
+    if (typeof b?.[k] !== "string" || b[k].length === 0 || b[k].length > 256)
+      throw new CoreError("invalid_options", `binding.${k} must be a string of 1–256 characters`);
+  return Object.freeze({
+    subject: b.subject,
+    actor: b.actor,
+    taskAuthorityRef: b.taskAuthorityRef,
+    preset: b.preset,
+  });
+}

@@ -1,0 +1,59 @@
+// A call's time: its budget, when a cancel escalates, and the wiring of the
+// three cancellation sources (client, owner, deadline).
+
+import type { CancelCause } from "@rukh/ipc";
+import type { InvocationRequest } from "./_api.js";
+import { CANCEL_GRACE_MS, TERMINATE_GRACE_MS } from "./_limits.js";
+
+/**
+ * A call's time budget: at `softAt` the deadline cancel is sent, and by
+ * `hardAt` (start + the preset's `deadlineMs`) the process group is killed.
+ * The gap reserves room for the escalation inside the same budget.
+ */
+export interface Budget {
+  readonly softAt: number;
+  readonly hardAt: number;
+}
+
+export function budgetOf(startedAt: number, deadlineMs: number): Budget {
+  const reserve = Math.min(CANCEL_GRACE_MS + TERMINATE_GRACE_MS, Math.floor(deadlineMs / 2));
+  return { softAt: startedAt + deadlineMs - reserve, hardAt: startedAt + deadlineMs };
+}
+
+/** When a cancel accepted at `now` escalates: SIGTERM after the grace, SIGKILL after that, never past `hardAt`. */
+export function escalation(budget: Budget, now: number): { termAt: number; killAt: number } {
+  const termShare = Math.min(TERMINATE_GRACE_MS, Math.floor((budget.hardAt - budget.softAt) / 3));
+  const termAt = Math.max(now, Math.min(now + CANCEL_GRACE_MS, budget.hardAt - termShare));
+  const killAt = Math.max(termAt, Math.min(termAt + TERMINATE_GRACE_MS, budget.hardAt));
+  return { termAt, killAt };
+}
+
+/**
+ * Wires the client's and owner's signals, the soft deadline and the hard end
+ * of the budget to one call, and registers it with the host's running calls
+ * (which `close()` cancels); returns the function that detaches all of it.
+ */
+export function watchCancellation(
+  request: InvocationRequest,
+  budget: Budget,
+  running: Set<(cause: CancelCause) => void>,
+  onCancel: (cause: CancelCause) => void,
+  onHardDeadline: () => void,
+): () => void {
+  const client = () => onCancel("client");
+  const owner = () => onCancel("owner");
+  const timer = setTimeout(() => onCancel("deadline"), Math.max(0, budget.softAt - Date.now()));
+  const hard = setTimeout(onHardDeadline, Math.max(0, budget.hardAt - Date.now()));
+  request.signal?.addEventListener("abort", client, { once: true });
+  request.ownerSignal?.addEventListener("abort", owner, { once: true });
+  running.add(onCancel);
+  if (request.ownerSignal?.aborted) queueMicrotask(owner);
+  if (request.signal?.aborted) queueMicrotask(client);
+  return () => {
+    clearTimeout(timer);
+    clearTimeout(hard);
+    request.signal?.removeEventListener("abort", client);
+    request.ownerSignal?.removeEventListener("abort", owner);
+    running.delete(onCancel);
+  };
+}

@@ -1,0 +1,147 @@
+// One host's side of the journal: its live segment parts, the finals it still
+// owes, rolling over to a new part and archiving the full ones in order.
+
+import type pino from "pino";
+import { archiveSegment, type JournalRetention } from "./_archive.js";
+import {
+  type JournalFinalRecord,
+  type JournalRecord,
+  JournalWriter,
+  journalTuning,
+} from "./_journal.js";
+import type { InvocationOutcome } from "./_outcome.js";
+
+/** Where one host journals, and what it reads only when a segment is archived. */
+export interface HostJournalOptions {
+  readonly stateRoot: string;
+  readonly canonicalRoot: string;
+  readonly host: string;
+  readonly logger: pino.Logger;
+  readonly retention: () => Promise<JournalRetention>;
+}
+
+/**
+ * The journal of one host. Appends are synchronous and whole (or nothing);
+ * a final that cannot be written yet is owed and written before the next
+ * record that can be.
+ *
+ * @example
+ * const journal = new HostJournal({ stateRoot, canonicalRoot, host, logger, retention });
+ * if (!journal.appendSoftly(start)) return journalFailed();
+ * journal.final(invocationId, identity, outcome);
+ * await journal.close();
+ */
+export class HostJournal {
+  readonly #o: HostJournalOptions;
+  #writer: JournalWriter;
+  #part = 0;
+  /** Finals the journal could not take yet, oldest first. */
+  readonly #unwritten: JournalRecord[] = [];
+  /** The archiving of full segment parts, in order. */
+  #archiving: Promise<unknown> = Promise.resolve();
+  /** Start and process records of calls still running: what a new part must carry. */
+  readonly #inFlight = new Map<string, JournalRecord[]>();
+
+  constructor(options: HostJournalOptions) {
+    this.#o = options;
+    this.#writer = JournalWriter.create(options.stateRoot, options.host);
+  }
+
+  /** Appends what is still owed, then `record`; throws `journal_failed` and keeps nothing half-written. */
+  append(record: JournalRecord): void {
+    this.#payDebts();
+    this.#writer.append(record);
+    if (record.type === "final") this.#inFlight.delete(record.invocationId);
+    else
+      this.#inFlight.set(record.invocationId, [
+        ...(this.#inFlight.get(record.invocationId) ?? []),
+        record,
+      ]);
+    if (this.#writer.size > journalTuning.liveSegmentBytes) this.#rollOver();
+  }
+
+  /** {@link append}, logging instead of throwing; says whether the record is on disk. */
+  appendSoftly(record: JournalRecord): boolean {
+    try {
+      this.append(record);
+      return true;
+    } catch (e) {
+      this.#o.logger.error(
+        { err: e, record: record.type },
+        "a journal record could not be written",
+      );
+      return false;
+    }
+  }
+
+  /**
+   * Records the final of a call. The outcome happened whether or not it is
+   * on disk yet: when it is not, its record is owed.
+   */
+  final(invocationId: string, command: string | undefined, outcome: InvocationOutcome): void {
+    const record: JournalFinalRecord = {
+      type: "final",
+      invocationId,
+      at: new Date().toISOString(),
+      host: this.#o.host,
+      outcome: outcome.outcome,
+      reason: outcome.reason,
+      ...(command !== undefined && { command }),
+    };
+    if (!this.appendSoftly(record)) this.#unwritten.push(record);
+  }
+
+  /**
+   * Writes what it can of what is owed, closes the live part and archives it
+   * when nothing is owed; a part still owing finals stays live, and the next
+   * start finishes it.
+   */
+  async close(): Promise<void> {
+    try {
+      this.#payDebts();
+    } catch {}
+    this.#writer.close();
+    await this.#archiving;
+    if (this.#unwritten.length === 0)
+      await this.#archive(this.#writer.file).catch((e) =>
+        this.#o.logger.error({ err: e }, "the journal segment could not be archived yet"),
+      );
+  }
+
+  #payDebts(): void {
+    while (this.#unwritten.length > 0) {
+      this.#writer.append(this.#unwritten[0]!);
+      this.#unwritten.shift();
+    }
+  }
+
+  #archive(file: string): Promise<boolean> {
+    const o = this.#o;
+    return archiveSegment(o.stateRoot, file, o.canonicalRoot, o.retention);
+  }
+
+  /**
+   * Starts the next segment part, carrying the records of the calls still
+   * running (so each part is whole for recovery), and archives the full one:
+   * a host that runs for months keeps a bounded live segment.
+   */
+  #rollOver(): void {
+    let next: JournalWriter;
+    try {
+      next = JournalWriter.create(this.#o.stateRoot, this.#o.host, undefined, this.#part + 1);
+      for (const records of this.#inFlight.values()) for (const r of records) next.append(r);
+    } catch (e) {
+      this.#o.logger.error({ err: e }, "the journal could not roll over yet");
+      return;
+    }
+    const full = this.#writer;
+    this.#writer = next;
+    this.#part++;
+    full.close();
+    this.#archiving = this.#archiving
+      .then(() => this.#archive(full.file))
+      .catch((e) =>
+        this.#o.logger.error({ err: e }, "a full journal segment could not be archived yet"),
+      );
+  }
+}

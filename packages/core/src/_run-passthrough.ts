@@ -1,0 +1,98 @@
+// A passthrough program: the terminal's own stdio, no channel.
+
+import { spawn } from "node:child_process";
+import type { CancelCause } from "@rukh/ipc";
+import { shadowedStdio } from "@rukh/ipc";
+import type { Planned } from "./_admission.js";
+import type { InvocationRequest } from "./_api.js";
+import { type Budget, escalation, watchCancellation } from "./_budget.js";
+import { NO_DIAGNOSTICS } from "./_diagnostics.js";
+import type { ExecutionContext } from "./_execution.js";
+import { inheritableDescriptors } from "./_fds.js";
+import { CANCEL_REASON, limitExceeded, type RunResult, SIGXFSZ_STATUS } from "./_verdict.js";
+
+/**
+ * Runs a passthrough program on the terminal: no channel, so SIGTERM is the
+ * cancel request and the exit status is the outcome.
+ */
+export function runPassthrough(
+  ctx: ExecutionContext,
+  invocationId: string,
+  admitted: Planned,
+  request: InvocationRequest,
+  budget: Budget,
+): Promise<RunResult> {
+  return new Promise<RunResult>((resolve) => {
+    let cause: CancelCause | undefined;
+    let finished = false;
+    const timers: NodeJS.Timeout[] = [];
+    const child = spawn(admitted.plan.program, admitted.plan.args, {
+      cwd: request.cwd ?? process.cwd(),
+      env: admitted.plan.env ?? ctx.env,
+      stdio: shadowedStdio(["inherit", "inherit", "inherit"], inheritableDescriptors()),
+      shell: false,
+    });
+    const watchdog = ctx.recordProcess(invocationId, admitted, child.pid, false);
+    const kill = (signal: NodeJS.Signals) => {
+      try {
+        child.kill(signal);
+      } catch {}
+    };
+    const onCancel = (c: CancelCause) => {
+      if (finished || cause !== undefined) return;
+      cause = c;
+      // No channel to ask on: SIGTERM is the request, SIGKILL the end of its grace.
+      kill("SIGTERM");
+      const { killAt } = escalation(budget, Date.now());
+      timers.push(setTimeout(() => kill("SIGKILL"), killAt - Date.now()));
+    };
+    const detach = watchCancellation(request, budget, ctx.running, onCancel, () => {
+      onCancel("deadline");
+      kill("SIGKILL");
+    });
+    const end = (r: RunResult) => {
+      if (finished) return;
+      finished = true;
+      watchdog?.release();
+      detach();
+      for (const t of timers) clearTimeout(t);
+      resolve(r);
+    };
+    child.once("error", () =>
+      end({
+        outcome: "execution_failed",
+        reason: "spawn_failed",
+        message: "the program could not be started",
+        diagnostics: NO_DIAGNOSTICS,
+      }),
+    );
+    child.once("exit", (code, signal) => {
+      if (cause !== undefined)
+        return end({
+          outcome: "cancelled",
+          reason: CANCEL_REASON[cause],
+          diagnostics: NO_DIAGNOSTICS,
+        });
+      if (code === 0)
+        return end({ outcome: "succeeded", reason: "completed", diagnostics: NO_DIAGNOSTICS });
+      if (
+        signal === "SIGXFSZ" ||
+        (admitted.plan.tree === "pid-namespace" && code === SIGXFSZ_STATUS)
+      )
+        return end(limitExceeded("fileSize", admitted.limits, NO_DIAGNOSTICS));
+      if (code !== null)
+        return end({
+          outcome: "command_failed",
+          reason: "exit_status",
+          exitCode: code,
+          diagnostics: NO_DIAGNOSTICS,
+        });
+      end({
+        outcome: "execution_failed",
+        reason: "crashed",
+        message: `the program was ended by ${signal}`,
+        diagnostics: NO_DIAGNOSTICS,
+      });
+    });
+  });
+}

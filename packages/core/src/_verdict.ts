@@ -1,0 +1,173 @@
+// The verdict of a managed call: from what the process reported, how it
+// exited and what the channel saw, the one outcome the caller gets.
+
+import {
+  type CommandResult,
+  type CommandResultIssueCode,
+  validateCommandResult,
+} from "@rukh/command-result";
+import type { CancelCause, CompletionMessage, IpcError } from "@rukh/ipc";
+import type { Planned } from "./_admission.js";
+import type { InvocationDiagnosticsBudget } from "./_diagnostics.js";
+import type { ResourceLimits } from "./_launch.js";
+import type { InvocationDiagnostics, InvocationOutcome, OutcomeReason } from "./_outcome.js";
+
+/** An outcome before the core gives it its invocation and revision ids. */
+export type RunResult = Omit<InvocationOutcome, "invocationId" | "revisionId">;
+
+/** A result as checked against its declaration. */
+export type CheckedResult =
+  | { ok: true; result?: CommandResult }
+  | { ok: false; reason: OutcomeReason };
+
+/** How a process exited, as Node reports it. */
+export interface ProcessExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+export const CANCEL_REASON: Record<CancelCause, OutcomeReason> = {
+  client: "client_cancel",
+  owner: "owner_cancel",
+  deadline: "deadline",
+};
+
+// bubblewrap reports a command killed by signal N as exit status 128 + N.
+export const SIGXFSZ_STATUS = 128 + 25;
+
+const SIZE_ISSUES: ReadonlySet<CommandResultIssueCode> = new Set([
+  "too_large",
+  "too_deep",
+  "too_many_nodes",
+  "too_slow",
+]);
+
+/** Checks a completion's result against the command's declaration and the result limits. */
+export function checkResult(admitted: Planned, c: CompletionMessage): CheckedResult {
+  const declaration = admitted.command.execute.result;
+  if (c.commandResult === undefined)
+    return declaration !== undefined && c.outcome === "succeeded"
+      ? { ok: false, reason: "missing_result" }
+      : { ok: true };
+  const v = validateCommandResult(declaration ?? { kind: "text" }, c.commandResult, {
+    limits: { resultMaxBytes: admitted.resultMaxBytes },
+  });
+  if (v.ok) return { ok: true, result: v.value };
+  return {
+    ok: false,
+    reason: v.issues.some((i) => SIZE_ISSUES.has(i.code)) ? "result_too_large" : "invalid_result",
+  };
+}
+
+const FAILURE_MESSAGES: Partial<Record<OutcomeReason, string>> = {
+  invalid_result: "the command's result does not match its declaration",
+  result_too_large: "the command's result exceeds the result limits",
+  missing_result: "the command reported success without its declared result",
+  exit_nonzero_after_success: "the command reported success but its process did not exit cleanly",
+  no_completion: "the command process exited without reporting a completion",
+  crashed: "the command process ended without reporting a completion",
+  protocol_error: "the command process broke the host protocol",
+  spawn_failed: "the command process could not be started",
+  cleanup_failed: "the command process could not be cleaned up",
+};
+
+function failed(reason: OutcomeReason, diagnostics: InvocationDiagnostics): RunResult {
+  return {
+    outcome: "execution_failed",
+    reason,
+    message: FAILURE_MESSAGES[reason] ?? "the command failed to execute",
+    diagnostics,
+  };
+}
+
+const LIMIT_WORDS = { memory: "memory", fileSize: "file size" } as const;
+
+export function limitExceeded(
+  limit: "memory" | "fileSize",
+  limits: ResourceLimits,
+  diagnostics: InvocationDiagnostics,
+): RunResult {
+  const bytes = limit === "memory" ? limits.memoryBytes : limits.fileSizeBytes;
+  return {
+    outcome: "execution_failed",
+    reason: "resource_limit",
+    resourceLimit: limit,
+    message: `the command exceeded its ${LIMIT_WORDS[limit]} limit (${bytes} bytes)`,
+    diagnostics,
+  };
+}
+
+/** Which limit the kernel's signal or the runtime's own report says the command ran into. */
+function exceededLimit(
+  exit: ProcessExit | undefined,
+  diag: InvocationDiagnosticsBudget,
+): "memory" | "fileSize" | undefined {
+  if (exit?.signal === "SIGXFSZ" || exit?.code === SIGXFSZ_STATUS) return "fileSize";
+  if (diag.allocationFailed) return "memory";
+  return undefined;
+}
+
+/** Everything a managed call's verdict is decided from. */
+export interface ManagedEnd {
+  readonly cause: CancelCause | undefined;
+  readonly completion: CompletionMessage | undefined;
+  readonly checked: CheckedResult;
+  readonly exit: ProcessExit | undefined;
+  readonly spawnError: Error | undefined;
+  readonly channelError: IpcError | undefined;
+  readonly cleanedUp: boolean;
+  readonly greeted: boolean;
+}
+
+/** The one outcome of a managed call. */
+export function decide(
+  diag: InvocationDiagnosticsBudget,
+  limits: ResourceLimits,
+  end: ManagedEnd,
+): RunResult {
+  const { cause, completion, checked, exit, spawnError, channelError, cleanedUp, greeted } = end;
+  diag.note(
+    {
+      exitCode: exit?.code ?? null,
+      signal: exit?.signal ?? null,
+      channel: channelError?.code ?? null,
+      stdoutBytes: diag.stdoutBytes,
+      stderrBytes: diag.stderrBytes,
+      droppedBytes: diag.droppedBytes,
+    },
+    "finished",
+  );
+  const diagnostics = diag.summary();
+  if (cause !== undefined)
+    return {
+      outcome: "cancelled",
+      reason: CANCEL_REASON[cause],
+      message: cause === "deadline" ? "the call's deadline passed" : "the call was cancelled",
+      diagnostics,
+    };
+  if (completion === undefined) {
+    if (spawnError !== undefined || channelError?.code === "spawn_failed")
+      return failed("spawn_failed", diagnostics);
+    // Started through the sandbox or prlimit, a program that cannot be
+    // executed shows as their exec-failure status, before any hello.
+    if (!greeted && (exit?.code === 126 || exit?.code === 127))
+      return failed("spawn_failed", diagnostics);
+    const limit = exceededLimit(exit, diag);
+    if (limit !== undefined) return limitExceeded(limit, limits, diagnostics);
+    if (channelError?.protocolViolation) return failed("protocol_error", diagnostics);
+    if (exit?.code === 0) return failed("no_completion", diagnostics);
+    return failed("crashed", diagnostics);
+  }
+  if (channelError !== undefined) return failed("protocol_error", diagnostics);
+  if (!checked.ok) return failed(checked.reason, diagnostics);
+  if (!cleanedUp) return failed("cleanup_failed", diagnostics);
+  const extras = {
+    ...(checked.result !== undefined && { commandResult: checked.result }),
+    ...(completion.effects !== undefined && { effects: completion.effects }),
+    ...(completion.message !== undefined && { message: completion.message }),
+  };
+  if (completion.outcome === "command_failed")
+    return { outcome: "command_failed", reason: "command_reported", ...extras, diagnostics };
+  if (exit?.code !== 0) return failed("exit_nonzero_after_success", diagnostics);
+  return { outcome: "succeeded", reason: "completed", ...extras, diagnostics };
+}

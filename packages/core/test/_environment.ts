@@ -1,0 +1,19 @@
+import type { LaunchEnvironment } from "../src/_launch.js";
+
+/** A machine with every helper present, for launch plans built without probing this one. */
+export const TEST_ENVIRONMENT: LaunchEnvironment = {
+  sandbox: { path: "/usr/bin/bwrap" },
+  hostPidNamespace: true,
+  prlimit: "/usr/bin/prlimit",
+  setpriv: "/usr/bin/setpriv",
+  shell: "/bin/sh",
+  root: false,
+  nodePermission: true,
+  nodeBinary: "/opt/node/bin/node",
+  runtimeReadDirs: ["/opt/rukh/ipc"],
+  systemEntries: [
+    { path: "/usr", bind: true },
+    { path: "/bin", bind: false, target: "usr/bin" },
+  ],
+  privateDirs: ["/home/u"],
+};
