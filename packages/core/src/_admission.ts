@@ -54,6 +54,8 @@ export interface Admitted {
   readonly validated: ValidatedInputs;
   readonly limits: ResourceLimits;
   readonly resultMaxBytes: number;
+  /** Whether the journal keeps the inputs themselves, not only their digest. */
+  readonly recordInputs: boolean;
 }
 
 /** An admitted request and how it is launched. */
@@ -213,6 +215,7 @@ export function admit(
     validated: validated.value,
     limits: { ...PRESET_RESOURCE_DEFAULTS, ...preset.limits },
     resultMaxBytes: config.limits?.maxCommandResultBytes ?? 131_072,
+    recordInputs: config.journal?.recordInputs === true,
   };
 }
 

@@ -8,6 +8,7 @@ import { mkdir, readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { type ExtensionDescriptor, parseDescriptor } from "@rukh/descriptor";
 import type { CancelCause } from "@rukh/ipc";
+import type { JsonObject } from "@rukh/json";
 import { DESCRIPTOR_PATH, holdNamedLock, type NamedLock, stateLockName } from "@rukh/profile";
 import {
   type AdmissionInput,
@@ -32,6 +33,7 @@ import { DiagnosticsSink, NO_DIAGNOSTICS } from "./_diagnostics.js";
 import { CoreError } from "./_errors.js";
 import { type ExecutionContext, execute } from "./_execution.js";
 import { HostJournal } from "./_host-journal.js";
+import { inputsFields } from "./_journal.js";
 import { DIAGNOSTICS_MAX_BYTES } from "./_limits.js";
 import type { InvocationOutcome, OutcomeReason } from "./_outcome.js";
 import { recoverLostHosts } from "./_recovery.js";
@@ -291,6 +293,7 @@ export async function createInvocationCore(
         actor: binding.actor,
         taskAuthorityRef: binding.taskAuthorityRef,
         preset: binding.preset,
+        ...inputsFields(planned.validated.values as JsonObject, planned.recordInputs),
       });
       // A call whose start is not on disk is never run: a host crash would leave no trace of it.
       if (!started)

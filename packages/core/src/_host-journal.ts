@@ -9,7 +9,21 @@ import {
   JournalWriter,
   journalTuning,
 } from "./_journal.js";
-import type { InvocationOutcome } from "./_outcome.js";
+import type { InvocationDiagnostics, InvocationOutcome } from "./_outcome.js";
+
+/** A call's diagnostics counts for its final record: only when it wrote anything. */
+function diagnosticsFields(d: InvocationDiagnostics): Pick<JournalFinalRecord, "diagnostics"> {
+  const failures = d.logWriteFailures ?? 0;
+  if (d.stdoutBytes + d.stderrBytes + d.droppedBytes + failures === 0) return {};
+  return {
+    diagnostics: {
+      stdoutBytes: d.stdoutBytes,
+      stderrBytes: d.stderrBytes,
+      droppedBytes: d.droppedBytes,
+      ...(failures > 0 && { logWriteFailures: failures }),
+    },
+  };
+}
 
 /** Where one host journals, and what it reads only when a segment is archived. */
 export interface HostJournalOptions {
@@ -87,6 +101,7 @@ export class HostJournal {
       outcome: outcome.outcome,
       reason: outcome.reason,
       ...(command !== undefined && { command }),
+      ...diagnosticsFields(outcome.diagnostics),
     };
     if (!this.appendSoftly(record)) this.#unwritten.push(record);
   }

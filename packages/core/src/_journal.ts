@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -11,9 +12,13 @@ import {
 } from "node:fs";
 import { type FileHandle, open, readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { canonicalJson, type JsonValue, parseJson } from "@rukh/json";
+import { canonicalJson, type JsonObject, type JsonValue, parseJson } from "@rukh/json";
 import { CoreError } from "./_errors.js";
-import { JOURNAL_MAX_BYTES, JOURNAL_RECORD_MAX_BYTES } from "./_limits.js";
+import {
+  JOURNAL_MAX_BYTES,
+  JOURNAL_RECORD_MAX_BYTES,
+  RECORDED_INPUTS_MAX_BYTES,
+} from "./_limits.js";
 import {
   OUTCOME_KINDS,
   OUTCOME_REASONS,
@@ -46,6 +51,12 @@ export interface JournalStartRecord {
   readonly actor: string;
   readonly taskAuthorityRef: string;
   readonly preset: string;
+  /** `sha256:<hex>` of the canonical JSON of the validated inputs (absent in records of earlier versions). */
+  readonly inputsDigest?: string;
+  /** The validated inputs themselves, only when the owner turned on `journal.recordInputs`. */
+  readonly inputs?: JsonObject;
+  /** Set when recording was on but the inputs were larger than {@link RECORDED_INPUTS_MAX_BYTES}. */
+  readonly inputsOmitted?: "too_large";
 }
 
 /**
@@ -85,6 +96,37 @@ export interface JournalFinalRecord {
   readonly outcome: OutcomeKind;
   readonly reason: OutcomeReason;
   readonly command?: string;
+  /** What the command wrote besides its result, when it wrote anything. */
+  readonly diagnostics?: JournalDiagnostics;
+}
+
+/**
+ * Counts of a call's diagnostics, as its final record keeps them.
+ *
+ * @example
+ * const d: JournalDiagnostics = { stdoutBytes: 12, stderrBytes: 0, droppedBytes: 0 };
+ */
+export interface JournalDiagnostics {
+  readonly stdoutBytes: number;
+  readonly stderrBytes: number;
+  readonly droppedBytes: number;
+  readonly logWriteFailures?: number;
+}
+
+/**
+ * What a start record says of a call's inputs: always their digest, and the
+ * inputs themselves when the owner records them and they fit.
+ */
+export function inputsFields(
+  values: JsonObject,
+  record: boolean,
+): Pick<JournalStartRecord, "inputsDigest" | "inputs" | "inputsOmitted"> {
+  const json = canonicalJson(values);
+  const inputsDigest = `sha256:${createHash("sha256").update(json).digest("hex")}`;
+  if (!record) return { inputsDigest };
+  if (Buffer.byteLength(json) > RECORDED_INPUTS_MAX_BYTES)
+    return { inputsDigest, inputsOmitted: "too_large" };
+  return { inputsDigest, inputs: values };
 }
 
 /**
@@ -154,6 +196,38 @@ const START_KEYS = [
   "type",
 ];
 
+const START_OPTIONAL: ReadonlySet<string> = new Set(["inputsDigest", "inputs", "inputsOmitted"]);
+const FINAL_KEYS: ReadonlySet<string> = new Set([
+  "type",
+  "invocationId",
+  "at",
+  "host",
+  "outcome",
+  "reason",
+  "command",
+  "diagnostics",
+]);
+const DIAGNOSTICS_KEYS: ReadonlySet<string> = new Set([
+  "stdoutBytes",
+  "stderrBytes",
+  "droppedBytes",
+  "logWriteFailures",
+]);
+
+const isObject = (v: JsonValue | undefined): v is JsonObject =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+function isDiagnostics(v: JsonValue): boolean {
+  if (!isObject(v)) return false;
+  const counts = Object.entries(v);
+  return (
+    ["stdoutBytes", "stderrBytes", "droppedBytes"].every((k) => Object.hasOwn(v, k)) &&
+    counts.every(
+      ([k, n]) => DIAGNOSTICS_KEYS.has(k) && Number.isSafeInteger(n) && (n as number) >= 0,
+    )
+  );
+}
+
 const PROCESS_KEYS = ["host", "invocationId", "pgid", "pid", "startTime", "type"];
 
 function checkRecord(value: JsonValue, line: number): JournalRecord {
@@ -169,19 +243,25 @@ function checkRecord(value: JsonValue, line: number): JournalRecord {
     if (typeof v[k] !== "string") throw bad(`"${k}" is not a string`);
   };
   if (v.type === "start") {
-    if (Object.keys(v).sort().join(",") !== START_KEYS.join(","))
+    const keys = Object.keys(v).filter((k) => !START_OPTIONAL.has(k));
+    if (keys.sort().join(",") !== START_KEYS.join(","))
       throw bad("unexpected members in a start record");
     for (const k of START_KEYS) if (k !== "pid") str(k);
+    if (v.inputsDigest !== undefined) str("inputsDigest");
+    if (v.inputs !== undefined && !isObject(v.inputs)) throw bad('"inputs" is not an object');
+    if (v.inputsOmitted !== undefined && v.inputsOmitted !== "too_large")
+      throw bad('"inputsOmitted" is not "too_large"');
     if (!Number.isSafeInteger(v.pid)) throw bad('"pid" is not an integer');
     if (v.surface !== "cli" && v.surface !== "mcp") throw bad('"surface" is not cli or mcp');
     return v as unknown as JournalStartRecord;
   }
   if (v.type === "final") {
     for (const k of Object.keys(v))
-      if (!["type", "invocationId", "at", "host", "outcome", "reason", "command"].includes(k))
-        throw bad(`unexpected member "${k}" in a final record`);
+      if (!FINAL_KEYS.has(k)) throw bad(`unexpected member "${k}" in a final record`);
     for (const k of ["invocationId", "at", "host", "outcome", "reason"]) str(k);
     if (v.command !== undefined) str("command");
+    if (v.diagnostics !== undefined && !isDiagnostics(v.diagnostics))
+      throw bad('"diagnostics" is not a set of byte counts');
     if (!KINDS.has(v.outcome as string) || !REASONS.has(v.reason as string))
       throw bad("unknown outcome or reason");
     return v as unknown as JournalFinalRecord;

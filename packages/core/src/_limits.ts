@@ -52,3 +52,6 @@ export const JOURNAL_MAX_BYTES = 67_108_864;
  * JOURNAL_RECORD_MAX_BYTES; // 8192
  */
 export const JOURNAL_RECORD_MAX_BYTES = 8_192;
+
+/** The largest canonical JSON of inputs a start record keeps when the owner records inputs. */
+export const RECORDED_INPUTS_MAX_BYTES = 4_096;

@@ -1,12 +1,20 @@
 import { open } from "node:fs/promises";
 import { relative } from "node:path";
-import { allSegments, parseSegment, readSegmentLeniently } from "./_journal.js";
+import type { JsonObject } from "@rukh/json";
+import {
+  allSegments,
+  type JournalDiagnostics,
+  type JournalRecord,
+  parseSegment,
+  readSegmentLeniently,
+} from "./_journal.js";
 import type { OutcomeKind, OutcomeReason } from "./_outcome.js";
 
 /**
  * One invocation as the journal knows it: who ran what, when, for how long,
  * and how it ended. A run with no `outcome` is still going (or its host was
- * lost and no start-up has finished it yet). Inputs are not recorded.
+ * lost and no start-up has finished it yet). Inputs are there as a digest,
+ * and as values only where the owner records them.
  *
  * @example
  * const r: RunSummary = { invocationId: "…", command: "acme.files/count", surface: "mcp",
@@ -26,6 +34,13 @@ export interface RunSummary {
   readonly durationMs?: number;
   readonly outcome?: OutcomeKind;
   readonly reason?: OutcomeReason;
+  /** `sha256:<hex>` of the canonical JSON of the validated inputs. */
+  readonly inputsDigest?: string;
+  /** The inputs, when the owner's `journal.recordInputs` was on and they fit. */
+  readonly inputs?: JsonObject;
+  readonly inputsOmitted?: "too_large";
+  /** Bytes the command wrote to stdout and stderr, and what of it the cap dropped. */
+  readonly diagnostics?: JournalDiagnostics;
   /** The journal segment it was read from, relative to the state directory. */
   readonly segment: string;
 }
@@ -49,13 +64,40 @@ export interface RunFilter {
   readonly until?: string;
 }
 
+/** Folds one journal record into what is known of its run. */
+export function absorb(r: Mutable<RunSummary>, rec: JournalRecord): void {
+  if (rec.type === "start") {
+    Object.assign(r, {
+      command: rec.command,
+      surface: rec.surface,
+      subject: rec.subject,
+      actor: rec.actor,
+      taskAuthorityRef: rec.taskAuthorityRef,
+      preset: rec.preset,
+      revisionId: rec.revisionId,
+      startedAt: rec.at,
+      ...(rec.inputsDigest !== undefined && { inputsDigest: rec.inputsDigest }),
+      ...(rec.inputs !== undefined && { inputs: rec.inputs }),
+      ...(rec.inputsOmitted !== undefined && { inputsOmitted: rec.inputsOmitted }),
+    });
+  } else if (rec.type === "final") {
+    r.outcome = rec.outcome;
+    r.reason = rec.reason;
+    r.endedAt = rec.at;
+    if (rec.diagnostics !== undefined) r.diagnostics = rec.diagnostics;
+    if (r.command === undefined && rec.command !== undefined) r.command = rec.command;
+  }
+  if (r.startedAt !== undefined && r.endedAt !== undefined)
+    r.durationMs = Date.parse(r.endedAt) - Date.parse(r.startedAt);
+}
+
 /** How much of a segment's end a listing reads first; it reads four times more while it needs more. */
 const TAIL_WINDOW = 262_144;
 
 /** The most runs one listing returns. */
 export const RUNS_MAX_LIMIT = 10_000;
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * The runs of one segment, reading only its last `tailBytes` (whole lines)
@@ -86,29 +128,7 @@ async function segmentRuns(
     }
     return r;
   };
-  for (const rec of seg.records) {
-    const r = of(rec.invocationId);
-    if (rec.type === "start") {
-      Object.assign(r, {
-        command: rec.command,
-        surface: rec.surface,
-        subject: rec.subject,
-        actor: rec.actor,
-        taskAuthorityRef: rec.taskAuthorityRef,
-        preset: rec.preset,
-        revisionId: rec.revisionId,
-        startedAt: rec.at,
-      });
-    } else if (rec.type === "final") {
-      r.outcome = rec.outcome;
-      r.reason = rec.reason;
-      r.endedAt = rec.at;
-      if (r.command === undefined && rec.command !== undefined) r.command = rec.command;
-    }
-  }
-  for (const r of runs.values())
-    if (r.startedAt !== undefined && r.endedAt !== undefined)
-      r.durationMs = Date.parse(r.endedAt) - Date.parse(r.startedAt);
+  for (const rec of seg.records) absorb(of(rec.invocationId), rec);
   // Cut mid-history, the oldest runs of the window may have lost their start: drop those.
   const all = [...runs.values()];
   return {
@@ -146,7 +166,7 @@ async function readTail(
 
 const when = (r: RunSummary) => r.startedAt ?? r.endedAt ?? "";
 
-function matches(r: RunSummary, f: RunFilter): boolean {
+export function matches(r: RunSummary, f: RunFilter): boolean {
   return (
     (f.surface === undefined || r.surface === f.surface) &&
     (f.outcome === undefined || r.outcome === f.outcome) &&

@@ -15,8 +15,11 @@ export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./_confinement.
 export { createInvocationCore } from "./_core.js";
 export type { CoreErrorCode } from "./_errors.js";
 export { CORE_ERROR_CODES, CoreError } from "./_errors.js";
+export type { FollowOptions, RunEvent } from "./_follow.js";
+export { followRuns } from "./_follow.js";
 export type {
   JournalContents,
+  JournalDiagnostics,
   JournalFinalRecord,
   JournalProcessRecord,
   JournalRecord,
@@ -29,6 +32,7 @@ export {
   DIAGNOSTICS_MAX_BYTES,
   JOURNAL_MAX_BYTES,
   JOURNAL_RECORD_MAX_BYTES,
+  RECORDED_INPUTS_MAX_BYTES,
   TERMINATE_GRACE_MS,
 } from "./_limits.js";
 export type {

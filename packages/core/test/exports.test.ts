@@ -14,6 +14,7 @@ it("exports exactly these names", async () => {
       "JOURNAL_RECORD_MAX_BYTES",
       "OUTCOME_KINDS",
       "OUTCOME_REASONS",
+      "RECORDED_INPUTS_MAX_BYTES",
       "RUNS_MAX_LIMIT",
       "SANDBOX_PROGRAM_CANDIDATES",
       "TERMINATE_GRACE_MS",

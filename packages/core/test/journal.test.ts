@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { ARCHIVE_SEGMENT_BYTES, archiveSegment } from "../src/_archive.js";
+import { followRuns } from "../src/_follow.js";
 import {
   type JournalRecord,
   JournalWriter,
@@ -200,4 +201,74 @@ it("prunes the oldest archive segments past the age and size budget when a new o
   expect(await archiveSegment(root, next, realpathSync(root), retention)).toBe(true);
   expect(asked).toBe(1);
   expect(readdirSync(live)).toEqual([]);
+});
+
+it("follows the journal: each call that starts or ends after the follower is ready, rejections and archived hosts included, once", async () => {
+  const { root, state } = await makeState({ at: join(work, "follow") });
+  const stop = new AbortController();
+  let ready!: () => void;
+  const marked = new Promise<void>((r) => {
+    ready = r;
+  });
+  // A call before the follower is history: it is not told.
+  const before = await openCore(state);
+  await before.invoke(call("fx.main/hello", { name: "old" }));
+  await before.close();
+  const events: { event: string; id: string; reason?: string }[] = [];
+  const following = (async () => {
+    for await (const e of followRuns(root, { signal: stop.signal, intervalMs: 20, onReady: ready }))
+      events.push({
+        event: e.event,
+        id: e.run.invocationId,
+        ...(e.run.reason && { reason: e.run.reason }),
+      });
+  })();
+  await marked;
+  const core = await openCore(state);
+  const ok = await core.invoke(call("fx.main/hello", { name: "Ada" }));
+  const unknown = await core.invoke(call("fx.main/nope"));
+  const refused = await core.rejected({
+    identity: "fx.main/hello",
+    surface: "mcp",
+    message: "the arguments do not match",
+    issues: [],
+  });
+  // Closing archives the host's segment: what it held is not told again.
+  await core.close();
+  await new Promise((r) => setTimeout(r, 200));
+  stop.abort();
+  await following;
+  expect(events).toEqual([
+    { event: "started", id: ok.invocationId },
+    { event: "ended", id: ok.invocationId, reason: "completed" },
+    { event: "ended", id: unknown.invocationId, reason: "not_found" },
+    { event: "ended", id: refused.invocationId, reason: "invalid_input" },
+  ]);
+});
+
+it("tells a short-lived host's calls even when its segment is archived before a look", async () => {
+  const { root, state } = await makeState({ at: join(work, "follow-archived") });
+  const stop = new AbortController();
+  let ready!: () => void;
+  const marked = new Promise<void>((r) => {
+    ready = r;
+  });
+  const ids: string[] = [];
+  const following = (async () => {
+    for await (const e of followRuns(root, {
+      signal: stop.signal,
+      intervalMs: 1_000,
+      onReady: ready,
+    }))
+      if (e.event === "ended") ids.push(e.run.invocationId);
+  })();
+  await marked;
+  const core = await openCore(state);
+  const ok = await core.invoke(call("fx.main/hello", { name: "Ada" }));
+  await core.close();
+  expect(readdirSync(join(root, "journal", "live"))).toEqual([]);
+  await new Promise((r) => setTimeout(r, 1_300));
+  stop.abort();
+  await following;
+  expect(ids).toEqual([ok.invocationId]);
 });

@@ -84,8 +84,16 @@ export interface OwnerConfig {
   readonly mcp?: { readonly toolNames: "full" | "compact" };
   /** Where bubblewrap is (an absolute path); default the first existing of /usr/bin/bwrap, /bin/bwrap. */
   readonly sandbox?: { readonly program: string };
-  /** How much invocation history the journal keeps: default 30 days and 256 MiB, the oldest going first. */
-  readonly journal?: { readonly maxAgeDays?: number; readonly maxBytes?: number };
+  /**
+   * How much invocation history the journal keeps (default 30 days and 256
+   * MiB, the oldest going first), and whether start records keep the inputs
+   * themselves (default no: only their digest).
+   */
+  readonly journal?: {
+    readonly maxAgeDays?: number;
+    readonly maxBytes?: number;
+    readonly recordInputs?: boolean;
+  };
 }
 
 const BRAND = /^[a-z][a-z0-9-]{0,31}$/;
@@ -405,7 +413,9 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
       c.add("/mcp/toolNames", "invalid_value", 'expected "full" or "compact"');
   }
   if (root.journal !== undefined) {
-    const j = c.object("/journal", root.journal, [], ["maxAgeDays", "maxBytes"]);
+    const j = c.object("/journal", root.journal, [], ["maxAgeDays", "maxBytes", "recordInputs"]);
+    if (j?.recordInputs !== undefined && typeof j.recordInputs !== "boolean")
+      c.add("/journal/recordInputs", "invalid_value", "expected true or false");
     if (j?.maxAgeDays !== undefined)
       c.integer("/journal/maxAgeDays", j.maxAgeDays, 36_500, "100 years");
     if (j?.maxBytes !== undefined)

@@ -1,0 +1,78 @@
+// `mcp serve` and `mcp config`: the stdio server, and what a client needs to start it.
+
+import type { CliBuiltin } from "@rukh/cli";
+import type { AdminOptions } from "./_admin.js";
+import { type AdminBody, OK, parse, print, STATE, USAGE, UsageError } from "./_kit.js";
+
+/** The `mcp` commands. */
+export function mcpBuiltins(
+  options: AdminOptions,
+  guarded: (fn: AdminBody) => CliBuiltin["run"],
+): CliBuiltin[] {
+  const { brand } = options;
+  return [
+    {
+      path: ["mcp", "serve"],
+      summary: "Serve the active profile's tools over MCP on stdio (stdout carries protocol only)",
+      usage: "[--preset <name>]",
+      run: async (ctx) => {
+        try {
+          const { values } = parse(ctx.args, { preset: { type: "string" } });
+          return await options.serveMcp(ctx, values.preset as string | undefined);
+        } catch (e) {
+          ctx.stderr.write(`${brand}: ${(e as Error).message}\n`);
+          return e instanceof UsageError ? USAGE : STATE;
+        }
+      },
+    },
+    {
+      path: ["mcp", "config"],
+      summary: "Print the configuration snippet an MCP client needs to start this server",
+      usage: "--client <claude-code|claude-desktop|vscode|inspector> [--preset <name>]",
+      run: guarded((ctx) => {
+        const { values } = parse(ctx.args, {
+          client: { type: "string" },
+          preset: { type: "string" },
+        });
+        const preset = (values.preset as string | undefined) ?? "agent";
+        print(
+          ctx,
+          clientConfig(values.client as string | undefined, options, ctx.stateDir, preset),
+          null,
+        );
+        return OK;
+      }),
+    },
+  ];
+}
+
+function clientConfig(
+  client: string | undefined,
+  options: AdminOptions,
+  stateDir: string,
+  preset: string,
+): string {
+  const server = {
+    command: options.executable,
+    args: ["mcp", "serve", "--preset", preset],
+    env: { RUKH_HOME: stateDir },
+  };
+  switch (client) {
+    case "claude-desktop":
+      return JSON.stringify({ mcpServers: { [options.brand]: server } }, null, 2);
+    case "claude-code":
+      return `claude mcp add ${options.brand} --env RUKH_HOME=${stateDir} -- ${options.executable} mcp serve --preset ${preset}`;
+    case "vscode":
+      return JSON.stringify(
+        { servers: { [options.brand]: { type: "stdio", ...server } } },
+        null,
+        2,
+      );
+    case "inspector":
+      return `npx -y @modelcontextprotocol/inspector --cli -e RUKH_HOME=${stateDir} ${options.executable} mcp serve --preset ${preset} --method tools/list`;
+    default:
+      throw new UsageError(
+        `--client ${JSON.stringify(client ?? "")}; expected claude-code, claude-desktop, vscode or inspector`,
+      );
+  }
+}
