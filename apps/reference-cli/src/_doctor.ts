@@ -1,38 +1,93 @@
 // `doctor`: what the state directory, trust, packages, journal and this
-// machine's confinement look like, in the words a call would meet them.
+// machine's confinement look like, in the words a call would meet them; with
+// `--repair`, first doing what the next start-up would and clearing debris.
 
-import { accessSync, constants, statfsSync } from "node:fs";
+import { accessSync, constants, realpathSync, statfsSync } from "node:fs";
 import type { CliBuiltin } from "@rukh/cli";
-import type { StateDirectory } from "@rukh/profile";
+import {
+  findTemporaryDebris,
+  holdNamedLock,
+  removeTemporaryDebris,
+  type StateDirectory,
+  stateLockName,
+} from "@rukh/profile";
 import { type AdminBody, OK, parse, print, STATE } from "./_kit.js";
+
+/** One finding: `note` is worth knowing but not a fault (exit 0). */
+interface Check {
+  readonly name: string;
+  readonly ok: boolean;
+  readonly note?: boolean;
+  readonly detail: string;
+}
+
+/** A finding worth knowing that is not a fault. */
+class Note {
+  constructor(readonly detail: string) {}
+}
 
 /** The `doctor` command. */
 export function doctorBuiltin(guarded: (fn: AdminBody) => CliBuiltin["run"]): CliBuiltin {
   return {
     path: ["doctor"],
-    summary: "Check the state directory, trust, installed packages and enforcement support",
+    summary:
+      "Check the state directory, trust, installed packages, journal and enforcement support; --repair fixes what it safely can",
+    usage: "[--repair]",
     run: guarded(async (ctx, home) => {
-      parse(ctx.args);
+      const { values } = parse(ctx.args, { repair: { type: "boolean" } });
+      const repaired = values.repair === true ? await repair(home) : undefined;
       const checks = await doctor(home);
-      print(ctx, checks.map((c) => `${mark(c)}  ${c.name}: ${c.detail}`).join("\n"), checks);
+      const lines = [
+        ...(repaired === undefined ? [] : repaired.map((r) => `fixed  ${r}`)),
+        ...checks.map((c) => `${mark(c)}  ${c.name}: ${c.detail}`),
+      ];
+      print(ctx, lines.join("\n"), {
+        format: "rukh.doctor/1",
+        ...(repaired !== undefined && { repaired }),
+        checks,
+      });
       return checks.every((c) => c.ok) ? OK : STATE;
     }),
   };
 }
 
-// Unavailable confinement is a note, not a failure: strict calls are then rejected, never run unconfined.
-function mark(c: { ok: boolean; detail: string }): string {
+function mark(c: Check): string {
   if (!c.ok) return "FAIL";
-  return c.detail.startsWith("unavailable") ? "note" : "ok  ";
+  return c.note ? "note" : "ok  ";
 }
 
-async function doctor(
-  home: StateDirectory,
-): Promise<{ name: string; ok: boolean; detail: string }[]> {
-  const checks: { name: string; ok: boolean; detail: string }[] = [];
-  const check = async (name: string, fn: () => Promise<string> | string) => {
+/** What `--repair` does, in the order it does it; each line says what changed. */
+async function repair(home: StateDirectory): Promise<string[]> {
+  const done: string[] = [];
+  const { repairJournal } = await import("@rukh/core");
+  const j = await repairJournal(home.root);
+  if (j.finalized.length > 0)
+    done.push(
+      `journal: finalized ${j.finalized.length} calls of lost hosts as execution_failed/host_lost (${j.finalized.join(", ")})`,
+    );
+  if (j.quarantined.length > 0)
+    done.push(
+      `journal: set aside ${j.quarantined.length} damaged segments (${j.quarantined.join(", ")})`,
+    );
+  const removed = await removeTemporaryDebris(home.root);
+  if (removed.length > 0)
+    done.push(
+      `temporary files: removed ${removed.length} left by writers that are gone (${removed.reduce((n, d) => n + d.bytes, 0)} bytes)`,
+    );
+  if (done.length === 0) done.push("nothing needed repair");
+  return done;
+}
+
+async function doctor(home: StateDirectory): Promise<Check[]> {
+  const checks: Check[] = [];
+  const check = async (name: string, fn: () => Promise<string | Note> | string | Note) => {
     try {
-      checks.push({ name, ok: true, detail: await fn() });
+      const found = await fn();
+      checks.push(
+        found instanceof Note
+          ? { name, ok: true, note: true, detail: found.detail }
+          : { name, ok: true, detail: found },
+      );
     } catch (e) {
       checks.push({ name, ok: false, detail: (e as Error).message });
     }
@@ -55,12 +110,15 @@ async function doctor(
   await check("free space", () => {
     const { bavail, bsize } = statfsSync(home.root);
     const free = bavail * bsize;
-    // Below this, journal records and diagnostics start to be refused.
-    if (free < 16 * 1024 * 1024)
+    const mib = `${Math.floor(free / 1024 / 1024)} MiB free`;
+    // With less than a record's room, calls end journal_failed and diagnostics are dropped.
+    if (free < 1024 * 1024)
       throw new Error(
         `only ${free} bytes free under ${home.root}: calls will end journal_failed and diagnostics will be dropped`,
       );
-    return `${Math.floor(free / 1024 / 1024)} MiB free`;
+    if (free < 64 * 1024 * 1024)
+      return new Note(`${mib}: installs and the journal will soon run out of room`);
+    return mib;
   });
   const { describeJournal, describeConfinement } = await import("@rukh/core");
   await check("journal", async () => {
@@ -70,7 +128,26 @@ async function doctor(
       throw new Error(
         `${history}; ${j.quarantined.length} damaged segments were set aside in ${j.quarantineDir} (${j.quarantined.join(", ")}): their readable records were recovered; keep or delete them`,
       );
+    if (j.lostHosts > 0)
+      return new Note(
+        `${history}; ${j.lostHosts} hosts are gone with calls not yet finalized: the next call, or \`doctor --repair\`, finishes them`,
+      );
     return history;
+  });
+  await check("publication lock", async () => {
+    // Held by the kernel for a live publisher only: it is never stale, so there is nothing to break.
+    const lock = await holdNamedLock(stateLockName("publication", realpathSync(home.root)));
+    if (lock === null) return new Note("held by a publication in progress");
+    lock.release();
+    return "free";
+  });
+  await check("temporary files", async () => {
+    const debris = await findTemporaryDebris(home.root);
+    if (debris.length === 0) return "none left behind";
+    const bytes = debris.reduce((n, d) => n + d.bytes, 0);
+    return new Note(
+      `${debris.length} left by writers that are gone (${bytes} bytes): \`doctor --repair\` removes them`,
+    );
   });
   // The same detection the core admits calls with: what doctor says is what a call gets.
   const active = await home.activeRevisionId().catch(() => null);
@@ -81,7 +158,7 @@ async function doctor(
   await check("strict profile", () =>
     c.strict.available
       ? `available: ${c.strict.detail}`
-      : `unavailable, strict commands will be rejected: ${c.strict.reason}`,
+      : new Note(`unavailable, strict commands will be rejected: ${c.strict.reason}`),
   );
   await check(
     "host-trusted process trees",

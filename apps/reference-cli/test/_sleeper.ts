@@ -1,3 +1,5 @@
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import {
   type FixtureState,
   fixtureOwnerConfig,
@@ -6,8 +8,10 @@ import {
   int,
   machine,
   managed,
+  removeDir,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { afterAll, beforeAll } from "vitest";
 
 /**
  * A state directory with one signed extension, `fx.sleep`, whose `nap`
@@ -65,4 +69,24 @@ await runCommandProcess({ handlers: { "fx.sleep/nap": async (ctx) => {
     ],
     install: "each",
   });
+}
+
+/** The built `rukh` executable. */
+export const RUKH_BIN = fileURLToPath(new URL("../bin/rukh", import.meta.url));
+
+/**
+ * A sleeper state made before a file's tests and removed after them, and
+ * the built CLI run against it in a clean environment.
+ */
+export function useSleeperCli(prefix: string) {
+  const at = { work: "", root: "" };
+  beforeAll(async () => {
+    const made = await sleeperState({ prefix, defaultMs: 5, maxConcurrency: 4 });
+    at.work = made.work;
+    at.root = made.root;
+  });
+  afterAll(() => removeDir(at.work));
+  const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at.root });
+  const rukh = (...args: string[]) => spawnSync(RUKH_BIN, args, { encoding: "utf8", env: env() });
+  return { at, env, rukh };
 }

@@ -1,26 +1,12 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { removeDir } from "@rukh/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sleeperState } from "./_sleeper.js";
+import { describe, expect, it } from "vitest";
+import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
 
-const bin = fileURLToPath(new URL("../bin/rukh", import.meta.url));
-let work: string;
-let root: string;
-const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root });
-const rukh = (...args: string[]) => spawnSync(bin, args, { encoding: "utf8", env: env() });
-
-beforeAll(async () => {
-  ({ work, root } = await sleeperState({
-    prefix: "rukh-cli-runs-",
-    defaultMs: 5,
-    maxConcurrency: 4,
-  }));
-});
-afterAll(() => removeDir(work));
+const bin = RUKH_BIN;
+const { at, env, rukh } = useSleeperCli("rukh-cli-runs-");
 
 /** Lines of a child's stdout as they come, until `enough` says so. */
 function collect(child: ChildProcess, enough: (lines: string[]) => boolean): Promise<string[]> {
@@ -88,7 +74,7 @@ describe("rukh runs", () => {
     expect(first).not.toHaveProperty("inputs");
 
     const config = JSON.parse(rukh("--json", "profile", "show").stdout).config;
-    const file = join(work, "recording.json");
+    const file = join(at.work, "recording.json");
     writeFileSync(file, JSON.stringify({ ...config, journal: { recordInputs: true } }));
     expect(rukh("profile", "set-config", file).status).toBe(0);
     expect(rukh("nap", "--wait-ms", "7").status).toBe(0);

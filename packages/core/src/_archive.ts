@@ -7,10 +7,16 @@ import {
   openSync,
   writeSync,
 } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { holdNamedLock, type NamedLock, type OwnerConfig, stateLockName } from "@rukh/profile";
-import { journalPaths, segmentNames } from "./_journal.js";
+import {
+  holdNamedLock,
+  type NamedLock,
+  type OwnerConfig,
+  type StateDirectory,
+  stateLockName,
+} from "@rukh/profile";
+import { journalPaths, liveSegmentHost, segmentNames } from "./_journal.js";
 import { JOURNAL_MAX_BYTES } from "./_limits.js";
 
 /** An archive segment is closed once it holds this many bytes (8 MiB); the next one begins. */
@@ -36,6 +42,16 @@ export function retentionOf(journal: OwnerConfig["journal"]): JournalRetention {
         ? DEFAULT_RETENTION.maxAgeMs
         : journal.maxAgeDays * 86_400_000,
     maxBytes: journal?.maxBytes ?? DEFAULT_RETENTION.maxBytes,
+  };
+}
+
+/** The owner's retention as the active revision sets it; read only when a new archive segment begins. */
+export function ownerRetention(state: StateDirectory): () => Promise<JournalRetention> {
+  return async () => {
+    const active = await state.activeRevisionId().catch(() => null);
+    return retentionOf(
+      active === null ? undefined : (await state.readRevision(active)).config.journal,
+    );
   };
 }
 
@@ -147,6 +163,8 @@ export async function quarantineSegment(stateRoot: string, file: string): Promis
  */
 export interface JournalReport {
   readonly liveSegments: number;
+  /** Hosts with live segments whose process is gone: the next start (or `doctor --repair`) finishes them. */
+  readonly lostHosts: number;
   readonly archiveSegments: number;
   readonly archiveBytes: number;
   readonly quarantineDir: string;
@@ -167,8 +185,19 @@ export async function describeJournal(stateRoot: string): Promise<JournalReport>
   try {
     quarantined = (await readdir(p.quarantine)).sort();
   } catch {}
+  const live = await segmentNames(p.live);
+  let lostHosts = 0;
+  const canonicalRoot = await realpath(stateRoot).catch(() => stateRoot);
+  for (const host of new Set(live.map(liveSegmentHost))) {
+    // A held liveness lock is a running host; one that can be taken is lost.
+    const lock = await holdNamedLock(stateLockName("host", canonicalRoot, host));
+    if (lock === null) continue;
+    lock.release();
+    lostHosts++;
+  }
   return {
-    liveSegments: (await segmentNames(p.live)).length,
+    liveSegments: live.length,
+    lostHosts,
     archiveSegments: archive.length,
     archiveBytes: sizes.reduce((a, b) => a + b, 0),
     quarantineDir: p.quarantine,

@@ -26,7 +26,7 @@ import {
   type InvocationCoreOptions,
   type InvocationRequest,
 } from "./_api.js";
-import { type JournalRetention, retentionOf } from "./_archive.js";
+import { ownerRetention } from "./_archive.js";
 import { budgetOf } from "./_budget.js";
 import { detectConfinement } from "./_confinement.js";
 import { DiagnosticsSink, NO_DIAGNOSTICS } from "./_diagnostics.js";
@@ -97,12 +97,7 @@ export async function createInvocationCore(
     throw new CoreError("state_unavailable", "cannot hold this host's liveness lock");
   const sink = new DiagnosticsSink(state.root);
   // Read only when archiving begins a new archive segment: a call does not pay for it.
-  const retention = async (): Promise<JournalRetention> => {
-    const active = await state.activeRevisionId().catch(() => null);
-    return retentionOf(
-      active === null ? undefined : (await state.readRevision(active)).config.journal,
-    );
-  };
+  const retention = ownerRetention(state);
   const journal = new HostJournal({
     stateRoot: state.root,
     canonicalRoot,

@@ -1,7 +1,17 @@
+import { randomUUID } from "node:crypto";
+import { realpathSync } from "node:fs";
 import { join, relative } from "node:path";
-import { holdNamedLock, stateLockName } from "@rukh/profile";
+import { holdNamedLock, StateDirectory, stateLockName } from "@rukh/profile";
 import type pino from "pino";
-import { archiveSegment, type JournalRetention, quarantineSegment } from "./_archive.js";
+import {
+  archiveSegment,
+  describeJournal,
+  type JournalRetention,
+  ownerRetention,
+  quarantineSegment,
+} from "./_archive.js";
+import { DiagnosticsSink } from "./_diagnostics.js";
+import { CoreError } from "./_errors.js";
 import {
   type JournalProcessRecord,
   type JournalRecord,
@@ -171,4 +181,51 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
       legacy.release();
     }
   return recovered;
+}
+
+/**
+ * What {@link repairJournal} did.
+ *
+ * @example
+ * const r: JournalRepair = { finalized: ["…"], quarantined: [] };
+ */
+export interface JournalRepair {
+  /** Invocations of lost hosts it finalized as `execution_failed`/`host_lost`. */
+  readonly finalized: readonly string[];
+  /** Damaged segments it set aside (names in the quarantine directory). */
+  readonly quarantined: readonly string[];
+}
+
+/**
+ * Does now what the next start-up would: finishes every lost host's live
+ * segments (killing what they left running, finalizing their open calls,
+ * archiving them, setting damaged ones aside). Running hosts are untouched:
+ * their liveness locks are held.
+ *
+ * @example
+ * const { finalized } = await repairJournal(home.root);
+ */
+export async function repairJournal(stateRoot: string): Promise<JournalRepair> {
+  const canonicalRoot = realpathSync(stateRoot);
+  const host = randomUUID();
+  const liveness = await holdNamedLock(stateLockName("host", canonicalRoot, host));
+  if (liveness === null)
+    throw new CoreError("state_unavailable", "cannot hold a liveness lock for the repair");
+  const sink = new DiagnosticsSink(stateRoot);
+  const before = new Set((await describeJournal(stateRoot)).quarantined);
+  try {
+    const finalized = await recoverLostHosts({
+      stateRoot,
+      canonicalRoot,
+      host,
+      skip: new Set(),
+      logger: sink.logger,
+      retention: ownerRetention(new StateDirectory(stateRoot)),
+    });
+    const after = (await describeJournal(stateRoot)).quarantined;
+    return { finalized, quarantined: after.filter((n) => !before.has(n)) };
+  } finally {
+    sink.close();
+    liveness.release();
+  }
 }

@@ -43,5 +43,7 @@ export type {
   ResourceLimitName,
 } from "./_outcome.js";
 export { OUTCOME_KINDS, OUTCOME_REASONS } from "./_outcome.js";
+export type { JournalRepair } from "./_recovery.js";
+export { repairJournal } from "./_recovery.js";
 export type { RunFilter, RunSummary } from "./_runs.js";
 export { findRun, listRuns, RUNS_MAX_LIMIT } from "./_runs.js";

@@ -22,8 +22,10 @@ it("exports exactly these names", async () => {
       "describeConfinement",
       "describeJournal",
       "findRun",
+      "followRuns",
       "listRuns",
       "readJournal",
+      "repairJournal",
     ]
   `);
 });

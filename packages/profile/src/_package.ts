@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { type ExtensionDescriptor, parseDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, parseJson, sha256Hex } from "@rukh/json";
 import type { OwnerConfig } from "./_config.js";
+import { temporaryName } from "./_debris.js";
 import { ioError, ProfileError } from "./_errors.js";
 import {
   DEFAULT_OWNER_LIMITS,
@@ -389,7 +390,7 @@ export async function storePackage(home: string, pkg: VerifiedPackage): Promise<
   const staging = join(
     home,
     "tmp",
-    `store-${pkg.digest.slice(0, 16)}-${randomBytes(6).toString("hex")}`,
+    `${temporaryName(`store-${pkg.digest.slice(0, 16)}`)}${randomBytes(6).toString("hex")}`,
   );
   try {
     await mkdir(staging, { recursive: true });

@@ -11,6 +11,7 @@ import {
   parseOwnerConfig,
   validateOwnerConfig,
 } from "./_config.js";
+import { temporaryName } from "./_debris.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { REVISION_MAX_BYTES } from "./_limits.js";
 import { holdNamedLock, stateLockName } from "./_lock.js";
@@ -457,7 +458,7 @@ export class StateDirectory {
   }
 
   async #writeAtomic(dir: string, name: string, data: string, syncDir = true): Promise<void> {
-    const tmp = join(this.root, "tmp", `${name}.${process.pid}.${randomBytes(6).toString("hex")}`);
+    const tmp = join(this.root, "tmp", `${temporaryName(name)}${randomBytes(6).toString("hex")}`);
     const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
     try {
       await fh.writeFile(data);
@@ -617,7 +618,7 @@ export class StateDirectory {
       const tmp = join(
         this.root,
         "tmp",
-        `cursor.key.${process.pid}.${randomBytes(6).toString("hex")}`,
+        `${temporaryName("cursor.key")}${randomBytes(6).toString("hex")}`,
       );
       const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
       try {

@@ -12,6 +12,8 @@ export {
   parseOwnerConfig,
   validateOwnerConfig,
 } from "./_config.js";
+export type { TemporaryDebris } from "./_debris.js";
+export { findTemporaryDebris, removeTemporaryDebris } from "./_debris.js";
 export type { ProfileErrorCode } from "./_errors.js";
 export { PROFILE_ERROR_CODES, ProfileError } from "./_errors.js";
 export type { OwnerLimits } from "./_limits.js";

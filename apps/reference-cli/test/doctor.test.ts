@@ -1,0 +1,75 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
+
+const bin = RUKH_BIN;
+const { at, env, rukh } = useSleeperCli("rukh-cli-doctor-");
+
+/** Starts a long call and kill -9s its host once the call's start is journaled. */
+async function loseAHost(): Promise<void> {
+  const host = spawn(bin, ["nap", "--wait-ms", "60000"], { env: env(), stdio: "ignore" });
+  const live = join(at.root, "journal", "live");
+  for (let i = 0; i < 200; i++) {
+    if (existsSync(live) && readdirSync(live).length > 0) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  host.kill("SIGKILL");
+  await new Promise((r) => host.once("exit", r));
+}
+
+it("doctor notes a lost host and temporary debris; --repair finishes the host, removes only the debris of dead writers, and says what it did", async () => {
+  await loseAHost();
+  const tmp = join(at.root, "tmp");
+  mkdirSync(tmp, { recursive: true });
+  const old = new Date(Date.now() - 3_600_000);
+  // A crashed publisher's half-written revision and its half-stored package.
+  writeFileSync(join(tmp, "active.999999999.a1b2c3d4e5f6"), "0123");
+  mkdirSync(join(tmp, "store-0123456789abcdef.999999999.a1b2c3d4e5f6", "bin"), { recursive: true });
+  writeFileSync(
+    join(tmp, "store-0123456789abcdef.999999999.a1b2c3d4e5f6", "bin", "x.mjs"),
+    "12345678",
+  );
+  // A writer that is alive (this test) keeps its entry, however old.
+  writeFileSync(join(tmp, `active.${process.pid}.0a0b0c0d0e0f`), "live");
+  for (const n of readdirSync(tmp)) utimesSync(join(tmp, n), old, old);
+
+  const before = rukh("doctor");
+  expect(before.status).toBe(0);
+  expect(before.stdout).toMatch(/note {2}journal: .*1 hosts are gone with calls not yet finalized/);
+  expect(before.stdout).toContain(
+    "note  temporary files: 2 left by writers that are gone (12 bytes)",
+  );
+  expect(before.stdout).toContain("ok    publication lock: free");
+
+  const repaired = rukh("doctor", "--repair");
+  expect(repaired.status).toBe(0);
+  const fixed = repaired.stdout.match(
+    /^fixed {2}journal: finalized 1 calls of lost hosts as execution_failed\/host_lost \(([0-9a-f-]{36})\)$/m,
+  );
+  expect(fixed).not.toBeNull();
+  expect(repaired.stdout).toContain(
+    "fixed  temporary files: removed 2 left by writers that are gone (12 bytes)",
+  );
+  expect(repaired.stdout).toContain("ok    temporary files: none left behind");
+  expect(readdirSync(tmp)).toEqual([`active.${process.pid}.0a0b0c0d0e0f`]);
+  expect(rukh("runs", "show", fixed![1]!).stdout).toContain("reason: host_lost");
+
+  const again = JSON.parse(rukh("--json", "doctor", "--repair").stdout);
+  expect(again.format).toBe("rukh.doctor/1");
+  expect(again.repaired).toEqual(["nothing needed repair"]);
+  expect(again.checks.find((c: { name: string }) => c.name === "journal").note).toBeUndefined();
+});
+
+it("doctor --repair leaves a running host alone", async () => {
+  const host = spawn(bin, ["nap", "--wait-ms", "3000"], { env: env(), stdio: "ignore" });
+  const exited = new Promise<number | null>((r) => host.once("exit", r));
+  await new Promise((r) => setTimeout(r, 700));
+  const r = rukh("doctor", "--repair");
+  expect(r.stdout).toContain("fixed  nothing needed repair");
+  expect(await exited).toBe(0);
+  const [last] = JSON.parse(rukh("--json", "runs", "list", "--limit", "1").stdout).runs;
+  expect(last).toMatchObject({ outcome: "succeeded", reason: "completed" });
+});
