@@ -11,7 +11,7 @@ import {
 } from "@rukh/profile";
 import { catalogBuiltins } from "./_catalog.js";
 import { doctorBuiltin } from "./_doctor.js";
-import { guard, OK, parse, print, readBounded, UsageError } from "./_kit.js";
+import { guard, OK, parse, plural, print, readBounded, UsageError } from "./_kit.js";
 import { mcpBuiltins } from "./_mcp-commands.js";
 import { runsBuiltins } from "./_runs-commands.js";
 
@@ -340,7 +340,7 @@ export function adminBuiltins(options: AdminOptions): CliBuiltin[] {
         const history = await home.history();
         const lines = history.map(
           ({ id, revision }) =>
-            `${id === active ? "*" : " "} ${id.slice(0, 12)}  #${revision.sequence}  ${revision.createdAt}  ${revision.extensions.length} extensions`,
+            `${id === active ? "*" : " "} ${id.slice(0, 12)}  #${revision.sequence}  ${revision.createdAt}  ${plural(revision.extensions.length, "extension")}`,
         );
         print(
           ctx,

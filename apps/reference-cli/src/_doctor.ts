@@ -11,7 +11,7 @@ import {
   type StateDirectory,
   stateLockName,
 } from "@rukh/profile";
-import { type AdminBody, OK, parse, print, STATE } from "./_kit.js";
+import { type AdminBody, plural as n, OK, parse, print, STATE } from "./_kit.js";
 
 /** One finding: `note` is worth knowing but not a fault (exit 0). */
 interface Check {
@@ -63,16 +63,16 @@ async function repair(home: StateDirectory): Promise<string[]> {
   const j = await repairJournal(home.root);
   if (j.finalized.length > 0)
     done.push(
-      `journal: finalized ${j.finalized.length} calls of lost hosts as execution_failed/host_lost (${j.finalized.join(", ")})`,
+      `journal: finalized ${n(j.finalized.length, "call")} of lost hosts as execution_failed/host_lost (${j.finalized.join(", ")})`,
     );
   if (j.quarantined.length > 0)
     done.push(
-      `journal: set aside ${j.quarantined.length} damaged segments (${j.quarantined.join(", ")})`,
+      `journal: set aside ${n(j.quarantined.length, "damaged segment")} (${j.quarantined.join(", ")})`,
     );
   const removed = await removeTemporaryDebris(home.root);
   if (removed.length > 0)
     done.push(
-      `temporary files: removed ${removed.length} left by writers that are gone (${removed.reduce((n, d) => n + d.bytes, 0)} bytes)`,
+      `temporary files: removed ${n(removed.length, "file")} left by writers that are gone (${removed.reduce((sum, d) => sum + d.bytes, 0)} bytes)`,
     );
   if (done.length === 0) done.push("nothing needed repair");
   return done;
@@ -100,12 +100,12 @@ async function doctor(home: StateDirectory): Promise<Check[]> {
     const id = await home.activeRevisionId();
     if (id === null) throw new Error("nothing published yet (run `trust add` and `ext install`)");
     const rev = await home.readRevision(id);
-    return `${id.slice(0, 12)}, ${rev.extensions.length} extensions, ${rev.config.trustedPublishers.length} trusted publishers`;
+    return `${id.slice(0, 12)}, ${n(rev.extensions.length, "extension")}, ${n(rev.config.trustedPublishers.length, "trusted publisher")}`;
   });
   await check("installed packages", async () => {
     if ((await home.activeRevisionId()) === null) return "none";
     const projection = await home.projection();
-    return `verified against their digests; ${projection.routes.commands.length} commands, ${projection.tools.length} MCP tools`;
+    return `verified against their digests; ${n(projection.routes.commands.length, "command")}, ${n(projection.tools.length, "MCP tool")}`;
   });
   await check("free space", () => {
     const { bavail, bsize } = statfsSync(home.root);
@@ -123,14 +123,14 @@ async function doctor(home: StateDirectory): Promise<Check[]> {
   const { describeJournal, describeConfinement } = await import("@rukh/core");
   await check("journal", async () => {
     const j = await describeJournal(home.root);
-    const history = `${j.archiveSegments} archive segments (${Math.ceil(j.archiveBytes / 1024)} KiB), ${j.liveSegments} live`;
+    const history = `${n(j.archiveSegments, "archive segment")} (${Math.ceil(j.archiveBytes / 1024)} KiB), ${j.liveSegments} live`;
     if (j.quarantined.length > 0)
       throw new Error(
-        `${history}; ${j.quarantined.length} damaged segments were set aside in ${j.quarantineDir} (${j.quarantined.join(", ")}): their readable records were recovered; keep or delete them`,
+        `${history}; ${n(j.quarantined.length, "damaged segment")} set aside in ${j.quarantineDir} (${j.quarantined.join(", ")}): their readable records were recovered; keep or delete them`,
       );
     if (j.lostHosts > 0)
       return new Note(
-        `${history}; ${j.lostHosts} hosts are gone with calls not yet finalized: the next call, or \`doctor --repair\`, finishes them`,
+        `${history}; ${n(j.lostHosts, "host")} gone with calls not yet finalized: the next call, or \`doctor --repair\`, finishes them`,
       );
     return history;
   });
@@ -144,9 +144,9 @@ async function doctor(home: StateDirectory): Promise<Check[]> {
   await check("temporary files", async () => {
     const debris = await findTemporaryDebris(home.root);
     if (debris.length === 0) return "none left behind";
-    const bytes = debris.reduce((n, d) => n + d.bytes, 0);
+    const bytes = debris.reduce((sum, d) => sum + d.bytes, 0);
     return new Note(
-      `${debris.length} left by writers that are gone (${bytes} bytes): \`doctor --repair\` removes them`,
+      `${n(debris.length, "file")} left by writers that are gone (${bytes} bytes): \`doctor --repair\` removes them`,
     );
   });
   // The same detection the core admits calls with: what doctor says is what a call gets.

@@ -90,3 +90,8 @@ export function guard(brand: string): (fn: AdminBody) => (ctx: BuiltinContext) =
       }
     };
 }
+
+/** `1 call`, `2 calls`. */
+export function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}

@@ -38,9 +38,9 @@ it("doctor notes a lost host and temporary debris; --repair finishes the host, r
 
   const before = rukh("doctor");
   expect(before.status).toBe(0);
-  expect(before.stdout).toMatch(/note {2}journal: .*1 hosts are gone with calls not yet finalized/);
+  expect(before.stdout).toMatch(/note {2}journal: .*1 host gone with calls not yet finalized/);
   expect(before.stdout).toContain(
-    "note  temporary files: 2 left by writers that are gone (12 bytes)",
+    "note  temporary files: 2 files left by writers that are gone (12 bytes)",
   );
   expect(before.stdout).toContain("ok    publication lock: free");
 
@@ -51,7 +51,7 @@ it("doctor notes a lost host and temporary debris; --repair finishes the host, r
   );
   expect(fixed).not.toBeNull();
   expect(repaired.stdout).toContain(
-    "fixed  temporary files: removed 2 left by writers that are gone (12 bytes)",
+    "fixed  temporary files: removed 2 files left by writers that are gone (12 bytes)",
   );
   expect(repaired.stdout).toContain("ok    temporary files: none left behind");
   expect(readdirSync(tmp)).toEqual([`active.${process.pid}.0a0b0c0d0e0f`]);

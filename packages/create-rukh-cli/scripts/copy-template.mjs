@@ -8,6 +8,6 @@ const app = fileURLToPath(new URL("../../../apps/reference-cli/", import.meta.ur
 const template = fileURLToPath(new URL("../template/", import.meta.url));
 rmSync(template, { recursive: true, force: true });
 mkdirSync(template, { recursive: true });
-for (const file of ["src/main.ts", "src/_admin.ts", "bin/rukh", "test/cli.test.ts"]) {
-  cpSync(`${app}${file}`, `${template}${file}`);
-}
+// Every source file of the CLI: a module added there is in the scaffold too.
+cpSync(`${app}src`, `${template}src`, { recursive: true });
+for (const file of ["bin/rukh", "test/cli.test.ts"]) cpSync(`${app}${file}`, `${template}${file}`);

@@ -106,8 +106,12 @@ export function scaffold(options: ScaffoldOptions): string[] {
     ".gitignore": "node_modules/\ndist/\n",
     "README.md": `# ${name}\n\nA branded command-line tool built on Rukh. Its commands come from trusted, installable extensions; the same commands are served to AI agents over MCP (\`${name} mcp serve\`).\n\n\`\`\`sh\nnpm install && npm run build && npm test\n./bin/${name} --help\n./bin/${name} doctor\n\`\`\`\n`,
     [`bin/${name}`]: rebrand(readFileSync(join(TEMPLATE, "bin/rukh"), "utf8")),
-    "src/main.ts": rebrand(readFileSync(join(TEMPLATE, "src/main.ts"), "utf8")),
-    "src/_admin.ts": readFileSync(join(TEMPLATE, "src/_admin.ts"), "utf8"),
+    // Every source file of the template; only main.ts names the brand.
+    ...Object.fromEntries(
+      readdirSync(join(TEMPLATE, "src"))
+        .filter((f) => f.endsWith(".ts"))
+        .map((f) => [`src/${f}`, rebrand(readFileSync(join(TEMPLATE, "src", f), "utf8"))]),
+    ),
     "test/cli.test.ts": rebrand(readFileSync(join(TEMPLATE, "test/cli.test.ts"), "utf8")),
   };
   const written: string[] = [];
