@@ -3,8 +3,8 @@ import { userInfo } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type BuiltinContext, createCli } from "@rukh/cli";
 import { serveStdio } from "@rukh/mcp";
-import { StateDirectory } from "@rukh/profile";
-import { adminBuiltins } from "./_admin.js";
+import { presetNamed, StateDirectory } from "@rukh/profile";
+import { adminBuiltins } from "./admin/index.js";
 
 /** The brand of this CLI; a scaffolded CLI changes it (and nothing else here). */
 export const BRAND = "rukh";
@@ -25,7 +25,7 @@ async function serveMcp(ctx: BuiltinContext, preset: string | undefined): Promis
   }
   const config = (await state.readRevision(active)).config;
   const name = preset ?? config.defaultPreset;
-  if (config.presets[name] === undefined) {
+  if (presetNamed(config, name) === undefined) {
     ctx.stderr.write(
       `${BRAND}: no preset ${JSON.stringify(name)}; expected one of ${Object.keys(config.presets).join(", ")}\n`,
     );

@@ -47,7 +47,7 @@ it("doctor notes a lost host and temporary debris; --repair finishes the host, r
   const repaired = rukh("doctor", "--repair");
   expect(repaired.status).toBe(0);
   const fixed = repaired.stdout.match(
-    /^fixed {2}journal: finalized 1 calls of lost hosts as execution_failed\/host_lost \(([0-9a-f-]{36})\)$/m,
+    /^fixed {2}journal: finalized 1 call of lost hosts as execution_failed\/host_lost \(([0-9a-f-]{36})\)$/m,
   );
   expect(fixed).not.toBeNull();
   expect(repaired.stdout).toContain(

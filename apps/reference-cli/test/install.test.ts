@@ -48,7 +48,7 @@ it("publishes a new extension and its default-preset pattern in one revision, fr
   const key = join(work, "acme.pub");
   writeFileSync(key, `${FIXTURE_PUB}\n`);
   const state = new StateDirectory(root);
-  expect(rukh("trust", "add", key, "--publisher", "acme").status).toBe(0);
+  expect(rukh("trust", "add", key, "--publisher", "acme", "--namespace", "fx.*").status).toBe(0);
   const before = (await state.history()).length;
   const installed = rukh("ext", "install", pkg);
   expect(installed.status).toBe(0);

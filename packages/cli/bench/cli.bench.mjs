@@ -51,7 +51,7 @@ async function home(commands) {
     JSON.stringify({
       brand: "acme",
       endpointNamespace: "acme-bench",
-      trustedPublishers: [{ id: "acme", publicKey: PUB }],
+      trustedPublishers: [{ id: "acme", publicKey: PUB, namespaces: ["acme.*", "fx.*"] }],
       presets: {
         default: {
           commands: [],

@@ -83,7 +83,7 @@ export async function setup({ strict = false, journal } = {}) {
     JSON.stringify({
       brand: "bench",
       endpointNamespace: "bench",
-      trustedPublishers: [{ id: "acme", publicKey: pub }],
+      trustedPublishers: [{ id: "acme", publicKey: pub, namespaces: ["acme.*", "bench.*"] }],
       exposure: { extensions: ["bench.core"] },
       presets: Object.fromEntries(
         ["host-trusted", "strict"].map((enforcement) => [

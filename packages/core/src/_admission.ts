@@ -16,6 +16,7 @@ import {
   type InstalledExtension,
   PRESET_RESOURCE_DEFAULTS,
   type ProfileRevision,
+  presetNamed,
   resolveTool,
   type TaskPreset,
   type ToolProjection,
@@ -191,9 +192,7 @@ export function admit(
   if (!validated.ok)
     return { ...no("invalid_input", "the inputs are invalid"), issues: validated.issues };
   const config = revision.config;
-  const preset = Object.hasOwn(config.presets, binding.preset)
-    ? config.presets[binding.preset]
-    : undefined;
+  const preset = presetNamed(config, binding.preset);
   if (preset === undefined) return no("preset_denied", "the host's task preset is not defined");
   if (
     !allowedBy(preset, identity) ||

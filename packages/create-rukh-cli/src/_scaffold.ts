@@ -108,7 +108,7 @@ export function scaffold(options: ScaffoldOptions): string[] {
     [`bin/${name}`]: rebrand(readFileSync(join(TEMPLATE, "bin/rukh"), "utf8")),
     // Every source file of the template; only main.ts names the brand.
     ...Object.fromEntries(
-      readdirSync(join(TEMPLATE, "src"))
+      (readdirSync(join(TEMPLATE, "src"), { recursive: true }) as string[])
         .filter((f) => f.endsWith(".ts"))
         .map((f) => [`src/${f}`, rebrand(readFileSync(join(TEMPLATE, "src", f), "utf8"))]),
     ),

@@ -89,7 +89,7 @@ export async function setup() {
   await state.setConfig({
     brand: "bench",
     endpointNamespace: "bench",
-    trustedPublishers: [{ id: "acme", publicKey: pub }],
+    trustedPublishers: [{ id: "acme", publicKey: pub, namespaces: ["acme.*", "bench.*"] }],
     exposure: { extensions: ids },
     presets: {
       default: {

@@ -51,7 +51,7 @@ function config(ns) {
   return {
     brand: "bench",
     endpointNamespace: ns,
-    trustedPublishers: [{ id: "acme", publicKey: pub }],
+    trustedPublishers: [{ id: "acme", publicKey: pub, namespaces: ["acme.*", "bench.*"] }],
     exposure: { extensions: ids },
     presets: {
       default: {

@@ -6,6 +6,7 @@ import {
   type ValidationIssue,
 } from "@rukh/json";
 import { CONFIG_MAX_BYTES, DEFAULT_OWNER_LIMITS, type OwnerLimits } from "./_limits.js";
+import { namespacesOverlap } from "./_trust.js";
 
 /** Stable codes of owner-configuration issues. */
 export const CONFIG_ISSUE_CODES = [
@@ -31,6 +32,11 @@ export type ConfigIssueCode = (typeof CONFIG_ISSUE_CODES)[number];
 export interface TrustedPublisher {
   readonly id: string;
   readonly publicKey: string;
+  /**
+   * The extension ids it may install: `acme.*` (any id under `acme.`) or an
+   * exact id. Default `<id>.*`. No two publishers' namespaces overlap.
+   */
+  readonly namespaces?: readonly string[];
   readonly sources?: readonly string[];
 }
 
@@ -97,6 +103,7 @@ export interface OwnerConfig {
 }
 
 const BRAND = /^[a-z][a-z0-9-]{0,31}$/;
+const NAMESPACE_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*(\.\*)?$/;
 const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 const PUBLISHER = /^[a-z][a-z0-9-]*$/;
 const EXTENSION = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$/;
@@ -105,6 +112,17 @@ const PRESET = /^[a-z][a-z0-9_-]{0,63}$/;
 const REQUEST = /^[a-z][a-z0-9_.:-]*$/;
 const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
 const MAX_LIST = 4_096;
+
+/**
+ * The preset named `name`, or `undefined`: names are data, so one that is an
+ * `Object` member (`constructor`, `__proto__`) is no preset.
+ *
+ * @example
+ * const preset = presetNamed(config, flags.preset);
+ */
+export function presetNamed(config: OwnerConfig, name: string): TaskPreset | undefined {
+  return Object.hasOwn(config.presets, name) ? config.presets[name] : undefined;
+}
 
 /** Whether `s` is `<extension id>/<command id>`. */
 export function isIdentity(s: string): boolean {
@@ -248,9 +266,10 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
       c.add("/trustedPublishers", "expected_array", "expected an array of trusted publishers");
     else {
       const ids = new Set<string>();
+      const granted: { ns: string; publisher: string; path: string }[] = [];
       root.trustedPublishers.forEach((p, i) => {
         const path = pointerAppend("/trustedPublishers", i);
-        const o = c.object(path, p, ["id", "publicKey"], ["sources"]);
+        const o = c.object(path, p, ["id", "publicKey"], ["namespaces", "sources"]);
         if (o === undefined) return;
         const id =
           o.id === undefined
@@ -274,6 +293,31 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
               "expected base64 (44 characters) of a 32-byte Ed25519 public key",
             );
         }
+        const namespaces =
+          o.namespaces === undefined
+            ? id === undefined
+              ? []
+              : [`${id}.*`]
+            : c.strings(
+                `${path}/namespaces`,
+                o.namespaces,
+                (s) => NAMESPACE_PATTERN.test(s) && s.length <= 256,
+                "invalid_value",
+                "an extension id, or one followed by .* for every id under it",
+              );
+        // One owner per extension id: two publishers' namespaces never overlap.
+        namespaces.forEach((ns, k) => {
+          const at =
+            o.namespaces === undefined ? `${path}/id` : pointerAppend(`${path}/namespaces`, k);
+          const clash = granted.find((g) => g.publisher !== id && namespacesOverlap(g.ns, ns));
+          if (clash !== undefined)
+            c.add(
+              at,
+              "duplicate",
+              `namespace ${ns} of publisher "${id}" overlaps ${clash.ns} of publisher "${clash.publisher}"; an extension id has one owner`,
+            );
+          granted.push({ ns, publisher: id ?? "", path: at });
+        });
         if (o.sources !== undefined)
           c.strings(
             `${path}/sources`,

@@ -8,7 +8,7 @@ import {
   REGISTERED_FEATURES,
 } from "@rukh/descriptor";
 import { fingerprint, type JsonObject, type JsonValue } from "@rukh/json";
-import type { OwnerConfig, TaskPreset } from "./_config.js";
+import { type OwnerConfig, presetNamed, type TaskPreset } from "./_config.js";
 import { ProfileError } from "./_errors.js";
 import {
   CURSOR_MAX_LENGTH,
@@ -328,9 +328,7 @@ function visibleFor(projection: ToolProjection, presetName: string) {
   const i = inner(projection);
   let v = i.visible.get(presetName);
   if (v === undefined) {
-    const preset = Object.hasOwn(projection.config.presets, presetName)
-      ? projection.config.presets[presetName]
-      : undefined;
+    const preset = presetNamed(projection.config, presetName);
     if (preset === undefined)
       throw new ProfileError(
         "unknown_preset",

@@ -9,6 +9,7 @@ import {
   effectiveLimits,
   type OwnerConfig,
   parseOwnerConfig,
+  presetNamed,
   validateOwnerConfig,
 } from "./_config.js";
 import { temporaryName } from "./_debris.js";
@@ -37,6 +38,7 @@ import {
   validateRevision,
 } from "./_revision.js";
 import { routesFileText } from "./_routecache.js";
+import { checkCliOwnership, checkNamespaces, checkVersionChange } from "./_trust.js";
 
 /** Options of {@link resolveStateDir}. */
 export interface StateDirOptions {
@@ -66,7 +68,7 @@ export function resolveStateDir(options: StateDirOptions = {}): string {
 
 /** `config` with `<id>/*` added to preset `preset`'s commands (once). */
 function allowExtension(config: OwnerConfig, preset: string, id: string): OwnerConfig {
-  const p = Object.hasOwn(config.presets, preset) ? config.presets[preset] : undefined;
+  const p = presetNamed(config, preset);
   if (p === undefined)
     throw new ProfileError("invalid_config", `preset "${preset}" is not defined in /presets`);
   const pattern = `${id}/*`;
@@ -88,6 +90,8 @@ export type ProfileChange =
        * moment at which it is installed but not allowed.
        */
       readonly allowIn?: string;
+      /** Install a version lower than the installed one (otherwise `downgrade`). */
+      readonly allowDowngrade?: boolean;
     }
   | { readonly op: "remove"; readonly id: string }
   | { readonly op: "enable"; readonly id: string }
@@ -361,6 +365,13 @@ export class StateDirectory {
               "extension_conflict",
               `extension id "${d.id}" is already installed from publisher "${prior.publisher}"; "${d.publisher}" cannot replace it`,
             );
+          if (prior !== undefined)
+            checkVersionChange(
+              d.id,
+              prior,
+              { version: d.version, digest: pkg.digest },
+              change.allowDowngrade === true,
+            );
           extensions.set(d.id, {
             id: d.id,
             version: d.version,
@@ -402,12 +413,15 @@ export class StateDirectory {
       );
     const list = [...extensions.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
     const trusted = new Set(config.trustedPublishers.map((p) => p.id));
-    for (const e of list)
+    // A disabled extension may outlive its publisher's trust; it cannot run or be enabled.
+    const enabled = list.filter((e) => e.enabled);
+    for (const e of enabled)
       if (!trusted.has(e.publisher))
         throw new ProfileError(
           "untrusted_publisher",
           `installed extension "${e.id}" comes from publisher "${e.publisher}", which the configuration no longer trusts`,
         );
+    checkNamespaces(config.trustedPublishers, enabled);
 
     // A change that changes nothing (reinstalling the same package, re-setting
     // the same configuration) publishes nothing: a new revision would rename
@@ -430,6 +444,7 @@ export class StateDirectory {
     }
 
     const loaded = await this.#loaded(list, pending);
+    checkCliOwnership(loaded.map((l) => l.descriptor));
     const { routes, routeKey } = buildRoutes(loaded);
     const baseKey = await this.#routeKey(base);
     const revision: ProfileRevision = {

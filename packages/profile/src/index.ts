@@ -10,6 +10,7 @@ export {
   CONFIG_ISSUE_CODES,
   PRESET_RESOURCE_DEFAULTS,
   parseOwnerConfig,
+  presetNamed,
   validateOwnerConfig,
 } from "./_config.js";
 export type { TemporaryDebris } from "./_debris.js";
@@ -65,3 +66,9 @@ export type {
   StateDirOptions,
 } from "./_state.js";
 export { resolveStateDir, StateDirectory } from "./_state.js";
+export {
+  compareVersions,
+  inNamespace,
+  namespacesOf,
+  RESERVED_CLI_WORDS,
+} from "./_trust.js";

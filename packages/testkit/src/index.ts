@@ -1,4 +1,6 @@
 // The complete surface of @rukh/testkit: test support shared by the workspace's suites.
+
+import type { KeyObject } from "node:crypto";
 import {
   mkdirSync,
   mkdtempSync,
@@ -181,6 +183,8 @@ export interface FixturePackage {
   readonly descriptor: object;
   /** Files by package-relative path; text has its `from "@rukh/ipc"` import pointed at the runtime. */
   readonly programs: Readonly<Record<string, string | Buffer>>;
+  /** Who signs it; default the fixture publisher's key. */
+  readonly signer?: { readonly key: KeyObject | string; readonly publisher: string };
 }
 
 /**
@@ -205,7 +209,9 @@ export async function writeFixturePackage(pkg: FixturePackage): Promise<string> 
       typeof source === "string" ? source.replace('from "@rukh/ipc"', `from ${ipc}`) : source,
     );
   }
-  await signPackage(dir, FIXTURE_KEY, { publisher: FIXTURE_PUBLISHER });
+  await signPackage(dir, pkg.signer?.key ?? FIXTURE_KEY, {
+    publisher: pkg.signer?.publisher ?? FIXTURE_PUBLISHER,
+  });
   return dir;
 }
 
@@ -255,7 +261,10 @@ export function fixtureOwnerConfig({
   return {
     brand: FIXTURE_PUBLISHER,
     endpointNamespace,
-    trustedPublishers: [{ id: FIXTURE_PUBLISHER, publicKey: FIXTURE_PUB }],
+    // Test extensions are fx.* and acme.*, all signed by the one fixture key.
+    trustedPublishers: [
+      { id: FIXTURE_PUBLISHER, publicKey: FIXTURE_PUB, namespaces: ["acme.*", "fx.*"] },
+    ],
     exposure,
     presets,
     defaultPreset: "default",

@@ -1,8 +1,8 @@
 // `mcp serve` and `mcp config`: the stdio server, and what a client needs to start it.
 
 import type { CliBuiltin } from "@rukh/cli";
-import type { AdminOptions } from "./_admin.js";
 import { type AdminBody, OK, parse, print, STATE, USAGE, UsageError } from "./_kit.js";
+import type { AdminOptions } from "./index.js";
 
 /** The `mcp` commands. */
 export function mcpBuiltins(

@@ -2,7 +2,13 @@
 // MCP tool list of a preset and a Markdown reference of every command.
 
 import type { CliBuiltin } from "@rukh/cli";
-import { cliRoutes, listTools, type McpTool, type StateDirectory } from "@rukh/profile";
+import {
+  cliRoutes,
+  listTools,
+  type McpTool,
+  presetNamed,
+  type StateDirectory,
+} from "@rukh/profile";
 import { type AdminBody, OK, parse, print, UsageError } from "./_kit.js";
 
 /** The `tools list` and `docs` commands. */
@@ -44,7 +50,7 @@ export function catalogBuiltins(
 async function allTools(home: StateDirectory, preset: string | undefined) {
   const projection = await home.projection();
   const name = preset ?? projection.config.defaultPreset;
-  if (projection.config.presets[name] === undefined)
+  if (presetNamed(projection.config, name) === undefined)
     throw new UsageError(`no preset ${JSON.stringify(name)}`);
   const cursorKey = await home.cursorKey();
   const tools: McpTool[] = [];

@@ -15,6 +15,9 @@ export const STATE = 5;
 /** A mistake in how the command was called: exit 2 with the message. */
 export class UsageError extends Error {}
 
+/** A well-formed request the profile's rules refuse: exit 4 with the message. */
+export class Refusal extends Error {}
+
 // Reads a file the owner named, refusing it before reading if it is larger
 // than what it can possibly be.
 export function readBounded(path: string, max: number): Buffer {
@@ -79,6 +82,10 @@ export function guard(brand: string): (fn: AdminBody) => (ctx: BuiltinContext) =
         if (e instanceof UsageError) {
           ctx.stderr.write(`${brand}: ${e.message}\n`);
           return USAGE;
+        }
+        if (e instanceof Refusal) {
+          ctx.stderr.write(`${brand}: ${e.message}\n`);
+          return REFUSED;
         }
         if (e instanceof ProfileError) {
           ctx.stderr.write(`${brand}: ${e.code}: ${e.message}\n`);

@@ -1,0 +1,43 @@
+// The brand's administrative commands, one file per group. They change the
+// profile only through `@rukh/profile` publications and are built-ins of the
+// CLI: never MCP tools.
+
+import type { BuiltinContext, CliBuiltin } from "@rukh/cli";
+import { guard } from "./_kit.js";
+import { catalogBuiltins } from "./catalog.js";
+import { doctorBuiltin } from "./doctor.js";
+import { exposeBuiltins } from "./expose.js";
+import { extBuiltins } from "./ext.js";
+import { mcpBuiltins } from "./mcp.js";
+import { presetBuiltins } from "./preset.js";
+import { profileBuiltins } from "./profile.js";
+import { runsBuiltins } from "./runs.js";
+import { trustBuiltins } from "./trust.js";
+
+export { initialConfig } from "./_current.js";
+
+/** What the administrative commands need to know about the brand. */
+export interface AdminOptions {
+  readonly brand: string;
+  /** Absolute path of the brand's executable, for client configuration snippets. */
+  readonly executable: string;
+  /** Runs the stdio MCP server until its input ends; returns the exit code. */
+  readonly serveMcp: (context: BuiltinContext, preset: string | undefined) => Promise<number>;
+}
+
+/** Every administrative command of the brand. */
+export function adminBuiltins(options: AdminOptions): CliBuiltin[] {
+  const { brand } = options;
+  const guarded = guard(brand);
+  return [
+    ...extBuiltins(brand, guarded),
+    ...trustBuiltins(brand, guarded),
+    ...exposeBuiltins(brand, guarded),
+    ...presetBuiltins(brand, guarded),
+    ...profileBuiltins(brand, guarded),
+    ...runsBuiltins(guarded),
+    ...catalogBuiltins(brand, guarded),
+    ...mcpBuiltins(options, guarded),
+    doctorBuiltin(guarded),
+  ];
+}

@@ -1,0 +1,181 @@
+// `trust`: which publishers' signatures the profile accepts, for which
+// extension ids. Keys are never replaced by accident: adding a known
+// publisher is refused, rotating its key is a command of its own.
+
+import type { CliBuiltin } from "@rukh/cli";
+import { namespacesOf, type OwnerConfig, type TrustedPublisher } from "@rukh/profile";
+import { current, publishConfig, reported } from "./_current.js";
+import {
+  type AdminBody,
+  OK,
+  parse,
+  print,
+  Refusal,
+  readBounded,
+  safe,
+  UsageError,
+} from "./_kit.js";
+
+/** A public key file holds 44 base64 characters and a newline; anything much larger is not one. */
+const PUBLIC_KEY_MAX_BYTES = 1_024;
+const PUBLISHER = /^[a-z][a-z0-9-]*$/;
+
+function readKey(file: string): string {
+  return readBounded(file, PUBLIC_KEY_MAX_BYTES).toString("utf8").trim();
+}
+
+function publisherArg(value: unknown, flag: boolean): string {
+  const where = flag ? "--publisher" : "<publisher>";
+  if (typeof value !== "string" || value === "")
+    throw new UsageError(
+      `${where} is required: the publisher id the key belongs to (never guessed from a file name)`,
+    );
+  if (!PUBLISHER.test(value))
+    throw new UsageError(
+      `${where} ${JSON.stringify(value)}: expected a lowercase publisher id such as acme`,
+    );
+  return value;
+}
+
+function known(config: OwnerConfig, id: string): TrustedPublisher {
+  const p = config.trustedPublishers.find((t) => t.id === id);
+  if (p === undefined)
+    throw new Refusal(
+      `publisher ${safe(id)} is not trusted; trusted: ${config.trustedPublishers.map((t) => t.id).join(", ") || "none"}`,
+    );
+  return p;
+}
+
+/** The `trust` commands. */
+export function trustBuiltins(
+  brand: string,
+  guarded: (fn: AdminBody) => CliBuiltin["run"],
+): CliBuiltin[] {
+  return [
+    {
+      path: ["trust", "add"],
+      summary:
+        "Trust a new publisher's Ed25519 public key (base64 of its 32 raw bytes) for its namespaces",
+      usage: "<public key file> --publisher <id> [--namespace <ext id or prefix.*>]…",
+      run: guarded(async (ctx, home) => {
+        const { positionals, values } = parse(
+          ctx.args,
+          { publisher: { type: "string" }, namespace: { type: "string", multiple: true } },
+          1,
+        );
+        const id = publisherArg(values.publisher, true);
+        const publicKey = readKey(positionals[0]!);
+        const namespaces = (values.namespace as string[] | undefined) ?? [];
+        const from = await current(home, brand);
+        const prior = from.config.trustedPublishers.find((t) => t.id === id);
+        if (prior !== undefined && prior.publicKey !== publicKey)
+          throw new Refusal(
+            `publisher ${id} is already trusted with another key; to replace it, run: ${brand} trust rotate ${id} ${positionals[0]}`,
+          );
+        const twin = from.config.trustedPublishers.find(
+          (t) => t.publicKey === publicKey && t.id !== id,
+        );
+        if (twin !== undefined)
+          throw new Refusal(`this key is already trusted as publisher ${twin.id}`);
+        const entry: TrustedPublisher = {
+          ...(prior ?? { id, publicKey }),
+          ...(namespaces.length > 0 && {
+            namespaces: [
+              ...new Set([
+                ...(prior === undefined ? [`${id}.*`] : namespacesOf(prior)),
+                ...namespaces,
+              ]),
+            ],
+          }),
+        };
+        const others = from.config.trustedPublishers.filter((t) => t.id !== id);
+        return publishConfig(
+          ctx,
+          home,
+          from,
+          { ...from.config, trustedPublishers: [...others, entry] },
+          `trusted publisher ${id} for ${namespacesOf(entry).join(", ")}`,
+        );
+      }),
+    },
+    {
+      path: ["trust", "rotate"],
+      summary: "Replace a trusted publisher's key; its installed extensions stay installed",
+      usage: "<publisher id> <new public key file>",
+      run: guarded(async (ctx, home) => {
+        const { positionals } = parse(ctx.args, {}, 2);
+        const id = publisherArg(positionals[0], false);
+        const publicKey = readKey(positionals[1]!);
+        const from = await current(home, brand);
+        const prior = known(from.config, id);
+        if (prior.publicKey === publicKey)
+          throw new Refusal(`publisher ${id} is already trusted with this key; nothing to rotate`);
+        const signed = (from.revision?.extensions ?? []).filter((e) => e.publisher === id);
+        const p = await home.setConfig(
+          {
+            ...from.config,
+            trustedPublishers: from.config.trustedPublishers.map((t) =>
+              t.id === id ? { ...t, publicKey } : t,
+            ),
+          },
+          { base: from.base },
+        );
+        const affected =
+          signed.length === 0
+            ? "no installed extensions were signed with the old key"
+            : `installed with the old key, and staying installed: ${signed.map((e) => `${e.id}@${e.version}`).join(", ")}; their next versions must be signed with the new key`;
+        return reported(ctx, p, `rotated publisher ${id}'s key (${affected})`);
+      }),
+    },
+    {
+      path: ["trust", "remove"],
+      summary: "Stop trusting a publisher; its extensions are disabled in the same publication",
+      usage: "<publisher id>",
+      run: guarded(async (ctx, home) => {
+        const { positionals } = parse(ctx.args, {}, 1);
+        const id = publisherArg(positionals[0], false);
+        const from = await current(home, brand);
+        known(from.config, id);
+        const theirs = (from.revision?.extensions ?? []).filter((e) => e.publisher === id);
+        const p = await home.apply(
+          [
+            {
+              op: "setConfig",
+              config: {
+                ...from.config,
+                trustedPublishers: from.config.trustedPublishers.filter((t) => t.id !== id),
+              },
+            },
+            ...theirs.filter((e) => e.enabled).map((e) => ({ op: "disable" as const, id: e.id })),
+          ],
+          { base: from.base },
+        );
+        const disabled =
+          theirs.length === 0
+            ? "it had no extensions installed"
+            : `disabled ${theirs.map((e) => `${e.id}@${e.version}`).join(", ")} (remove with: ${brand} ext remove <id>)`;
+        return reported(ctx, p, `stopped trusting publisher ${id}; ${disabled}`);
+      }),
+    },
+    {
+      path: ["trust", "list"],
+      summary: "List trusted publishers, their keys and namespaces",
+      run: guarded(async (ctx, home) => {
+        parse(ctx.args);
+        const { config } = await current(home, brand);
+        const list = config.trustedPublishers.map((p) => ({
+          id: p.id,
+          publicKey: p.publicKey,
+          namespaces: namespacesOf(p),
+        }));
+        print(
+          ctx,
+          list.map((p) => `${p.id}  ${p.publicKey}  ${p.namespaces.join(", ")}`).join("\n") ||
+            "no trusted publishers",
+          list,
+        );
+        return OK;
+      }),
+    },
+  ];
+}

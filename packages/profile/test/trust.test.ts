@@ -1,0 +1,208 @@
+import { describe, expect, it } from "vitest";
+import {
+  compareVersions,
+  ProfileError,
+  RESERVED_CLI_WORDS,
+  StateDirectory,
+  validateOwnerConfig,
+} from "../src/index.js";
+import {
+  type CommandDef,
+  descriptor,
+  FIXTURE_PUB,
+  makePackage,
+  otherKey,
+  ownerConfig,
+  tempDir,
+} from "./_helpers.js";
+
+const work = tempDir();
+const evil = otherKey();
+
+const versioned = (
+  id: string,
+  version: string,
+  publisher = "acme",
+  commands: CommandDef[] = [{ id: "x" }],
+) => ({
+  ...descriptor(id, publisher, commands),
+  version,
+});
+
+async function home(over: Record<string, unknown> = {}): Promise<StateDirectory> {
+  const h = new StateDirectory(tempDir("rukh-trust-"));
+  await h.setConfig(
+    ownerConfig({
+      trustedPublishers: [
+        { id: "acme", publicKey: FIXTURE_PUB },
+        { id: "evil", publicKey: evil.publicKey },
+      ],
+      ...over,
+    }) as never,
+  );
+  return h;
+}
+
+async function refusal(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ProfileError) return `${e.code}: ${e.message}`;
+    throw e;
+  }
+  return "accepted";
+}
+
+describe("versions only go up", () => {
+  it.each([
+    ["1.0.0", "1.0.1", -1],
+    ["1.0.1", "1.0.0", 1],
+    ["1.2.3", "1.2.3+build.7", 0],
+    ["1.0.0-rc.1", "1.0.0", -1],
+    ["1.0.0-alpha", "1.0.0-alpha.1", -1],
+    ["1.0.0-alpha.beta", "1.0.0-beta", -1],
+    ["1.0.0-beta.2", "1.0.0-beta.11", -1],
+    ["1.0.0-rc.1", "1.0.0-1", 1],
+    ["10.0.0", "9.99.99", 1],
+    ["18446744073709551616.0.0", "18446744073709551615.0.0", 1],
+  ])("%s vs %s", (a, b, sign) => {
+    expect(Math.sign(compareVersions(a, b))).toBe(sign);
+  });
+
+  it("refuses a downgrade unless allowed, and the same version with other content always", async () => {
+    const h = await home();
+    const v101 = await makePackage(work, versioned("acme.tools", "1.0.1"));
+    const v100 = await makePackage(work, versioned("acme.tools", "1.0.0"));
+    const other101 = await makePackage(
+      work,
+      versioned("acme.tools", "1.0.1", "acme", [{ id: "y" }]),
+    );
+    await h.install(v101);
+    expect(await refusal(h.install(v100))).toBe(
+      "downgrade: acme.tools 1.0.0 is lower than the installed 1.0.1; pass --allow-downgrade to install it anyway",
+    );
+    expect(await refusal(h.install(other101))).toMatch(
+      /^version_reused: acme\.tools 1\.0\.1 is installed with other content \([0-9a-f]{12}, now [0-9a-f]{12}\)/,
+    );
+    const active = await h.activeRevisionId();
+    expect((await h.readRevision(active!)).extensions[0]!.version).toBe("1.0.1");
+    const down = await h.apply([{ op: "install", source: v100, allowDowngrade: true }]);
+    expect(down.revision.extensions[0]!.version).toBe("1.0.0");
+    // The very same package again is not a reuse: nothing changes.
+    expect((await h.install(v100)).published).toBe(false);
+  });
+});
+
+describe("namespaces", () => {
+  it("lets a publisher install only inside its namespaces (default <publisher>.*)", async () => {
+    const h = await home();
+    const taken = await makePackage(
+      work,
+      versioned("acme.payments", "1.0.0", "evil"),
+      evil.privateKey,
+    );
+    expect(await refusal(h.install(taken))).toBe(
+      'namespace_denied: publisher "evil" may install extension ids in evil.*; "acme.payments" is outside them',
+    );
+    const own = await makePackage(work, versioned("evil.pay", "1.0.0", "evil"), evil.privateKey);
+    expect((await h.install(own)).published).toBe(true);
+  });
+
+  it("grants more namespaces explicitly, and refuses two owners for one id", () => {
+    const cfg = (pubs: object[]) =>
+      validateOwnerConfig(ownerConfig({ trustedPublishers: pubs }) as never);
+    expect(
+      cfg([
+        { id: "acme", publicKey: FIXTURE_PUB, namespaces: ["acme.*", "tools"] },
+        { id: "evil", publicKey: evil.publicKey },
+      ]).ok,
+    ).toBe(true);
+    const clash = cfg([
+      { id: "acme", publicKey: FIXTURE_PUB },
+      { id: "evil", publicKey: evil.publicKey, namespaces: ["acme.payments"] },
+    ]);
+    expect(clash.ok).toBe(false);
+    expect(!clash.ok && clash.issues[0]).toMatchObject({
+      path: "/trustedPublishers/1/namespaces/0",
+      message:
+        'namespace acme.payments of publisher "evil" overlaps acme.* of publisher "acme"; an extension id has one owner',
+    });
+    const bad = cfg([{ id: "acme", publicKey: FIXTURE_PUB, namespaces: ["acme.**"] }]);
+    expect(!bad.ok && bad.issues[0]?.path).toBe("/trustedPublishers/0/namespaces/0");
+  });
+});
+
+describe("CLI groups and reserved paths", () => {
+  it("refuses another publisher's commands under a group, and any path at a reserved word", async () => {
+    const h = await home();
+    await h.install(
+      await makePackage(work, {
+        ...versioned("acme.tools", "1.0.0", "acme", [{ id: "status", path: ["acme", "status"] }]),
+        groups: [{ path: ["acme"], summary: "Acme's tools" }],
+      }),
+    );
+    const intruder = await makePackage(
+      work,
+      versioned("evil.pay", "1.0.0", "evil", [{ id: "pay", path: ["acme", "pay"] }]),
+      evil.privateKey,
+    );
+    expect(await refusal(h.install(intruder))).toBe(
+      'group_conflict: CLI group "acme" belongs to publisher "acme" (acme.tools); evil.pay by "evil" cannot add "acme pay" under it',
+    );
+    // The same publisher may add to its own group from another extension.
+    const sibling = await makePackage(
+      work,
+      versioned("acme.more", "1.0.0", "acme", [{ id: "pay", path: ["acme", "pay"] }]),
+    );
+    expect((await h.install(sibling)).published).toBe(true);
+    for (const [path, aliases] of [
+      [["doctor"], undefined],
+      [["trust", "add"], undefined],
+      [["ext", "tally"], undefined],
+      [["tally"], [["help"]]],
+    ] as const) {
+      const pkg = await makePackage(
+        work,
+        versioned("evil.admin", "1.0.0", "evil", [
+          { id: "x", path, ...(aliases && { aliases }) } as CommandDef,
+        ]),
+        evil.privateKey,
+      );
+      expect(await refusal(h.install(pkg))).toMatch(/^reserved_path: evil\.admin declares "/);
+    }
+    const group = await makePackage(
+      work,
+      {
+        ...versioned("evil.admin", "1.0.0", "evil", [{ id: "x", path: ["trust", "x"] }]),
+        groups: [{ path: ["trust"], summary: "Trust, really" }],
+      },
+      evil.privateKey,
+    );
+    expect(await refusal(h.install(group))).toMatch(
+      /^reserved_path: evil\.admin declares group "trust"/,
+    );
+    expect(RESERVED_CLI_WORDS).toContain("runs");
+  });
+});
+
+describe("trust removal", () => {
+  it("keeps a removed publisher's extensions only disabled, and refuses to enable them", async () => {
+    const h = await home();
+    const p = await h.install(
+      await makePackage(work, versioned("evil.pay", "1.0.0", "evil"), evil.privateKey),
+    );
+    const config = p.revision.config;
+    const without = {
+      ...config,
+      trustedPublishers: config.trustedPublishers.filter((t) => t.id !== "evil"),
+    };
+    expect(await refusal(h.setConfig(without))).toMatch(/^untrusted_publisher/);
+    const removed = await h.apply([
+      { op: "setConfig", config: without },
+      { op: "disable", id: "evil.pay" },
+    ]);
+    expect(removed.revision.extensions).toMatchObject([{ id: "evil.pay", enabled: false }]);
+    expect((await h.projection()).tools).toEqual([]);
+    expect(await refusal(h.enable("evil.pay"))).toMatch(/^untrusted_publisher/);
+  });
+});
