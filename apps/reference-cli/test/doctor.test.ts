@@ -1,5 +1,13 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
@@ -72,4 +80,28 @@ it("doctor --repair leaves a running host alone", async () => {
   expect(await exited).toBe(0);
   const [last] = JSON.parse(rukh("--json", "runs", "list", "--limit", "1").stdout).runs;
   expect(last).toMatchObject({ outcome: "succeeded", reason: "completed" });
+});
+
+it("doctor names a modified stored package and its repair; installing the same package restores it", async () => {
+  const { StateDirectory } = await import("@rukh/profile");
+  const state = new StateDirectory(at.root);
+  const rev = await state.readRevision((await state.activeRevisionId())!);
+  const digest = rev.extensions[0]!.digest;
+  const program = join(at.root, "store", digest, "bin", "nap.mjs");
+  chmodSync(program, 0o644);
+  appendFileSync(program, "// edited\n");
+  const r = rukh("doctor");
+  expect(r.status).toBe(5);
+  expect(r.stdout).toMatch(
+    /^FAIL {2}installed packages: fx\.sleep@1\.0\.0 \(stored package [0-9a-f]{64}: "bin\/nap\.mjs" has been modified\): install its package again to restore it, or remove it$/m,
+  );
+  const call = rukh("nap");
+  expect(call.stderr).toMatch(
+    /an installed package has been modified since it was installed; nothing was run \(fx\.sleep@1\.0\.0: stored package [0-9a-f]{64}: "bin\/nap\.mjs" has been modified; install its package again to restore it, or remove fx\.sleep\)/,
+  );
+  expect(call.status).toBe(5);
+  const pkg = readdirSync(at.work).find((n) => n.startsWith("pkg-"))!;
+  expect(rukh("ext", "install", join(at.work, pkg)).status).toBe(0);
+  expect(rukh("doctor").stdout).toMatch(/^ok {4}installed packages: verified/m);
+  expect(rukh("nap").status).toBe(0);
 });

@@ -231,3 +231,12 @@ describe("truthful administration", () => {
     expect(results.filter((r) => r.code === 0).length).toBeGreaterThan(0);
   }, 60_000);
 });
+
+it("reserves the first word of every administrative command for the brand", async () => {
+  const { adminBuiltins } = await import("../src/admin/index.js");
+  const { RESERVED_CLI_WORDS } = await import("@rukh/profile");
+  const words = adminBuiltins({ brand: "rukh", executable: RUKH_BIN, serveMcp: async () => 0 }).map(
+    (b) => b.path[0]!,
+  );
+  expect(words.filter((w) => !RESERVED_CLI_WORDS.includes(w))).toEqual([]);
+});

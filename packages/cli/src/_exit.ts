@@ -38,7 +38,9 @@ export function exitCodeOf(outcome: InvocationOutcome, signal?: "SIGINT" | "SIGT
         ? outcome.exitCode
         : EXIT_CODES.commandFailed;
     case "execution_failed":
-      return outcome.reason === "state_unavailable" || outcome.reason === "journal_failed"
+      return outcome.reason === "state_unavailable" ||
+        outcome.reason === "journal_failed" ||
+        outcome.reason === "store_corrupt"
         ? EXIT_CODES.internal
         : EXIT_CODES.executionFailed;
     case "rejected":

@@ -159,7 +159,7 @@ export const TOOLS = {
     },
     {
       id: "pt",
-      path: ["tools", "pt"],
+      path: ["kit", "pt"],
       summary: "A passthrough program",
       inputs: [],
       execute: { mapping: "passthrough", program: "bin/passthrough.mjs", runtime: "node" },

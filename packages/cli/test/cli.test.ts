@@ -202,9 +202,9 @@ describe("help", () => {
   });
 
   it("a passthrough program gets --help; acme help shows the CLI's help", async () => {
-    const r = await cli()("help", "tools", "pt");
-    expect(r.out).toContain("Usage: acme tools pt [arguments passed to the program...]");
-    expect((await cli()("--help", "tools", "pt")).out).toBe(r.out);
+    const r = await cli()("help", "kit", "pt");
+    expect(r.out).toContain("Usage: acme kit pt [arguments passed to the program...]");
+    expect((await cli()("--help", "kit", "pt")).out).toBe(r.out);
   });
 
   it("unknown commands suggest the closest real path", async () => {
@@ -246,7 +246,7 @@ describe("help", () => {
 
 describe("help names only flags that exist", () => {
   const GLOBAL = new Set(["--help", "--version", "--json", "--home", "--no-color"]);
-  it.each([["hello"], ["echo"], ["files", "count"], ["fail"], ["slow"], ["tools", "pt"]])(
+  it.each([["hello"], ["echo"], ["files", "count"], ["fail"], ["slow"], ["kit", "pt"]])(
     "acme %s --help",
     async (...path) => {
       const r = await cli()("help", ...path);

@@ -11,6 +11,7 @@ const EXPECTED: Record<string, number> = {
   "rejected/invalid_input": 2,
   "execution_failed/state_unavailable": 5,
   "execution_failed/journal_failed": 5,
+  "execution_failed/store_corrupt": 5,
   "cancelled/deadline": 124,
   "cancelled/client_cancel": 130,
   "cancelled/owner_cancel": 130,

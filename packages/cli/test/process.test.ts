@@ -43,7 +43,7 @@ describe("exit codes of the built binary", () => {
     ["execution_failed", ["crash"], {}, EXIT_CODES.executionFailed],
     ["preset_denied", ["greedy"], {}, EXIT_CODES.rejected],
     ["deadline", ["slow", "--wait-ms", "60000"], { ACME_PRESET: "short" }, EXIT_CODES.deadline],
-    ["passthrough status", ["tools", "pt", "--exit=7"], {}, 7],
+    ["passthrough status", ["kit", "pt", "--exit=7"], {}, 7],
   ])(
     "%s",
     async (_name, args, env, code) => {
@@ -55,7 +55,7 @@ describe("exit codes of the built binary", () => {
 
   it("passes every word after a passthrough route to the program unchanged", async () => {
     const args = ["--help", "-x", "--json", "0x10", "--", "--exit=0", "a b"];
-    const r = await acme(home, ["tools", "pt", ...args]);
+    const r = await acme(home, ["kit", "pt", ...args]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(args);
   });
@@ -102,12 +102,12 @@ describe("recovery lines", () => {
       [
         ["--help"],
         ["files", "--help"],
-        ["tools", "--help"],
+        ["kit", "--help"],
         ["hello", "--help"],
         ["echo", "--help"],
         ["files", "count", "--help"],
-        ["tools", "pt", "--help"].slice(0, 1).concat(["--help"]),
-        ["help", "tools", "pt"],
+        ["kit", "pt", "--help"].slice(0, 1).concat(["--help"]),
+        ["help", "kit", "pt"],
         ["slow", "--help"],
         ["doctor", "--help"],
         ["completion", "--help"],
@@ -206,9 +206,7 @@ describe("shell completion", () => {
 
   it("the root level lists groups and commands, never the hidden __complete", () => {
     const all = bash(["acme", ""]);
-    expect(all).toEqual(
-      expect.arrayContaining(["files", "tools", "hello", "wc", "doctor", "help"]),
-    );
+    expect(all).toEqual(expect.arrayContaining(["files", "kit", "hello", "wc", "doctor", "help"]));
     expect(all).not.toContain("__complete");
   }, 20_000);
 

@@ -9,7 +9,16 @@ import { join } from "node:path";
 import { type ExtensionDescriptor, parseDescriptor } from "@rukh/descriptor";
 import type { CancelCause } from "@rukh/ipc";
 import type { JsonObject } from "@rukh/json";
-import { DESCRIPTOR_PATH, holdNamedLock, type NamedLock, stateLockName } from "@rukh/profile";
+import {
+  checkStoredPackage,
+  DESCRIPTOR_PATH,
+  holdNamedLock,
+  type NamedLock,
+  ProfileError,
+  type ProfileRevision,
+  stateLockName,
+  type ToolProjection,
+} from "@rukh/profile";
 import {
   type AdmissionInput,
   admit,
@@ -54,7 +63,8 @@ function outcomeOf(
 
 function rejection(invocationId: string, r: Rejection): InvocationOutcome {
   return outcomeOf(invocationId, r.revisionId, {
-    outcome: "rejected",
+    // A package that fails its check is a failure of the installation, not a refusal of the call.
+    outcome: r.reject === "store_corrupt" ? "execution_failed" : "rejected",
     reason: r.reject,
     message: r.message,
     ...(r.issues !== undefined && { issues: r.issues }),
@@ -139,20 +149,41 @@ export async function createInvocationCore(
     return loaded;
   }
 
+  /** A stored package that fails its check ends the call before anything runs; other errors propagate. */
+  function storeCorrupt(e: unknown, revisionId: string, identity?: string): Rejection {
+    if (!(e instanceof ProfileError) || e.code !== "store_corrupt") throw e;
+    sink.logger.error({ err: e, command: identity }, "a stored package failed its check");
+    return {
+      reject: "store_corrupt",
+      revisionId,
+      ...(identity !== undefined && { identity }),
+      message: `an installed package has been modified since it was installed; nothing was run (${e.message})`,
+    };
+  }
+
   /** Reads what admission decides from, lets it decide, then plans the launch. */
   async function admitted(request: InvocationRequest): Promise<Planned | Rejection> {
     const activeRevisionId = await state.activeRevisionId();
     const stale = checkRevision(request, activeRevisionId);
     if (stale !== null) return stale;
     const id = activeRevisionId as string;
-    const [revision, projection] = await Promise.all([
-      state.readRevision(id),
-      state.projection(id),
-    ]);
+    let revision: ProfileRevision;
+    let projection: ToolProjection;
+    try {
+      [revision, projection] = await Promise.all([state.readRevision(id), state.projection(id)]);
+    } catch (e) {
+      return storeCorrupt(e, id);
+    }
     const input: AdmissionInput = { request, binding, activeRevisionId, revision, projection };
     const target = targetOf(input);
     if ("reject" in target) return target;
     const [descriptor, packageDir] = await loadPackage(target.extension.digest);
+    // The package must still be what was signed, every time it is used.
+    try {
+      await checkStoredPackage(state.root, target.extension.digest);
+    } catch (e) {
+      return storeCorrupt(e, id, target.identity);
+    }
     const decision = admit(input, target, descriptor, packageDir);
     if ("reject" in decision) return decision;
     const confinement = await detectConfinement(

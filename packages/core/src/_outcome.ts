@@ -49,6 +49,7 @@ export const OUTCOME_REASONS = {
     "state_unavailable",
     "resource_limit",
     "journal_failed",
+    "store_corrupt",
   ],
   rejected: [
     "invalid_input",

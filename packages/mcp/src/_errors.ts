@@ -34,4 +34,6 @@ export const JSONRPC_ERROR_CODES = Object.freeze({
   invalidParams: -32602,
   internalError: -32603,
   unsupportedProtocolVersion: -32022,
+  /** The installed profile cannot be served (a stored package failed its check, say); `data.reason` says why. */
+  profileUnavailable: -32001,
 } as const);

@@ -495,7 +495,19 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     if (rid === null) return null;
     const cached = projections.get(rid);
     if (cached !== undefined) return cached;
-    const projection = await state.projection(rid);
+    let projection: ToolProjection;
+    try {
+      projection = await state.projection(rid);
+    } catch (e) {
+      // No partial list: the whole list fails, and says which package and why.
+      if (e instanceof ProfileError)
+        throw new RpcError(
+          JSONRPC_ERROR_CODES.profileUnavailable,
+          `the installed tools cannot be listed: ${e.message}`,
+          { reason: e.code },
+        );
+      throw e;
+    }
     cursorKey ??= await state.cursorKey();
     const visible = new Set<string>();
     let page: ReturnType<typeof listTools>;

@@ -32,6 +32,7 @@ import {
   PACKAGE_MAX_PATH_BYTES,
   SIGNATURE_MAX_BYTES,
 } from "./_limits.js";
+import { checkStoredPackage } from "./_storecheck.js";
 import {
   checkPackagePath,
   type PackageFiles,
@@ -383,10 +384,30 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** Writes a verified package into `store/<digest>` through `tmp/`, unless already there. */
+/**
+ * Writes a verified package into `store/<digest>` through `tmp/`, its files
+ * read-only (directories stay writable, so the state directory can be
+ * deleted; the check records them, so an added file is noticed). An entry already there that no longer matches
+ * its digest (edited by hand, say) is moved aside to `tmp/` and written
+ * again: installing the same package repairs it.
+ */
 export async function storePackage(home: string, pkg: VerifiedPackage): Promise<void> {
   const target = join(home, "store", pkg.digest);
-  if (await exists(target)) return;
+  if (await exists(target)) {
+    try {
+      await checkStoredPackage(home, pkg.digest);
+      return;
+    } catch (e) {
+      if (!(e instanceof ProfileError) || e.code !== "store_corrupt") throw e;
+      const aside = join(
+        home,
+        "tmp",
+        `${temporaryName(`corrupt-${pkg.digest.slice(0, 16)}`)}${randomBytes(6).toString("hex")}`,
+      );
+      await rename(target, aside);
+      await rm(aside, { recursive: true, force: true });
+    }
+  }
   const staging = join(
     home,
     "tmp",
@@ -410,7 +431,7 @@ export async function storePackage(home: string, pkg: VerifiedPackage): Promise<
         dirs.add(path.slice(0, slash));
       }
       await writeDurable(join(staging, path), pkg.files.get(path)!);
-      if (programs.has(path)) await chmod(join(staging, path), 0o755);
+      await chmod(join(staging, path), programs.has(path) ? 0o555 : 0o444);
     }
     await fsyncDir(staging);
     await mkdir(join(home, "store"), { recursive: true });
@@ -438,25 +459,23 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** Re-reads a stored package, re-computes its digest and parses its descriptor. */
+/**
+ * A stored package's descriptor, after {@link checkStoredPackage} confirmed
+ * that the entry still matches its digest (hashing only what changed since
+ * it was last hashed).
+ */
 export async function loadStoredPackage(
   home: string,
   digest: string,
 ): Promise<ExtensionDescriptor> {
-  const dir = join(home, "store", digest);
-  let files: PackageFiles;
+  await checkStoredPackage(home, digest);
+  let bytes: Buffer;
   try {
-    files = await readPackageDir(dir, readLimits(DEFAULT_OWNER_LIMITS));
+    bytes = await readFile(join(home, "store", digest, DESCRIPTOR_PATH));
   } catch (cause) {
     throw new ProfileError("store_corrupt", `stored package ${digest} cannot be read`, { cause });
   }
-  const found = digestOf(files);
-  if (found !== digest)
-    throw new ProfileError(
-      "store_corrupt",
-      `stored package ${digest} has been modified (its content now hashes to ${found})`,
-    );
-  const d = parseDescriptor(files.get(DESCRIPTOR_PATH) ?? "");
+  const d = parseDescriptor(bytes);
   if (!d.ok)
     throw new ProfileError("store_corrupt", `stored package ${digest} has no valid descriptor`, {
       issues: d.issues,

@@ -243,7 +243,17 @@ export class StateDirectory {
   ): Promise<ExtensionDescriptor> {
     let d = this.#descriptors.get(entry.digest) ?? pending?.get(entry.digest)?.descriptor;
     if (d === undefined) {
-      d = await loadStoredPackage(this.root, entry.digest);
+      try {
+        d = await loadStoredPackage(this.root, entry.digest);
+      } catch (e) {
+        if (!(e instanceof ProfileError) || e.code !== "store_corrupt") throw e;
+        // Name the extension, and the repair, not only the digest.
+        throw new ProfileError(
+          "store_corrupt",
+          `${entry.id}@${entry.version}: ${e.message}; install its package again to restore it, or remove ${entry.id}`,
+          { cause: e },
+        );
+      }
       this.#descriptors.set(entry.digest, d);
     }
     if (d.id !== entry.id || d.version !== entry.version || d.publisher !== entry.publisher)
@@ -435,6 +445,8 @@ export class StateDirectory {
       canonicalJson(list as unknown as JsonValue) ===
         canonicalJson(baseRevision.extensions as unknown as JsonValue)
     ) {
+      // Installing what is installed publishes nothing, but repairs its stored copy if it was modified.
+      for (const pkg of pending.values()) await storePackage(this.root, pkg);
       return {
         revisionId: base,
         revision: baseRevision,

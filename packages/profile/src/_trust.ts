@@ -26,7 +26,6 @@ export const RESERVED_CLI_WORDS: readonly string[] = Object.freeze([
   "runs",
   "tools",
   "trust",
-  "version",
 ]);
 
 const NUMERIC = /^(0|[1-9]\d*)$/;

@@ -66,6 +66,7 @@ export type {
   StateDirOptions,
 } from "./_state.js";
 export { resolveStateDir, StateDirectory } from "./_state.js";
+export { checkStoredPackage } from "./_storecheck.js";
 export {
   compareVersions,
   inNamespace,

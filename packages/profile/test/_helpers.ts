@@ -105,12 +105,16 @@ export function ownerConfig(over: Record<string, unknown> = {}): Record<string, 
   };
 }
 
-/** Every path under root with a hash of its content (directories marked). */
+/**
+ * Every path under root with a hash of its content (directories marked);
+ * `cache/` (the store check's records, rebuilt on demand) is left out.
+ */
 export function listing(root: string): string[] {
   const out: string[] = [];
   const walk = (rel: string) => {
     for (const name of readdirSync(join(root, rel)).sort()) {
       const p = rel ? `${rel}/${name}` : name;
+      if (p === "cache") continue;
       const st = lstatSync(join(root, p));
       if (st.isDirectory()) {
         out.push(`${p}/`);

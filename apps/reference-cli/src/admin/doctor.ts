@@ -5,6 +5,7 @@
 import { accessSync, constants, realpathSync, statfsSync } from "node:fs";
 import type { CliBuiltin } from "@rukh/cli";
 import {
+  checkStoredPackage,
   findTemporaryDebris,
   holdNamedLock,
   removeTemporaryDebris,
@@ -103,7 +104,17 @@ async function doctor(home: StateDirectory): Promise<Check[]> {
     return `${id.slice(0, 12)}, ${n(rev.extensions.length, "extension")}, ${n(rev.config.trustedPublishers.length, "trusted publisher")}`;
   });
   await check("installed packages", async () => {
-    if ((await home.activeRevisionId()) === null) return "none";
+    const id = await home.activeRevisionId();
+    if (id === null) return "none";
+    // Every package on its own, so that each modified one is named with its repair.
+    const bad: string[] = [];
+    for (const e of (await home.readRevision(id)).extensions)
+      await checkStoredPackage(home.root, e.digest).catch((err: Error) =>
+        bad.push(
+          `${e.id}@${e.version} (${err.message}): install its package again to restore it, or remove it`,
+        ),
+      );
+    if (bad.length > 0) throw new Error(bad.join("; "));
     const projection = await home.projection();
     return `verified against their digests; ${n(projection.routes.commands.length, "command")}, ${n(projection.tools.length, "MCP tool")}`;
   });

@@ -1,0 +1,199 @@
+// The check a stored package gets every time it is used: its files still
+// hash to its digest. Hashing is done once; afterwards a per-file record of
+// device, inode, size, mtime and ctime says a file is unchanged, and only a
+// file whose record differs is hashed again. Directories are recorded too,
+// so a file added beside the signed ones (say, a module that would shadow
+// the runtime) is noticed.
+
+import { randomBytes } from "node:crypto";
+import { type BigIntStats, constants } from "node:fs";
+import { lstat, mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { canonicalJson, fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
+import { temporaryName } from "./_debris.js";
+import { ProfileError } from "./_errors.js";
+import type { ManifestFile, PackageManifest } from "./_package.js";
+import { SIGNATURE_PATH } from "./_package.js";
+
+/** `[dev, ino, size, mtimeNs, ctimeNs]` as decimal strings. */
+type Stamp = readonly [string, string, string, string, string];
+
+interface CheckRecord {
+  readonly format: "rukh.storecheck/1";
+  readonly manifest: PackageManifest;
+  /** The signature file is not in the manifest; its hash is recorded here. */
+  readonly signature: string | null;
+  readonly files: Readonly<Record<string, Stamp>>;
+  /** Every directory of the package (`""`: its root) and the names it holds. */
+  readonly dirs: Readonly<
+    Record<string, { readonly stamp: Stamp; readonly names: readonly string[] }>
+  >;
+}
+
+const RECORD_MAX_BYTES = 16 * 1024 * 1024;
+
+const stampOf = (s: BigIntStats): Stamp => [
+  String(s.dev),
+  String(s.ino),
+  String(s.size),
+  String(s.mtimeNs),
+  String(s.ctimeNs),
+];
+const same = (a: Stamp, b: Stamp) => a.every((x, i) => x === b[i]);
+
+const recordPath = (root: string, digest: string) => join(root, "cache", "store", `${digest}.json`);
+
+function corrupt(digest: string, what: string): ProfileError {
+  return new ProfileError("store_corrupt", `stored package ${digest}: ${what}`);
+}
+
+/** Reads a file through one descriptor, with its stamp before and after: equal stamps, the bytes are the stamped file's. */
+async function readStamped(path: string): Promise<{ bytes: Buffer; stamp: Stamp }> {
+  const h = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const before = stampOf(await h.stat({ bigint: true }));
+    const bytes = await h.readFile();
+    const after = stampOf(await h.stat({ bigint: true }));
+    if (!same(before, after)) throw new Error(`${path} changed while it was read`);
+    return { bytes, stamp: after };
+  } finally {
+    await h.close();
+  }
+}
+
+async function readRecord(root: string, digest: string): Promise<CheckRecord | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(recordPath(root, digest));
+  } catch {
+    return undefined;
+  }
+  const parsed = parseJson(bytes, { limits: { maxBytes: RECORD_MAX_BYTES } });
+  if (!parsed.ok) return undefined;
+  const r = parsed.value as unknown as CheckRecord;
+  // The record is bound to the digest by its manifest: one for other content is not used.
+  if (r?.format !== "rukh.storecheck/1" || typeof r.manifest !== "object") return undefined;
+  if (fingerprint(r.manifest as unknown as JsonValue) !== digest) return undefined;
+  return r;
+}
+
+async function writeRecord(root: string, digest: string, record: CheckRecord): Promise<void> {
+  const dir = join(root, "cache", "store");
+  const tmpDir = join(root, "tmp");
+  try {
+    await mkdir(dir, { recursive: true });
+    await mkdir(tmpDir, { recursive: true });
+    const tmp = join(
+      tmpDir,
+      `${temporaryName(`storecheck-${digest.slice(0, 16)}`)}${randomBytes(6).toString("hex")}`,
+    );
+    const h = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+    try {
+      await h.writeFile(canonicalJson(record as unknown as JsonValue));
+    } finally {
+      await h.close();
+    }
+    await rename(tmp, recordPath(root, digest)).catch(async (e) => {
+      await unlink(tmp).catch(() => {});
+      throw e;
+    });
+  } catch {
+    // Only a cache: the next use hashes again.
+  }
+}
+
+/** Hashes the whole package, checks it against its digest, and records what it hashed. */
+async function fullCheck(root: string, digest: string): Promise<CheckRecord> {
+  const base = join(root, "store", digest);
+  const files: Record<string, Stamp> = {};
+  const dirs: Record<string, { stamp: Stamp; names: string[] }> = {};
+  const manifest: ManifestFile[] = [];
+  let signature: string | null = null;
+  const walk = async (rel: string): Promise<void> => {
+    const full = rel === "" ? base : join(base, rel);
+    const st = await lstat(full, { bigint: true });
+    const names = (await readdir(full)).sort();
+    const after = await lstat(full, { bigint: true });
+    if (!same(stampOf(st), stampOf(after)))
+      throw corrupt(digest, `${rel || "its root"} changed while it was read`);
+    dirs[rel] = { stamp: stampOf(st), names };
+    for (const name of names) {
+      const path = rel === "" ? name : `${rel}/${name}`;
+      const s = await lstat(join(base, path));
+      if (s.isDirectory()) await walk(path);
+      else if (s.isFile()) {
+        const { bytes, stamp } = await readStamped(join(base, path));
+        files[path] = stamp;
+        if (path === SIGNATURE_PATH) signature = sha256Hex(bytes);
+        else manifest.push({ path, size: bytes.length, sha256: sha256Hex(bytes) });
+      } else throw corrupt(digest, `"${path}" is not a regular file or directory`);
+    }
+  };
+  try {
+    await walk("");
+  } catch (e) {
+    if (e instanceof ProfileError) throw e;
+    throw corrupt(digest, `cannot be read (${(e as Error).message})`);
+  }
+  manifest.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const m: PackageManifest = { format: "rukh.manifest/1", files: manifest };
+  const found = fingerprint(m as unknown as JsonValue);
+  if (found !== digest)
+    throw corrupt(digest, `has been modified (its content now hashes to ${found})`);
+  return { format: "rukh.storecheck/1", manifest: m, signature, files, dirs };
+}
+
+/**
+ * Confirms that a stored package's files still match its digest, or throws
+ * `store_corrupt` naming what changed. The first check hashes every file and
+ * records each one's device, inode, size, mtime and ctime under
+ * `cache/store/`; later checks only `lstat` — a file or directory whose
+ * record differs is hashed or listed again, and the record refreshed when
+ * the content is still right. Returns whether it had to hash anything.
+ *
+ * @example
+ * await checkStoredPackage(home.root, extension.digest); // before every spawn
+ */
+export async function checkStoredPackage(
+  root: string,
+  digest: string,
+): Promise<"recorded" | "hashed"> {
+  const record = await readRecord(root, digest);
+  if (record === undefined) {
+    await writeRecord(root, digest, await fullCheck(root, digest));
+    return "hashed";
+  }
+  const base = join(root, "store", digest);
+  const expected = new Map(record.manifest.files.map((f) => [f.path, f]));
+  let changed = false;
+  try {
+    for (const [rel, d] of Object.entries(record.dirs)) {
+      const st = await lstat(rel === "" ? base : join(base, rel), { bigint: true });
+      if (!st.isDirectory()) throw corrupt(digest, `"${rel}" is no longer a directory`);
+      if (same(stampOf(st), d.stamp)) continue;
+      const names = (await readdir(rel === "" ? base : join(base, rel))).sort();
+      if (names.join("\0") !== d.names.join("\0"))
+        throw corrupt(
+          digest,
+          `the entries of ${rel === "" ? "its root" : `"${rel}"`} changed (${names.filter((n) => !d.names.includes(n)).join(", ") || "some removed"})`,
+        );
+      changed = true;
+    }
+    for (const [path, stamp] of Object.entries(record.files)) {
+      const st = await lstat(join(base, path), { bigint: true });
+      if (!st.isFile()) throw corrupt(digest, `"${path}" is no longer a regular file`);
+      if (same(stampOf(st), stamp)) continue;
+      const { bytes } = await readStamped(join(base, path));
+      const want = path === SIGNATURE_PATH ? record.signature : expected.get(path)?.sha256;
+      if (sha256Hex(bytes) !== want) throw corrupt(digest, `"${path}" has been modified`);
+      changed = true;
+    }
+  } catch (e) {
+    if (e instanceof ProfileError) throw e;
+    throw corrupt(digest, `cannot be read (${(e as Error).message})`);
+  }
+  if (!changed) return "recorded";
+  // Touched but intact (a copy, a restore): hash it all once more and record the new stamps.
+  await writeRecord(root, digest, await fullCheck(root, digest));
+  return "hashed";
+}
