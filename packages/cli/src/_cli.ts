@@ -11,6 +11,7 @@ import { cachedRoutes, stateDirOf } from "./_fastpath.js";
 import { ANSI, commandHelp, groupHelp, PLAIN, RUNNABLE, rootHelp, type Style } from "./_help.js";
 import { issueMessage, lex, wantsHelp } from "./_lexer.js";
 import { type CliBuiltin, RouteIndex, type RouteSource, tableSource } from "./_routes.js";
+import { terminalJson, terminalText } from "./_terminal.js";
 
 /**
  * Where the CLI writes; `process.stdout`/`process.stderr` fit.
@@ -440,8 +441,12 @@ export function createCli(options: CliOptions): Cli {
       stdout.write(`${JSON.stringify(envelope, null, outTTY ? 2 : undefined)}\n`);
     } else if (o.commandResult !== undefined) {
       const result = o.commandResult;
-      if (result.kind === "text") stdout.write(result.text);
-      else stdout.write(`${JSON.stringify(result.data, null, outTTY ? 2 : undefined)}\n`);
+      // On a terminal, a result's control characters are shown, not obeyed; a pipe gets its bytes.
+      if (result.kind === "text") stdout.write(outTTY ? terminalText(result.text) : result.text);
+      else {
+        const json = JSON.stringify(result.data, null, outTTY ? 2 : undefined);
+        stdout.write(`${outTTY ? terminalJson(json) : json}\n`);
+      }
     }
     const code = exitCodeOf(o, signal);
     if (o.outcome === "succeeded") return code;
@@ -462,7 +467,7 @@ export function createCli(options: CliOptions): Cli {
             ? "not run"
             : "execution failed";
     stderr.write(
-      `${s.error("error:")} ${what}${o.message !== undefined ? `: ${o.message}` : ""} (${o.outcome}/${o.reason})\n`,
+      `${s.error("error:")} ${what}${o.message !== undefined ? `: ${terminalText(o.message)}` : ""} (${o.outcome}/${o.reason})\n`,
     );
     if (o.diagnostics.logFile !== undefined && o.outcome === "execution_failed")
       stderr.write(`the command's output is in ${o.diagnostics.logFile}\n`);

@@ -7,3 +7,4 @@ export type { CliErrorCode } from "./_errors.js";
 export { CLI_ERROR_CODES, CliError } from "./_errors.js";
 export { EXIT_CODES } from "./_exit.js";
 export type { BuiltinContext, CliBuiltin } from "./_routes.js";
+export { terminalText } from "./_terminal.js";

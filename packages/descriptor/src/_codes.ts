@@ -6,6 +6,7 @@ export const DESCRIPTOR_ISSUE_CODES = [
   "missing_field",
   "invalid_type",
   "invalid_value",
+  "control_character",
   "too_long",
   "too_many",
   "duplicate_id",

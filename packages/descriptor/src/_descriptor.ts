@@ -42,6 +42,8 @@ const WORD = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const SHORT = /^[a-zA-Z]$/;
 const PROGRAM = /^[A-Za-z0-9_][A-Za-z0-9._-]*(\/[A-Za-z0-9_][A-Za-z0-9._-]*)*$/;
 const REQUEST = /^[a-z][a-z0-9_.:-]*$/;
+// C0 controls other than tab and newline, DEL, and the C1 controls.
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/;
 const SEMVER =
   /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-((0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(\.(0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(\+([0-9a-zA-Z-]+(\.[0-9a-zA-Z-]+)*))?$/;
 
@@ -229,6 +231,14 @@ class Reader {
     const s = this.string(path, v, { max });
     if (s !== undefined && required && s.trim() === "")
       this.add(path, "invalid_value", "got an empty text; expected a non-empty one");
+    // Text is shown in help, docs and tool lists: it may not steer a terminal.
+    const at = s === undefined ? -1 : s.search(CONTROL);
+    if (at >= 0)
+      this.add(
+        path,
+        "control_character",
+        `got control character U+${s!.charCodeAt(at).toString(16).toUpperCase().padStart(4, "0")} at character ${at}; expected text with no control characters other than newline and tab`,
+      );
     return s;
   }
 

@@ -96,6 +96,7 @@ describe("docs/schemas/rukh.extension.schema.json agrees with the parser", () =>
         "invalid_enum",
         "invalid_bounds",
         "invalid_value",
+        "control_character",
         "invalid_json",
       ]),
     );

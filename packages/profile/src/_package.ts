@@ -109,6 +109,12 @@ export async function readPackageDir(
           `package entry "${path}" is a symbolic link; only regular files and directories are accepted`,
         );
       if (st.isDirectory()) await walk(path);
+      else if (st.isFile() && st.nlink > 1)
+        // Another name for the same inode could be changed from outside the package.
+        throw new ProfileError(
+          "link_not_allowed",
+          `package entry "${path}" is a hard link (${st.nlink} names for one file); only files of their own are accepted`,
+        );
       else if (st.isFile()) {
         if (st.size > limits.maxFileBytes)
           throw new ProfileError(

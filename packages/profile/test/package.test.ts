@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { computeManifest, ProfileError, packPackage, StateDirectory } from "../src/index.js";
@@ -133,6 +133,16 @@ describe("install", () => {
       async () => {
         const dir = await makePackage(work, files);
         symlinkSync("/etc/passwd", join(dir, "passwd"));
+        return dir;
+      },
+      "link_not_allowed",
+    ],
+    [
+      "directory hard link",
+      async () => {
+        const dir = await makePackage(work, files);
+        // A second name outside the package for a file inside it.
+        linkSync(join(dir, "bin", "run.mjs"), join(work, `outside-${Math.random()}`));
         return dir;
       },
       "link_not_allowed",

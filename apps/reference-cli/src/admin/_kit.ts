@@ -3,7 +3,7 @@
 
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import type { BuiltinContext } from "@rukh/cli";
+import { type BuiltinContext, terminalText } from "@rukh/cli";
 import { ProfileError, StateDirectory } from "@rukh/profile";
 
 /** Exit codes of administrative commands (the same table as extension commands, docs/cli.md). */
@@ -57,7 +57,9 @@ export function parse(args: readonly string[], options: Options = {}, positional
 
 export function print(ctx: BuiltinContext, human: string, data: unknown): void {
   ctx.stdout.write(
-    ctx.json ? `${JSON.stringify(data)}\n` : human.endsWith("\n") ? human : `${human}\n`,
+    ctx.json
+      ? `${JSON.stringify(data)}\n`
+      : terminalText(human.endsWith("\n") ? human : `${human}\n`),
   );
 }
 
@@ -80,19 +82,20 @@ export function guard(brand: string): (fn: AdminBody) => (ctx: BuiltinContext) =
         return await fn(ctx, new StateDirectory(ctx.stateDir));
       } catch (e) {
         if (e instanceof UsageError) {
-          ctx.stderr.write(`${brand}: ${e.message}\n`);
+          ctx.stderr.write(`${brand}: ${terminalText(e.message)}\n`);
           return USAGE;
         }
         if (e instanceof Refusal) {
-          ctx.stderr.write(`${brand}: ${e.message}\n`);
+          ctx.stderr.write(`${brand}: ${terminalText(e.message)}\n`);
           return REFUSED;
         }
         if (e instanceof ProfileError) {
-          ctx.stderr.write(`${brand}: ${e.code}: ${e.message}\n`);
-          for (const i of e.issues) ctx.stderr.write(`  ${i.path || "/"}: ${i.message}\n`);
+          ctx.stderr.write(`${brand}: ${e.code}: ${terminalText(e.message)}\n`);
+          for (const i of e.issues)
+            ctx.stderr.write(`  ${terminalText(i.path || "/")}: ${terminalText(i.message)}\n`);
           return REFUSED;
         }
-        ctx.stderr.write(`${brand}: ${(e as Error).message}\n`);
+        ctx.stderr.write(`${brand}: ${terminalText((e as Error).message)}\n`);
         return STATE;
       }
     };

@@ -40,7 +40,9 @@ export function catalogBuiltins(
       usage: "[--preset <name>]",
       run: guarded(async (ctx, home) => {
         const { values } = parse(ctx.args, { preset: { type: "string" } });
-        ctx.stdout.write(await markdown(home, brand, values.preset as string | undefined));
+        const text = await markdown(home, brand, values.preset as string | undefined);
+        // --json gets the Markdown inside a versioned envelope, not bare Markdown.
+        print(ctx, text, { format: "rukh.docs/1", markdown: text });
         return OK;
       }),
     },

@@ -35,11 +35,9 @@ export function mcpBuiltins(
           preset: { type: "string" },
         });
         const preset = (values.preset as string | undefined) ?? "agent";
-        print(
-          ctx,
-          clientConfig(values.client as string | undefined, options, ctx.stateDir, preset),
-          null,
-        );
+        const client = values.client as string | undefined;
+        const snippet = clientConfig(client, options, ctx.stateDir, preset);
+        print(ctx, snippet, { format: "rukh.mcp-config/1", client, preset, snippet });
         return OK;
       }),
     },

@@ -1,0 +1,114 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { machine, managed, writeFixturePackage } from "@rukh/testkit";
+import { beforeAll, expect, it } from "vitest";
+import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
+
+// Untrusted text meets a real terminal (a pty from script(1)): control
+// characters are shown escaped, never obeyed; a pipe still gets the bytes.
+const { at, env, rukh } = useSleeperCli("rukh-cli-terminal-");
+const ESC = "\u001b";
+const HOSTILE = `fine${ESC}]0;pwned${ESC}\\${ESC}[2J${ESC}[1A\r\u009b31m`;
+const SHOWN = "fine\\u001b]0;pwned\\u001b\\\\u001b[2J\\u001b[1A\\u000d\\u009b31m";
+
+const hasScript = spawnSync("script", ["--version"]).status === 0;
+if (!hasScript) console.warn("terminal test skipped: script(1) (util-linux) is not installed");
+
+/** Runs the built CLI on a pseudo-terminal; returns what the terminal received. */
+function onTty(...args: string[]): string {
+  const command = [RUKH_BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  const r = spawnSync("script", ["-qec", command, "/dev/null"], {
+    encoding: "utf8",
+    env: { ...env(), NO_COLOR: "1", TERM: "dumb" },
+  });
+  return r.stdout.replaceAll("\r\n", "\n");
+}
+
+beforeAll(async () => {
+  const pkg = await writeFixturePackage({
+    parent: at.work,
+    descriptor: {
+      format: "rukh.extension/2",
+      id: "fx.say",
+      version: "1.0.0",
+      publisher: "acme",
+      commands: [
+        {
+          id: "text",
+          path: ["say", "text"],
+          summary: "Say something",
+          inputs: [],
+          execute: managed({ kind: "text" }, "bin/say.mjs"),
+          machine: machine(),
+        },
+        {
+          id: "fail",
+          path: ["say", "fail"],
+          summary: "Fail saying something",
+          inputs: [],
+          execute: managed({ kind: "text" }, "bin/say.mjs"),
+          machine: machine(),
+        },
+      ],
+    },
+    programs: {
+      "bin/say.mjs": `import { CommandFailure, runCommandProcess, textResult } from "@rukh/ipc";
+await runCommandProcess({ handlers: {
+  "fx.say/text": () => textResult(${JSON.stringify(HOSTILE)}),
+  "fx.say/fail": () => { throw new CommandFailure(${JSON.stringify(HOSTILE)}); },
+} });
+`,
+    },
+  });
+  expect(rukh("ext", "install", pkg).status).toBe(0);
+});
+
+it.skipIf(!hasScript)(
+  "shows a text result's control characters escaped on a terminal, and passes them to a pipe",
+  () => {
+    expect(onTty("say", "text")).toContain(SHOWN);
+    expect(onTty("say", "text")).not.toContain(ESC);
+    expect(rukh("say", "text").stdout).toBe(HOSTILE);
+  },
+);
+
+it.skipIf(!hasScript)("shows a command's failure message escaped", () => {
+  const seen = onTty("say", "fail");
+  expect(seen).toContain(SHOWN);
+  expect(seen).not.toContain(ESC);
+});
+
+it("refuses descriptor text that would steer a terminal, naming where", async () => {
+  const pkg = await writeFixturePackage({
+    parent: at.work,
+    descriptor: {
+      format: "rukh.extension/2",
+      id: "fx.sneaky",
+      version: "1.0.0",
+      publisher: "acme",
+      commands: [
+        {
+          id: "x",
+          path: ["sneaky"],
+          summary: `Harmless${ESC}[8m hidden`,
+          inputs: [],
+          execute: managed({ kind: "text" }, "bin/x.mjs"),
+          machine: machine(),
+        },
+      ],
+    },
+    programs: { "bin/x.mjs": "" },
+  });
+  const r = rukh("ext", "install", pkg);
+  expect(r.status).toBe(4);
+  expect(r.stderr).toContain(
+    "/commands/0/summary: got control character U+001B at character 8; expected text with no control characters other than newline and tab",
+  );
+  expect(r.stderr).not.toContain(ESC);
+});
+
+it.skipIf(!hasScript)("escapes a hostile package path in an install error", () => {
+  const seen = onTty("ext", "install", join(at.work, `no${ESC}[2Jsuch`));
+  expect(seen).toContain("no\\u001b[2Jsuch");
+  expect(seen).not.toContain(ESC);
+});
