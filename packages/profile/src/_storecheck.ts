@@ -6,10 +6,10 @@
 // the runtime) is noticed.
 
 import { randomBytes } from "node:crypto";
-import { type BigIntStats, constants } from "node:fs";
-import { lstat, mkdir, open, readdir, readFile, rename, unlink } from "node:fs/promises";
+import { type BigIntStats, constants, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { canonicalJson, fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
+import { canonicalJson, fingerprint, type JsonValue, sha256Hex } from "@rukh/json";
 import { temporaryName } from "./_debris.js";
 import { ProfileError } from "./_errors.js";
 import type { ManifestFile, PackageManifest } from "./_package.js";
@@ -61,18 +61,19 @@ async function readStamped(path: string): Promise<{ bytes: Buffer; stamp: Stamp 
   }
 }
 
-async function readRecord(root: string, digest: string): Promise<CheckRecord | undefined> {
-  let bytes: Buffer;
+function readRecord(root: string, digest: string): CheckRecord | undefined {
+  let r: CheckRecord;
   try {
-    bytes = await readFile(recordPath(root, digest));
+    const bytes = readFileSync(recordPath(root, digest));
+    if (bytes.length > RECORD_MAX_BYTES) return undefined;
+    // Our own cache, bound to the digest below: plain JSON.parse is enough.
+    r = JSON.parse(bytes.toString("utf8")) as CheckRecord;
   } catch {
     return undefined;
   }
-  const parsed = parseJson(bytes, { limits: { maxBytes: RECORD_MAX_BYTES } });
-  if (!parsed.ok) return undefined;
-  const r = parsed.value as unknown as CheckRecord;
   // The record is bound to the digest by its manifest: one for other content is not used.
-  if (r?.format !== "rukh.storecheck/1" || typeof r.manifest !== "object") return undefined;
+  if (r?.format !== "rukh.storecheck/1" || typeof r.manifest !== "object" || r.manifest === null)
+    return undefined;
   if (fingerprint(r.manifest as unknown as JsonValue) !== digest) return undefined;
   return r;
 }
@@ -158,7 +159,7 @@ export async function checkStoredPackage(
   root: string,
   digest: string,
 ): Promise<"recorded" | "hashed"> {
-  const record = await readRecord(root, digest);
+  const record = readRecord(root, digest);
   if (record === undefined) {
     await writeRecord(root, digest, await fullCheck(root, digest));
     return "hashed";
@@ -167,11 +168,13 @@ export async function checkStoredPackage(
   const expected = new Map(record.manifest.files.map((f) => [f.path, f]));
   let changed = false;
   try {
+    // Synchronous on purpose: a few dozen lstats cost microseconds each, a thread-pool round trip far more.
     for (const [rel, d] of Object.entries(record.dirs)) {
-      const st = await lstat(rel === "" ? base : join(base, rel), { bigint: true });
+      const dir = rel === "" ? base : join(base, rel);
+      const st = lstatSync(dir, { bigint: true });
       if (!st.isDirectory()) throw corrupt(digest, `"${rel}" is no longer a directory`);
       if (same(stampOf(st), d.stamp)) continue;
-      const names = (await readdir(rel === "" ? base : join(base, rel))).sort();
+      const names = readdirSync(dir).sort();
       if (names.join("\0") !== d.names.join("\0"))
         throw corrupt(
           digest,
@@ -180,7 +183,7 @@ export async function checkStoredPackage(
       changed = true;
     }
     for (const [path, stamp] of Object.entries(record.files)) {
-      const st = await lstat(join(base, path), { bigint: true });
+      const st = lstatSync(join(base, path), { bigint: true });
       if (!st.isFile()) throw corrupt(digest, `"${path}" is no longer a regular file`);
       if (same(stampOf(st), stamp)) continue;
       const { bytes } = await readStamped(join(base, path));
