@@ -240,3 +240,20 @@ it("reserves the first word of every administrative command for the brand", asyn
   );
   expect(words.filter((w) => !RESERVED_CLI_WORDS.includes(w))).toEqual([]);
 });
+
+describe("profile gc", () => {
+  it("reports what it would remove, then removes it; the active profile still runs", () => {
+    const dry = rukh("profile", "gc", "--keep", "2", "--max-age-days", "1", "--dry-run");
+    expect(dry.status).toBe(0);
+    // Everything here is younger than a day: only age keeps it.
+    expect(dry.stdout).toMatch(
+      /^would remove 0 revisions and 0 stored packages \(0 KiB\); kept \d+ revisions\n$/,
+    );
+    const bad = rukh("profile", "gc", "--keep", "0");
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--keep "0": expected a whole number from 1 to 999999');
+    const json = JSON.parse(rukh("--json", "profile", "gc", "--dry-run").stdout);
+    expect(json).toMatchObject({ format: "rukh.gc/1", dryRun: true, revisions: [], packages: [] });
+    expect(rukh("acme-tools").status).toBe(0);
+  });
+});

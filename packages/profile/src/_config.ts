@@ -37,6 +37,10 @@ export interface TrustedPublisher {
    * exact id. Default `<id>.*`. No two publishers' namespaces overlap.
    */
   readonly namespaces?: readonly string[];
+  /**
+   * Where its packages may be installed from: absolute paths of directories
+   * (a package inside one, at any depth) or of package files. Unset: anywhere.
+   */
   readonly sources?: readonly string[];
 }
 
@@ -322,9 +326,9 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
           c.strings(
             `${path}/sources`,
             o.sources,
-            (s) => s.length > 0 && s.length <= 1024,
+            (s) => s.startsWith("/") && s.length <= 1024,
             "invalid_value",
-            "a source (1 to 1,024 characters)",
+            "an absolute path of a directory the publisher's packages are installed from, or of one package",
           );
       });
     }

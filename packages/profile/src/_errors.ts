@@ -25,6 +25,7 @@ export const PROFILE_ERROR_CODES = [
   "namespace_denied",
   "group_conflict",
   "reserved_path",
+  "source_denied",
   "unknown_extension",
   "route_conflict",
   "tool_name_conflict",

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { link, mkdir, open, readFile, realpath, rename, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, type JsonValue, parseJson } from "@rukh/json";
 import {
@@ -14,6 +14,7 @@ import {
 } from "./_config.js";
 import { temporaryName } from "./_debris.js";
 import { ioError, ProfileError } from "./_errors.js";
+import { collect, type GcOptions, type GcReport } from "./_gc.js";
 import { REVISION_MAX_BYTES } from "./_limits.js";
 import { holdNamedLock, stateLockName } from "./_lock.js";
 import {
@@ -38,7 +39,7 @@ import {
   validateRevision,
 } from "./_revision.js";
 import { routesFileText } from "./_routecache.js";
-import { checkCliOwnership, checkNamespaces, checkVersionChange } from "./_trust.js";
+import { checkCliOwnership, checkNamespaces, checkSource, checkVersionChange } from "./_trust.js";
 
 /** Options of {@link resolveStateDir}. */
 export interface StateDirOptions {
@@ -230,7 +231,14 @@ export class StateDirectory {
     const out: { id: string; revision: ProfileRevision }[] = [];
     let id = await this.activeRevisionId();
     while (id !== null && out.length < limit) {
-      const revision = await this.readRevision(id);
+      let revision: ProfileRevision;
+      try {
+        revision = await this.readRevision(id);
+      } catch (e) {
+        // A parent that garbage collection removed ends the history there.
+        if (out.length > 0 && e instanceof ProfileError && e.code === "unknown_revision") break;
+        throw e;
+      }
       out.push({ id, revision });
       id = revision.parent;
     }
@@ -370,6 +378,11 @@ export class StateDirectory {
           const pkg = verifyPackage(files, config);
           const d = pkg.descriptor;
           const prior = extensions.get(d.id);
+          checkSource(
+            config.trustedPublishers.find((t) => t.id === d.publisher)!,
+            d.id,
+            await realpath(change.source).catch(() => resolve(change.source)),
+          );
           if (prior !== undefined && prior.publisher !== d.publisher)
             throw new ProfileError(
               "extension_conflict",
@@ -619,6 +632,32 @@ export class StateDirectory {
    */
   rollback(to: string, options?: PublishOptions): Promise<Publication> {
     return this.apply([{ op: "rollback", to }], options);
+  }
+
+  /**
+   * Removes revisions past the retention (never the active one, the newest
+   * `keep` of its history or any younger than `maxAgeDays`) and stored
+   * packages no kept revision uses, under the publication lock; `dryRun`
+   * only reports. Rolling back to a removed revision is then impossible.
+   *
+   * @example
+   * const { revisions, packages, bytes } = await home.collectGarbage({ keep: 20, maxAgeDays: 30 });
+   */
+  async collectGarbage(options: GcOptions = {}): Promise<GcReport> {
+    const release = await this.#lock();
+    try {
+      const report = await collect(this, options, this.#now().getTime());
+      if (report.dryRun) return report;
+      for (const id of report.revisions) {
+        this.#revisions.delete(id);
+        this.#routeKeys.delete(id);
+        this.#projections.delete(id);
+      }
+      for (const digest of report.packages) this.#descriptors.delete(digest);
+      return report;
+    } finally {
+      await release();
+    }
   }
 
   /**

@@ -171,3 +171,20 @@ export function checkCliOwnership(descriptors: readonly ExtensionDescriptor[]): 
       for (const p of [c.path, ...c.aliases])
         for (let n = 1; n < p.length; n++) own(p.slice(0, n), d, `"${p.join(" ")}"`);
 }
+
+/**
+ * A publisher with `sources` installs only from them: the package's real
+ * path must be one of them or inside one (`source_denied`).
+ */
+export function checkSource(p: TrustedPublisher, extensionId: string, realSource: string): void {
+  if (p.sources === undefined) return;
+  const inside = (dir: string) => {
+    const d = dir.endsWith("/") ? dir : `${dir}/`;
+    return realSource === dir || realSource.startsWith(d);
+  };
+  if (!p.sources.some(inside))
+    throw new ProfileError(
+      "source_denied",
+      `publisher "${p.id}" installs only from ${p.sources.join(", ")}; ${extensionId} comes from ${realSource}`,
+    );
+}

@@ -17,6 +17,7 @@ export type { TemporaryDebris } from "./_debris.js";
 export { findTemporaryDebris, removeTemporaryDebris } from "./_debris.js";
 export type { ProfileErrorCode } from "./_errors.js";
 export { PROFILE_ERROR_CODES, ProfileError } from "./_errors.js";
+export type { GcOptions, GcReport } from "./_gc.js";
 export type { OwnerLimits } from "./_limits.js";
 export {
   CONFIG_MAX_BYTES,

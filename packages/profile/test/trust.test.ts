@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   compareVersions,
@@ -204,5 +205,73 @@ describe("trust removal", () => {
     expect(removed.revision.extensions).toMatchObject([{ id: "evil.pay", enabled: false }]);
     expect((await h.projection()).tools).toEqual([]);
     expect(await refusal(h.enable("evil.pay"))).toMatch(/^untrusted_publisher/);
+  });
+});
+
+describe("sources", () => {
+  it("installs a publisher's packages only from its sources, when it has any", async () => {
+    const inside = tempDir("rukh-sources-");
+    const h = await home({
+      trustedPublishers: [
+        { id: "acme", publicKey: FIXTURE_PUB, sources: [inside] },
+        { id: "evil", publicKey: evil.publicKey },
+      ],
+    });
+    const outside = await makePackage(work, versioned("acme.tools", "1.0.0"));
+    expect(await refusal(h.install(outside))).toMatch(
+      /^source_denied: publisher "acme" installs only from .*rukh-sources-\w+; acme\.tools comes from /,
+    );
+    const ok = await makePackage(inside, versioned("acme.tools", "1.0.0"));
+    expect((await h.install(ok)).published).toBe(true);
+    // Others are unrestricted.
+    const free = await makePackage(
+      work,
+      versioned("evil.x", "1.0.0", "evil", [{ id: "y" }]),
+      evil.privateKey,
+    );
+    expect((await h.install(free)).published).toBe(true);
+    const relative = validateOwnerConfig(
+      ownerConfig({
+        trustedPublishers: [{ id: "acme", publicKey: FIXTURE_PUB, sources: ["pkgs"] }],
+      }) as never,
+    );
+    expect(!relative.ok && relative.issues[0]?.path).toBe("/trustedPublishers/0/sources/0");
+  });
+});
+
+describe("garbage collection", () => {
+  it("keeps the active revision, the newest of its history and young ones; removes the rest and packages only they used", async () => {
+    let clock = Date.parse("2026-01-01T00:00:00Z");
+    const h = new StateDirectory(tempDir("rukh-gc-"), { now: () => new Date(clock) });
+    await h.setConfig(ownerConfig() as never);
+    const digests: string[] = [];
+    for (let v = 0; v < 6; v++) {
+      clock += 86_400_000;
+      const p = await h.install(await makePackage(work, versioned("acme.tools", `1.0.${v}`)));
+      digests.push(p.revision.extensions[0]!.digest);
+    }
+    // Fix the store entries' age: they were not stored a moment ago.
+    const { utimesSync } = await import("node:fs");
+    const old = new Date("2026-01-01T00:00:00Z");
+    for (const d of digests) utimesSync(join(h.root, "store", d), old, old);
+    clock = Date.parse("2026-06-01T00:00:00Z");
+    const dry = await h.collectGarbage({ keep: 3, maxAgeDays: 30, dryRun: true });
+    expect(dry).toMatchObject({ dryRun: true, keptRevisions: 3 });
+    expect(dry.revisions).toHaveLength(4);
+    expect([...dry.packages].sort()).toEqual(digests.slice(0, 3).sort());
+    expect((await h.history()).length).toBe(7);
+    const done = await h.collectGarbage({ keep: 3, maxAgeDays: 30 });
+    expect(done.revisions).toEqual(dry.revisions);
+    expect(done.bytes).toBeGreaterThan(0);
+    expect((await h.history()).map((e) => e.revision.extensions[0]?.version)).toEqual([
+      "1.0.5",
+      "1.0.4",
+      "1.0.3",
+    ]);
+    const { readdirSync } = await import("node:fs");
+    expect(readdirSync(join(h.root, "store")).sort()).toEqual(digests.slice(3).sort());
+    expect(await refusal(h.rollback(dry.revisions[0]!))).toMatch(/^unknown_revision/);
+    // Everything left still verifies and serves.
+    expect((await h.projection()).routes.commands).toHaveLength(1);
   });
 });

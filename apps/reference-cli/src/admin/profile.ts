@@ -81,5 +81,40 @@ export function profileBuiltins(
         return reported(ctx, p, "published the configuration");
       }),
     },
+    {
+      path: ["profile", "gc"],
+      summary:
+        "Remove old revisions (keeping the active one, the newest --keep of its history and any younger than --max-age-days) and stored packages none of the kept ones uses",
+      usage: "[--keep N (20)] [--max-age-days D (30)] [--dry-run]",
+      run: guarded(async (ctx, home) => {
+        const { values } = parse(ctx.args, {
+          keep: { type: "string" },
+          "max-age-days": { type: "string" },
+          "dry-run": { type: "boolean" },
+        });
+        const count = (flag: string, fallback: number) => {
+          const v = values[flag];
+          if (v === undefined) return fallback;
+          if (typeof v !== "string" || !/^[1-9][0-9]{0,5}$/.test(v))
+            throw new UsageError(
+              `--${flag} ${JSON.stringify(v)}: expected a whole number from 1 to 999999`,
+            );
+          return Number(v);
+        };
+        const r = await home.collectGarbage({
+          keep: count("keep", 20),
+          maxAgeDays: count("max-age-days", 30),
+          dryRun: values["dry-run"] === true,
+        });
+        const verb = r.dryRun ? "would remove" : "removed";
+        const kib = Math.ceil(r.bytes / 1024);
+        print(
+          ctx,
+          `${verb} ${plural(r.revisions.length, "revision")} and ${plural(r.packages.length, "stored package")} (${kib} KiB); kept ${plural(r.keptRevisions, "revision")}`,
+          { format: "rukh.gc/1", ...r },
+        );
+        return OK;
+      }),
+    },
   ];
 }
