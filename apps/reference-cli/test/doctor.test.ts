@@ -65,8 +65,7 @@ it("doctor notes a lost host and temporary debris; --repair finishes the host, r
   expect(readdirSync(tmp)).toEqual([`active.${process.pid}.0a0b0c0d0e0f`]);
   expect(rukh("runs", "show", fixed![1]!).stdout).toContain("reason: host_lost");
 
-  const again = JSON.parse(rukh("--json", "doctor", "--repair").stdout);
-  expect(again.format).toBe("rukh.doctor/1");
+  const again = JSON.parse(rukh("--json", "doctor", "--repair").stdout).result;
   expect(again.repaired).toEqual(["nothing needed repair"]);
   expect(again.checks.find((c: { name: string }) => c.name === "journal").note).toBeUndefined();
 });
@@ -78,7 +77,7 @@ it("doctor --repair leaves a running host alone", async () => {
   const r = rukh("doctor", "--repair");
   expect(r.stdout).toContain("fixed  nothing needed repair");
   expect(await exited).toBe(0);
-  const [last] = JSON.parse(rukh("--json", "runs", "list", "--limit", "1").stdout).runs;
+  const [last] = JSON.parse(rukh("--json", "runs", "list", "--limit", "1").stdout).result.runs;
   expect(last).toMatchObject({ outcome: "succeeded", reason: "completed" });
 });
 

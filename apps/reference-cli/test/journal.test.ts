@@ -93,9 +93,13 @@ it("lists and shows the calls it journaled, newest first, with filters and a ver
     encoding: "utf8",
     env,
   });
-  const parsed = JSON.parse(json.stdout) as { format: string; runs: { outcome: string }[] };
-  expect(parsed.format).toBe("rukh.runs/1");
-  expect(parsed.runs.every((r) => r.outcome === "rejected")).toBe(true);
+  const parsed = JSON.parse(json.stdout) as {
+    rukhOutput: number;
+    command: string;
+    result: { runs: { outcome: string }[] };
+  };
+  expect(parsed).toMatchObject({ rukhOutput: 1, command: "runs list" });
+  expect(parsed.result.runs.every((r) => r.outcome === "rejected")).toBe(true);
   const id = lines[0]!.slice(0, 36);
   const show = spawnSync(bin, ["runs", "show", id], { encoding: "utf8", env });
   expect(show.stdout).toContain(`invocationId: ${id}`);

@@ -49,18 +49,27 @@ describe("rukh runs", () => {
     expect(rukh("nap", "--wait-ms", "400").status).toBe(0);
     expect(rukh("nap", "--wait-ms", "1").status).toBe(0);
     const got = (await events).map(
-      (l) => JSON.parse(l) as { format: string; event: string; run: Record<string, unknown> },
+      (l) =>
+        JSON.parse(l) as {
+          rukhOutput: number;
+          command: string;
+          result: { event: string; run: Record<string, unknown> };
+        },
     );
     follow.kill("SIGINT");
     const code = await new Promise((r) => follow.once("exit", r));
     expect(code).toBe(0);
-    expect(got.every((e) => e.format === "rukh.runs/1")).toBe(true);
-    const kinds = got.map((e) => `${e.event}:${e.run.outcome ?? ""}/${e.run.reason ?? ""}`);
+    expect(got.every((e) => e.rukhOutput === 1 && e.command === "runs tail")).toBe(true);
+    const kinds = got.map(
+      ({ result: e }) => `${e.event}:${e.run.outcome ?? ""}/${e.run.reason ?? ""}`,
+    );
     expect(kinds[0]).toBe("listed:succeeded/completed");
     expect(kinds).toContain("started:/");
     expect(kinds).toContain("ended:succeeded/completed");
     expect(kinds.filter((k) => k === "ended:succeeded/completed")).toHaveLength(2);
-    const ended = got.find((e) => e.event === "ended" && e.run.outcome === "succeeded")!;
+    const ended = got.find(
+      ({ result: e }) => e.event === "ended" && e.run.outcome === "succeeded",
+    )!.result;
     expect(ended.run.durationMs as number).toBeGreaterThanOrEqual(400);
     expect(ended.run.command).toBe("fx.sleep/nap");
   }, 60_000);
@@ -69,11 +78,11 @@ describe("rukh runs", () => {
     const canonical = '{"wait_ms":7}';
     const digest = `sha256:${createHash("sha256").update(canonical).digest("hex")}`;
     expect(rukh("nap", "--wait-ms", "7").status).toBe(0);
-    const [first] = JSON.parse(rukh("--json", "runs", "list", "--limit", "1").stdout).runs;
+    const [first] = JSON.parse(rukh("--json", "runs", "list", "--limit", "1").stdout).result.runs;
     expect(first.inputsDigest).toBe(digest);
     expect(first).not.toHaveProperty("inputs");
 
-    const config = JSON.parse(rukh("--json", "profile", "show").stdout).config;
+    const config = JSON.parse(rukh("--json", "profile", "show").stdout).result.config;
     const file = join(at.work, "recording.json");
     writeFileSync(file, JSON.stringify({ ...config, journal: { recordInputs: true } }));
     expect(rukh("profile", "set-config", file).status).toBe(0);

@@ -96,7 +96,7 @@ describe("versions", () => {
     );
     expect(rukh("acme-tools").stdout).toBe("acme.tools 1.1.0");
     const again = rukh("--json", "ext", "install", v110);
-    expect(JSON.parse(again.stdout)).toMatchObject({ published: false });
+    expect(JSON.parse(again.stdout).result).toMatchObject({ published: false });
     expect(rukh("ext", "install", v100, "--allow-downgrade").stdout).toMatch(
       /^downgraded acme\.tools 1\.1\.0 → 1\.0\.0; /,
     );
@@ -189,7 +189,7 @@ describe("truthful administration", () => {
     expect(rukh("expose", "add", "acme.tools").stdout).toMatch(
       /^nothing changed; profile revision/,
     );
-    const config = JSON.parse(rukh("--json", "profile", "show").stdout).config;
+    const config = JSON.parse(rukh("--json", "profile", "show").stdout).result.config;
     const file = join(work, "same.json");
     writeFileSync(file, JSON.stringify(config));
     expect(rukh("profile", "set-config", file).stdout).toMatch(/^nothing changed; /);
@@ -220,7 +220,7 @@ describe("truthful administration", () => {
         child.once("exit", (code) => resolve({ code, pattern, err }));
       });
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => run(i)));
-    const config = JSON.parse(rukh("--json", "profile", "show").stdout).config;
+    const config = JSON.parse(rukh("--json", "profile", "show").stdout).result.config;
     for (const r of results) {
       if (r.code === 0) expect(config.presets.agent.commands).toContain(r.pattern);
       else {
@@ -252,8 +252,8 @@ describe("profile gc", () => {
     const bad = rukh("profile", "gc", "--keep", "0");
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--keep "0": expected a whole number from 1 to 999999');
-    const json = JSON.parse(rukh("--json", "profile", "gc", "--dry-run").stdout);
-    expect(json).toMatchObject({ format: "rukh.gc/1", dryRun: true, revisions: [], packages: [] });
+    const json = JSON.parse(rukh("--json", "profile", "gc", "--dry-run").stdout).result;
+    expect(json).toMatchObject({ dryRun: true, revisions: [], packages: [] });
     expect(rukh("acme-tools").status).toBe(0);
   });
 });

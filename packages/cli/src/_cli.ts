@@ -260,6 +260,9 @@ export function createCli(options: CliOptions): Cli {
             stdout,
             stderr,
             signal,
+            path: entry.path,
+            usage: (m) =>
+              usageLines(g, typeof m === "string" ? [m] : m, [brand, ...entry.path, "--help"]),
           }),
         ),
       );

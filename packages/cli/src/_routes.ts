@@ -45,6 +45,13 @@ export interface BuiltinContext {
   readonly stderr: { write(text: string): unknown };
   /** Aborted on SIGINT/SIGTERM while the built-in runs. */
   readonly signal: AbortSignal;
+  /** The built-in's own path (`["ext", "install"]`). */
+  readonly path: readonly string[];
+  /**
+   * Prints usage errors the way every command does — each message, then the
+   * runnable `<brand> <path> --help` recovery line — and returns exit code 2.
+   */
+  usage(messages: string | readonly string[]): number;
 }
 
 /** Enough of a route to list, route and complete it; the full `CliRoute` loads on demand. */

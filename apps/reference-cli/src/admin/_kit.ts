@@ -55,10 +55,27 @@ export function parse(args: readonly string[], options: Options = {}, positional
   return parsed;
 }
 
-export function print(ctx: BuiltinContext, human: string, data: unknown): void {
+/** Version of the `--json` envelope every administrative command prints. */
+export const OUTPUT_VERSION = 1;
+
+/**
+ * The one `--json` shape of every administrative command:
+ * `{"rukhOutput":1,"command":"ext install","result":…}` on stdout, or
+ * `{"rukhOutput":1,"command":…,"error":{"code","message","exitCode"}}` on
+ * stderr (docs/schemas/rukh.output.schema.json).
+ */
+export function envelope(
+  ctx: BuiltinContext,
+  body: { result: unknown } | { error: object },
+): string {
+  return `${JSON.stringify({ rukhOutput: OUTPUT_VERSION, command: ctx.path.join(" "), ...body })}\n`;
+}
+
+/** Prints a command's result: `human` for people, `result` in the envelope for `--json`. */
+export function print(ctx: BuiltinContext, human: string, result: unknown): void {
   ctx.stdout.write(
     ctx.json
-      ? `${JSON.stringify(data)}\n`
+      ? envelope(ctx, { result })
       : terminalText(human.endsWith("\n") ? human : `${human}\n`),
   );
 }
@@ -81,24 +98,37 @@ export function guard(brand: string): (fn: AdminBody) => (ctx: BuiltinContext) =
       try {
         return await fn(ctx, new StateDirectory(ctx.stateDir));
       } catch (e) {
-        if (e instanceof UsageError) {
-          ctx.stderr.write(`${brand}: ${terminalText(e.message)}\n`);
-          return USAGE;
-        }
-        if (e instanceof Refusal) {
-          ctx.stderr.write(`${brand}: ${terminalText(e.message)}\n`);
-          return REFUSED;
-        }
-        if (e instanceof ProfileError) {
-          ctx.stderr.write(`${brand}: ${e.code}: ${terminalText(e.message)}\n`);
-          for (const i of e.issues)
-            ctx.stderr.write(`  ${terminalText(i.path || "/")}: ${terminalText(i.message)}\n`);
-          return REFUSED;
-        }
-        ctx.stderr.write(`${brand}: ${terminalText((e as Error).message)}\n`);
-        return STATE;
+        return failed(ctx, brand, e);
       }
     };
+}
+
+/** Reports an error of an administrative command and returns its exit code. */
+function failed(ctx: BuiltinContext, brand: string, e: unknown): number {
+  const [exitCode, code, issues] =
+    e instanceof UsageError
+      ? [USAGE, "usage", []]
+      : e instanceof Refusal
+        ? [REFUSED, "refused", []]
+        : e instanceof ProfileError
+          ? [REFUSED, e.code, e.issues]
+          : [STATE, "state_error", []];
+  const message = (e as Error).message;
+  if (ctx.json) {
+    ctx.stderr.write(
+      envelope(ctx, {
+        error: { code, message, exitCode, ...(issues.length > 0 && { issues }) },
+      }),
+    );
+    return exitCode;
+  }
+  // A usage error ends with the runnable line that shows how to call the command.
+  if (exitCode === USAGE) return ctx.usage(terminalText(message));
+  const prefix = e instanceof ProfileError ? `${e.code}: ` : "";
+  ctx.stderr.write(`${brand}: ${prefix}${terminalText(message)}\n`);
+  for (const i of issues)
+    ctx.stderr.write(`  ${terminalText(i.path || "/")}: ${terminalText(i.message)}\n`);
+  return exitCode;
 }
 
 /** `1 call`, `2 calls`. */

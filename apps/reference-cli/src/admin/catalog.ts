@@ -42,7 +42,7 @@ export function catalogBuiltins(
         const { values } = parse(ctx.args, { preset: { type: "string" } });
         const text = await markdown(home, brand, values.preset as string | undefined);
         // --json gets the Markdown inside a versioned envelope, not bare Markdown.
-        print(ctx, text, { format: "rukh.docs/1", markdown: text });
+        print(ctx, text, { markdown: text });
         return OK;
       }),
     },

@@ -43,7 +43,6 @@ export function doctorBuiltin(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cl
         ...checks.map((c) => `${mark(c)}  ${c.name}: ${c.detail}`),
       ];
       print(ctx, lines.join("\n"), {
-        format: "rukh.doctor/1",
         ...(repaired !== undefined && { repaired }),
         checks,
       });

@@ -37,7 +37,7 @@ export function mcpBuiltins(
         const preset = (values.preset as string | undefined) ?? "agent";
         const client = values.client as string | undefined;
         const snippet = clientConfig(client, options, ctx.stateDir, preset);
-        print(ctx, snippet, { format: "rukh.mcp-config/1", client, preset, snippet });
+        print(ctx, snippet, { client, preset, snippet });
         return OK;
       }),
     },

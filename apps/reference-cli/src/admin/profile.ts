@@ -111,7 +111,7 @@ export function profileBuiltins(
         print(
           ctx,
           `${verb} ${plural(r.revisions.length, "revision")} and ${plural(r.packages.length, "stored package")} (${kib} KiB); kept ${plural(r.keptRevisions, "revision")}`,
-          { format: "rukh.gc/1", ...r },
+          r,
         );
         return OK;
       }),

@@ -2,7 +2,7 @@
 
 import type { CliBuiltin } from "@rukh/cli";
 import type { RunSummary } from "@rukh/core";
-import { type AdminBody, OK, parse, print, safe, UsageError } from "./_kit.js";
+import { type AdminBody, envelope, OK, parse, print, safe, UsageError } from "./_kit.js";
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?$/;
 
@@ -83,7 +83,6 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
         const filter = runFilter(values, core);
         const runs = await core.listRuns(home.root, filter);
         print(ctx, runs.map(runLine).join("\n") || "no invocations", {
-          format: "rukh.runs/1",
           runs,
         });
         return OK;
@@ -99,7 +98,7 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
         const run = await findRun(home.root, positionals[0]!);
         if (run === undefined)
           throw new UsageError(`no invocation ${JSON.stringify(positionals[0])} in the journal`);
-        print(ctx, runDetails(run), { format: "rukh.runs/1", run });
+        print(ctx, runDetails(run), { run });
         return OK;
       }),
     },
@@ -121,9 +120,7 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
           ).reverse();
           for (const run of runs)
             ctx.stdout.write(
-              ctx.json
-                ? `${JSON.stringify({ format: "rukh.runs/1", event: "listed", run })}\n`
-                : `${runLine(run)}\n`,
+              ctx.json ? envelope(ctx, { result: { event: "listed", run } }) : `${runLine(run)}\n`,
             );
           return new Set(runs.filter((r) => r.outcome !== undefined).map((r) => r.invocationId));
         };
@@ -146,11 +143,7 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
         for (let e = await first; !e.done; e = await events.next()) {
           const { event, run } = e.value;
           if (event === "ended" && told.delete(run.invocationId)) continue;
-          ctx.stdout.write(
-            ctx.json
-              ? `${JSON.stringify({ format: "rukh.runs/1", ...e.value })}\n`
-              : `${runLine(run)}\n`,
-          );
+          ctx.stdout.write(ctx.json ? envelope(ctx, { result: e.value }) : `${runLine(run)}\n`);
         }
         return OK;
       }),

@@ -1,0 +1,100 @@
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Validator } from "@cfworker/json-schema";
+import { expect, it } from "vitest";
+import { useSleeperCli } from "./_sleeper.js";
+
+// Every administrative command's --json output is one envelope that
+// validates against the schema the docs publish; errors too.
+const { at, rukh } = useSleeperCli("rukh-cli-output-");
+const schema = new Validator(
+  JSON.parse(
+    readFileSync(
+      fileURLToPath(new URL("../../../docs/schemas/rukh.output.schema.json", import.meta.url)),
+      "utf8",
+    ),
+  ),
+  "2020-12",
+  false,
+);
+
+function envelopes(text: string): Record<string, unknown>[] {
+  return text
+    .trim()
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l));
+}
+
+it("prints one schema-valid envelope for every administrative command, on stdout for results and stderr for errors", () => {
+  expect(rukh("nap").status).toBe(0);
+  const id = JSON.parse(rukh("--json", "runs", "list", "--limit", "1").stdout).result.runs[0]
+    .invocationId;
+  const pkg = join(at.work, readdirSync(at.work).find((n) => n.startsWith("pkg-"))!);
+  const config = join(at.work, "config.json");
+  writeFileSync(
+    config,
+    JSON.stringify(JSON.parse(rukh("--json", "profile", "show").stdout).result.config),
+  );
+  const history = JSON.parse(rukh("--json", "profile", "history").stdout).result;
+  const ok: string[][] = [
+    ["ext", "list"],
+    ["ext", "install", pkg],
+    ["ext", "disable", "fx.sleep"],
+    ["ext", "enable", "fx.sleep"],
+    ["trust", "list"],
+    ["expose", "add", "fx.sleep/nap"],
+    ["expose", "remove", "fx.sleep/nap"],
+    ["preset", "list"],
+    ["preset", "show", "default"],
+    ["preset", "allow", "default", "fx.sleep/nap"],
+    ["preset", "deny", "default", "fx.sleep/nap"],
+    ["profile", "show"],
+    ["profile", "history"],
+    ["profile", "set-config", config],
+    ["profile", "rollback", history[1].id],
+    ["profile", "gc", "--dry-run"],
+    ["tools", "list"],
+    ["runs", "list"],
+    ["runs", "show", id],
+    ["runs", "tail", "--limit", "3"],
+    ["docs"],
+    ["doctor"],
+    ["mcp", "config", "--client", "claude-code"],
+  ];
+  for (const words of ok) {
+    const r = rukh("--json", ...words);
+    expect(r.stderr, words.join(" ")).toBe("");
+    const all = envelopes(r.stdout);
+    expect(all.length, words.join(" ")).toBeGreaterThan(0);
+    for (const e of all) {
+      expect(schema.validate(e).errors, words.join(" ")).toEqual([]);
+      const path = words.slice(0, ["docs", "doctor"].includes(words[0]!) ? 1 : 2).join(" ");
+      expect(e).toMatchObject({ rukhOutput: 1, command: path });
+      expect(e).toHaveProperty("result");
+    }
+  }
+  const failing: [string[], number, string][] = [
+    [["ext", "install"], 2, "usage"],
+    [["ext", "enable", "fx.nope"], 4, "unknown_extension"],
+    [["expose", "add", "fx.nope"], 4, "refused"],
+    [["runs", "list", "--outcome", "fine"], 2, "usage"],
+    [["preset", "show", "constructor"], 2, "usage"],
+  ];
+  for (const [words, exitCode, code] of failing) {
+    const r = rukh("--json", ...words);
+    expect(r.status, words.join(" ")).toBe(exitCode);
+    expect(r.stdout).toBe("");
+    const [e] = envelopes(r.stderr);
+    expect(schema.validate(e!).errors, words.join(" ")).toEqual([]);
+    expect(e).toMatchObject({ error: { code, exitCode } });
+  }
+});
+
+it("ends a usage error with the runnable line that shows how to call the command", () => {
+  const r = rukh("ext", "install");
+  expect(r.status).toBe(2);
+  expect(r.stderr).toBe("error: expected 1 argument, got 0\nSee:\n  $ rukh ext install --help\n");
+  expect(rukh("ext", "install", "--help").status).toBe(0);
+});
