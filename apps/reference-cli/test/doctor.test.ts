@@ -5,6 +5,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -102,5 +103,28 @@ it("doctor names a modified stored package and its repair; installing the same p
   const pkg = readdirSync(at.work).find((n) => n.startsWith("pkg-"))!;
   expect(rukh("ext", "install", join(at.work, pkg)).status).toBe(0);
   expect(rukh("doctor").stdout).toMatch(/^ok {4}installed packages: verified/m);
+  expect(rukh("nap").status).toBe(0);
+});
+
+it("never runs another command than the one typed when the route cache is edited; doctor names it and --repair rewrites it", async () => {
+  const { StateDirectory } = await import("@rukh/profile");
+  const id = (await new StateDirectory(at.root).activeRevisionId())!;
+  const file = join(at.root, "revisions", `${id}.routes.json`);
+  const original = readFileSync(file, "utf8");
+  // Point the typed path "nap" at a command that does not declare it.
+  chmodSync(file, 0o644);
+  writeFileSync(file, original.replaceAll('"path":["nap"]', '"path":["nop"]'));
+  const r = rukh("nop");
+  expect(r.status).toBe(5);
+  expect(r.stderr).toContain(
+    'the route cache maps "nop" to fx.sleep/nap, whose descriptor does not declare it; `rukh doctor --repair` rewrites the cache',
+  );
+  expect(rukh("doctor").stdout).toMatch(
+    /^FAIL {2}route cache: the CLI's index of command paths differs/m,
+  );
+  expect(rukh("doctor", "--repair").stdout).toContain(
+    "fixed  route cache: rewrote the CLI's index of command paths from the verified descriptors",
+  );
+  expect(readFileSync(file, "utf8")).toBe(original);
   expect(rukh("nap").status).toBe(0);
 });

@@ -26,6 +26,7 @@ export const PROFILE_ERROR_CODES = [
   "group_conflict",
   "reserved_path",
   "source_denied",
+  "missing_program",
   "unknown_extension",
   "route_conflict",
   "tool_name_conflict",

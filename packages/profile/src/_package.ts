@@ -267,6 +267,9 @@ export async function signPackage(
       });
     publisher = d.value.publisher;
   }
+  const descriptorBytes = files.get(DESCRIPTOR_PATH);
+  const parsed = descriptorBytes === undefined ? undefined : parseDescriptor(descriptorBytes);
+  if (parsed?.ok) checkPrograms(parsed.value, files);
   const manifestDigest = digestOf(files);
   const signature: PackageSignature = {
     format: "rukh.signature/1",
@@ -368,7 +371,24 @@ export function verifyPackage(files: PackageFiles, config: OwnerConfig): Verifie
       "publisher_mismatch",
       `descriptor publisher "${d.value.publisher}" differs from signing publisher "${sig.publisher}"`,
     );
+  checkPrograms(d.value, files);
   return { digest, descriptor: d.value, files };
+}
+
+/**
+ * Every command's program is a file of the package (`missing_program`): a
+ * package that cannot run is refused when it is signed or installed, not at
+ * its first call.
+ */
+export function checkPrograms(descriptor: ExtensionDescriptor, files: PackageFiles): void {
+  for (const c of descriptor.commands) {
+    const program = c.execute.program;
+    if (!files.has(program))
+      throw new ProfileError(
+        "missing_program",
+        `${c.identity} runs "${program}", which is not a file of the package${[...files.keys()].some((f) => f.startsWith(`${program}/`)) ? " (it is a directory)" : ""}`,
+      );
+  }
 }
 
 async function writeDurable(path: string, data: Uint8Array | string): Promise<void> {

@@ -635,6 +635,40 @@ export class StateDirectory {
   }
 
   /**
+   * Whether the active revision's route cache (the CLI's fast index of
+   * paths) says exactly what the revision's verified descriptors say;
+   * `"missing"` when it has none. With `repair`, a cache that is missing or
+   * differs is written again from the descriptors.
+   *
+   * @example
+   * if ((await home.checkRouteCache()) === "differs") await home.checkRouteCache({ repair: true });
+   */
+  async checkRouteCache(
+    options: { readonly repair?: boolean } = {},
+  ): Promise<"matches" | "differs" | "missing" | "rewritten"> {
+    const id = await this.activeRevisionId();
+    if (id === null) return "matches";
+    const projection = await this.projection(id);
+    const want = routesFileText(id, projection.commandGeneration, projection.routes);
+    let have: string | undefined;
+    try {
+      have = await readFile(join(this.root, "revisions", `${id}.routes.json`), "utf8");
+    } catch (e) {
+      if (errno(e) !== "ENOENT") throw ioError(`cannot read the route cache of ${id}`, e);
+    }
+    const state = have === undefined ? "missing" : have === want ? "matches" : "differs";
+    if (state === "matches" || options.repair !== true) return state;
+    const release = await this.#lock();
+    try {
+      await mkdir(join(this.root, "tmp"), { recursive: true });
+      await this.#writeAtomic(join(this.root, "revisions"), `${id}.routes.json`, want);
+    } finally {
+      await release();
+    }
+    return "rewritten";
+  }
+
+  /**
    * Removes revisions past the retention (never the active one, the newest
    * `keep` of its history or any younger than `maxAgeDays`) and stored
    * packages no kept revision uses, under the publication lock; `dryRun`

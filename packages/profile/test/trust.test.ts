@@ -275,3 +275,21 @@ describe("garbage collection", () => {
     expect((await h.projection()).routes.commands).toHaveLength(1);
   });
 });
+
+describe("packages that cannot run", () => {
+  it("refuses to sign a package whose declared program is missing or a directory", async () => {
+    const d = {
+      ...versioned("acme.tools", "1.0.0"),
+    } as unknown as { commands: { execute: { program: string } }[] };
+    d.commands[0]!.execute.program = "bin/absent.mjs";
+    await expect(makePackage(work, d)).rejects.toMatchObject({
+      code: "missing_program",
+      message: 'acme.tools/x runs "bin/absent.mjs", which is not a file of the package',
+    });
+    d.commands[0]!.execute.program = "bin";
+    await expect(makePackage(work, d)).rejects.toMatchObject({
+      code: "missing_program",
+      message: 'acme.tools/x runs "bin", which is not a file of the package (it is a directory)',
+    });
+  });
+});

@@ -69,6 +69,13 @@ async function repair(home: StateDirectory): Promise<string[]> {
     done.push(
       `journal: set aside ${n(j.quarantined.length, "damaged segment")} (${j.quarantined.join(", ")})`,
     );
+  if ((await home.activeRevisionId()) !== null) {
+    const routes = await home.checkRouteCache({ repair: true });
+    if (routes === "rewritten")
+      done.push(
+        "route cache: rewrote the CLI's index of command paths from the verified descriptors",
+      );
+  }
   const removed = await removeTemporaryDebris(home.root);
   if (removed.length > 0)
     done.push(
@@ -116,6 +123,18 @@ async function doctor(home: StateDirectory): Promise<Check[]> {
     if (bad.length > 0) throw new Error(bad.join("; "));
     const projection = await home.projection();
     return `verified against their digests; ${n(projection.routes.commands.length, "command")}, ${n(projection.tools.length, "MCP tool")}`;
+  });
+  await check("route cache", async () => {
+    const routes = await home.checkRouteCache();
+    if (routes === "differs")
+      throw new Error(
+        "the CLI's index of command paths differs from the verified descriptors (edited or damaged); `doctor --repair` rewrites it",
+      );
+    return routes === "missing"
+      ? new Note(
+          "missing: the CLI reads the descriptors instead (slower); `doctor --repair` writes it",
+        )
+      : "matches the verified descriptors";
   });
   await check("free space", () => {
     const { bavail, bsize } = statfsSync(home.root);
