@@ -98,3 +98,19 @@ it("ends a usage error with the runnable line that shows how to call the command
   expect(r.stderr).toBe("error: expected 1 argument, got 0\nSee:\n  $ rukh ext install --help\n");
   expect(rukh("ext", "install", "--help").status).toBe(0);
 });
+
+it("accepts --json after the command path too, and names unknown flags and missing values plainly", () => {
+  const after = rukh("ext", "list", "--json");
+  expect(after.status).toBe(0);
+  expect(JSON.parse(after.stdout)).toMatchObject({ rukhOutput: 1, command: "ext list" });
+  // After a `--` it is an argument like any other.
+  expect(rukh("ext", "list", "--", "--json").stderr).toContain("expected 0 arguments, got 1");
+  expect(rukh("ext", "list", "--bogus").stderr).toBe(
+    "error: unknown flag --bogus; it takes no flags\nSee:\n  $ rukh ext list --help\n",
+  );
+  expect(rukh("runs", "list", "--limit").stderr).toContain("error: --limit needs a value\n");
+  expect(rukh("runs", "tail", "--follow=3").stderr).toContain("error: --follow takes no value\n");
+  expect(rukh("runs", "list", "--colour").stderr).toMatch(
+    /^error: unknown flag --colour; expected one of --limit, --surface, --outcome/,
+  );
+});

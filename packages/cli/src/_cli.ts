@@ -250,10 +250,19 @@ export function createCli(options: CliOptions): Cli {
     const entry = r.entry;
     if (entry.target.kind === "builtin") {
       if (g.help || wantsHelp(after)) return help(entry.path);
+      // --json and --no-color after the path too, as for every command (not after a `--`).
+      const end = after.indexOf("--");
+      const own = end === -1 ? after : after.slice(0, end);
+      g.json ||= own.includes("--json");
+      g.noColor ||= own.includes("--no-color");
+      const args = [
+        ...own.filter((a) => a !== "--json" && a !== "--no-color"),
+        ...(end === -1 ? [] : after.slice(end)),
+      ];
       return withSignals((signal) =>
         Promise.resolve(
           (entry.target as { builtin: CliBuiltin }).builtin.run({
-            args: after,
+            args,
             stateDir: root,
             json: g.json,
             env,

@@ -40,12 +40,30 @@ export interface Parsed {
   readonly positionals: string[];
 }
 
+/** A flag parser's complaint, in the words every other usage error uses. */
+function flagProblem(e: Error & { code?: string }, options: Options): string {
+  const known = Object.keys(options).map((k) => `--${k}`);
+  const expected = known.length > 0 ? `expected one of ${known.join(", ")}` : "it takes no flags";
+  const flag =
+    /(--[a-z0-9][a-z0-9-]*)/.exec(e.message)?.[1] ?? /'(-[^' ,]+)/.exec(e.message)?.[1] ?? "";
+  switch (e.code) {
+    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
+      return `unknown flag ${flag}; ${expected}`;
+    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
+      return e.message.includes("does not take an argument")
+        ? `${flag} takes no value`
+        : `${flag} needs a value`;
+    default:
+      return e.message;
+  }
+}
+
 export function parse(args: readonly string[], options: Options = {}, positionals = 0): Parsed {
   let parsed: Parsed;
   try {
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
   } catch (e) {
-    throw new UsageError((e as Error).message);
+    throw new UsageError(flagProblem(e as Error & { code?: string }, options));
   }
   if (positionals >= 0 && parsed.positionals.length !== positionals) {
     throw new UsageError(
