@@ -95,22 +95,41 @@ it("prints one schema-valid envelope for every administrative command, on stdout
 it("ends a usage error with the runnable line that shows how to call the command", () => {
   const r = rukh("ext", "install");
   expect(r.status).toBe(2);
-  expect(r.stderr).toBe("error: expected 1 argument, got 0\nSee:\n  $ rukh ext install --help\n");
+  expect(r.stderr).toBe(
+    "error: <package> is required; expected a value for <package>\nSee:\n  $ rukh ext install --help\n",
+  );
   expect(rukh("ext", "install", "--help").status).toBe(0);
 });
 
-it("accepts --json after the command path too, and names unknown flags and missing values plainly", () => {
+it("accepts --json after the command path too, and checks flags with the same lexer and validator as extension commands", () => {
   const after = rukh("ext", "list", "--json");
   expect(after.status).toBe(0);
   expect(JSON.parse(after.stdout)).toMatchObject({ rukhOutput: 1, command: "ext list" });
   // After a `--` it is an argument like any other.
-  expect(rukh("ext", "list", "--", "--json").stderr).toContain("expected 0 arguments, got 1");
+  expect(rukh("ext", "list", "--", "--json").stderr).toContain(
+    'unexpected argument "--json"; it takes no arguments',
+  );
   expect(rukh("ext", "list", "--bogus").stderr).toBe(
-    "error: unknown flag --bogus; it takes no flags\nSee:\n  $ rukh ext list --help\n",
+    "error: unknown flag --bogus; this command takes no flags\nSee:\n  $ rukh ext list --help\n",
   );
-  expect(rukh("runs", "list", "--limit").stderr).toContain("error: --limit needs a value\n");
-  expect(rukh("runs", "tail", "--follow=3").stderr).toContain("error: --follow takes no value\n");
-  expect(rukh("runs", "list", "--colour").stderr).toMatch(
-    /^error: unknown flag --colour; expected one of --limit, --surface, --outcome/,
+  expect(rukh("runs", "list", "--limit").stderr).toContain(
+    "error: --limit needs a value <integer>",
   );
+  expect(rukh("runs", "tail", "--follow=3").stderr).toContain(
+    'error: --follow: got "3"; expected true or false\n',
+  );
+  expect(rukh("profile", "gc", "--keep", "0").stderr).toContain(
+    "error: --keep: got 0; expected at least 1\n",
+  );
+  // With --json, even a usage error is an envelope.
+  const json = rukh("--json", "ext", "install");
+  expect(JSON.parse(json.stderr)).toEqual({
+    rukhOutput: 1,
+    command: "ext install",
+    error: {
+      code: "usage",
+      message: "<package> is required; expected a value for <package>",
+      exitCode: 2,
+    },
+  });
 });

@@ -2,9 +2,10 @@ import { readFile } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import type { HostBinding, InvocationOutcome } from "@rukh/core";
-import type { CommandSpec } from "@rukh/descriptor";
+import type { CommandSpec, InputValue } from "@rukh/descriptor";
 import type { CliRoute, StateDirectory } from "@rukh/profile";
 import { COMPLETION_SHELLS, complete, completionScript } from "./_completion.js";
+import { outputEnvelope } from "./_envelope.js";
 import { CliError } from "./_errors.js";
 import { EXIT_CODES, exitCodeOf } from "./_exit.js";
 import { cachedRoutes, stateDirOf } from "./_fastpath.js";
@@ -202,9 +203,9 @@ export function createCli(options: CliOptions): Cli {
         path: ["__complete"],
         summary: "Completion candidates (used by the completion scripts)",
         hidden: true,
-        run: ({ args }) => {
+        run: async ({ args }) => {
           const words = args[0] === "--" ? args.slice(1) : args;
-          const out = complete(index, words);
+          const out = await complete(index, words, root);
           if (out.length > 0) stdout.write(`${out.join("\n")}\n`);
           return EXIT_CODES.success;
         },
@@ -213,7 +214,7 @@ export function createCli(options: CliOptions): Cli {
     const index = new RouteIndex(table, [...intrinsic, ...(options.builtins ?? [])]);
     const outStyle: Style = hasColor(env, outTTY, g) ? ANSI : PLAIN;
 
-    function help(words: readonly string[]): number {
+    async function help(words: readonly string[]): Promise<number> {
       const r = index.resolve(words);
       switch (r.kind) {
         case "root":
@@ -223,9 +224,15 @@ export function createCli(options: CliOptions): Cli {
           if (r.words < words.length) return unknownCommand(g, index, words.slice(0, r.words + 1));
           stdout.write(groupHelp(index, r.group, brand, outStyle));
           return EXIT_CODES.success;
-        case "target":
-          stdout.write(commandHelp(brand, r.entry, outStyle));
+        case "target": {
+          const t = r.entry.target;
+          const declared =
+            t.kind === "builtin" && t.builtin.inputs !== undefined
+              ? (await import("./_declared.js")).declaration(t.builtin)?.route
+              : undefined;
+          stdout.write(commandHelp(brand, r.entry, outStyle, declared));
           return EXIT_CODES.success;
+        }
         case "unknown":
           return unknownCommand(g, index, r.typed);
       }
@@ -250,6 +257,7 @@ export function createCli(options: CliOptions): Cli {
     const entry = r.entry;
     if (entry.target.kind === "builtin") {
       if (g.help || wantsHelp(after)) return help(entry.path);
+      const builtin = entry.target.builtin;
       // --json and --no-color after the path too, as for every command (not after a `--`).
       const end = after.indexOf("--");
       const own = end === -1 ? after : after.slice(0, end);
@@ -259,10 +267,34 @@ export function createCli(options: CliOptions): Cli {
         ...own.filter((a) => a !== "--json" && a !== "--no-color"),
         ...(end === -1 ? [] : after.slice(end)),
       ];
+      let inputs: Readonly<Record<string, InputValue>> = {};
+      if (builtin.inputs !== undefined) {
+        // Declared: the same lexer, decoder and validator as an extension command.
+        const { declaration, declaredInputs } = await import("./_declared.js");
+        const { command, route } = declaration(builtin)!;
+        const lexed = await lex(route.cli, after);
+        const checked = lexed.ok ? declaredInputs(command, lexed.raw) : undefined;
+        const problems = !lexed.ok
+          ? [lexed.message]
+          : checked?.ok === false
+            ? checked.issues.map((issue) => issueMessage(route.cli, issue))
+            : [];
+        if (problems.length > 0) {
+          if (!g.json) return usageLines(g, problems, [brand, ...entry.path, "--help"]);
+          stderr.write(
+            outputEnvelope(entry.path, {
+              error: { code: "usage", message: problems.join("; "), exitCode: EXIT_CODES.usage },
+            }),
+          );
+          return EXIT_CODES.usage;
+        }
+        if (checked?.ok) inputs = checked.values;
+      }
       return withSignals((signal) =>
         Promise.resolve(
-          (entry.target as { builtin: CliBuiltin }).builtin.run({
+          builtin.run({
             args,
+            inputs,
             stateDir: root,
             json: g.json,
             env,

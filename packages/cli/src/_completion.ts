@@ -1,3 +1,4 @@
+import type { CliCommandSpec } from "@rukh/descriptor";
 import { CliError } from "./_errors.js";
 import type { RouteIndex } from "./_routes.js";
 
@@ -70,7 +71,11 @@ const GLOBAL = ["--help", "--json", "--no-color"];
  * last one being completed, possibly empty): subcommands of the group typed
  * so far, the flags of a command, or the values of an enum flag.
  */
-export function complete(index: RouteIndex, words: readonly string[]): string[] {
+export async function complete(
+  index: RouteIndex,
+  words: readonly string[],
+  stateDir?: string,
+): Promise<string[]> {
   const current = words.at(-1) ?? "";
   const before = words.slice(0, -1);
   const r = index.resolve(before);
@@ -83,20 +88,46 @@ export function complete(index: RouteIndex, words: readonly string[]): string[] 
     return match([...groups, ...entries].map((e) => e.path.at(-1)!));
   }
   if (r.kind !== "target") return [];
+  let cli: CliCommandSpec;
+  let suggest: ((id: string) => Promise<readonly string[]>) | undefined;
   if (r.entry.target.kind === "builtin") {
+    const b = r.entry.target.builtin;
     if (r.entry.path.join(" ") === "completion" && before.length === r.words)
       return match(["bash", "zsh"]);
-    if (r.entry.path.join(" ") === "help") return complete(index, words.slice(r.words));
-    return [];
-  }
-  const cli = r.entry.target.load().cli;
+    if (r.entry.path.join(" ") === "help") return complete(index, words.slice(r.words), stateDir);
+    if (b.inputs === undefined) return [];
+    // A declared built-in completes like an extension command, and its own values too.
+    cli = (await import("./_declared.js")).declaration(b)!.route.cli;
+    if (b.suggest !== undefined && stateDir !== undefined) {
+      const ask = b.suggest.bind(b);
+      suggest = async (id) => await Promise.resolve(ask(id, stateDir)).catch(() => []);
+    }
+  } else cli = r.entry.target.load().cli;
   if (cli.passthrough) return [];
   const prev = before.at(-1);
   const prevFlag = cli.flags.find((f) => prev === `--${f.flag}` || prev === `-${f.short}`);
   if (prevFlag !== undefined && !(prevFlag.valueType === "boolean" && !prevFlag.list)) {
     if (prevFlag.valueType === "enum") return match(prevFlag.placeholder.slice(1, -1).split("|"));
-    return [];
+    return suggest === undefined ? [] : match(await suggest(prevFlag.id));
   }
   if (current.startsWith("-")) return match([...GLOBAL, ...cli.flags.map((f) => `--${f.flag}`)]);
+  if (suggest !== undefined) {
+    // The positional being typed: count the words after the path that are not flags or their values.
+    let n = 0;
+    for (let i = r.words; i < before.length; i++) {
+      const w = before[i]!;
+      const f = cli.flags.find((x) => w === `--${x.flag}` || w === `-${x.short}`);
+      if (f !== undefined) {
+        if (!(f.valueType === "boolean" && !f.list)) i++;
+        continue;
+      }
+      if (!w.startsWith("-")) n++;
+    }
+    const p = cli.positionals[Math.min(n, cli.positionals.length - 1)];
+    if (p !== undefined && (n < cli.positionals.length || p.list)) {
+      if (p.valueType === "enum") return match(p.placeholder.slice(1, -1).split("|"));
+      return match(await suggest(p.id));
+    }
+  }
   return [];
 }

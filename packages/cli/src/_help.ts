@@ -1,4 +1,5 @@
 import type { CliCommandSpec, CliParameter } from "@rukh/descriptor";
+import type { CliRoute } from "@rukh/profile";
 import type { CliBuiltin, Entry, GroupEntry, RouteIndex } from "./_routes.js";
 
 /** Text styling; identity functions when colour is off. */
@@ -130,9 +131,10 @@ function example(brand: string, path: readonly string[], cli: CliCommandSpec): s
 }
 
 /** Command help: usage line, arguments, every flag with placeholder, default and required marker. */
-export function commandHelp(brand: string, entry: Entry, s: Style): string {
-  if (entry.target.kind === "builtin") return builtinHelp(brand, entry.target.builtin, s);
-  const route = entry.target.load();
+export function commandHelp(brand: string, entry: Entry, s: Style, declared?: CliRoute): string {
+  if (entry.target.kind === "builtin" && declared === undefined)
+    return builtinHelp(brand, entry.target.builtin, s);
+  const route = declared ?? (entry.target as { load(): CliRoute }).load();
   const cli = route.cli;
   const words = [brand, ...route.path];
   const usage = cli.passthrough

@@ -1,3 +1,4 @@
+import type { InputValue } from "@rukh/descriptor";
 import type { CliRoute, CliRouteTable } from "@rukh/profile";
 
 /**
@@ -20,6 +21,15 @@ export interface CliBuiltin {
   /** Hidden from help and completion (still routed). */
   readonly hidden?: boolean;
   /**
+   * Typed inputs in the descriptor's input format, read by the same
+   * validator, lexer, decoder, help and completion as extension commands;
+   * `run` then gets the checked values as `inputs`. Without them, `run`
+   * gets the raw words in `args`.
+   */
+  readonly inputs?: readonly object[];
+  /** Completion candidates for an input's values (extension ids, presets…), asked when completing. */
+  suggest?(inputId: string, stateDir: string): Promise<readonly string[]> | readonly string[];
+  /**
    * Runs the command with every word after its path, unparsed, and returns
    * the exit code. `--help`/`-h` among the arguments shows the generated help
    * instead of calling it.
@@ -34,8 +44,10 @@ export interface CliBuiltin {
  * const run = ({ args, stdout }: BuiltinContext) => { stdout.write(`${args.length} arguments\n`); return 0; };
  */
 export interface BuiltinContext {
-  /** The words after the built-in's path, exactly as given. */
+  /** The words after the built-in's path, exactly as given (less `--json`/`--no-color`). */
   readonly args: readonly string[];
+  /** A declared built-in's checked input values, defaults applied; `{}` for one without `inputs`. */
+  readonly inputs: Readonly<Record<string, InputValue>>;
   /** The resolved state directory. */
   readonly stateDir: string;
   /** `--json` was given before the command path. */

@@ -244,6 +244,75 @@ describe("help", () => {
   });
 });
 
+describe("declared built-ins", () => {
+  const seen: Record<string, unknown>[] = [];
+  const run = cli({
+    builtins: [
+      {
+        path: ["ext", "install"],
+        summary: "Install a package",
+        inputs: [
+          {
+            id: "package",
+            type: "string",
+            minLength: 1,
+            maxLength: 4096,
+            positional: 0,
+            required: true,
+            summary: "The package file",
+          },
+          {
+            id: "allow_downgrade",
+            type: "boolean",
+            default: false,
+            summary: "Install a lower version",
+          },
+          { id: "preset", type: "string", maxLength: 64, summary: "Allow it in this preset" },
+          { id: "client", type: "enum", values: ["claude-code", "vscode"], summary: "A client" },
+        ],
+        suggest: (id) =>
+          id === "preset" ? ["agent", "default"] : id === "package" ? ["a.tgz", "b.tgz"] : [],
+        run: ({ inputs }) => {
+          seen.push(inputs);
+          return 0;
+        },
+      },
+    ],
+  });
+
+  it("are lexed, decoded and validated like extension commands, and get typed inputs", async () => {
+    expect(
+      (await run("ext", "install", "x.tgz", "--allow-downgrade", "--preset", "agent")).code,
+    ).toBe(0);
+    expect(seen.at(-1)).toEqual({ package: "x.tgz", allow_downgrade: true, preset: "agent" });
+    const missing = await run("ext", "install");
+    expect(missing.code).toBe(EXIT_CODES.usage);
+    expect(missing.err).toMatch(/^error: .*<package>.*\nSee:\n {2}\$ acme ext install --help\n$/s);
+    const unknown = await run("ext", "install", "x.tgz", "--alow-downgrade");
+    expect(unknown.err).toContain("--allow-downgrade");
+    expect((await run("ext", "install", "x.tgz", "--client", "emacs")).err).toContain(
+      "claude-code",
+    );
+  });
+
+  it("have generated help and complete their flags and values", async () => {
+    const help = (await run("ext", "install", "--help")).out;
+    expect(help).toContain("Usage: acme ext install <package> [flags]");
+    expect(help).toMatch(/--allow-downgrade +Install a lower version/);
+    const words = async (...w: string[]) =>
+      (await run("__complete", "--", ...w)).out.split("\n").filter(Boolean);
+    expect(await words("ext", "install", "x.tgz", "--")).toEqual(
+      expect.arrayContaining(["--allow-downgrade", "--preset", "--client"]),
+    );
+    expect(await words("ext", "install", "x.tgz", "--preset", "")).toEqual(["agent", "default"]);
+    expect(await words("ext", "install", "x.tgz", "--client", "")).toEqual([
+      "claude-code",
+      "vscode",
+    ]);
+    expect(await words("ext", "install", "")).toEqual(["a.tgz", "b.tgz"]);
+  });
+});
+
 describe("help names only flags that exist", () => {
   const GLOBAL = new Set(["--help", "--version", "--json", "--home", "--no-color"]);
   it.each([["hello"], ["echo"], ["files", "count"], ["fail"], ["slow"], ["kit", "pt"]])(

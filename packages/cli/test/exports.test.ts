@@ -9,8 +9,11 @@ it("exports exactly these names", async () => {
       "COMPLETION_SHELLS",
       "CliError",
       "EXIT_CODES",
+      "OUTPUT_VERSION",
+      "builtinRoute",
       "completionScript",
       "createCli",
+      "outputEnvelope",
       "terminalText",
     ]
   `);

@@ -3,12 +3,12 @@
 // on exactly that revision.
 
 import type { BuiltinContext } from "@rukh/cli";
-import type {
-  OwnerConfig,
-  ProfileRevision,
-  Publication,
+import {
+  type OwnerConfig,
+  type ProfileRevision,
+  type Publication,
   StateDirectory,
-  TaskPreset,
+  type TaskPreset,
 } from "@rukh/profile";
 import { OK, print } from "./_kit.js";
 
@@ -78,4 +78,28 @@ export function reported(ctx: BuiltinContext, p: Publication, what: string): num
     ...(p.published && { change: what }),
   });
   return OK;
+}
+
+/** Completion candidates from the active revision: extension ids, commands, publishers or presets. */
+export async function candidates(
+  stateDir: string,
+  kind: "extensions" | "commands" | "publishers" | "presets",
+): Promise<string[]> {
+  const home = new StateDirectory(stateDir);
+  const id = await home.activeRevisionId();
+  if (id === null) return [];
+  const rev = await home.readRevision(id);
+  switch (kind) {
+    case "extensions":
+      return rev.extensions.map((e) => e.id);
+    case "publishers":
+      return rev.config.trustedPublishers.map((p) => p.id);
+    case "presets":
+      return Object.keys(rev.config.presets);
+    case "commands":
+      return [
+        ...rev.extensions.map((e) => e.id),
+        ...(await home.projection(id)).routes.commands.map((c) => c.identity),
+      ];
+  }
 }

@@ -2,8 +2,7 @@
 // printing for people or scripts, and one error-to-exit-code mapping.
 
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
-import { type BuiltinContext, terminalText } from "@rukh/cli";
+import { type BuiltinContext, outputEnvelope, terminalText } from "@rukh/cli";
 import { ProfileError, StateDirectory } from "@rukh/profile";
 
 /** Exit codes of administrative commands (the same table as extension commands, docs/cli.md). */
@@ -31,62 +30,12 @@ export function readBounded(path: string, max: number): Buffer {
   }
 }
 
-export type Options = Record<
-  string,
-  { type: "string" | "boolean"; multiple?: boolean; short?: string }
->;
-export interface Parsed {
-  readonly values: Record<string, string | boolean | (string | boolean)[] | undefined>;
-  readonly positionals: string[];
-}
-
-/** A flag parser's complaint, in the words every other usage error uses. */
-function flagProblem(e: Error & { code?: string }, options: Options): string {
-  const known = Object.keys(options).map((k) => `--${k}`);
-  const expected = known.length > 0 ? `expected one of ${known.join(", ")}` : "it takes no flags";
-  const flag =
-    /(--[a-z0-9][a-z0-9-]*)/.exec(e.message)?.[1] ?? /'(-[^' ,]+)/.exec(e.message)?.[1] ?? "";
-  switch (e.code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION":
-      return `unknown flag ${flag}; ${expected}`;
-    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE":
-      return e.message.includes("does not take an argument")
-        ? `${flag} takes no value`
-        : `${flag} needs a value`;
-    default:
-      return e.message;
-  }
-}
-
-export function parse(args: readonly string[], options: Options = {}, positionals = 0): Parsed {
-  let parsed: Parsed;
-  try {
-    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError(flagProblem(e as Error & { code?: string }, options));
-  }
-  if (positionals >= 0 && parsed.positionals.length !== positionals) {
-    throw new UsageError(
-      `expected ${positionals} argument${positionals === 1 ? "" : "s"}, got ${parsed.positionals.length}`,
-    );
-  }
-  return parsed;
-}
-
-/** Version of the `--json` envelope every administrative command prints. */
-export const OUTPUT_VERSION = 1;
-
-/**
- * The one `--json` shape of every administrative command:
- * `{"rukhOutput":1,"command":"ext install","result":…}` on stdout, or
- * `{"rukhOutput":1,"command":…,"error":{"code","message","exitCode"}}` on
- * stderr (docs/schemas/rukh.output.schema.json).
- */
+/** The one `--json` shape of every administrative command (see `outputEnvelope` of `@rukh/cli`). */
 export function envelope(
   ctx: BuiltinContext,
   body: { result: unknown } | { error: object },
 ): string {
-  return `${JSON.stringify({ rukhOutput: OUTPUT_VERSION, command: ctx.path.join(" "), ...body })}\n`;
+  return outputEnvelope(ctx.path, body);
 }
 
 /** Prints a command's result: `human` for people, `result` in the envelope for `--json`. */

@@ -1,30 +1,38 @@
 // What the active profile offers, shown without starting any extension: the
 // MCP tool list of a preset and a Markdown reference of every command.
 
-import type { CliBuiltin } from "@rukh/cli";
+import { builtinRoute, type CliBuiltin } from "@rukh/cli";
 import {
+  type CliRoute,
   cliRoutes,
   listTools,
   type McpTool,
   presetNamed,
   type StateDirectory,
 } from "@rukh/profile";
-import { type AdminBody, OK, parse, print, UsageError } from "./_kit.js";
+import { candidates } from "./_current.js";
+import { flag, text } from "./_inputs.js";
+import { type AdminBody, OK, print, UsageError } from "./_kit.js";
+
+const PRESET = flag("preset", "The task preset whose view to show (default: the default preset)", {
+  maxLength: 64,
+});
 
 /** The `tools list` and `docs` commands. */
 export function catalogBuiltins(
   brand: string,
   guarded: (fn: AdminBody) => CliBuiltin["run"],
+  admin: () => readonly CliBuiltin[],
 ): CliBuiltin[] {
   return [
     {
       path: ["tools", "list"],
       summary:
         "Show the exact MCP tool list of a preset (names, schemas, pages) without starting any extension",
-      usage: "[--preset <name>]",
+      inputs: [PRESET],
+      suggest: (_id, stateDir) => candidates(stateDir, "presets"),
       run: guarded(async (ctx, home) => {
-        const { values } = parse(ctx.args, { preset: { type: "string" } });
-        const { tools, pages, preset } = await allTools(home, values.preset as string | undefined);
+        const { tools, pages, preset } = await allTools(home, text(ctx.inputs, "preset"));
         const human = tools.map((t) => `${t.name}\n  ${t.title}  (${t.identity})`).join("\n");
         print(
           ctx,
@@ -37,12 +45,12 @@ export function catalogBuiltins(
     {
       path: ["docs"],
       summary: "Print a Markdown reference of every command and tool of the active profile",
-      usage: "[--preset <name>]",
+      inputs: [PRESET],
+      suggest: (_id, stateDir) => candidates(stateDir, "presets"),
       run: guarded(async (ctx, home) => {
-        const { values } = parse(ctx.args, { preset: { type: "string" } });
-        const text = await markdown(home, brand, values.preset as string | undefined);
+        const md = await markdown(home, brand, text(ctx.inputs, "preset"), admin);
         // --json gets the Markdown inside a versioned envelope, not bare Markdown.
-        print(ctx, text, { markdown: text });
+        print(ctx, md, { markdown: md });
         return OK;
       }),
     },
@@ -71,10 +79,36 @@ async function allTools(home: StateDirectory, preset: string | undefined) {
   return { tools, pages, preset: name };
 }
 
+/** One command's section: summary, description, aliases and its parameters. */
+function routeDoc(brand: string, r: CliRoute, mcp: boolean): string[] {
+  const out = [`### \`${brand} ${r.path.join(" ")}\``, "", r.cli.summary, ""];
+  if (r.cli.description) out.push(r.cli.description, "");
+  if (r.aliases.length)
+    out.push(`Aliases: ${r.aliases.map((a) => `\`${brand} ${a.join(" ")}\``).join(", ")}`, "");
+  const params = [...r.cli.positionals, ...r.cli.flags];
+  if (params.length === 0) return out;
+  out.push(
+    `| parameter |${mcp ? " MCP property |" : ""} type | required | default | summary |`,
+    `|---|${mcp ? "---|" : ""}---|---|---|---|`,
+  );
+  for (const p of params) {
+    const spelled =
+      p.flag !== undefined
+        ? `\`--${p.flag}\`${p.short ? ` / \`-${p.short}\`` : ""}`
+        : `\`<${p.id}>\``;
+    out.push(
+      `| ${spelled} |${mcp ? ` \`${p.id}\` |` : ""} ${p.list ? `list of ${p.valueType}` : p.valueType} | ${p.required ? "yes" : "no"} | ${p.default === undefined ? "" : `\`${JSON.stringify(p.default)}\``} | ${p.summary} |`,
+    );
+  }
+  out.push("");
+  return out;
+}
+
 async function markdown(
   home: StateDirectory,
   brand: string,
   preset: string | undefined,
+  admin: () => readonly CliBuiltin[],
 ): Promise<string> {
   const projection = await home.projection();
   const routes = cliRoutes(projection);
@@ -86,28 +120,12 @@ async function markdown(
     "## Commands",
     "",
   ];
-  for (const r of routes.commands) {
-    out.push(`### \`${brand} ${r.path.join(" ")}\``, "", r.cli.summary, "");
-    if (r.cli.description) out.push(r.cli.description, "");
-    if (r.aliases.length)
-      out.push(`Aliases: ${r.aliases.map((a) => `\`${brand} ${a.join(" ")}\``).join(", ")}`, "");
-    const params = [...r.cli.positionals, ...r.cli.flags];
-    if (params.length) {
-      out.push(
-        "| parameter | MCP property | type | required | default | summary |",
-        "|---|---|---|---|---|---|",
-      );
-      for (const p of params) {
-        const spelled =
-          p.flag !== undefined
-            ? `\`--${p.flag}\`${p.short ? ` / \`-${p.short}\`` : ""}`
-            : `\`<${p.id}>\``;
-        out.push(
-          `| ${spelled} | \`${p.id}\` | ${p.list ? `list of ${p.valueType}` : p.valueType} | ${p.required ? "yes" : "no"} | ${p.default === undefined ? "" : `\`${JSON.stringify(p.default)}\``} | ${p.summary} |`,
-        );
-      }
-      out.push("");
-    }
+  for (const r of routes.commands) out.push(...routeDoc(brand, r, true));
+  // The brand's own commands, from their declarations: the same generator.
+  out.push("## Administration", "", `Built into ${brand}; never MCP tools.`, "");
+  for (const b of admin()) {
+    const r = await builtinRoute(b);
+    if (r !== undefined && b.hidden !== true) out.push(...routeDoc(brand, r, false));
   }
   const { tools, preset: name } = await allTools(home, preset);
   out.push(`## MCP tools (preset \`${name}\`)`, "");

@@ -12,7 +12,8 @@ import {
   type StateDirectory,
   stateLockName,
 } from "@rukh/profile";
-import { type AdminBody, plural as n, OK, parse, print, STATE } from "./_kit.js";
+import { bool } from "./_inputs.js";
+import { type AdminBody, plural as n, OK, print, STATE } from "./_kit.js";
 
 /** One finding: `note` is worth knowing but not a fault (exit 0). */
 interface Check {
@@ -33,10 +34,9 @@ export function doctorBuiltin(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cl
     path: ["doctor"],
     summary:
       "Check the state directory, trust, installed packages, journal and enforcement support; --repair fixes what it safely can",
-    usage: "[--repair]",
+    inputs: [bool("repair", "First fix what can safely be fixed, and say what")],
     run: guarded(async (ctx, home) => {
-      const { values } = parse(ctx.args, { repair: { type: "boolean" } });
-      const repaired = values.repair === true ? await repair(home) : undefined;
+      const repaired = ctx.inputs.repair === true ? await repair(home) : undefined;
       const checks = await doctor(home);
       const lines = [
         ...(repaired === undefined ? [] : repaired.map((r) => `fixed  ${r}`)),

@@ -2,8 +2,13 @@
 // still decide who may call them.
 
 import type { CliBuiltin } from "@rukh/cli";
-import { current, publishConfig } from "./_current.js";
-import { type AdminBody, parse, Refusal, safe } from "./_kit.js";
+import { candidates, current, publishConfig } from "./_current.js";
+import { arg, text } from "./_inputs.js";
+import { type AdminBody, Refusal, safe } from "./_kit.js";
+
+const TARGET = arg("target", "An extension id, or <extension id>/<command id>", 0, {
+  maxLength: 512,
+});
 
 /** The `expose` commands. */
 export function exposeBuiltins(
@@ -14,10 +19,10 @@ export function exposeBuiltins(
     {
       path: ["expose", "add"],
       summary: "Let MCP see an installed extension or one of its commands",
-      usage: "<extension id | extension id/command id>",
+      inputs: [TARGET],
+      suggest: (_id, stateDir) => candidates(stateDir, "commands"),
       run: guarded(async (ctx, home) => {
-        const { positionals } = parse(ctx.args, {}, 1);
-        const target = positionals[0]!;
+        const target = text(ctx.inputs, "target")!;
         const from = await current(home, brand);
         const key = target.includes("/") ? "commands" : "extensions";
         const ext = target.split("/")[0]!;
@@ -39,10 +44,10 @@ export function exposeBuiltins(
     {
       path: ["expose", "remove"],
       summary: "Hide an extension or command from MCP again",
-      usage: "<extension id | extension id/command id>",
+      inputs: [TARGET],
+      suggest: (_id, stateDir) => candidates(stateDir, "commands"),
       run: guarded(async (ctx, home) => {
-        const { positionals } = parse(ctx.args, {}, 1);
-        const target = positionals[0]!;
+        const target = text(ctx.inputs, "target")!;
         const from = await current(home, brand);
         const e = from.config.exposure;
         if (!e?.commands?.includes(target) && !e?.extensions?.includes(target))

@@ -2,8 +2,9 @@
 
 import type { CliBuiltin } from "@rukh/cli";
 import { compareVersions, type InstalledExtension, type Publication } from "@rukh/profile";
-import { current, reported } from "./_current.js";
-import { type AdminBody, OK, parse, print, safe } from "./_kit.js";
+import { candidates, current, reported } from "./_current.js";
+import { arg, bool, text } from "./_inputs.js";
+import { type AdminBody, OK, print, safe } from "./_kit.js";
 
 /** What one install did to one extension, in words and as data. */
 function installChange(
@@ -37,13 +38,12 @@ export function extBuiltins(
       path: ["ext", "install"],
       summary:
         "Install or upgrade a signed extension package (a new one is allowed in the default preset)",
-      usage: "<package directory or .tgz> [--allow-downgrade]",
+      inputs: [
+        arg("package", "The signed package: a directory or a .tgz file"),
+        bool("allow_downgrade", "Install it even if its version is lower than the installed one"),
+      ],
       run: guarded(async (ctx, home) => {
-        const { positionals, values } = parse(
-          ctx.args,
-          { "allow-downgrade": { type: "boolean" } },
-          1,
-        );
+        const source = text(ctx.inputs, "package")!;
         const from = await current(home, brand);
         // One publication: the first configuration (if any), the package, and
         // its pattern in the default preset when it is new.
@@ -52,20 +52,19 @@ export function extBuiltins(
             ...(from.base === null ? [{ op: "setConfig" as const, config: from.config }] : []),
             {
               op: "install",
-              source: positionals[0]!,
+              source,
               allowIn: from.config.defaultPreset,
-              allowDowngrade: values["allow-downgrade"] === true,
+              allowDowngrade: ctx.inputs.allow_downgrade === true,
             },
           ],
           { base: from.base },
         );
         const did = installChange(from.revision?.extensions ?? [], p);
         if (!p.published || did === undefined) {
-          print(
-            ctx,
-            `${safe(positionals[0]!)} is already installed (the same package); nothing published`,
-            { revisionId: p.revisionId, published: false },
-          );
+          print(ctx, `${safe(source)} is already installed (the same package); nothing published`, {
+            revisionId: p.revisionId,
+            published: false,
+          });
           return OK;
         }
         print(ctx, `${did.text}; published profile revision ${p.revisionId.slice(0, 12)}`, {
@@ -80,10 +79,10 @@ export function extBuiltins(
       (op): CliBuiltin => ({
         path: ["ext", op],
         summary: `${op[0]!.toUpperCase()}${op.slice(1)} an installed extension`,
-        usage: "<extension id>",
+        inputs: [arg("extension", "The extension id", 0, { maxLength: 256 })],
+        suggest: (_id, stateDir) => candidates(stateDir, "extensions"),
         run: guarded(async (ctx, home) => {
-          const { positionals } = parse(ctx.args, {}, 1);
-          const id = positionals[0]!;
+          const id = text(ctx.inputs, "extension")!;
           const from = await current(home, brand);
           const p = await home[op](id, { base: from.base });
           return reported(ctx, p, `${op}d ${safe(id)}`);
@@ -93,8 +92,8 @@ export function extBuiltins(
     {
       path: ["ext", "list"],
       summary: "List installed extensions",
+      inputs: [],
       run: guarded(async (ctx, home) => {
-        parse(ctx.args);
         const { revision } = await current(home, brand);
         const exts = revision?.extensions ?? [];
         const lines = exts.map(

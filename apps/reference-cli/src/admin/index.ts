@@ -29,15 +29,16 @@ export interface AdminOptions {
 export function adminBuiltins(options: AdminOptions): CliBuiltin[] {
   const { brand } = options;
   const guarded = guard(brand);
-  return [
+  const all: CliBuiltin[] = [
     ...extBuiltins(brand, guarded),
     ...trustBuiltins(brand, guarded),
     ...exposeBuiltins(brand, guarded),
     ...presetBuiltins(brand, guarded),
     ...profileBuiltins(brand, guarded),
     ...runsBuiltins(guarded),
-    ...catalogBuiltins(brand, guarded),
+    ...catalogBuiltins(brand, guarded, () => all),
     ...mcpBuiltins(options, guarded),
     doctorBuiltin(guarded),
   ];
+  return all;
 }

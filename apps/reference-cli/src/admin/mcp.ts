@@ -1,8 +1,18 @@
 // `mcp serve` and `mcp config`: the stdio server, and what a client needs to start it.
 
 import type { CliBuiltin } from "@rukh/cli";
-import { type AdminBody, OK, parse, print, STATE, USAGE, UsageError } from "./_kit.js";
+import { candidates } from "./_current.js";
+import { flag, oneOf, text } from "./_inputs.js";
+import { type AdminBody, OK, print, STATE, USAGE, UsageError } from "./_kit.js";
 import type { AdminOptions } from "./index.js";
+
+const PRESET = flag(
+  "preset",
+  "The task preset the server binds (default: agent for config, the default preset for serve)",
+  {
+    maxLength: 64,
+  },
+);
 
 /** The `mcp` commands. */
 export function mcpBuiltins(
@@ -14,11 +24,11 @@ export function mcpBuiltins(
     {
       path: ["mcp", "serve"],
       summary: "Serve the active profile's tools over MCP on stdio (stdout carries protocol only)",
-      usage: "[--preset <name>]",
+      inputs: [PRESET],
+      suggest: (_id, stateDir) => candidates(stateDir, "presets"),
       run: async (ctx) => {
         try {
-          const { values } = parse(ctx.args, { preset: { type: "string" } });
-          return await options.serveMcp(ctx, values.preset as string | undefined);
+          return await options.serveMcp(ctx, text(ctx.inputs, "preset"));
         } catch (e) {
           ctx.stderr.write(`${brand}: ${(e as Error).message}\n`);
           return e instanceof UsageError ? USAGE : STATE;
@@ -28,14 +38,21 @@ export function mcpBuiltins(
     {
       path: ["mcp", "config"],
       summary: "Print the configuration snippet an MCP client needs to start this server",
-      usage: "--client <claude-code|claude-desktop|vscode|inspector> [--preset <name>]",
+      inputs: [
+        oneOf(
+          "client",
+          "The MCP client",
+          ["claude-code", "claude-desktop", "vscode", "inspector"],
+          {
+            required: true,
+          },
+        ),
+        PRESET,
+      ],
+      suggest: (_id, stateDir) => candidates(stateDir, "presets"),
       run: guarded((ctx) => {
-        const { values } = parse(ctx.args, {
-          client: { type: "string" },
-          preset: { type: "string" },
-        });
-        const preset = (values.preset as string | undefined) ?? "agent";
-        const client = values.client as string | undefined;
+        const preset = text(ctx.inputs, "preset") ?? "agent";
+        const client = text(ctx.inputs, "client");
         const snippet = clientConfig(client, options, ctx.stateDir, preset);
         print(ctx, snippet, { client, preset, snippet });
         return OK;

@@ -2,8 +2,9 @@
 
 import type { CliBuiltin } from "@rukh/cli";
 import { type OwnerConfig, presetNamed, type TaskPreset } from "@rukh/profile";
-import { current, publishConfig } from "./_current.js";
-import { type AdminBody, OK, parse, print, UsageError } from "./_kit.js";
+import { candidates, current, publishConfig } from "./_current.js";
+import { arg, many, text, texts } from "./_inputs.js";
+import { type AdminBody, OK, print, UsageError } from "./_kit.js";
 
 /** The preset an owner named; a name that is not a preset (`__proto__` included) is a usage error. */
 function presetOf(config: OwnerConfig, name: string): TaskPreset {
@@ -15,6 +16,8 @@ function presetOf(config: OwnerConfig, name: string): TaskPreset {
   return preset;
 }
 
+const PRESET = arg("preset", "The task preset's name", 0, { maxLength: 64 });
+
 /** The `preset` commands. */
 export function presetBuiltins(
   brand: string,
@@ -24,8 +27,8 @@ export function presetBuiltins(
     {
       path: ["preset", "list"],
       summary: "List task presets",
+      inputs: [],
       run: guarded(async (ctx, home) => {
-        parse(ctx.args);
         const { config } = await current(home, brand);
         const lines = Object.entries(config.presets).map(
           ([name, p]) =>
@@ -38,11 +41,11 @@ export function presetBuiltins(
     {
       path: ["preset", "show"],
       summary: "Show one task preset",
-      usage: "<preset>",
+      inputs: [PRESET],
+      suggest: (_id, stateDir) => candidates(stateDir, "presets"),
       run: guarded(async (ctx, home) => {
-        const { positionals } = parse(ctx.args, {}, 1);
         const { config } = await current(home, brand);
-        const preset = presetOf(config, positionals[0]!);
+        const preset = presetOf(config, text(ctx.inputs, "preset")!);
         print(ctx, JSON.stringify(preset, null, 2), preset);
         return OK;
       }),
@@ -54,20 +57,25 @@ export function presetBuiltins(
           op === "allow"
             ? "Allow a preset a command (<ext>/<cmd>) or extension (<ext>/*), and the actions/resources commands request"
             : "Take a command pattern, action or resource away from a preset",
-        usage: "<preset> [<pattern>] [--action <name>]… [--resource <name>]…",
+        inputs: [
+          PRESET,
+          arg("pattern", "A command <ext>/<cmd>, or <ext>/* for all of an extension's", 1, {
+            required: false,
+            maxLength: 512,
+          }),
+          many("action", "An action the preset grants (repeatable)"),
+          many("resource", "A resource the preset grants (repeatable)"),
+        ],
+        suggest: (id, stateDir) =>
+          id === "preset"
+            ? candidates(stateDir, "presets")
+            : id === "pattern"
+              ? candidates(stateDir, "commands")
+              : [],
         run: guarded(async (ctx, home) => {
-          const { positionals, values } = parse(
-            ctx.args,
-            {
-              action: { type: "string", multiple: true },
-              resource: { type: "string", multiple: true },
-            },
-            -1,
-          );
-          const [name, pattern, ...rest] = positionals as [string, string | undefined, ...string[]];
-          if (name === undefined || rest.length > 0)
-            throw new UsageError("expected a preset name and at most one command pattern");
-          const pick = (key: "action" | "resource") => (values[key] as string[] | undefined) ?? [];
+          const name = text(ctx.inputs, "preset")!;
+          const pattern = text(ctx.inputs, "pattern");
+          const pick = (key: "action" | "resource") => texts(ctx.inputs, key);
           const edit = (list: readonly string[], items: readonly string[]) =>
             op === "allow"
               ? [...new Set([...list, ...items])]

@@ -4,7 +4,8 @@
 import type { CliBuiltin } from "@rukh/cli";
 import { CONFIG_MAX_BYTES } from "@rukh/profile";
 import { current, reported } from "./_current.js";
-import { type AdminBody, OK, parse, plural, print, readBounded, UsageError } from "./_kit.js";
+import { arg, bool, count, text } from "./_inputs.js";
+import { type AdminBody, OK, plural, print, readBounded, UsageError } from "./_kit.js";
 
 /** The `profile` commands. */
 export function profileBuiltins(
@@ -15,8 +16,8 @@ export function profileBuiltins(
     {
       path: ["profile", "show"],
       summary: "Show the active profile revision and its owner configuration",
+      inputs: [],
       run: guarded(async (ctx, home) => {
-        parse(ctx.args);
         const { base, revision } = await current(home, brand);
         if (base === null || revision === undefined) {
           print(ctx, "no profile published yet", { id: null });
@@ -33,8 +34,8 @@ export function profileBuiltins(
     {
       path: ["profile", "history"],
       summary: "List published profile revisions, newest first",
+      inputs: [],
       run: guarded(async (ctx, home) => {
-        parse(ctx.args);
         const active = await home.activeRevisionId();
         const history = await home.history();
         const lines = history.map(
@@ -56,13 +57,13 @@ export function profileBuiltins(
     {
       path: ["profile", "rollback"],
       summary: "Publish an earlier revision's state as a new revision",
-      usage: "<revision id or unique prefix>",
+      inputs: [arg("revision", "A revision id or a unique prefix of one", 0, { maxLength: 64 })],
       run: guarded(async (ctx, home) => {
-        const { positionals } = parse(ctx.args, {}, 1);
-        const matches = (await home.history()).filter(({ id }) => id.startsWith(positionals[0]!));
+        const prefix = text(ctx.inputs, "revision")!;
+        const matches = (await home.history()).filter(({ id }) => id.startsWith(prefix));
         if (matches.length !== 1)
           throw new UsageError(
-            `${matches.length} revisions match ${JSON.stringify(positionals[0])}; expected exactly one`,
+            `${matches.length} revisions match ${JSON.stringify(prefix)}; expected exactly one`,
           );
         const from = await current(home, brand);
         const p = await home.rollback(matches[0]!.id, { base: from.base });
@@ -72,10 +73,9 @@ export function profileBuiltins(
     {
       path: ["profile", "set-config"],
       summary: "Publish an owner configuration file (strict JSON)",
-      usage: "<owner configuration file>",
+      inputs: [arg("file", "The owner configuration file (strict JSON)")],
       run: guarded(async (ctx, home) => {
-        const { positionals } = parse(ctx.args, {}, 1);
-        const bytes = readBounded(positionals[0]!, CONFIG_MAX_BYTES);
+        const bytes = readBounded(text(ctx.inputs, "file")!, CONFIG_MAX_BYTES);
         const from = await current(home, brand);
         const p = await home.setConfig(bytes, { base: from.base });
         return reported(ctx, p, "published the configuration");
@@ -85,26 +85,20 @@ export function profileBuiltins(
       path: ["profile", "gc"],
       summary:
         "Remove old revisions (keeping the active one, the newest --keep of its history and any younger than --max-age-days) and stored packages none of the kept ones uses",
-      usage: "[--keep N (20)] [--max-age-days D (30)] [--dry-run]",
+      inputs: [
+        count("keep", "The newest revisions of the active history always kept", 1, 999_999, {
+          default: 20,
+        }),
+        count("max_age_days", "Revisions younger than this many days are kept too", 1, 36_500, {
+          default: 30,
+        }),
+        bool("dry_run", "Only report what would be removed"),
+      ],
       run: guarded(async (ctx, home) => {
-        const { values } = parse(ctx.args, {
-          keep: { type: "string" },
-          "max-age-days": { type: "string" },
-          "dry-run": { type: "boolean" },
-        });
-        const count = (flag: string, fallback: number) => {
-          const v = values[flag];
-          if (v === undefined) return fallback;
-          if (typeof v !== "string" || !/^[1-9][0-9]{0,5}$/.test(v))
-            throw new UsageError(
-              `--${flag} ${JSON.stringify(v)}: expected a whole number from 1 to 999999`,
-            );
-          return Number(v);
-        };
         const r = await home.collectGarbage({
-          keep: count("keep", 20),
-          maxAgeDays: count("max-age-days", 30),
-          dryRun: values["dry-run"] === true,
+          keep: Number(ctx.inputs.keep),
+          maxAgeDays: Number(ctx.inputs.max_age_days),
+          dryRun: ctx.inputs.dry_run === true,
         });
         const verb = r.dryRun ? "would remove" : "removed";
         const kib = Math.ceil(r.bytes / 1024);

@@ -2,13 +2,15 @@
 
 import type { CliBuiltin } from "@rukh/cli";
 import type { RunSummary } from "@rukh/core";
-import { type AdminBody, envelope, OK, parse, print, safe, UsageError } from "./_kit.js";
+import type { InputValue } from "@rukh/descriptor";
+import { arg, bool, count, flag, oneOf, text } from "./_inputs.js";
+import { type AdminBody, envelope, OK, print, safe, UsageError } from "./_kit.js";
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?$/;
 
 /** The `runs list` flags as a filter, each checked against what it may be. */
 function runFilter(
-  values: Record<string, string | boolean | (string | boolean)[] | undefined>,
+  values: Readonly<Record<string, InputValue>>,
   core: typeof import("@rukh/core"),
 ): import("@rukh/core").RunFilter {
   const str = (k: string) => (typeof values[k] === "string" ? (values[k] as string) : undefined);
@@ -18,9 +20,7 @@ function runFilter(
       throw new UsageError(`--${k} ${JSON.stringify(v)}: expected one of ${allowed.join(", ")}`);
     return v as T | undefined;
   };
-  const limit = str("limit");
-  if (limit !== undefined && !/^[1-9][0-9]{0,4}$/.test(limit))
-    throw new UsageError(`--limit ${JSON.stringify(limit)}: expected 1 to ${core.RUNS_MAX_LIMIT}`);
+  const limit = typeof values.limit === "number" ? values.limit : undefined;
   for (const k of ["since", "until"])
     if (str(k) !== undefined && !ISO_TIME.test(str(k)!))
       throw new UsageError(
@@ -30,7 +30,7 @@ function runFilter(
   const outcome = oneOf("outcome", core.OUTCOME_KINDS);
   const reason = oneOf("reason", Object.values(core.OUTCOME_REASONS).flat());
   return {
-    ...(limit !== undefined && { limit: Math.min(Number(limit), core.RUNS_MAX_LIMIT) }),
+    ...(limit !== undefined && { limit }),
     ...(surface !== undefined && { surface }),
     ...(outcome !== undefined && { outcome }),
     ...(reason !== undefined && { reason }),
@@ -41,19 +41,23 @@ function runFilter(
   };
 }
 
-const FILTER_OPTIONS = {
-  limit: { type: "string" },
-  surface: { type: "string" },
-  outcome: { type: "string" },
-  reason: { type: "string" },
-  command: { type: "string" },
-  preset: { type: "string" },
-  since: { type: "string" },
-  until: { type: "string" },
-} as const;
-
-const FILTER_USAGE =
-  "[--surface cli|mcp] [--outcome O] [--reason R] [--command ID] [--preset P] [--since ISO] [--until ISO]";
+/** The filters `runs list` and `runs tail` share (outcome, reason and times are checked by runFilter). */
+const FILTERS: readonly object[] = [
+  count("limit", "At most this many runs", 1, 10_000),
+  oneOf("surface", "Only calls made on this surface", ["cli", "mcp"]),
+  flag(
+    "outcome",
+    "Only calls that ended so (succeeded, command_failed, execution_failed, rejected, cancelled)",
+    { maxLength: 64 },
+  ),
+  flag("reason", "Only calls that ended for this reason (host_lost, deadline, …)", {
+    maxLength: 64,
+  }),
+  flag("command", "Only calls of this command identity", { maxLength: 512 }),
+  flag("preset", "Only calls under this task preset", { maxLength: 64 }),
+  flag("since", "Only calls from this ISO 8601 time on", { maxLength: 64 }),
+  flag("until", "Only calls up to this ISO 8601 time", { maxLength: 64 }),
+];
 
 /** One run on one line: id, time, surface, command, outcome, duration, actor. */
 function runLine(r: RunSummary): string {
@@ -76,11 +80,10 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
       path: ["runs", "list"],
       summary:
         "List invocations from the journal, newest first: who ran what, when, and how it ended",
-      usage: `[--limit N] ${FILTER_USAGE}`,
+      inputs: FILTERS,
       run: guarded(async (ctx, home) => {
-        const { values } = parse(ctx.args, FILTER_OPTIONS);
         const core = await import("@rukh/core");
-        const filter = runFilter(values, core);
+        const filter = runFilter(ctx.inputs, core);
         const runs = await core.listRuns(home.root, filter);
         print(ctx, runs.map(runLine).join("\n") || "no invocations", {
           runs,
@@ -91,13 +94,13 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
     {
       path: ["runs", "show"],
       summary: "Show one invocation from the journal",
-      usage: "<invocation id>",
+      inputs: [arg("invocation_id", "The invocation id a caller was given", 0, { maxLength: 64 })],
       run: guarded(async (ctx, home) => {
-        const { positionals } = parse(ctx.args, {}, 1);
+        const id = text(ctx.inputs, "invocation_id")!;
         const { findRun } = await import("@rukh/core");
-        const run = await findRun(home.root, positionals[0]!);
+        const run = await findRun(home.root, id);
         if (run === undefined)
-          throw new UsageError(`no invocation ${JSON.stringify(positionals[0])} in the journal`);
+          throw new UsageError(`no invocation ${JSON.stringify(id)} in the journal`);
         print(ctx, runDetails(run), { run });
         return OK;
       }),
@@ -106,14 +109,13 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
       path: ["runs", "tail"],
       summary:
         "Show the newest invocations oldest first; with --follow, keep printing each one as it starts and ends",
-      usage: `[--follow | -f] [--limit N] ${FILTER_USAGE}`,
+      inputs: [
+        ...FILTERS,
+        bool("follow", "Keep printing each call as it starts and ends", { short: "f" }),
+      ],
       run: guarded(async (ctx, home) => {
-        const { values } = parse(ctx.args, {
-          ...FILTER_OPTIONS,
-          follow: { type: "boolean", short: "f" },
-        });
         const core = await import("@rukh/core");
-        const filter = runFilter(values, core);
+        const filter = runFilter(ctx.inputs, core);
         const history = async () => {
           const runs = (
             await core.listRuns(home.root, { ...filter, limit: filter.limit ?? 10 })
@@ -124,7 +126,7 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
             );
           return new Set(runs.filter((r) => r.outcome !== undefined).map((r) => r.invocationId));
         };
-        if (values.follow !== true) {
+        if (ctx.inputs.follow !== true) {
           await history();
           return OK;
         }

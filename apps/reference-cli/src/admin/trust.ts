@@ -4,17 +4,9 @@
 
 import type { CliBuiltin } from "@rukh/cli";
 import { namespacesOf, type OwnerConfig, type TrustedPublisher } from "@rukh/profile";
-import { current, publishConfig, reported } from "./_current.js";
-import {
-  type AdminBody,
-  OK,
-  parse,
-  print,
-  Refusal,
-  readBounded,
-  safe,
-  UsageError,
-} from "./_kit.js";
+import { candidates, current, publishConfig, reported } from "./_current.js";
+import { arg, flag, many, text, texts } from "./_inputs.js";
+import { type AdminBody, OK, print, Refusal, readBounded, safe, UsageError } from "./_kit.js";
 
 /** A public key file holds 44 base64 characters and a newline; anything much larger is not one. */
 const PUBLIC_KEY_MAX_BYTES = 1_024;
@@ -56,21 +48,24 @@ export function trustBuiltins(
       path: ["trust", "add"],
       summary:
         "Trust a new publisher's Ed25519 public key (base64 of its 32 raw bytes) for its namespaces",
-      usage: "<public key file> --publisher <id> [--namespace <ext id or prefix.*>]…",
+      inputs: [
+        arg("key_file", "The public key file (base64 of the 32 raw bytes)"),
+        flag("publisher", "The publisher id the key belongs to", { required: true, maxLength: 64 }),
+        many(
+          "namespace",
+          "An extension id, or prefix.* for every id under it, it may also install",
+        ),
+      ],
       run: guarded(async (ctx, home) => {
-        const { positionals, values } = parse(
-          ctx.args,
-          { publisher: { type: "string" }, namespace: { type: "string", multiple: true } },
-          1,
-        );
-        const id = publisherArg(values.publisher, true);
-        const publicKey = readKey(positionals[0]!);
-        const namespaces = (values.namespace as string[] | undefined) ?? [];
+        const keyFile = text(ctx.inputs, "key_file")!;
+        const id = publisherArg(text(ctx.inputs, "publisher"), true);
+        const publicKey = readKey(keyFile);
+        const namespaces = texts(ctx.inputs, "namespace");
         const from = await current(home, brand);
         const prior = from.config.trustedPublishers.find((t) => t.id === id);
         if (prior !== undefined && prior.publicKey !== publicKey)
           throw new Refusal(
-            `publisher ${id} is already trusted with another key; to replace it, run: ${brand} trust rotate ${id} ${positionals[0]}`,
+            `publisher ${id} is already trusted with another key; to replace it, run: ${brand} trust rotate ${id} ${keyFile}`,
           );
         const twin = from.config.trustedPublishers.find(
           (t) => t.publicKey === publicKey && t.id !== id,
@@ -101,11 +96,14 @@ export function trustBuiltins(
     {
       path: ["trust", "rotate"],
       summary: "Replace a trusted publisher's key; its installed extensions stay installed",
-      usage: "<publisher id> <new public key file>",
+      inputs: [
+        arg("publisher", "The trusted publisher's id", 0, { maxLength: 64 }),
+        arg("key_file", "Its new public key file", 1),
+      ],
+      suggest: (id, stateDir) => (id === "publisher" ? candidates(stateDir, "publishers") : []),
       run: guarded(async (ctx, home) => {
-        const { positionals } = parse(ctx.args, {}, 2);
-        const id = publisherArg(positionals[0], false);
-        const publicKey = readKey(positionals[1]!);
+        const id = publisherArg(text(ctx.inputs, "publisher"), false);
+        const publicKey = readKey(text(ctx.inputs, "key_file")!);
         const from = await current(home, brand);
         const prior = known(from.config, id);
         if (prior.publicKey === publicKey)
@@ -130,10 +128,10 @@ export function trustBuiltins(
     {
       path: ["trust", "remove"],
       summary: "Stop trusting a publisher; its extensions are disabled in the same publication",
-      usage: "<publisher id>",
+      inputs: [arg("publisher", "The trusted publisher's id", 0, { maxLength: 64 })],
+      suggest: (_id, stateDir) => candidates(stateDir, "publishers"),
       run: guarded(async (ctx, home) => {
-        const { positionals } = parse(ctx.args, {}, 1);
-        const id = publisherArg(positionals[0], false);
+        const id = publisherArg(text(ctx.inputs, "publisher"), false);
         const from = await current(home, brand);
         known(from.config, id);
         const theirs = (from.revision?.extensions ?? []).filter((e) => e.publisher === id);
@@ -160,8 +158,8 @@ export function trustBuiltins(
     {
       path: ["trust", "list"],
       summary: "List trusted publishers, their keys and namespaces",
+      inputs: [],
       run: guarded(async (ctx, home) => {
-        parse(ctx.args);
         const { config } = await current(home, brand);
         const list = config.trustedPublishers.map((p) => ({
           id: p.id,

@@ -1,0 +1,84 @@
+// The inputs administrative commands declare, in the descriptor's input
+// format: the same validator, lexer, decoder, help and completion as every
+// extension command.
+
+import type { InputValue } from "@rukh/descriptor";
+
+type Over = Record<string, unknown>;
+const TEXT = { type: "string", minLength: 1, maxLength: 4096 } as const;
+
+/** A required positional argument (`position` 0 first). */
+export const arg = (id: string, summary: string, position = 0, over: Over = {}): object => ({
+  id,
+  ...TEXT,
+  positional: position,
+  required: true,
+  summary,
+  ...over,
+});
+
+/** A `--flag <value>`. */
+export const flag = (id: string, summary: string, over: Over = {}): object => ({
+  id,
+  ...TEXT,
+  summary,
+  ...over,
+});
+
+/** A `--flag` that is off unless given. */
+export const bool = (id: string, summary: string, over: Over = {}): object => ({
+  id,
+  type: "boolean",
+  default: false,
+  summary,
+  ...over,
+});
+
+/** A repeatable `--flag <value>`. */
+export const many = (id: string, summary: string): object => ({
+  id,
+  type: "list",
+  items: { type: "string", minLength: 1, maxLength: 256 },
+  maxItems: 64,
+  summary,
+});
+
+/** A whole number from `minimum` to `maximum`. */
+export const count = (
+  id: string,
+  summary: string,
+  minimum: number,
+  maximum: number,
+  over: Over = {},
+): object => ({
+  id,
+  type: "integer",
+  minimum,
+  maximum,
+  summary,
+  ...over,
+});
+
+/** One of fixed words. */
+export const oneOf = (
+  id: string,
+  summary: string,
+  values: readonly string[],
+  over: Over = {},
+): object => ({
+  id,
+  type: "enum",
+  values: [...values],
+  summary,
+  ...over,
+});
+
+/** A typed input's value as a string (declared inputs are checked before a command runs). */
+export const text = (
+  inputs: Readonly<Record<string, InputValue>>,
+  id: string,
+): string | undefined => (inputs[id] === undefined ? undefined : String(inputs[id]));
+
+/** A list input's values. */
+export const texts = (inputs: Readonly<Record<string, InputValue>>, id: string): string[] =>
+  Array.isArray(inputs[id]) ? (inputs[id] as unknown[]).map(String) : [];
