@@ -27,6 +27,7 @@ export const PROFILE_ERROR_CODES = [
   "reserved_path",
   "source_denied",
   "missing_program",
+  "unresolved_import",
   "unknown_extension",
   "route_conflict",
   "tool_name_conflict",

@@ -25,6 +25,7 @@ import { canonicalJson, fingerprint, parseJson, sha256Hex } from "@rukh/json";
 import type { OwnerConfig } from "./_config.js";
 import { temporaryName } from "./_debris.js";
 import { ioError, ProfileError } from "./_errors.js";
+import { checkImports } from "./_imports.js";
 import {
   DEFAULT_OWNER_LIMITS,
   type OwnerLimits,
@@ -269,7 +270,10 @@ export async function signPackage(
   }
   const descriptorBytes = files.get(DESCRIPTOR_PATH);
   const parsed = descriptorBytes === undefined ? undefined : parseDescriptor(descriptorBytes);
-  if (parsed?.ok) checkPrograms(parsed.value, files);
+  if (parsed?.ok) {
+    checkPrograms(parsed.value, files);
+    await checkImports(parsed.value, files);
+  }
   const manifestDigest = digestOf(files);
   const signature: PackageSignature = {
     format: "rukh.signature/1",

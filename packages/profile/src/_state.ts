@@ -15,6 +15,7 @@ import {
 import { temporaryName } from "./_debris.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { collect, type GcOptions, type GcReport } from "./_gc.js";
+import { checkImports } from "./_imports.js";
 import { REVISION_MAX_BYTES } from "./_limits.js";
 import { holdNamedLock, stateLockName } from "./_lock.js";
 import {
@@ -376,6 +377,7 @@ export class StateDirectory {
             );
           const files = await readPackageSource(change.source, readLimits(effectiveLimits(config)));
           const pkg = verifyPackage(files, config);
+          await checkImports(pkg.descriptor, pkg.files);
           const d = pkg.descriptor;
           const prior = extensions.get(d.id);
           checkSource(

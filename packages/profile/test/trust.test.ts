@@ -293,3 +293,73 @@ describe("packages that cannot run", () => {
     });
   });
 });
+
+describe("imports a Node program cannot load", () => {
+  const withProgram = async (program: string, extra: Record<string, string> = {}) => {
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const { mkdtempSync } = await import("node:fs");
+    const dir = mkdtempSync(join(work, "imports-"));
+    const d = versioned("acme.tools", "1.0.0");
+    writeFileSync(join(dir, "rukh-extension.json"), JSON.stringify(d));
+    mkdirSync(join(dir, "bin"));
+    writeFileSync(join(dir, "bin", "run.mjs"), program);
+    for (const [p, t] of Object.entries(extra)) {
+      mkdirSync(join(dir, p, ".."), { recursive: true });
+      writeFileSync(join(dir, p), t);
+    }
+    const { signPackage } = await import("../src/index.js");
+    return signPackage(dir, (await import("./_helpers.js")).FIXTURE_KEY, {
+      publisher: "acme",
+    }).then(
+      () => "signed",
+      (e: ProfileError) => `${e.code}: ${e.message}`,
+    );
+  };
+
+  it.each([
+    [
+      'import { x } from "./lib.mjs";',
+      {},
+      'unresolved_import: bin/run.mjs imports "./lib.mjs", which is not a file of the package',
+    ],
+    [
+      'import "../../outside.mjs";',
+      {},
+      'unresolved_import: bin/run.mjs imports "../../outside.mjs", which is not a file of the package',
+    ],
+    [
+      'import { runCommandProcess } from "@rukh/ipc";',
+      {},
+      'unresolved_import: bin/run.mjs imports "@rukh/ipc", which the package does not contain (vendor it under node_modules/@rukh/ipc)',
+    ],
+    [
+      'const m = await import("left-pad");',
+      {},
+      'unresolved_import: bin/run.mjs imports "left-pad", which the package does not contain (vendor it under node_modules/left-pad)',
+    ],
+    [
+      'import "/etc/passwd";',
+      {},
+      'unresolved_import: bin/run.mjs imports "/etc/passwd", an absolute path outside the package',
+    ],
+    [
+      'import "./lib.mjs";',
+      { "bin/lib.mjs": 'import "./gone.mjs";' },
+      'unresolved_import: bin/lib.mjs imports "./gone.mjs", which is not a file of the package',
+    ],
+  ])("refuses %s", async (program, extra, message) => {
+    expect(await withProgram(program, extra)).toBe(message);
+  });
+
+  it.each([
+    ['import { readFileSync } from "node:fs"; import path from "path";', {}],
+    [
+      'import { runCommandProcess } from "@rukh/ipc/runtime";',
+      { "node_modules/@rukh/ipc/package.json": "{}" },
+    ],
+    ['import "./lib.mjs";', { "bin/lib.mjs": 'export const x = 1; import("./" + name);' }],
+    ['import { x } from "file:///opt/runtime/index.js";', {}],
+  ])("accepts %s", async (program, extra) => {
+    expect(await withProgram(program, extra)).toBe("signed");
+  });
+});
