@@ -1,13 +1,15 @@
-import { closeSync, fstatSync, openSync, readFileSync, readSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { CliRoute } from "@rukh/profile";
 import type { RouteSource } from "./_routes.js";
 
 // Listing, help and completion must start about as fast as bare Node, and
-// importing @rukh/profile (crypto, zlib, the descriptor and JSON validators)
-// alone costs most of that budget. This module reads the route cache that
-// @rukh/profile writes at publication with nothing but node:fs. It is only an
+// importing @rukh/profile (zlib, the descriptor and JSON validators) alone
+// costs most of that budget. This module reads the route cache that
+// @rukh/profile writes at publication with nothing but node:fs and a hash:
+// the revision must hash to its id and record the cache's digest. It is only an
 // optimisation: whenever anything is unusual it answers `undefined` and the
 // caller takes the authoritative path through @rukh/profile
 // (`resolveStateDir`, `readActiveRoutes`, `projection()`). A contract test
@@ -26,31 +28,40 @@ export function stateDirOf(
 }
 
 const REVISION_ID = /^[0-9a-f]{64}$/;
-const FORMAT = "rukh.cli-routes/1";
+const FORMAT = "rukh.cli-routes/2";
 const MAX_BYTES = 16_777_216;
-
-const CHUNK = 65_536;
-
-/** Reads `length` bytes at `position` of a file. */
-function readAt(file: string, position: number, length: number): Buffer {
-  const fd = openSync(file, "r");
-  try {
-    const buf = Buffer.allocUnsafe(length);
-    let got = 0;
-    while (got < length) {
-      const n = readSync(fd, buf, got, length - got, position + got);
-      if (n === 0) throw new Error("short read");
-      got += n;
-    }
-    return buf;
-  } finally {
-    closeSync(fd);
-  }
-}
+const REVISION_MAX_BYTES = 16_777_216;
 
 /**
- * The active revision's cached routes as a lazy source: only the header line
- * is read and parsed, each command's line only when asked for. `undefined`
+ * RFC 8785 canonical JSON for what a revision holds — strings, booleans,
+ * null, safe integers, arrays and objects — or `undefined` for anything else
+ * (then the authoritative path decides). ECMAScript's string serialization
+ * and code-unit key order are the RFC's.
+ */
+function canonical(v: unknown): string | undefined {
+  if (v === null || typeof v === "boolean" || typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "number")
+    return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : undefined;
+  if (Array.isArray(v)) {
+    const parts = v.map(canonical);
+    return parts.includes(undefined) ? undefined : `[${parts.join(",")}]`;
+  }
+  if (typeof v !== "object") return undefined;
+  const out: string[] = [];
+  for (const k of Object.keys(v as object).sort()) {
+    const c = canonical((v as Record<string, unknown>)[k]);
+    if (c === undefined) return undefined;
+    out.push(`${JSON.stringify(k)}:${c}`);
+  }
+  return `{${out.join(",")}}`;
+}
+
+const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+
+/**
+ * The active revision's cached routes as a lazy source, after checking that
+ * the revision hashes to its id and the cache to the digest the revision
+ * records; each command line is parsed only when asked for. `undefined`
  * when the authoritative path must decide.
  */
 export function cachedRoutes(
@@ -60,34 +71,21 @@ export function cachedRoutes(
     // Synchronous on purpose: a few small reads at start-up, no FileHandle machinery.
     const id = readFileSync(join(root, "active"), "latin1").trimEnd();
     if (!REVISION_ID.test(id)) return undefined;
+    const revisionBytes = readBounded(join(root, "revisions", `${id}.json`), REVISION_MAX_BYTES);
+    if (revisionBytes === undefined) return undefined;
+    const revision = JSON.parse(revisionBytes.toString("utf8"));
+    const text = canonical(revision);
+    if (text === undefined || sha256(text) !== id || typeof revision.routesDigest !== "string")
+      return undefined;
     const file = join(root, "revisions", `${id}.routes.json`);
-    const fd = openSync(file, "r");
-    let header: Buffer;
-    let size: number;
-    try {
-      size = fstatSync(fd).size;
-      if (size > MAX_BYTES) return undefined;
-      const chunks: Buffer[] = [];
-      let at = 0;
-      let end = -1;
-      while (end === -1 && at < size) {
-        const chunk = Buffer.allocUnsafe(Math.min(CHUNK, size - at));
-        const n = readSync(fd, chunk, 0, chunk.length, at);
-        if (n === 0) return undefined;
-        const nl = chunk.subarray(0, n).indexOf(10);
-        if (nl !== -1) end = at + nl;
-        chunks.push(chunk.subarray(0, nl === -1 ? n : nl));
-        at += n;
-      }
-      if (end === -1) return undefined;
-      header = Buffer.concat(chunks);
-    } finally {
-      closeSync(fd);
-    }
-    const v = JSON.parse(header.toString("utf8"));
+    const bytes = readBounded(file, MAX_BYTES);
+    if (bytes === undefined || sha256(bytes) !== revision.routesDigest) return undefined;
+    const nl = bytes.indexOf(10);
+    if (nl === -1) return undefined;
+    const v = JSON.parse(bytes.subarray(0, nl).toString("utf8"));
     if (
       v?.format !== FORMAT ||
-      v.revisionId !== id ||
+      v.commandGeneration !== revision.commandGeneration ||
       !Array.isArray(v.groups) ||
       !Array.isArray(v.commands) ||
       !Array.isArray(v.sizes) ||
@@ -96,21 +94,35 @@ export function cachedRoutes(
       return undefined;
     const sizes = v.sizes as number[];
     const starts: number[] = [];
-    let at = header.length + 1;
+    let at = nl + 1;
     for (const n of sizes) {
       starts.push(at);
       at += n + 1;
     }
-    if (at !== size) return undefined;
+    if (at !== bytes.length) return undefined;
     return {
       revisionId: id,
       source: {
         groups: v.groups,
         commands: v.commands,
-        route: (i) => JSON.parse(readAt(file, starts[i]!, sizes[i]!).toString("utf8")) as CliRoute,
+        route: (i) =>
+          JSON.parse(
+            bytes.subarray(starts[i]!, starts[i]! + sizes[i]!).toString("utf8"),
+          ) as CliRoute,
       },
     };
   } catch {
     return undefined;
+  }
+}
+
+/** A whole file, or `undefined` when it is larger than `max`. */
+function readBounded(file: string, max: number): Buffer | undefined {
+  const fd = openSync(file, "r");
+  try {
+    if (fstatSync(fd).size > max) return undefined;
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
   }
 }

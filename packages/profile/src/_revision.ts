@@ -22,6 +22,8 @@ export interface ProfileRevision {
   readonly extensions: readonly InstalledExtension[];
   /** Counts changes of the CLI route table (paths and aliases → identities). */
   readonly commandGeneration: number;
+  /** SHA-256 of its `revisions/<id>.routes.json`, which binds the CLI's route cache to it (absent in earlier versions' revisions). */
+  readonly routesDigest?: string;
 }
 
 export const REVISION_ID = /^[0-9a-f]{64}$/;
@@ -45,7 +47,13 @@ export function validateRevision(value: JsonValue): Validation<ProfileRevision> 
   const issues: ValidationIssue[] = [];
   const add = (path: string, message: string) =>
     issues.push({ path, code: "invalid_revision", message });
-  if (!isObject(value) || Object.keys(value).sort().join(",") !== REVISION_KEYS) {
+  if (
+    !isObject(value) ||
+    Object.keys(value)
+      .filter((k) => k !== "routesDigest")
+      .sort()
+      .join(",") !== REVISION_KEYS
+  ) {
     add("", `expected an object with exactly ${REVISION_KEYS}`);
     return { ok: false, issues };
   }
@@ -61,6 +69,11 @@ export function validateRevision(value: JsonValue): Validation<ProfileRevision> 
     (typeof value.parent !== "string" || !REVISION_ID.test(value.parent))
   )
     add("/parent", "expected a revision id or null");
+  if (
+    value.routesDigest !== undefined &&
+    (typeof value.routesDigest !== "string" || !REVISION_ID.test(value.routesDigest))
+  )
+    add("/routesDigest", "expected 64 lowercase hex digits");
   if (typeof value.createdAt !== "string" || Number.isNaN(Date.parse(value.createdAt)))
     add("/createdAt", "expected an ISO date");
   if (

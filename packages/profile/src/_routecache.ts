@@ -1,12 +1,16 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fingerprint, parseJson, sha256Hex } from "@rukh/json";
 import { ioError, ProfileError } from "./_errors.js";
-import { ROUTES_MAX_BYTES } from "./_limits.js";
+import { REVISION_MAX_BYTES, ROUTES_MAX_BYTES } from "./_limits.js";
 import type { CliRouteTable } from "./_projection.js";
 import { REVISION_ID } from "./_revision.js";
 
-/** Format tag of a `revisions/<id>.routes.json` file. */
-export const ROUTES_FORMAT = "rukh.cli-routes/1";
+/**
+ * Format tag of a `revisions/<id>.routes.json` file. Version 2 is bound to
+ * its revision: the revision records the file's SHA-256 as `routesDigest`.
+ */
+export const ROUTES_FORMAT = "rukh.cli-routes/2";
 
 /**
  * The CLI route table of the active revision as cached at publication, read
@@ -24,21 +28,16 @@ export interface ActiveRoutes {
 
 /**
  * The text written next to a revision, JSON lines: first a header
- * `{ format, revisionId, commandGeneration, groups, commands: [{ path, aliases, summary }], sizes }`
+ * `{ format, commandGeneration, groups, commands: [{ path, aliases, summary }], sizes }`
  * (enough to list, route and complete command paths; `sizes` are the UTF-8
  * byte lengths of the command lines), then one line per command with its full
  * `CliRoute`, in header order. A reader that only lists or routes reads the
  * header and at most one command line.
  */
-export function routesFileText(
-  revisionId: string,
-  commandGeneration: number,
-  routes: CliRouteTable,
-): string {
+export function routesFileText(commandGeneration: number, routes: CliRouteTable): string {
   const lines = routes.commands.map((c) => JSON.stringify(c));
   const header = {
     format: ROUTES_FORMAT,
-    revisionId,
     commandGeneration,
     groups: routes.groups,
     commands: routes.commands.map((c) => ({
@@ -77,6 +76,19 @@ export async function readActiveRoutes(root: string): Promise<ActiveRoutes | nul
   const id = active.length <= 128 ? active.toString("latin1").trimEnd() : "";
   if (!REVISION_ID.test(id))
     throw new ProfileError("invalid_state", "the active file does not name a revision id");
+  // The revision (content-addressed: it must hash to its id) names the cache's digest.
+  let revision: { routesDigest?: unknown; commandGeneration?: unknown };
+  try {
+    const parsed = parseJson(await readFile(join(root, "revisions", `${id}.json`)), {
+      limits: { maxBytes: REVISION_MAX_BYTES, maxNodes: 2_000_000 },
+    });
+    if (!parsed.ok || fingerprint(parsed.value) !== id) throw new Error("does not hash to its id");
+    revision = parsed.value as typeof revision;
+  } catch (cause) {
+    throw new ProfileError("invalid_state", `revision ${id} cannot be read or verified`, { cause });
+  }
+  // A revision of an earlier version records no digest: its cache is not trusted.
+  if (typeof revision.routesDigest !== "string") return null;
   let bytes: Buffer;
   try {
     bytes = await readFile(join(root, "revisions", `${id}.routes.json`));
@@ -88,6 +100,11 @@ export async function readActiveRoutes(root: string): Promise<ActiveRoutes | nul
     throw new ProfileError(
       "invalid_state",
       `the route cache of revision ${id} is ${bytes.length} bytes; expected at most ${ROUTES_MAX_BYTES}`,
+    );
+  if (sha256Hex(bytes) !== revision.routesDigest)
+    throw new ProfileError(
+      "invalid_state",
+      `the route cache of revision ${id} does not match the digest its revision records (edited or damaged)`,
     );
   let lines: unknown[];
   try {
@@ -104,7 +121,6 @@ export async function readActiveRoutes(root: string): Promise<ActiveRoutes | nul
   const [v, ...commands] = lines as [
     {
       format?: unknown;
-      revisionId?: unknown;
       commandGeneration?: unknown;
       groups?: unknown;
       commands?: unknown;
@@ -115,8 +131,7 @@ export async function readActiveRoutes(root: string): Promise<ActiveRoutes | nul
     typeof v !== "object" ||
     v === null ||
     v.format !== ROUTES_FORMAT ||
-    v.revisionId !== id ||
-    typeof v.commandGeneration !== "number" ||
+    v.commandGeneration !== revision.commandGeneration ||
     !Array.isArray(v.groups) ||
     !Array.isArray(v.commands) ||
     v.commands.length !== commands.length ||
@@ -128,7 +143,7 @@ export async function readActiveRoutes(root: string): Promise<ActiveRoutes | nul
     );
   return {
     revisionId: id,
-    commandGeneration: v.commandGeneration,
+    commandGeneration: v.commandGeneration as number,
     routes: { commands, groups: v.groups as CliRouteTable["groups"] },
   };
 }

@@ -4,7 +4,7 @@ import { link, mkdir, open, readFile, realpath, rename, unlink } from "node:fs/p
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
-import { canonicalJson, fingerprint, type JsonValue, parseJson } from "@rukh/json";
+import { canonicalJson, fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
 import {
   effectiveLimits,
   type OwnerConfig,
@@ -474,6 +474,9 @@ export class StateDirectory {
     checkCliOwnership(loaded.map((l) => l.descriptor));
     const { routes, routeKey } = buildRoutes(loaded);
     const baseKey = await this.#routeKey(base);
+    const commandGeneration =
+      (baseRevision?.commandGeneration ?? 0) + (routeKey === baseKey ? 0 : 1);
+    const routesText = routesFileText(commandGeneration, routes);
     const revision: ProfileRevision = {
       format: "rukh.profile/1",
       sequence: (baseRevision?.sequence ?? 0) + 1,
@@ -481,7 +484,8 @@ export class StateDirectory {
       createdAt: this.#now().toISOString(),
       config,
       extensions: list,
-      commandGeneration: (baseRevision?.commandGeneration ?? 0) + (routeKey === baseKey ? 0 : 1),
+      commandGeneration,
+      routesDigest: sha256Hex(routesText),
     };
     const text = canonicalJson(revision as unknown as JsonValue);
     const id = fingerprint(revision as unknown as JsonValue);
@@ -492,7 +496,7 @@ export class StateDirectory {
       await storePackage(this.root, pkg);
       this.#descriptors.set(pkg.digest, pkg.descriptor);
     }
-    await this.#commit(base, id, text, routesFileText(id, revision.commandGeneration, routes));
+    await this.#commit(base, id, text, routesText);
     this.#revisions.set(id, revision);
     this.#routeKeys.set(id, routeKey);
     this.#remember(id, projection);
@@ -639,7 +643,9 @@ export class StateDirectory {
   /**
    * Whether the active revision's route cache (the CLI's fast index of
    * paths) says exactly what the revision's verified descriptors say;
-   * `"missing"` when it has none. With `repair`, a cache that is missing or
+   * `"missing"` when it has none, `"unbound"` for a revision of an earlier
+   * version, which records no digest of it (the CLI then reads the
+   * descriptors; the next publication writes a bound cache). With `repair`, a cache that is missing or
    * differs is written again from the descriptors.
    *
    * @example
@@ -647,11 +653,13 @@ export class StateDirectory {
    */
   async checkRouteCache(
     options: { readonly repair?: boolean } = {},
-  ): Promise<"matches" | "differs" | "missing" | "rewritten"> {
+  ): Promise<"matches" | "differs" | "missing" | "rewritten" | "unbound"> {
     const id = await this.activeRevisionId();
     if (id === null) return "matches";
+    // A revision of an earlier version records no digest: no cache of it is trusted.
+    if ((await this.readRevision(id)).routesDigest === undefined) return "unbound";
     const projection = await this.projection(id);
-    const want = routesFileText(id, projection.commandGeneration, projection.routes);
+    const want = routesFileText(projection.commandGeneration, projection.routes);
     let have: string | undefined;
     try {
       have = await readFile(join(this.root, "revisions", `${id}.routes.json`), "utf8");

@@ -53,6 +53,23 @@ describe("route cache", () => {
     expect(active?.routes.commands).toHaveLength(1);
   });
 
+  it("is null for a revision that records no digest of its cache (an earlier version's)", async () => {
+    const { root, home } = await published();
+    expect(await readActiveRoutes(root)).not.toBeNull();
+    // An earlier version's revision: no routesDigest, so its cache is never trusted.
+    const { canonicalJson, fingerprint } = await import("@rukh/json");
+    const id = (await home.activeRevisionId())!;
+    const { routesDigest: _, ...old } = await home.readRevision(id);
+    const oldId = fingerprint(old as never);
+    writeFileSync(join(root, "revisions", `${oldId}.json`), canonicalJson(old as never));
+    writeFileSync(
+      join(root, "revisions", `${oldId}.routes.json`),
+      readFileSync(join(root, "revisions", `${id}.routes.json`)),
+    );
+    writeFileSync(join(root, "active"), `${oldId}\n`);
+    expect(await readActiveRoutes(root)).toBeNull();
+  });
+
   it("is null for a revision published without a cache (fall back to projection())", async () => {
     const { root, pub } = await published();
     const { rmSync } = await import("node:fs");
@@ -64,10 +81,10 @@ describe("route cache", () => {
     ["not JSON", () => "{"],
     ["missing a command line", (t: string) => t.split("\n").slice(0, 1).join("\n")],
     [
-      "another revision",
-      (t: string) => t.replace(/"revisionId":"[0-9a-f]+"/, `"revisionId":"${"0".repeat(64)}"`),
+      "edited to map a path elsewhere (its digest no longer matches the revision's)",
+      (t: string) => t.replace('"count"', '"cuont"'),
     ],
-    ["another format", (t: string) => t.replace("rukh.cli-routes/1", "rukh.cli-routes/9")],
+    ["another format", (t: string) => t.replace("rukh.cli-routes/2", "rukh.cli-routes/9")],
     ["too large", () => " ".repeat(ROUTES_MAX_BYTES + 1)],
   ])("fails closed with invalid_state when the file is %s", async (_name, edit) => {
     const { root, pub } = await published();

@@ -130,6 +130,10 @@ async function doctor(home: StateDirectory): Promise<Check[]> {
       throw new Error(
         "the CLI's index of command paths differs from the verified descriptors (edited or damaged); `doctor --repair` rewrites it",
       );
+    if (routes === "unbound")
+      return new Note(
+        "published by an earlier version, so not bound to its revision: the CLI reads the descriptors instead until the next publication",
+      );
     return routes === "missing"
       ? new Note(
           "missing: the CLI reads the descriptors instead (slower); `doctor --repair` writes it",
