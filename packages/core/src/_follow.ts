@@ -1,9 +1,9 @@
 // Following the journal as it is written: the live segments' new records,
 // read from where the last look ended, as run events.
 
-import { open, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { journalPaths, parseSegment, segmentNames } from "./_journal.js";
+import { journalPaths, parseSegment, readingFile, segmentNames } from "./_journal.js";
 import { absorb, type Mutable, matches, type RunFilter, type RunSummary } from "./_runs.js";
 
 /**
@@ -109,26 +109,18 @@ function forgetOldest(known: Map<string, unknown>, ended: Set<string>): void {
   }
 }
 
-async function readFrom(
+function readFrom(
   file: string,
   from: number,
 ): Promise<{ bytes: Buffer; size: number } | undefined> {
-  let h: Awaited<ReturnType<typeof open>>;
-  try {
-    h = await open(file, "r");
-  } catch {
-    return undefined;
-  }
-  try {
+  return readingFile(file, async (h) => {
     const { size } = await h.stat();
     if (size === from) return undefined;
     if (size < from) return { bytes: Buffer.alloc(0), size };
     const buf = Buffer.alloc(Math.min(size - from, READ_MAX));
     const { bytesRead } = await h.read(buf, 0, buf.length, from);
     return { bytes: buf.subarray(0, bytesRead), size };
-  } finally {
-    await h.close();
-  }
+  });
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -352,6 +352,24 @@ export async function allSegments(stateRoot: string): Promise<string[]> {
   ];
 }
 
+/** Runs `fn` on `file` opened for reading, or gives `undefined` when it cannot be opened. */
+export async function readingFile<T>(
+  file: string,
+  fn: (h: FileHandle) => Promise<T>,
+): Promise<T | undefined> {
+  let h: FileHandle;
+  try {
+    h = await open(file, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    return await fn(h);
+  } finally {
+    await h.close();
+  }
+}
+
 /**
  * Reads the whole invocation journal of a state directory: the history in
  * `archive/` (and the single file of earlier versions), then the segments of

@@ -1,4 +1,3 @@
-import { open } from "node:fs/promises";
 import { relative } from "node:path";
 import type { JsonObject } from "@rukh/json";
 import {
@@ -6,6 +5,7 @@ import {
   type JournalDiagnostics,
   type JournalRecord,
   parseSegment,
+  readingFile,
   readSegmentLeniently,
 } from "./_journal.js";
 import type { OutcomeKind, OutcomeReason } from "./_outcome.js";
@@ -146,22 +146,14 @@ async function readTail(
   file: string,
   bytes: number,
 ): Promise<{ bytes: Buffer; whole: boolean } | undefined> {
-  let h: Awaited<ReturnType<typeof open>>;
-  try {
-    h = await open(file, "r");
-  } catch {
-    return undefined;
-  }
-  try {
+  return readingFile(file, async (h) => {
     const { size } = await h.stat();
     if (size <= bytes) return { bytes: await h.readFile(), whole: true };
     const buf = Buffer.alloc(bytes);
     await h.read(buf, 0, bytes, size - bytes);
     const firstLine = buf.indexOf(0x0a);
     return { bytes: buf.subarray(firstLine + 1), whole: false };
-  } finally {
-    await h.close();
-  }
+  });
 }
 
 const when = (r: RunSummary) => r.startedAt ?? r.endedAt ?? "";
