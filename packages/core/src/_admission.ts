@@ -72,12 +72,12 @@ export interface AdmissionInput {
   readonly binding: HostBinding;
   readonly activeRevisionId: string | null;
   readonly revision: ProfileRevision;
-  readonly projection: ToolProjection;
+  /** The revision's projection; needed only for MCP calls and tool names. */
+  readonly projection: ToolProjection | undefined;
 }
 
 const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
 const exposedCache = new WeakMap<ToolProjection, ReadonlySet<string>>();
-const routedCache = new WeakMap<ToolProjection, ReadonlySet<string>>();
 
 function memo(
   cache: WeakMap<ToolProjection, ReadonlySet<string>>,
@@ -94,8 +94,6 @@ function memo(
 
 const exposedTools = (p: ToolProjection) =>
   memo(exposedCache, p, () => p.tools.map((t) => t.identity));
-const routedCommands = (p: ToolProjection) =>
-  memo(routedCache, p, () => p.routes.commands.map((r) => r.identity));
 
 function allowedBy(preset: TaskPreset, identity: string): boolean {
   const ext = identity.slice(0, identity.indexOf("/"));
@@ -127,7 +125,7 @@ export function targetOf(input: AdmissionInput): Target | Rejection {
   const ref = input.request.command;
   let identity: string;
   if ("toolName" in ref) {
-    const tool = resolveTool(input.projection, ref.toolName);
+    const tool = input.projection && resolveTool(input.projection, ref.toolName);
     if (tool === undefined) return { reject: "not_found", revisionId, message: "no such tool" };
     identity = tool.identity;
   } else identity = ref.identity;
@@ -175,19 +173,17 @@ export function admit(
       );
     if (!featuresOk)
       return no("feature_unsupported", "the command requires an unsupported feature");
-    if (!exposedTools(projection).has(identity))
+    if (projection === undefined || !exposedTools(projection).has(identity))
       return no("not_exposed", "the command is not an exposed tool");
     if (command.machine?.interaction === "optional")
       return no(
         "interaction_unavailable",
         "the command may ask for interaction, which MCP cannot provide",
       );
-  } else {
-    if (!routedCommands(projection).has(identity))
-      return no("not_exposed", "the command is not installed and enabled");
-    if (!featuresOk)
-      return no("feature_unsupported", "the command requires an unsupported feature");
-  }
+  } else if (!featuresOk)
+    // Every command of an enabled extension is routed: publication refuses a
+    // revision whose routes conflict, so the revision alone decides.
+    return no("feature_unsupported", "the command requires an unsupported feature");
   const validated = validateInputs(command, request.supplied);
   if (!validated.ok)
     return { ...no("invalid_input", "the inputs are invalid"), issues: validated.issues };

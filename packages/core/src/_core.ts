@@ -11,6 +11,7 @@ import type { CancelCause } from "@rukh/ipc";
 import type { JsonObject } from "@rukh/json";
 import {
   checkStoredPackage,
+  corruptExtension,
   DESCRIPTOR_PATH,
   holdNamedLock,
   type NamedLock,
@@ -167,23 +168,35 @@ export async function createInvocationCore(
     const stale = checkRevision(request, activeRevisionId);
     if (stale !== null) return stale;
     const id = activeRevisionId as string;
+    // Only MCP needs the projection (tool names, exposure); a CLI call reads
+    // its revision and verifies just its own package.
+    const needsProjection = request.surface === "mcp" || "toolName" in request.command;
     let revision: ProfileRevision;
-    let projection: ToolProjection;
+    let projection: ToolProjection | undefined;
     try {
-      [revision, projection] = await Promise.all([state.readRevision(id), state.projection(id)]);
+      [revision, projection] = await Promise.all([
+        state.readRevision(id),
+        needsProjection ? state.projection(id) : undefined,
+      ]);
     } catch (e) {
       return storeCorrupt(e, id);
     }
     const input: AdmissionInput = { request, binding, activeRevisionId, revision, projection };
     const target = targetOf(input);
     if ("reject" in target) return target;
-    const [descriptor, packageDir] = await loadPackage(target.extension.digest);
     // The package must still be what was signed, every time it is used.
     try {
       await checkStoredPackage(state.root, target.extension.digest);
     } catch (e) {
-      return storeCorrupt(e, id, target.identity);
+      return storeCorrupt(
+        e instanceof ProfileError && e.code === "store_corrupt"
+          ? corruptExtension(target.extension, e)
+          : e,
+        id,
+        target.identity,
+      );
     }
+    const [descriptor, packageDir] = await loadPackage(target.extension.digest);
     const decision = admit(input, target, descriptor, packageDir);
     if ("reject" in decision) return decision;
     const confinement = await detectConfinement(

@@ -40,6 +40,7 @@ import {
   validateRevision,
 } from "./_revision.js";
 import { routesFileText } from "./_routecache.js";
+import { corruptExtension } from "./_storecheck.js";
 import { checkCliOwnership, checkNamespaces, checkSource, checkVersionChange } from "./_trust.js";
 
 /** Options of {@link resolveStateDir}. */
@@ -257,11 +258,7 @@ export class StateDirectory {
       } catch (e) {
         if (!(e instanceof ProfileError) || e.code !== "store_corrupt") throw e;
         // Name the extension, and the repair, not only the digest.
-        throw new ProfileError(
-          "store_corrupt",
-          `${entry.id}@${entry.version}: ${e.message}; install its package again to restore it, or remove ${entry.id}`,
-          { cause: e },
-        );
+        throw corruptExtension(entry, e);
       }
       this.#descriptors.set(entry.digest, d);
     }

@@ -200,3 +200,21 @@ export async function checkStoredPackage(
   await writeRecord(root, digest, await fullCheck(root, digest));
   return "hashed";
 }
+
+/**
+ * A package's `store_corrupt` error as an owner reads it: which extension,
+ * what changed, and the repair.
+ *
+ * @example
+ * throw corruptExtension(entry, e);
+ */
+export function corruptExtension(
+  entry: { readonly id: string; readonly version: string },
+  e: ProfileError,
+): ProfileError {
+  return new ProfileError(
+    "store_corrupt",
+    `${entry.id}@${entry.version}: ${e.message}; install its package again to restore it, or remove ${entry.id}`,
+    { cause: e },
+  );
+}

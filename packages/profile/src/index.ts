@@ -67,7 +67,7 @@ export type {
   StateDirOptions,
 } from "./_state.js";
 export { resolveStateDir, StateDirectory } from "./_state.js";
-export { checkStoredPackage } from "./_storecheck.js";
+export { checkStoredPackage, corruptExtension } from "./_storecheck.js";
 export {
   compareVersions,
   inNamespace,

@@ -31,6 +31,7 @@ it("exports exactly these names", async () => {
       "cliRoutes",
       "compareVersions",
       "computeManifest",
+      "corruptExtension",
       "findTemporaryDebris",
       "holdNamedLock",
       "inNamespace",
