@@ -96,7 +96,7 @@ it("ends a usage error with the runnable line that shows how to call the command
   const r = rukh("ext", "install");
   expect(r.status).toBe(2);
   expect(r.stderr).toBe(
-    "error: <package> is required; expected a value for <package>\nSee:\n  $ rukh ext install --help\n",
+    "error: <packages> is required; expected a value for <packages>\nSee:\n  $ rukh ext install --help\n",
   );
   expect(rukh("ext", "install", "--help").status).toBe(0);
 });
@@ -128,7 +128,7 @@ it("accepts --json after the command path too, and checks flags with the same le
     command: "ext install",
     error: {
       code: "usage",
-      message: "<package> is required; expected a value for <package>",
+      message: "<packages> is required; expected a value for <packages>",
       exitCode: 2,
     },
   });

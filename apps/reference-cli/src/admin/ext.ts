@@ -3,29 +3,32 @@
 import type { CliBuiltin } from "@rukh/cli";
 import { compareVersions, type InstalledExtension, type Publication } from "@rukh/profile";
 import { candidates, current, reported } from "./_current.js";
-import { arg, bool, text } from "./_inputs.js";
+import { arg, bool, text, texts } from "./_inputs.js";
 import { type AdminBody, OK, print, safe } from "./_kit.js";
 
-/** What one install did to one extension, in words and as data. */
-function installChange(
+/** What an install did to each extension, in words and as data. */
+function installChanges(
   before: readonly InstalledExtension[],
   p: Publication,
-): { text: string; change: Record<string, string> } | undefined {
+): { text: string; change: Record<string, string> }[] {
+  const changes: { text: string; change: Record<string, string> }[] = [];
   for (const e of p.revision.extensions) {
     const prior = before.find((b) => b.id === e.id);
     if (prior?.digest === e.digest) continue;
-    if (prior === undefined)
-      return {
+    if (prior === undefined) {
+      changes.push({
         text: `installed ${e.id} ${e.version}`,
         change: { id: e.id, change: "installed", to: e.version },
-      };
+      });
+      continue;
+    }
     const verb = compareVersions(e.version, prior.version) < 0 ? "downgraded" : "upgraded";
-    return {
+    changes.push({
       text: `${verb} ${e.id} ${prior.version} → ${e.version}`,
       change: { id: e.id, change: verb, from: prior.version, to: e.version },
-    };
+    });
   }
-  return undefined;
+  return changes;
 }
 
 /** The `ext` commands. */
@@ -37,41 +40,52 @@ export function extBuiltins(
     {
       path: ["ext", "install"],
       summary:
-        "Install or upgrade a signed extension package (a new one is allowed in the default preset)",
+        "Install or upgrade signed extension packages, all in one publication (a new one is allowed in the default preset)",
       inputs: [
-        arg("package", "The signed package: a directory or a .tgz file"),
-        bool("allow_downgrade", "Install it even if its version is lower than the installed one"),
+        {
+          id: "packages",
+          type: "list",
+          items: { type: "string", minLength: 1, maxLength: 4096 },
+          maxItems: 1_000,
+          minItems: 1,
+          positional: 0,
+          required: true,
+          summary: "The signed packages: directories or .tgz files",
+        },
+        bool("allow_downgrade", "Install them even if a version is lower than the installed one"),
       ],
       run: guarded(async (ctx, home) => {
-        const source = text(ctx.inputs, "package")!;
+        const sources = texts(ctx.inputs, "packages");
         const from = await current(home, brand);
-        // One publication: the first configuration (if any), the package, and
-        // its pattern in the default preset when it is new.
+        // One publication: the first configuration (if any), every package,
+        // and the pattern of each new one in the default preset.
         const p = await home.apply(
           [
             ...(from.base === null ? [{ op: "setConfig" as const, config: from.config }] : []),
-            {
-              op: "install",
+            ...sources.map((source) => ({
+              op: "install" as const,
               source,
               allowIn: from.config.defaultPreset,
               allowDowngrade: ctx.inputs.allow_downgrade === true,
-            },
+            })),
           ],
           { base: from.base },
         );
-        const did = installChange(from.revision?.extensions ?? [], p);
-        if (!p.published || did === undefined) {
-          print(ctx, `${safe(source)} is already installed (the same package); nothing published`, {
+        const did = installChanges(from.revision?.extensions ?? [], p);
+        if (!p.published || did.length === 0) {
+          const what = sources.length === 1 ? `${safe(sources[0]!)} is` : "they are";
+          print(ctx, `${what} already installed (the same packages); nothing published`, {
             revisionId: p.revisionId,
             published: false,
+            changes: [],
           });
           return OK;
         }
-        print(ctx, `${did.text}; published profile revision ${p.revisionId.slice(0, 12)}`, {
-          revisionId: p.revisionId,
-          published: true,
-          ...did.change,
-        });
+        print(
+          ctx,
+          `${did.map((d) => d.text).join(", ")}; published profile revision ${p.revisionId.slice(0, 12)}`,
+          { revisionId: p.revisionId, published: true, changes: did.map((d) => d.change) },
+        );
         return OK;
       }),
     },
