@@ -241,6 +241,15 @@ it("reserves the first word of every administrative command for the brand", asyn
   expect(words.filter((w) => !RESERVED_CLI_WORDS.includes(w))).toEqual([]);
 });
 
+it("declares every administrative command's inputs, and every declaration validates", async () => {
+  const { adminBuiltins } = await import("../src/admin/index.js");
+  const { builtinRoute } = await import("@rukh/cli");
+  for (const b of adminBuiltins({ brand: "rukh", executable: RUKH_BIN, serveMcp: async () => 0 })) {
+    expect(b.inputs, b.path.join(" ")).toBeDefined();
+    expect((await builtinRoute(b))?.path, b.path.join(" ")).toEqual(b.path);
+  }
+});
+
 describe("profile gc", () => {
   it("reports what it would remove, then removes it; the active profile still runs", () => {
     const dry = rukh("profile", "gc", "--keep", "2", "--max-age-days", "1", "--dry-run");
