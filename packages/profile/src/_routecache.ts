@@ -1,16 +1,8 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
-import { fingerprint, parseJson, sha256Hex } from "@rukh/json";
-import { ioError, ProfileError } from "./_errors.js";
-import { REVISION_MAX_BYTES, ROUTES_MAX_BYTES } from "./_limits.js";
+import { ProfileError } from "./_errors.js";
 import type { CliRouteTable } from "./_projection.js";
-import { REVISION_ID } from "./_revision.js";
+import { ROUTES_FORMAT, readRouteCache } from "./route-cache.js";
 
-/**
- * Format tag of a `revisions/<id>.routes.json` file. Version 2 is bound to
- * its revision: the revision records the file's SHA-256 as `routesDigest`.
- */
-export const ROUTES_FORMAT = "rukh.cli-routes/2";
+export { ROUTES_FORMAT };
 
 /**
  * The CLI route table of the active revision as cached at publication, read
@@ -50,100 +42,43 @@ export function routesFileText(commandGeneration: number, routes: CliRouteTable)
   return `${[JSON.stringify(header), ...lines].join("\n")}\n`;
 }
 
-function errno(e: unknown): string | undefined {
-  return (e as { code?: string }).code;
-}
-
 /**
- * Reads `active` and `revisions/<id>.routes.json` only: the fast path for
- * listing, help and completion, which must never load extension code or
- * re-verify the store. Returns `null` before the first publication and for a
- * revision published without a route cache (fall back to
- * `StateDirectory.projection()`). A file larger than {@link ROUTES_MAX_BYTES},
- * unparsable, or naming another revision fails with `invalid_state`.
+ * Reads `active`, its revision and `revisions/<id>.routes.json` only: the
+ * fast path for listing, help and completion, which must never load
+ * extension code or re-verify the store. The cache is used only if the
+ * revision hashes to its id and records the cache's SHA-256 (see
+ * `readRouteCache`, the one reader). Returns `null` before the first
+ * publication, for a revision without a cache and for one of an earlier
+ * version (fall back to `StateDirectory.projection()`); a damaged or edited
+ * cache fails with `invalid_state`.
  *
  * @example
  * const active = await readActiveRoutes(resolveStateDir({ brand: "acme" }));
  */
 export async function readActiveRoutes(root: string): Promise<ActiveRoutes | null> {
-  let active: Buffer;
-  try {
-    active = await readFile(join(root, "active"));
-  } catch (e) {
-    if (errno(e) === "ENOENT") return null;
-    throw ioError("cannot read active", e);
+  const r = readRouteCache(root);
+  if (!r.ok) {
+    if (r.why === "none") return null;
+    throw new ProfileError("invalid_state", r.message);
   }
-  const id = active.length <= 128 ? active.toString("latin1").trimEnd() : "";
-  if (!REVISION_ID.test(id))
-    throw new ProfileError("invalid_state", "the active file does not name a revision id");
-  // The revision (content-addressed: it must hash to its id) names the cache's digest.
-  let revision: { routesDigest?: unknown; commandGeneration?: unknown };
+  let commands: CliRouteTable["commands"];
   try {
-    const parsed = parseJson(await readFile(join(root, "revisions", `${id}.json`)), {
-      limits: { maxBytes: REVISION_MAX_BYTES, maxNodes: 2_000_000 },
-    });
-    if (!parsed.ok || fingerprint(parsed.value) !== id) throw new Error("does not hash to its id");
-    revision = parsed.value as typeof revision;
+    commands = r.commands.map((_, i) => r.route(i));
   } catch (cause) {
-    throw new ProfileError("invalid_state", `revision ${id} cannot be read or verified`, { cause });
-  }
-  // A revision of an earlier version records no digest: its cache is not trusted.
-  if (typeof revision.routesDigest !== "string") return null;
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(join(root, "revisions", `${id}.routes.json`));
-  } catch (e) {
-    if (errno(e) === "ENOENT") return null;
-    throw ioError(`cannot read the route cache of revision ${id}`, e);
-  }
-  if (bytes.length > ROUTES_MAX_BYTES)
     throw new ProfileError(
       "invalid_state",
-      `the route cache of revision ${id} is ${bytes.length} bytes; expected at most ${ROUTES_MAX_BYTES}`,
+      `the route cache of revision ${r.revisionId} is not JSON lines`,
+      { cause },
     );
-  if (sha256Hex(bytes) !== revision.routesDigest)
-    throw new ProfileError(
-      "invalid_state",
-      `the route cache of revision ${id} does not match the digest its revision records (edited or damaged)`,
-    );
-  let lines: unknown[];
-  try {
-    lines = bytes
-      .toString("utf8")
-      .split("\n")
-      .filter((l) => l !== "")
-      .map((l) => JSON.parse(l));
-  } catch (cause) {
-    throw new ProfileError("invalid_state", `the route cache of revision ${id} is not JSON lines`, {
-      cause,
-    });
   }
-  const [v, ...commands] = lines as [
-    {
-      format?: unknown;
-      commandGeneration?: unknown;
-      groups?: unknown;
-      commands?: unknown;
-    } | null,
-    ...CliRouteTable["commands"],
-  ];
-  if (
-    typeof v !== "object" ||
-    v === null ||
-    v.format !== ROUTES_FORMAT ||
-    v.commandGeneration !== revision.commandGeneration ||
-    !Array.isArray(v.groups) ||
-    !Array.isArray(v.commands) ||
-    v.commands.length !== commands.length ||
-    commands.some((c) => typeof c !== "object" || c === null || !Array.isArray(c.path))
-  )
+  if (commands.some((c) => typeof c !== "object" || c === null || !Array.isArray(c.path)))
     throw new ProfileError(
       "invalid_state",
-      `the route cache of revision ${id} is not a ${ROUTES_FORMAT} file for that revision`,
+      `the route cache of revision ${r.revisionId} is not a ${ROUTES_FORMAT} file for that revision`,
     );
   return {
-    revisionId: id,
-    commandGeneration: v.commandGeneration as number,
-    routes: { commands, groups: v.groups as CliRouteTable["groups"] },
+    revisionId: r.revisionId,
+    commandGeneration: r.commandGeneration,
+    routes: { commands, groups: r.groups },
   };
 }

@@ -1,0 +1,162 @@
+// The one reader of a revision's route cache, importable on its own
+// (`@rukh/profile/route-cache`): it needs nothing but node:fs and a hash, so
+// listing, help and completion can use it without loading the rest of the
+// profile. It checks that the active revision hashes to its id and that the
+// cache hashes to the digest the revision records.
+
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CliRoute, CliRouteTable } from "./_projection.js";
+
+/** Format tag of a `revisions/<id>.routes.json` file (version 2: bound to its revision by digest). */
+export const ROUTES_FORMAT = "rukh.cli-routes/2";
+
+/** The largest route cache read (16 MiB; `ROUTES_MAX_BYTES` of the package). */
+const ROUTES_MAX_BYTES = 16_777_216;
+
+const REVISION_ID = /^[0-9a-f]{64}$/;
+const REVISION_MAX_BYTES = 16_777_216;
+
+/**
+ * What {@link readRouteCache} found: the verified cache (command lines parsed
+ * on demand), or why there is none to use.
+ *
+ * @example
+ * const r = readRouteCache(root);
+ * if (r.ok) console.log(r.commands.length, "commands");
+ */
+export type RouteCacheRead =
+  | {
+      readonly ok: true;
+      readonly revisionId: string;
+      readonly commandGeneration: number;
+      readonly groups: CliRouteTable["groups"];
+      /** Path, aliases and summary of each command, in order. */
+      readonly commands: readonly {
+        readonly path: readonly string[];
+        readonly aliases: readonly (readonly string[])[];
+        readonly summary: string;
+      }[];
+      /** The full route of `commands[i]`. */
+      route(i: number): CliRoute;
+    }
+  | {
+      readonly ok: false;
+      /** `none`: nothing published, no cache, or a revision of an earlier version (no digest); `damaged`: do not use it. */
+      readonly why: "none" | "damaged";
+      readonly message: string;
+    };
+
+/**
+ * RFC 8785 canonical JSON for what a revision holds — strings, booleans,
+ * null, safe integers, arrays and objects — or `undefined` for anything else.
+ * ECMAScript's string serialization and code-unit key order are the RFC's.
+ */
+function canonical(v: unknown): string | undefined {
+  if (v === null || typeof v === "boolean" || typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "number")
+    return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : undefined;
+  if (Array.isArray(v)) {
+    const parts = v.map(canonical);
+    return parts.includes(undefined) ? undefined : `[${parts.join(",")}]`;
+  }
+  if (typeof v !== "object") return undefined;
+  const out: string[] = [];
+  for (const k of Object.keys(v as object).sort()) {
+    const c = canonical((v as Record<string, unknown>)[k]);
+    if (c === undefined) return undefined;
+    out.push(`${JSON.stringify(k)}:${c}`);
+  }
+  return `{${out.join(",")}}`;
+}
+
+const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+
+/** A whole file, `undefined` when it does not exist, `"large"` past `max`. */
+function readBounded(file: string, max: number): Buffer | undefined | "large" {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+  try {
+    if (fstatSync(fd).size > max) return "large";
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Reads `active`, its revision and `revisions/<id>.routes.json` with
+ * synchronous calls, and uses the cache only if the revision hashes to its
+ * id and records the cache's SHA-256. Only the header is parsed; a command's
+ * line when it is asked for.
+ *
+ * @example
+ * const r = readRouteCache(resolveStateDir({ brand: "acme" }));
+ */
+export function readRouteCache(root: string): RouteCacheRead {
+  const none = (message: string) => ({ ok: false, why: "none", message }) as const;
+  const damaged = (message: string) => ({ ok: false, why: "damaged", message }) as const;
+  try {
+    const active = readBounded(join(root, "active"), 128);
+    if (active === undefined) return none("nothing is published");
+    const id = active === "large" ? "" : active.toString("latin1").trimEnd();
+    if (!REVISION_ID.test(id)) return damaged("the active file does not name a revision id");
+    const revBytes = readBounded(join(root, "revisions", `${id}.json`), REVISION_MAX_BYTES);
+    if (revBytes === undefined || revBytes === "large")
+      return damaged(`revision ${id} cannot be read`);
+    const revision = JSON.parse(revBytes.toString("utf8"));
+    const text = canonical(revision);
+    if (text === undefined || sha256(text) !== id)
+      return damaged(`revision ${id} does not hash to its id`);
+    if (typeof revision.routesDigest !== "string")
+      return none(`revision ${id} records no route cache digest (published by an earlier version)`);
+    const file = join(root, "revisions", `${id}.routes.json`);
+    const bytes = readBounded(file, ROUTES_MAX_BYTES);
+    if (bytes === undefined) return none(`revision ${id} has no route cache`);
+    if (bytes === "large")
+      return damaged(`the route cache of revision ${id} is larger than ${ROUTES_MAX_BYTES} bytes`);
+    if (sha256(bytes) !== revision.routesDigest)
+      return damaged(
+        `the route cache of revision ${id} does not match the digest its revision records (edited or damaged)`,
+      );
+    const nl = bytes.indexOf(10);
+    const v = nl === -1 ? undefined : JSON.parse(bytes.subarray(0, nl).toString("utf8"));
+    const sizes: unknown = v?.sizes;
+    if (
+      v?.format !== ROUTES_FORMAT ||
+      v.commandGeneration !== revision.commandGeneration ||
+      !Array.isArray(v.groups) ||
+      !Array.isArray(v.commands) ||
+      !Array.isArray(sizes) ||
+      sizes.length !== v.commands.length
+    )
+      return damaged(`the route cache of revision ${id} is not a ${ROUTES_FORMAT} file for it`);
+    const starts: number[] = [];
+    let at = nl + 1;
+    for (const n of sizes as number[]) {
+      starts.push(at);
+      at += n + 1;
+    }
+    if (at !== bytes.length)
+      return damaged(`the route cache of revision ${id} does not hold the lines its header names`);
+    return {
+      ok: true,
+      revisionId: id,
+      commandGeneration: revision.commandGeneration,
+      groups: v.groups,
+      commands: v.commands,
+      route: (i) =>
+        JSON.parse(
+          bytes.subarray(starts[i]!, starts[i]! + (sizes as number[])[i]!).toString("utf8"),
+        ) as CliRoute,
+    };
+  } catch (e) {
+    return damaged(`the route cache cannot be read: ${(e as Error).message}`);
+  }
+}
