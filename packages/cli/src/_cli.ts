@@ -339,12 +339,6 @@ export function createCli(options: CliOptions): Cli {
       if (!parsed.ok) throw new Error(`stored package ${ext.digest} has no valid descriptor`);
       const found = parsed.value.commands.find((c) => c.identity === route.identity);
       if (found === undefined) throw new Error(`${route.identity} is not in its package`);
-      // The route cache is only an index: the signed descriptor must declare the words typed.
-      const typed = entry.path.join(" ");
-      if (![found.path, ...found.aliases].some((p) => p.join(" ") === typed))
-        throw new Error(
-          `the route cache maps "${typed}" to ${route.identity}, whose descriptor does not declare it; \`${brand} doctor --repair\` rewrites the cache`,
-        );
       command = found;
     } catch (e) {
       return internal(g, `cannot load ${route.identity}: ${(e as Error).message}`);

@@ -47,12 +47,9 @@ export function print(ctx: BuiltinContext, human: string, result: unknown): void
   );
 }
 
-/** Text from the journal, printed with control characters made visible: it never steers the terminal. */
+/** One-line text from the journal: `terminalText`, with newlines and tabs made visible too. */
 export function safe(text: string): string {
-  return text.replace(
-    /[\u0000-\u001f\u007f-\u009f]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return terminalText(text).replace(/[\n\t]/g, (c) => (c === "\n" ? "\\u000a" : "\\u0009"));
 }
 
 /** A command body run against the state directory, its errors mapped to exit codes. */
