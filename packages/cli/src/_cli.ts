@@ -272,7 +272,7 @@ export function createCli(options: CliOptions): Cli {
         // Declared: the same lexer, decoder and validator as an extension command.
         const { declaration, declaredInputs } = await import("./_declared.js");
         const { command, route } = declaration(builtin)!;
-        const lexed = await lex(route.cli, after);
+        const lexed = lex(route.cli, after);
         const checked = lexed.ok ? declaredInputs(command, lexed.raw) : undefined;
         const problems = !lexed.ok
           ? [lexed.message]
@@ -314,7 +314,7 @@ export function createCli(options: CliOptions): Cli {
     if (g.help || (!cli.passthrough && wantsHelp(after))) return help(entry.path);
     let raw = new Map<string, string[]>();
     if (!cli.passthrough) {
-      const lexed = await lex(cli, after);
+      const lexed = lex(cli, after);
       if (!lexed.ok) return usage(g, lexed.message, [brand, ...route.path, "--help"]);
       raw = lexed.raw;
       g.json ||= lexed.json;

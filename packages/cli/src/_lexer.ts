@@ -21,30 +21,6 @@ export function wantsHelp(tokens: readonly string[]): boolean {
   return false;
 }
 
-const CONFIG = {
-  "parse-numbers": false,
-  "parse-positional-numbers": false,
-  "camel-case-expansion": false,
-  "dot-notation": false,
-  "short-option-groups": false,
-  "greedy-arrays": false,
-  "boolean-negation": false,
-  "duplicate-arguments-array": true,
-  "strip-aliased": true,
-  "strip-dashed": false,
-  "populate--": false,
-  "unknown-options-as-args": false,
-} as const;
-
-type YargsFactory = typeof import("yargs").default;
-let yargsFactory: YargsFactory | undefined;
-
-/** Loads yargs on first use: listing, help and completion never pay for it. */
-async function loadYargs(): Promise<YargsFactory> {
-  yargsFactory ??= (await import("yargs")).default;
-  return yargsFactory;
-}
-
 const isBool = (p: CliParameter) => p.valueType === "boolean" && !p.list;
 
 /** How an input is named to the user: `--flag` or `<positional>`. */
@@ -63,75 +39,80 @@ function closestFlag(cli: CliCommandSpec, name: string): string | undefined {
     : undefined;
 }
 
+/** A word that reads as a flag: a dash and a character that is not a digit (`-5` is a number, `-` a word). */
+const looksLikeFlag = (t: string) =>
+  t.length > 1 && t[0] === "-" && !(t[1]! >= "0" && t[1]! <= "9");
+
+/** What the words of `--json` and `--no-color` are, after the route as before it. */
+const GLOBAL_FLAGS = new Set(["--json", "--no-color"]);
+
+function unknownFlag(cli: CliCommandSpec, typed: string): string {
+  const close = closestFlag(cli, typed.replace(/^--?/, ""));
+  const known = cli.flags.length > 0 ? "" : "; this command takes no flags";
+  return `unknown flag ${typed}${close !== undefined ? `; did you mean --${close}?` : known}`;
+}
+
 /**
- * Splits the words after a command path into raw text per input id with
- * yargs (every flag a string, no coercion of any kind, strict about options),
- * then assigns positionals. Every conversion to a typed value happens later in
- * `decodeCliInputs`.
+ * Splits the words after a command path into raw text per input id, by one
+ * rule set and nothing else (ADR 0013): `--flag value`, `--flag=value`,
+ * `-f value` and `-f=value` for a value flag (a following word that looks
+ * like a flag is not taken as its value; a negative number is); a boolean
+ * flag alone or as `--flag=true|false`; every flag repeatable (the decoder
+ * says which may not be); no flag groups, negations, dots or camel-case
+ * aliases; `--` ends flags. Positionals are assigned afterwards. Every
+ * conversion to a typed value happens later in `decodeCliInputs`.
  */
-export async function lex(cli: CliCommandSpec, tokens: readonly string[]): Promise<Lexed> {
+export function lex(cli: CliCommandSpec, tokens: readonly string[]): Lexed {
   const raw = new Map<string, string[]>();
   const add = (id: string, value: string) => {
     const list = raw.get(id);
     if (list === undefined) raw.set(id, [value]);
     else list.push(value);
   };
-  const bools = new Map<string, CliParameter>();
-  for (const p of cli.flags)
-    if (isBool(p)) {
-      bools.set(`--${p.flag}`, p);
-      if (p.short !== undefined) bools.set(`-${p.short}`, p);
+  const named = new Map<string, CliParameter>();
+  for (const p of cli.flags) {
+    named.set(`--${p.flag}`, p);
+    if (p.short !== undefined) named.set(`-${p.short}`, p);
+  }
+  const positionals: string[] = [];
+  const globals = new Set<string>();
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (t === "--") {
+      positionals.push(...tokens.slice(i + 1));
+      break;
     }
-  // A boolean flag is a presence flag for yargs (nargs 0); its `=value` form
-  // is taken out here so the exact text reaches the decoder.
-  const rest: string[] = [];
-  let afterDashes = false;
-  for (const t of tokens) {
-    if (!afterDashes && t === "--") afterDashes = true;
+    if (!looksLikeFlag(t)) {
+      positionals.push(t);
+      continue;
+    }
     const eq = t.indexOf("=");
-    const p = !afterDashes && eq > 0 ? bools.get(t.slice(0, eq)) : undefined;
-    if (p !== undefined) add(p.id, t.slice(eq + 1));
-    else if (!afterDashes && t.startsWith("--home") && (t === "--home" || t[6] === "="))
+    const name = eq > 0 ? t.slice(0, eq) : t;
+    if (name === "--home")
       return {
         ok: false,
         message: "--home must come before the command path; expected --home <dir> first",
       };
-    else rest.push(t);
+    if (GLOBAL_FLAGS.has(name)) {
+      if (eq > 0) return { ok: false, message: `${name} takes no value; expected ${name} alone` };
+      globals.add(name);
+      continue;
+    }
+    const p = named.get(name);
+    if (p === undefined) return { ok: false, message: unknownFlag(cli, name) };
+    if (eq > 0) add(p.id, t.slice(eq + 1));
+    else if (isBool(p)) add(p.id, "true");
+    else {
+      const next = tokens[i + 1];
+      if (next === undefined || next === "--" || looksLikeFlag(next))
+        return {
+          ok: false,
+          message: `${name} needs a value ${p.placeholder}; for a value that starts with "-" write ${name}=VALUE`,
+        };
+      add(p.id, next);
+      i++;
+    }
   }
-
-  const yargs = await loadYargs();
-  let failure: string | undefined;
-  const y = yargs(rest)
-    .parserConfiguration(CONFIG)
-    .strictOptions()
-    .exitProcess(false)
-    .help(false)
-    .version(false)
-    .showHelpOnFail(false)
-    .fail((msg: string | undefined, err: Error | undefined) => {
-      failure = msg ?? err?.message ?? "invalid command line";
-      throw new Error(failure);
-    });
-  for (const p of cli.flags)
-    y.option(p.flag!, {
-      type: "string",
-      nargs: isBool(p) ? 0 : 1,
-      ...(p.short !== undefined && { alias: p.short }),
-    });
-  y.option("json", { type: "string", nargs: 0 });
-  y.option("no-color", { type: "string", nargs: 0 });
-  let parsed: Record<string, unknown>;
-  try {
-    parsed = y.parseSync() as Record<string, unknown>;
-  } catch (e) {
-    return { ok: false, message: yargsMessage(cli, failure ?? String(e), rest) };
-  }
-  for (const p of cli.flags) {
-    const v = parsed[p.flag!];
-    if (v === undefined) continue;
-    for (const s of Array.isArray(v) ? v : [v]) add(p.id, isBool(p) ? "true" : String(s));
-  }
-  const positionals = ((parsed._ as unknown[]) ?? []).map(String);
   let i = 0;
   for (const p of cli.positionals) {
     if (i >= positionals.length) break;
@@ -151,37 +132,7 @@ export async function lex(cli: CliCommandSpec, tokens: readonly string[]): Promi
       message: `unexpected argument ${JSON.stringify(extra)}; ${takes}`,
     };
   }
-  return {
-    ok: true,
-    raw,
-    json: parsed.json !== undefined,
-    noColor: parsed["no-color"] !== undefined,
-  };
-}
-
-function yargsMessage(cli: CliCommandSpec, msg: string, tokens: readonly string[]): string {
-  // yargs strips the dashes; show the flag as it was typed.
-  const dashed = (name: string) =>
-    tokens
-      .find((t) => /^--?[^-]/.test(t) && t.replace(/^--?/, "").split("=")[0] === name)
-      ?.split("=")[0] ?? (name.length === 1 ? `-${name}` : `--${name}`);
-  let m = /^Unknown arguments?: (.*)$/s.exec(msg);
-  if (m !== null) {
-    const name = m[1]!.split(", ")[0]!;
-    if (/^-?\d/.test(name))
-      return `unknown flag -${name}; to pass a value that starts with "-" write --flag=${"-"}${name} or put it after --`;
-    const close = closestFlag(cli, name);
-    const known = cli.flags.length > 0 ? "" : "; this command takes no flags";
-    return `unknown flag ${dashed(name)}${close !== undefined ? `; did you mean --${close}?` : known}`;
-  }
-  m = /^Not enough arguments following: (.*)$/s.exec(msg);
-  if (m !== null) {
-    const p = cli.flags.find((f) => f.flag === m![1] || f.short === m![1]);
-    return `${dashed(m[1]!)} needs a value${p !== undefined ? ` ${p.placeholder}` : ""}; for a value that starts with "-" write ${dashed(m[1]!)}=VALUE`;
-  }
-  m = /^Argument unexpected for: (.*)$/s.exec(msg);
-  if (m !== null) return `${dashed(m[1]!)} takes no value; expected ${dashed(m[1]!)} alone`;
-  return msg;
+  return { ok: true, raw, json: globals.has("--json"), noColor: globals.has("--no-color") };
 }
 
 function unescapePointer(s: string): string {

@@ -34,7 +34,7 @@ async function echo(...args: string[]) {
   return { ...r, inputs: r.code === 0 ? JSON.parse(r.out) : undefined };
 }
 
-describe("lexing: yargs hands over raw strings only", () => {
+describe("lexing: the lexer hands over raw strings only", () => {
   it.each([
     [["--label", "0x10"], { label: "0x10" }],
     [["--label=1e3"], { label: "1e3" }],
@@ -53,6 +53,10 @@ describe("lexing: yargs hands over raw strings only", () => {
     [["--verbose=true"], { verbose: true }],
     [["--tag", "a", "--tag", "b,c"], { tag: ["a", "b,c"] }],
     [["--mode", "slow"], { mode: "slow" }],
+    [["-l=0x1"], { label: "0x1" }],
+    [["--label", "-"], { label: "-" }],
+    [["--label="], { label: "" }],
+    [["-v=false"], { verbose: false }],
   ])("%j decodes exactly", async (args, expected) => {
     const r = await echo(...args);
     expect(r.err).toBe("");
@@ -80,6 +84,10 @@ describe("lexing: yargs hands over raw strings only", () => {
     [["--limit", "1", "--limit", "2"], "--limit was given 2 times; expected one value"],
     [["extra"], 'unexpected argument "extra"; it takes no arguments'],
     [["--home", "/tmp"], "--home must come before the command path"],
+    [["--json=1"], "--json takes no value; expected --json alone"],
+    [["-5"], 'unexpected argument "-5"; it takes no arguments'],
+    [["--label", "--"], "--label needs a value <string>"],
+    [["-label", "x"], "unknown flag -label; did you mean --label?"],
   ])("%j is a usage error naming the flag", async (args, message) => {
     const r = await echo(...args);
     expect(r.code).toBe(EXIT_CODES.usage);
