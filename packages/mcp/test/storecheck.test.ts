@@ -6,7 +6,7 @@ import { cleanup, MODERN_META, makeState, RawSession, toolNameOf } from "./_help
 
 // An attacker (or an accident) edits a stored program while a long-running
 // MCP host serves it: the next call runs nothing, and a new host's tool list
-// names the package instead of failing opaquely.
+// lists what was published and refuses the call, naming the package.
 let root: string;
 let work: string;
 let state: StateDirectory;
@@ -16,7 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => cleanup(work));
 
-it("an edited stored program never runs: the next call is execution_failed/store_corrupt, and a new host's list names the package", async () => {
+it("an edited stored program never runs: the next call is execution_failed/store_corrupt, in this host and in a new one", async () => {
   const s = new RawSession(root);
   try {
     const greet = await toolNameOf(state, "fx.main/greet");
@@ -44,15 +44,30 @@ it("an edited stored program never runs: the next call is execution_failed/store
     });
     expect(existsSync(marker)).toBe(false);
 
+    // A new host lists what was published (its catalog, bound to the
+    // revision) and refuses the call just the same: nothing runs.
     const fresh = new RawSession(root);
     try {
       fresh.send({ jsonrpc: "2.0", id: "l", method: "tools/list", params: { _meta: MODERN_META } });
       const listed = await fresh.reply("l");
-      expect(listed.error.code).toBe(-32001);
-      expect(listed.error.data).toEqual({ reason: "store_corrupt" });
-      expect(listed.error.message).toMatch(
-        /^the installed tools cannot be listed: fx\.main@1\.0\.0: stored package [0-9a-f]{64}: "bin\/commands\.mjs" has been modified; install its package again to restore it, or remove fx\.main$/,
+      expect(listed.result.tools.map((t: { name: string }) => t.name)).toContain(greet);
+      fresh.send({
+        jsonrpc: "2.0",
+        id: "c",
+        method: "tools/call",
+        params: { name: greet, arguments: { name: "Ada" }, _meta: MODERN_META },
+      });
+      const refused = (await fresh.reply("c")).result;
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toMatchObject({
+        outcome: "execution_failed",
+        reason: "store_corrupt",
+      });
+      const diagnostic = JSON.parse(refused.content.at(-1).text).message;
+      expect(diagnostic).toMatch(
+        /nothing was run \(fx\.main@1\.0\.0: stored package [0-9a-f]{64}: "bin\/commands\.mjs" has been modified; install its package again to restore it, or remove fx\.main\)$/,
       );
+      expect(existsSync(marker)).toBe(false);
     } finally {
       await fresh.close();
     }

@@ -68,7 +68,7 @@ export async function collect(
   const maxAgeMs = (options.maxAgeDays ?? 30) * 86_400_000;
   const revDir = join(state.root, "revisions");
   const ids = (await readdir(revDir).catch(() => [] as string[]))
-    .filter((n) => n.endsWith(".json") && !n.endsWith(".routes.json"))
+    .filter((n) => n.endsWith(".json"))
     .map((n) => n.slice(0, -".json".length))
     .filter((id) => REVISION_ID.test(id));
   const kept = new Set<string>();
@@ -104,6 +104,7 @@ export async function collect(
     // Revisions first: no kept revision references a package removed after them.
     for (const rid of drop) {
       await rm(join(revDir, `${rid}.routes.json`), { force: true });
+      await rm(join(revDir, `${rid}.catalog.json`), { force: true });
       await rm(join(revDir, `${rid}.json`), { force: true });
     }
     for (const digest of unused) {

@@ -24,6 +24,8 @@ export interface ProfileRevision {
   readonly commandGeneration: number;
   /** SHA-256 of its `revisions/<id>.routes.json`, which binds the CLI's route cache to it (absent in earlier versions' revisions). */
   readonly routesDigest?: string;
+  /** SHA-256 of its `revisions/<id>.catalog.json`, the validated descriptors of its enabled extensions (absent in earlier versions' revisions). */
+  readonly catalogDigest?: string;
 }
 
 export const REVISION_ID = /^[0-9a-f]{64}$/;
@@ -50,7 +52,7 @@ export function validateRevision(value: JsonValue): Validation<ProfileRevision> 
   if (
     !isObject(value) ||
     Object.keys(value)
-      .filter((k) => k !== "routesDigest")
+      .filter((k) => k !== "routesDigest" && k !== "catalogDigest")
       .sort()
       .join(",") !== REVISION_KEYS
   ) {
@@ -74,6 +76,11 @@ export function validateRevision(value: JsonValue): Validation<ProfileRevision> 
     (typeof value.routesDigest !== "string" || !REVISION_ID.test(value.routesDigest))
   )
     add("/routesDigest", "expected 64 lowercase hex digits");
+  if (
+    value.catalogDigest !== undefined &&
+    (typeof value.catalogDigest !== "string" || !REVISION_ID.test(value.catalogDigest))
+  )
+    add("/catalogDigest", "expected 64 lowercase hex digits");
   if (typeof value.createdAt !== "string" || Number.isNaN(Date.parse(value.createdAt)))
     add("/createdAt", "expected an ISO date");
   if (

@@ -5,6 +5,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
+import { catalogFileText, readCatalog } from "./_catalog.js";
 import {
   effectiveLimits,
   type OwnerConfig,
@@ -270,21 +271,36 @@ export class StateDirectory {
     return d;
   }
 
+  /**
+   * The enabled extensions' descriptors: from `pending` (being installed),
+   * then from a revision's catalog, else read and verified from the store.
+   */
   async #loaded(
     extensions: readonly InstalledExtension[],
     pending?: ReadonlyMap<string, VerifiedPackage>,
+    catalog?: ReadonlyMap<string, ExtensionDescriptor>,
   ): Promise<LoadedExtension[]> {
     const out: LoadedExtension[] = [];
     for (const e of extensions)
-      if (e.enabled) out.push({ descriptor: await this.#descriptor(e, pending) });
+      if (e.enabled)
+        out.push({
+          descriptor:
+            pending?.get(e.digest)?.descriptor ??
+            catalog?.get(e.digest) ??
+            (await this.#descriptor(e, pending)),
+        });
     return out;
   }
 
-  async #routeKey(id: string | null): Promise<string> {
+  async #routeKey(
+    id: string | null,
+    catalog?: ReadonlyMap<string, ExtensionDescriptor>,
+  ): Promise<string> {
     if (id === null) return buildRoutes([]).routeKey;
     let key = this.#routeKeys.get(id);
     if (key === undefined) {
-      key = buildRoutes(await this.#loaded((await this.readRevision(id)).extensions)).routeKey;
+      const extensions = (await this.readRevision(id)).extensions;
+      key = buildRoutes(await this.#loaded(extensions, undefined, catalog)).routeKey;
       this.#routeKeys.set(id, key);
     }
     return key;
@@ -299,8 +315,11 @@ export class StateDirectory {
 
   /**
    * The projection of a revision (default: the active one), cached by id.
-   * Loading re-verifies every enabled package in the store against its digest
-   * (once per instance); a modified store fails with `store_corrupt`.
+   * It is built from the revision's catalog (the descriptors validated at
+   * publication, bound to the revision by digest); only without a usable
+   * catalog are the enabled packages read from the store and verified
+   * against their digests (a modified store then fails with
+   * `store_corrupt`). Running a command always verifies its own package.
    *
    * @example
    * const tool = resolveTool(await home.projection(), name);
@@ -315,7 +334,8 @@ export class StateDirectory {
     const cached = this.#projections.get(rid);
     if (cached !== undefined) return cached;
     const revision = await this.readRevision(rid);
-    const loaded = await this.#loaded(revision.extensions);
+    const catalog = await readCatalog(this.root, rid, revision);
+    const loaded = await this.#loaded(revision.extensions, undefined, catalog);
     const { routes, routeKey } = buildRoutes(loaded);
     this.#routeKeys.set(rid, routeKey);
     const projection = buildProjection(
@@ -467,10 +487,19 @@ export class StateDirectory {
       };
     }
 
-    const loaded = await this.#loaded(list, pending);
+    // What the base already holds comes from its catalog: a publication
+    // costs what its changes cost, not what is installed.
+    const catalog =
+      base === null || baseRevision === undefined
+        ? undefined
+        : await readCatalog(this.root, base, baseRevision);
+    const loaded = await this.#loaded(list, pending, catalog);
     checkCliOwnership(loaded.map((l) => l.descriptor));
     const { routes, routeKey } = buildRoutes(loaded);
-    const baseKey = await this.#routeKey(base);
+    const baseKey = await this.#routeKey(base, catalog);
+    const byDigest = new Map<string, ExtensionDescriptor>();
+    list.filter((e) => e.enabled).forEach((e, i) => byDigest.set(e.digest, loaded[i]!.descriptor));
+    const catalogText = catalogFileText(list, (digest) => byDigest.get(digest)!);
     const commandGeneration =
       (baseRevision?.commandGeneration ?? 0) + (routeKey === baseKey ? 0 : 1);
     const routesText = routesFileText(commandGeneration, routes);
@@ -483,6 +512,7 @@ export class StateDirectory {
       extensions: list,
       commandGeneration,
       routesDigest: sha256Hex(routesText),
+      catalogDigest: sha256Hex(catalogText),
     };
     const text = canonicalJson(revision as unknown as JsonValue);
     const id = fingerprint(revision as unknown as JsonValue);
@@ -493,7 +523,7 @@ export class StateDirectory {
       await storePackage(this.root, pkg);
       this.#descriptors.set(pkg.digest, pkg.descriptor);
     }
-    await this.#commit(base, id, text, routesText);
+    await this.#commit(base, id, text, routesText, catalogText);
     this.#revisions.set(id, revision);
     this.#routeKeys.set(id, routeKey);
     this.#remember(id, projection);
@@ -518,7 +548,13 @@ export class StateDirectory {
     if (syncDir) await fsyncDir(dir);
   }
 
-  async #commit(base: string | null, id: string, text: string, routesText: string): Promise<void> {
+  async #commit(
+    base: string | null,
+    id: string,
+    text: string,
+    routesText: string,
+    catalogText: string,
+  ): Promise<void> {
     try {
       await mkdir(join(this.root, "tmp"), { recursive: true });
       await mkdir(join(this.root, "revisions"), { recursive: true });
@@ -533,10 +569,16 @@ export class StateDirectory {
           "conflict",
           `the active revision changed from ${base ?? "none"} to ${current ?? "none"} during publication; retry on the new base`,
         );
-      // The route cache lands before `active` names the revision, so a reader
-      // that sees the new id always finds its routes; one directory sync after
-      // the revision file makes both renames durable.
+      // The route cache and the catalog land before `active` names the
+      // revision, so a reader that sees the new id always finds them; one
+      // directory sync after the revision file makes all renames durable.
       await this.#writeAtomic(join(this.root, "revisions"), `${id}.routes.json`, routesText, false);
+      await this.#writeAtomic(
+        join(this.root, "revisions"),
+        `${id}.catalog.json`,
+        catalogText,
+        false,
+      );
       await this.#writeAtomic(join(this.root, "revisions"), `${id}.json`, text);
       await this.#writeAtomic(this.root, "active", `${id}\n`);
     } catch (e) {
@@ -639,11 +681,13 @@ export class StateDirectory {
 
   /**
    * Whether the active revision's route cache (the CLI's fast index of
-   * paths) says exactly what the revision's verified descriptors say;
-   * `"missing"` when it has none, `"unbound"` for a revision of an earlier
-   * version, which records no digest of it (the CLI then reads the
-   * descriptors; the next publication writes a bound cache). With `repair`, a cache that is missing or
-   * differs is written again from the descriptors.
+   * paths) and catalog (the descriptors listing reads) say exactly what the
+   * packages in the store say, each verified against its digest; `"missing"`
+   * when either file is absent, `"unbound"` for a revision of an earlier
+   * version, which records no digest of them (the CLI then reads the
+   * descriptors; the next publication writes bound files). With `repair`,
+   * a file that is missing or differs is written again from the verified
+   * descriptors.
    *
    * @example
    * if ((await home.checkRouteCache()) === "differs") await home.checkRouteCache({ repair: true });
@@ -653,22 +697,44 @@ export class StateDirectory {
   ): Promise<"matches" | "differs" | "missing" | "rewritten" | "unbound"> {
     const id = await this.activeRevisionId();
     if (id === null) return "matches";
+    const revision = await this.readRevision(id);
     // A revision of an earlier version records no digest: no cache of it is trusted.
-    if ((await this.readRevision(id)).routesDigest === undefined) return "unbound";
-    const projection = await this.projection(id);
-    const want = routesFileText(projection.commandGeneration, projection.routes);
-    let have: string | undefined;
-    try {
-      have = await readFile(join(this.root, "revisions", `${id}.routes.json`), "utf8");
-    } catch (e) {
-      if (errno(e) !== "ENOENT") throw ioError(`cannot read the route cache of ${id}`, e);
+    if (revision.routesDigest === undefined) return "unbound";
+    const loaded = await this.#loaded(revision.extensions);
+    const byDigest = new Map<string, ExtensionDescriptor>();
+    revision.extensions
+      .filter((e) => e.enabled)
+      .forEach((e, i) => byDigest.set(e.digest, loaded[i]!.descriptor));
+    const wanted: [string, string][] = [
+      [`${id}.routes.json`, routesFileText(revision.commandGeneration, buildRoutes(loaded).routes)],
+    ];
+    if (revision.catalogDigest !== undefined)
+      wanted.push([
+        `${id}.catalog.json`,
+        catalogFileText(revision.extensions, (digest) => byDigest.get(digest)!),
+      ]);
+    const states: ("matches" | "differs" | "missing")[] = [];
+    for (const [name, want] of wanted) {
+      let have: string | undefined;
+      try {
+        have = await readFile(join(this.root, "revisions", name), "utf8");
+      } catch (e) {
+        if (errno(e) !== "ENOENT") throw ioError(`cannot read ${name}`, e);
+      }
+      states.push(have === undefined ? "missing" : have === want ? "matches" : "differs");
     }
-    const state = have === undefined ? "missing" : have === want ? "matches" : "differs";
+    const state = states.includes("differs")
+      ? "differs"
+      : states.includes("missing")
+        ? "missing"
+        : "matches";
     if (state === "matches" || options.repair !== true) return state;
     const release = await this.#lock();
     try {
       await mkdir(join(this.root, "tmp"), { recursive: true });
-      await this.#writeAtomic(join(this.root, "revisions"), `${id}.routes.json`, want);
+      for (const [i, [name, want]] of wanted.entries())
+        if (states[i] !== "matches")
+          await this.#writeAtomic(join(this.root, "revisions"), name, want);
     } finally {
       await release();
     }

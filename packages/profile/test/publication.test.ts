@@ -1,7 +1,8 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  checkStoredPackage,
   cliRoutes,
   listTools,
   PAGE_MAX_TOOLS,
@@ -218,16 +219,43 @@ describe("publication", () => {
     expect(await h.cursorKey()).toEqual(cursorKey);
   });
 
-  it("detects a tampered byte in a stored package when the revision is loaded", async () => {
+  it("lists from the revision's catalog, and its package check still catches a tampered byte", async () => {
     const h = await home();
     const r = await h.install(
       await makePackage(work, descriptor("acme.files", "acme", [{ id: "a" }])),
     );
     const digest = r.revision.extensions[0]!.digest;
     writeFileSync(join(h.root, "store", digest, "bin", "run.mjs"), "process.exit(2);\n");
+    // Listing is what was published; what runs is checked where it runs.
     const fresh = new StateDirectory(h.root);
-    expect(await code(fresh.projection())).toBe("store_corrupt");
-    expect(await code(fresh.setConfig(ownerConfig() as never))).toBe("store_corrupt");
+    expect((await fresh.projection()).tools.map((t) => t.identity)).toEqual(["acme.files/a"]);
+    expect(await code(checkStoredPackage(h.root, digest))).toBe("store_corrupt");
+  });
+
+  it("never trusts a catalog that does not hash to its revision's digest: it reads the store, which verifies", async () => {
+    const h = await home();
+    const r = await h.install(
+      await makePackage(work, descriptor("acme.files", "acme", [{ id: "a" }, { id: "b" }])),
+    );
+    const catalog = join(h.root, "revisions", `${r.revisionId}.catalog.json`);
+    const text = readFileSync(catalog, "utf8");
+    expect(JSON.parse(text).format).toBe("rukh.revision-catalog/1");
+    // An edited catalog would rename a command: it is ignored.
+    writeFileSync(catalog, text.replaceAll("Run b", "Run z"));
+    const fresh = new StateDirectory(h.root);
+    expect((await fresh.projection()).tools.map((t) => t.identity)).toEqual([
+      "acme.files/a",
+      "acme.files/b",
+    ]);
+    expect(await h.checkRouteCache()).toBe("differs");
+    expect(await h.checkRouteCache({ repair: true })).toBe("rewritten");
+    expect(readFileSync(catalog, "utf8")).toBe(text);
+    // Without its catalog, a store that was modified fails as before.
+    rmSync(catalog);
+    expect(await h.checkRouteCache()).toBe("missing");
+    const digest = r.revision.extensions[0]!.digest;
+    writeFileSync(join(h.root, "store", digest, "bin", "run.mjs"), "process.exit(2);\n");
+    expect(await code(new StateDirectory(h.root).projection())).toBe("store_corrupt");
   });
 
   it("rolls back to an earlier state as a new revision and lists history", async () => {
