@@ -12,6 +12,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { ioError } from "./_errors.js";
+import type { LoadedExtension } from "./_projection.js";
 import type { InstalledExtension, ProfileRevision } from "./_revision.js";
 
 /** Format tag of a `revisions/<id>.catalog.json` file. */
@@ -23,13 +24,18 @@ const CATALOG_MAX_BYTES = 268_435_456;
 // The path of revision `id`'s catalog.
 const catalogPath = (root: string, id: string) => join(root, "revisions", `${id}.catalog.json`);
 
-/** The catalog text of the enabled extensions, keyed by package digest, in revision order. */
+/**
+ * The catalog text of a revision's extensions: `loaded` holds the enabled
+ * ones' descriptors in revision order (as the state directory loads them),
+ * keyed here by package digest.
+ */
 export function catalogFileText(
   extensions: readonly InstalledExtension[],
-  descriptorOf: (digest: string) => ExtensionDescriptor,
+  loaded: readonly LoadedExtension[],
 ): string {
   const descriptors: Record<string, ExtensionDescriptor> = {};
-  for (const e of extensions) if (e.enabled) descriptors[e.digest] = descriptorOf(e.digest);
+  let i = 0;
+  for (const e of extensions) if (e.enabled) descriptors[e.digest] = loaded[i++]!.descriptor;
   return `${JSON.stringify({ format: CATALOG_FORMAT, descriptors })}\n`;
 }
 

@@ -497,9 +497,7 @@ export class StateDirectory {
     checkCliOwnership(loaded.map((l) => l.descriptor));
     const { routes, routeKey } = buildRoutes(loaded);
     const baseKey = await this.#routeKey(base, catalog);
-    const byDigest = new Map<string, ExtensionDescriptor>();
-    list.filter((e) => e.enabled).forEach((e, i) => byDigest.set(e.digest, loaded[i]!.descriptor));
-    const catalogText = catalogFileText(list, (digest) => byDigest.get(digest)!);
+    const catalogText = catalogFileText(list, loaded);
     const commandGeneration =
       (baseRevision?.commandGeneration ?? 0) + (routeKey === baseKey ? 0 : 1);
     const routesText = routesFileText(commandGeneration, routes);
@@ -701,18 +699,11 @@ export class StateDirectory {
     // A revision of an earlier version records no digest: no cache of it is trusted.
     if (revision.routesDigest === undefined) return "unbound";
     const loaded = await this.#loaded(revision.extensions);
-    const byDigest = new Map<string, ExtensionDescriptor>();
-    revision.extensions
-      .filter((e) => e.enabled)
-      .forEach((e, i) => byDigest.set(e.digest, loaded[i]!.descriptor));
     const wanted: [string, string][] = [
       [`${id}.routes.json`, routesFileText(revision.commandGeneration, buildRoutes(loaded).routes)],
     ];
     if (revision.catalogDigest !== undefined)
-      wanted.push([
-        `${id}.catalog.json`,
-        catalogFileText(revision.extensions, (digest) => byDigest.get(digest)!),
-      ]);
+      wanted.push([`${id}.catalog.json`, catalogFileText(revision.extensions, loaded)]);
     const states: ("matches" | "differs" | "missing")[] = [];
     for (const [name, want] of wanted) {
       let have: string | undefined;
