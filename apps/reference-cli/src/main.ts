@@ -2,8 +2,6 @@ import { readFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { fileURLToPath } from "node:url";
 import { type BuiltinContext, createCli } from "@rukh/cli";
-import { serveStdio } from "@rukh/mcp";
-import { presetNamed, StateDirectory } from "@rukh/profile";
 import { adminBuiltins } from "./admin/index.js";
 
 /** The brand of this CLI; a scaffolded CLI changes it (and nothing else here). */
@@ -15,6 +13,11 @@ const version: string = JSON.parse(
 const executable = fileURLToPath(new URL("../bin/rukh", import.meta.url));
 
 async function serveMcp(ctx: BuiltinContext, preset: string | undefined): Promise<number> {
+  // Only serving loads the MCP host and the profile: every other path starts without them.
+  const [{ serveStdio }, { presetNamed, StateDirectory }] = await Promise.all([
+    import("@rukh/mcp"),
+    import("@rukh/profile"),
+  ]);
   const state = new StateDirectory(ctx.stateDir);
   const active = await state.activeRevisionId();
   if (active === null) {

@@ -3,14 +3,14 @@
 // on exactly that revision.
 
 import type { BuiltinContext } from "@rukh/cli";
-import {
-  type OwnerConfig,
-  type ProfileRevision,
-  type Publication,
+import type {
+  OwnerConfig,
+  ProfileRevision,
+  Publication,
   StateDirectory,
-  type TaskPreset,
+  TaskPreset,
 } from "@rukh/profile";
-import { OK, print } from "./_kit.js";
+import { loadProfile, OK, print } from "./_kit.js";
 
 /** A configuration a new owner starts from: nothing trusted, nothing exposed. */
 export function initialConfig(brand: string): OwnerConfig {
@@ -85,7 +85,7 @@ export async function candidates(
   stateDir: string,
   kind: "extensions" | "commands" | "publishers" | "presets",
 ): Promise<string[]> {
-  const home = new StateDirectory(stateDir);
+  const home = new (await loadProfile()).StateDirectory(stateDir);
   const id = await home.activeRevisionId();
   if (id === null) return [];
   const rev = await home.readRevision(id);

@@ -3,7 +3,7 @@
 
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { type BuiltinContext, outputEnvelope, terminalText } from "@rukh/cli";
-import { ProfileError, StateDirectory } from "@rukh/profile";
+import type { StateDirectory } from "@rukh/profile";
 
 /** Exit codes of administrative commands (the same table as extension commands, docs/cli.md). */
 export const OK = 0;
@@ -52,23 +52,33 @@ export function safe(text: string): string {
   return terminalText(text).replace(/[\n\t]/g, (c) => (c === "\n" ? "\\u000a" : "\\u0009"));
 }
 
+/** The profile library, loaded when a command body first runs: help and completion never load it. */
+export type Profile = typeof import("@rukh/profile");
+export const loadProfile = (): Promise<Profile> => import("@rukh/profile");
+
 /** A command body run against the state directory, its errors mapped to exit codes. */
-export type AdminBody = (ctx: BuiltinContext, home: StateDirectory) => Promise<number> | number;
+export type AdminBody = (
+  ctx: BuiltinContext,
+  home: StateDirectory,
+  profile: Profile,
+) => Promise<number> | number;
 
 /** Wraps command bodies of `brand`: usage errors exit 2, refusals 4, state failures 5. */
 export function guard(brand: string): (fn: AdminBody) => (ctx: BuiltinContext) => Promise<number> {
   return (fn) =>
     async (ctx: BuiltinContext): Promise<number> => {
+      const profile = await loadProfile();
       try {
-        return await fn(ctx, new StateDirectory(ctx.stateDir));
+        return await fn(ctx, new profile.StateDirectory(ctx.stateDir), profile);
       } catch (e) {
-        return failed(ctx, brand, e);
+        return failed(ctx, brand, e, profile);
       }
     };
 }
 
 /** Reports an error of an administrative command and returns its exit code. */
-function failed(ctx: BuiltinContext, brand: string, e: unknown): number {
+function failed(ctx: BuiltinContext, brand: string, e: unknown, profile: Profile): number {
+  const { ProfileError } = profile;
   const [exitCode, code, issues] =
     e instanceof UsageError
       ? [USAGE, "usage", []]

@@ -2,17 +2,10 @@
 // MCP tool list of a preset and a Markdown reference of every command.
 
 import { builtinRoute, type CliBuiltin } from "@rukh/cli";
-import {
-  type CliRoute,
-  cliRoutes,
-  listTools,
-  type McpTool,
-  presetNamed,
-  type StateDirectory,
-} from "@rukh/profile";
+import type { CliRoute, McpTool, StateDirectory } from "@rukh/profile";
 import { candidates } from "./_current.js";
 import { flag, text } from "./_inputs.js";
-import { type AdminBody, OK, print, UsageError } from "./_kit.js";
+import { type AdminBody, OK, type Profile, print, UsageError } from "./_kit.js";
 
 const PRESET = flag("preset", "The task preset whose view to show (default: the default preset)", {
   maxLength: 64,
@@ -31,8 +24,8 @@ export function catalogBuiltins(
         "Show the exact MCP tool list of a preset (names, schemas, pages) without starting any extension",
       inputs: [PRESET],
       suggest: (_id, stateDir) => candidates(stateDir, "presets"),
-      run: guarded(async (ctx, home) => {
-        const { tools, pages, preset } = await allTools(home, text(ctx.inputs, "preset"));
+      run: guarded(async (ctx, home, profile) => {
+        const { tools, pages, preset } = await allTools(profile, home, text(ctx.inputs, "preset"));
         const human = tools.map((t) => `${t.name}\n  ${t.title}  (${t.identity})`).join("\n");
         print(
           ctx,
@@ -47,8 +40,8 @@ export function catalogBuiltins(
       summary: "Print a Markdown reference of every command and tool of the active profile",
       inputs: [PRESET],
       suggest: (_id, stateDir) => candidates(stateDir, "presets"),
-      run: guarded(async (ctx, home) => {
-        const md = await markdown(home, brand, text(ctx.inputs, "preset"), admin);
+      run: guarded(async (ctx, home, profile) => {
+        const md = await markdown(profile, home, brand, text(ctx.inputs, "preset"), admin);
         // --json gets the Markdown inside a versioned envelope, not bare Markdown.
         print(ctx, md, { markdown: md });
         return OK;
@@ -57,7 +50,11 @@ export function catalogBuiltins(
   ];
 }
 
-async function allTools(home: StateDirectory, preset: string | undefined) {
+async function allTools(
+  { listTools, presetNamed }: Profile,
+  home: StateDirectory,
+  preset: string | undefined,
+) {
   const projection = await home.projection();
   const name = preset ?? projection.config.defaultPreset;
   if (presetNamed(projection.config, name) === undefined)
@@ -105,13 +102,14 @@ function routeDoc(brand: string, r: CliRoute, mcp: boolean): string[] {
 }
 
 async function markdown(
+  profile: Profile,
   home: StateDirectory,
   brand: string,
   preset: string | undefined,
   admin: () => readonly CliBuiltin[],
 ): Promise<string> {
   const projection = await home.projection();
-  const routes = cliRoutes(projection);
+  const routes = profile.cliRoutes(projection);
   const out = [
     `# ${brand} command reference`,
     "",
@@ -127,7 +125,7 @@ async function markdown(
     const r = await builtinRoute(b);
     if (r !== undefined && b.hidden !== true) out.push(...routeDoc(brand, r, false));
   }
-  const { tools, preset: name } = await allTools(home, preset);
+  const { tools, preset: name } = await allTools(profile, home, preset);
   out.push(`## MCP tools (preset \`${name}\`)`, "");
   if (tools.length === 0) out.push("No tools are visible to this preset.", "");
   for (const t of tools)

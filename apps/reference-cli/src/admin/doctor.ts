@@ -4,16 +4,9 @@
 
 import { accessSync, constants, realpathSync, statfsSync } from "node:fs";
 import type { CliBuiltin } from "@rukh/cli";
-import {
-  checkStoredPackage,
-  findTemporaryDebris,
-  holdNamedLock,
-  removeTemporaryDebris,
-  type StateDirectory,
-  stateLockName,
-} from "@rukh/profile";
+import type { StateDirectory } from "@rukh/profile";
 import { bool } from "./_inputs.js";
-import { type AdminBody, plural as n, OK, print, STATE } from "./_kit.js";
+import { type AdminBody, plural as n, OK, type Profile, print, STATE } from "./_kit.js";
 
 /** One finding: `note` is worth knowing but not a fault (exit 0). */
 interface Check {
@@ -35,9 +28,9 @@ export function doctorBuiltin(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cl
     summary:
       "Check the state directory, trust, installed packages, journal and enforcement support; --repair fixes what it safely can",
     inputs: [bool("repair", "First fix what can safely be fixed, and say what")],
-    run: guarded(async (ctx, home) => {
-      const repaired = ctx.inputs.repair === true ? await repair(home) : undefined;
-      const checks = await doctor(home);
+    run: guarded(async (ctx, home, profile) => {
+      const repaired = ctx.inputs.repair === true ? await repair(home, profile) : undefined;
+      const checks = await doctor(home, profile);
       const lines = [
         ...(repaired === undefined ? [] : repaired.map((r) => `fixed  ${r}`)),
         ...checks.map((c) => `${mark(c)}  ${c.name}: ${c.detail}`),
@@ -57,7 +50,7 @@ function mark(c: Check): string {
 }
 
 /** What `--repair` does, in the order it does it; each line says what changed. */
-async function repair(home: StateDirectory): Promise<string[]> {
+async function repair(home: StateDirectory, { removeTemporaryDebris }: Profile): Promise<string[]> {
   const done: string[] = [];
   const { repairJournal } = await import("@rukh/core");
   const j = await repairJournal(home.root);
@@ -85,7 +78,10 @@ async function repair(home: StateDirectory): Promise<string[]> {
   return done;
 }
 
-async function doctor(home: StateDirectory): Promise<Check[]> {
+async function doctor(
+  home: StateDirectory,
+  { checkStoredPackage, findTemporaryDebris, holdNamedLock, stateLockName }: Profile,
+): Promise<Check[]> {
   const checks: Check[] = [];
   const check = async (name: string, fn: () => Promise<string | Note> | string | Note) => {
     try {

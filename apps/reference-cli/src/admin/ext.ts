@@ -1,15 +1,16 @@
 // `ext`: installing, upgrading, enabling, disabling and removing extensions.
 
 import type { CliBuiltin } from "@rukh/cli";
-import { compareVersions, type InstalledExtension, type Publication } from "@rukh/profile";
+import type { InstalledExtension, Publication } from "@rukh/profile";
 import { candidates, current, reported } from "./_current.js";
 import { arg, bool, text, texts } from "./_inputs.js";
-import { type AdminBody, OK, print, safe } from "./_kit.js";
+import { type AdminBody, OK, type Profile, print, safe } from "./_kit.js";
 
 /** What an install did to each extension, in words and as data. */
 function installChanges(
   before: readonly InstalledExtension[],
   p: Publication,
+  { compareVersions }: Profile,
 ): { text: string; change: Record<string, string> }[] {
   const changes: { text: string; change: Record<string, string> }[] = [];
   for (const e of p.revision.extensions) {
@@ -54,7 +55,7 @@ export function extBuiltins(
         },
         bool("allow_downgrade", "Install them even if a version is lower than the installed one"),
       ],
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, home, profile) => {
         const sources = texts(ctx.inputs, "packages");
         const from = await current(home, brand);
         // One publication: the first configuration (if any), every package,
@@ -71,7 +72,7 @@ export function extBuiltins(
           ],
           { base: from.base },
         );
-        const did = installChanges(from.revision?.extensions ?? [], p);
+        const did = installChanges(from.revision?.extensions ?? [], p, profile);
         if (!p.published || did.length === 0) {
           const what = sources.length === 1 ? `${safe(sources[0]!)} is` : "they are";
           print(ctx, `${what} already installed (the same packages); nothing published`, {

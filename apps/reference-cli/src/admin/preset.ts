@@ -1,13 +1,13 @@
 // `preset`: what each task preset may run, and its bounds.
 
 import type { CliBuiltin } from "@rukh/cli";
-import { type OwnerConfig, presetNamed, type TaskPreset } from "@rukh/profile";
+import type { OwnerConfig, TaskPreset } from "@rukh/profile";
 import { candidates, current, publishConfig } from "./_current.js";
 import { arg, many, text, texts } from "./_inputs.js";
-import { type AdminBody, OK, print, UsageError } from "./_kit.js";
+import { type AdminBody, OK, type Profile, print, UsageError } from "./_kit.js";
 
 /** The preset an owner named; a name that is not a preset (`__proto__` included) is a usage error. */
-function presetOf(config: OwnerConfig, name: string): TaskPreset {
+function presetOf({ presetNamed }: Profile, config: OwnerConfig, name: string): TaskPreset {
   const preset = presetNamed(config, name);
   if (preset === undefined)
     throw new UsageError(
@@ -43,9 +43,9 @@ export function presetBuiltins(
       summary: "Show one task preset",
       inputs: [PRESET],
       suggest: (_id, stateDir) => candidates(stateDir, "presets"),
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, home, profile) => {
         const { config } = await current(home, brand);
-        const preset = presetOf(config, text(ctx.inputs, "preset")!);
+        const preset = presetOf(profile, config, text(ctx.inputs, "preset")!);
         print(ctx, JSON.stringify(preset, null, 2), preset);
         return OK;
       }),
@@ -72,7 +72,7 @@ export function presetBuiltins(
             : id === "pattern"
               ? candidates(stateDir, "commands")
               : [],
-        run: guarded(async (ctx, home) => {
+        run: guarded(async (ctx, home, profile) => {
           const name = text(ctx.inputs, "preset")!;
           const pattern = text(ctx.inputs, "pattern");
           const pick = (key: "action" | "resource") => texts(ctx.inputs, key);
@@ -81,7 +81,7 @@ export function presetBuiltins(
               ? [...new Set([...list, ...items])]
               : list.filter((x) => !items.includes(x));
           const from = await current(home, brand);
-          const p = presetOf(from.config, name);
+          const p = presetOf(profile, from.config, name);
           const changed: TaskPreset = {
             ...p,
             commands: edit(p.commands, pattern === undefined ? [] : [pattern]),

@@ -2,7 +2,6 @@
 // owner configuration from a file.
 
 import type { CliBuiltin } from "@rukh/cli";
-import { CONFIG_MAX_BYTES } from "@rukh/profile";
 import { current, reported } from "./_current.js";
 import { arg, bool, count, text } from "./_inputs.js";
 import { type AdminBody, OK, plural, print, readBounded, UsageError } from "./_kit.js";
@@ -74,7 +73,7 @@ export function profileBuiltins(
       path: ["profile", "set-config"],
       summary: "Publish an owner configuration file (strict JSON)",
       inputs: [arg("file", "The owner configuration file (strict JSON)")],
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, home, { CONFIG_MAX_BYTES }) => {
         const bytes = readBounded(text(ctx.inputs, "file")!, CONFIG_MAX_BYTES);
         const from = await current(home, brand);
         const p = await home.setConfig(bytes, { base: from.base });

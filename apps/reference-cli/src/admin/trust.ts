@@ -3,7 +3,7 @@
 // publisher is refused, rotating its key is a command of its own.
 
 import type { CliBuiltin } from "@rukh/cli";
-import { namespacesOf, type OwnerConfig, type TrustedPublisher } from "@rukh/profile";
+import type { OwnerConfig, TrustedPublisher } from "@rukh/profile";
 import { candidates, current, publishConfig, reported } from "./_current.js";
 import { arg, flag, many, text, texts } from "./_inputs.js";
 import { type AdminBody, OK, print, Refusal, readBounded, safe, UsageError } from "./_kit.js";
@@ -56,7 +56,7 @@ export function trustBuiltins(
           "An extension id, or prefix.* for every id under it, it may also install",
         ),
       ],
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, home, { namespacesOf }) => {
         const keyFile = text(ctx.inputs, "key_file")!;
         const id = publisherArg(text(ctx.inputs, "publisher"), true);
         const publicKey = readKey(keyFile);
@@ -159,7 +159,7 @@ export function trustBuiltins(
       path: ["trust", "list"],
       summary: "List trusted publishers, their keys and namespaces",
       inputs: [],
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, home, { namespacesOf }) => {
         const { config } = await current(home, brand);
         const list = config.trustedPublishers.map((p) => ({
           id: p.id,
