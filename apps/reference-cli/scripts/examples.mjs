@@ -1,6 +1,6 @@
 // Builds the example extensions in fixtures/extensions into signed,
-// self-contained packages: each gets a copy of the @rukh/ipc child runtime
-// (and @rukh/json, its one dependency) under node_modules/, then is signed
+// self-contained packages: each gets the bundled @rukh/ipc child runtime
+// (one module) under node_modules/@rukh/ipc, then is signed
 // with the fixture publisher key. Used by the demo and the end-to-end tests.
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -14,23 +14,14 @@ export const EXAMPLE_KEY = join(root, "fixtures/keys/example-publisher.key");
 export const EXAMPLE_PUB = join(root, "fixtures/keys/example-publisher.pub");
 export const EXAMPLE_PUBLISHER = "acme";
 
-// The runtime as this workspace built it; @rukh/json resolved as @rukh/ipc sees it.
-const ipcRoot = dirname(createRequire(import.meta.url).resolve("@rukh/ipc/package.json"));
-const jsonRoot = dirname(
-  createRequire(join(ipcRoot, "package.json")).resolve("@rukh/json/package.json"),
-);
-const ROOTS = { "@rukh/ipc": ipcRoot, "@rukh/json": jsonRoot };
+// The child runtime as this workspace bundled it: one module and its
+// package.json, vendored as node_modules/@rukh/ipc.
+const runtimeDir = dirname(createRequire(import.meta.url).resolve("@rukh/ipc/runtime"));
 
-function vendor(name, into) {
-  const from = ROOTS[name];
-  const to = join(into, "node_modules", name);
+function vendorRuntime(into) {
+  const to = join(into, "node_modules", "@rukh", "ipc");
   mkdirSync(to, { recursive: true });
-  cpSync(join(from, "package.json"), join(to, "package.json"));
-  // Only the JavaScript: declarations and source maps are of no use to a child.
-  cpSync(join(from, "dist"), join(to, "dist"), {
-    recursive: true,
-    filter: (src) => statSync(src).isDirectory() || src.endsWith(".js"),
-  });
+  for (const f of ["package.json", "index.js"]) cpSync(join(runtimeDir, f), join(to, f));
 }
 
 /**
@@ -48,8 +39,7 @@ export async function buildExamples(outDir) {
     rmSync(dir, { recursive: true, force: true });
     cpSync(src, dir, { recursive: true });
     if (readdirSync(join(dir, "bin")).some((f) => f.endsWith(".mjs"))) {
-      vendor("@rukh/ipc", dir);
-      vendor("@rukh/json", dir);
+      vendorRuntime(dir);
     }
     await signPackage(dir, key, { publisher: EXAMPLE_PUBLISHER });
     built[name] = dir;

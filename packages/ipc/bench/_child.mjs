@@ -1,5 +1,5 @@
 // The managed command the benchmark spawns: one trivial handler and one echo.
-import { runCommandProcess, textResult } from "../dist/index.js";
+import { runCommandProcess, textResult } from "../dist/runtime/index.js";
 
 await runCommandProcess({
   handlers: {

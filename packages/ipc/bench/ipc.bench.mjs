@@ -11,9 +11,14 @@ s.on("data",(c)=>{b=Buffer.concat([b,c]);if(b.length>=4&&b.length>=4+b.readUInt3
 
 const floor = fileURLToPath(new URL("./_floor.mjs", import.meta.url));
 
+// Both sides start the same Node: a clean environment, not the caller's
+// (whose NODE_OPTIONS or CA bundle would slow every start alike and flatten the ratio).
+const ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+
 function bareEcho(payload, args = ["-e", ECHO]) {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, args, {
+      env: ENV,
       stdio: ["ignore", "ignore", "ignore", "pipe"],
     });
     const pipe = proc.stdio[3];
@@ -35,6 +40,7 @@ async function invoke(command, inputs) {
   const proc = spawnCommandProcess({
     program: process.execPath,
     args: [child],
+    env: ENV,
     stdio: ["ignore", "ignore", "ignore"],
   });
   const exited = new Promise((resolve) => proc.child.on("close", resolve));

@@ -68,14 +68,16 @@ export function removeDir(dir: string): void {
 }
 
 /**
- * The file URL of the built `@rukh/ipc` runtime, which fixture programs import in place of the
- * bare specifier (a package directory has no `node_modules` to resolve it from).
+ * The file URL of the bundled `@rukh/ipc` child runtime (one module, what packages vendor),
+ * which fixture programs import in place of the bare specifier (a package directory has no
+ * `node_modules` to resolve it from).
  *
  * @example
  * await import(ipcRuntimeUrl());
  */
 export function ipcRuntimeUrl(): string {
-  return pathToFileURL(realpathSync(createRequire(import.meta.url).resolve("@rukh/ipc"))).href;
+  return pathToFileURL(realpathSync(createRequire(import.meta.url).resolve("@rukh/ipc/runtime")))
+    .href;
 }
 
 /**
