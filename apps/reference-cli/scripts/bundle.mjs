@@ -1,0 +1,28 @@
+#!/usr/bin/env node
+// Bundles the built CLI (dist/main.js and every workspace package and
+// dependency it imports) into dist/rukh.js plus lazily loaded chunks, the
+// program bin/rukh runs: a start resolves a handful of files instead of a
+// hundred, and what a path does not use (the MCP host, the profile's
+// publication, the core) is a chunk it never loads.
+import { rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+rmSync(`${root}dist/chunks`, { recursive: true, force: true });
+await build({
+  entryPoints: { rukh: `${root}dist/main.js` },
+  outdir: `${root}dist`,
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  legalComments: "none",
+  logLevel: "warning",
+  // CommonJS dependencies (pino) call require() for Node builtins.
+  banner: {
+    js: 'import { createRequire as __rukhCreateRequire } from "node:module"; const require = __rukhCreateRequire(import.meta.url);',
+  },
+});
