@@ -1,6 +1,8 @@
-// Start-up of the built CLI as users feel it: spawned processes, against a
-// bare `node -e ''` measured in the same run. Help reads only the cached route
-// table; the target is help with 1,000 installed commands ≤ 1.5× bare node.
+// Start-up of the @rukh/cli adapter alone (the fixture brand `acme`, built
+// from nothing but the adapter), spawned with a clean environment against a
+// bare `node -e ''` in the same run: what the adapter itself costs. What users
+// run — the shipped `rukh` binary, with realistic packages and peers — is
+// measured by apps/bench.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -92,7 +94,7 @@ const run = (args, env) => () => {
 export default async (suite) => {
   const small = await home(10);
   const large = await home(1000);
-  await suite.compare("cli start-up (spawned)", {
+  await suite.compare("cli adapter alone: start-up of the acme fixture (spawned)", {
     baseline: ["node -e ''", run(["-e", ""], {})],
     cases: [
       ["acme --help, 10 commands", run([BIN, "--help"], { RUKH_HOME: small })],

@@ -1,0 +1,71 @@
+// MCP tool calls over real stdio: a trivial command through `rukh mcp serve`
+// (validated inputs, a fresh confined-as-configured child over the
+// authenticated channel, a validated result, a journal record) against an MCP
+// SDK server whose tool spawns a node child per call, and the same server
+// answering in process. Targets: a call ≤ 1.0× the spawning SDK server;
+// calls/s at 8 concurrent ≥ that server's.
+
+import { RUKH, state } from "./_fixtures.mjs";
+import { sdkServer } from "./_peers.mjs";
+import { mcpSession } from "./_rpc.mjs";
+
+const CONCURRENT = 8;
+const BURST = 64;
+
+async function call(session, name) {
+  const r = await session.request("tools/call", { name, arguments: { name: "x" } });
+  if (r.isError) throw new Error(JSON.stringify(r.content));
+}
+
+/** Calls per second with `CONCURRENT` calls in flight, over `BURST` calls. */
+async function throughput(session, name) {
+  const t0 = process.hrtime.bigint();
+  let started = 0;
+  const worker = async () => {
+    while (started < BURST) {
+      started++;
+      await call(session, name);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENT }, worker));
+  return BURST / (Number(process.hrtime.bigint() - t0) / 1e9);
+}
+
+export default async function calls(suite) {
+  const s10 = await state(10, 10);
+  const spawning = await mcpSession(process.execPath, [sdkServer(10, true)]);
+  const inProcess = await mcpSession(process.execPath, [sdkServer(10, false)]);
+  const rukh = await mcpSession(RUKH, ["mcp", "serve"], s10.env);
+  try {
+    const group = "calls: MCP tools/call of a trivial command over stdio";
+    await suite.compare(group, {
+      baseline: [
+        "MCP SDK server spawning a node child per call",
+        () => call(spawning, "bench_e0_c0"),
+      ],
+      cases: [
+        ["rukh mcp serve (fresh child, validated, journaled)", () => call(rukh, s10.tool)],
+        ["MCP SDK server answering in process", () => call(inProcess, "bench_e0_c0")],
+      ],
+      samples: 40,
+      note: "target: rukh ≤ 1.0×",
+    });
+    const peer = [];
+    const ours = [];
+    for (let i = 0; i < 5; i++) {
+      peer.push(await throughput(spawning, "bench_e0_c0"));
+      ours.push(await throughput(rukh, s10.tool));
+    }
+    const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+    const g = `calls: calls/s with ${CONCURRENT} in flight (${BURST} calls, higher is better)`;
+    suite.report(
+      g,
+      "MCP SDK server spawning a child per call (baseline)",
+      median(peer),
+      median(peer),
+    );
+    suite.report(g, "rukh mcp serve", median(ours), median(peer), "target: ≥ 1.0×");
+  } finally {
+    await Promise.all([spawning.close(), inProcess.close(), rukh.close()]);
+  }
+}
