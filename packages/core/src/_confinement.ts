@@ -7,6 +7,7 @@ import {
   type ResourceLimits,
   type SystemEntry,
 } from "./_launch.js";
+import { type ProbeAnswers, probeKey, readProbe, writeProbe } from "./_probe-cache.js";
 import { locateTrustedProgram, type TrustedProgram } from "./_trusted.js";
 
 /** Where bubblewrap is looked for when the owner configuration names none. */
@@ -123,23 +124,41 @@ export interface Confinement {
 const cache = new Map<string, Promise<Confinement>>();
 
 /**
+ * Where a state directory keeps the probe's answers between processes
+ * (`cache/confinement.json`, written through `tmp/`); `fresh` probes again
+ * and replaces the record.
+ */
+export interface ProbeRecordOptions {
+  readonly stateDir: string;
+  readonly fresh?: boolean;
+}
+
+/**
  * Probes this machine once per sandbox location (and process): locates
  * bubblewrap by location (`program`, or the first existing of
  * {@link SANDBOX_PROGRAM_CANDIDATES}), checks who owns it, and runs the real
  * strict and host-trusted launches of `true` to learn whether user and pid
- * namespaces work here. `null` means no sandbox program at all.
+ * namespaces work here. `null` means no sandbox program at all. With
+ * `record`, the launches' answers are reused from the state directory while
+ * nothing they depend on has changed (at most an hour).
  */
-export function detectConfinement(program?: string | null): Promise<Confinement> {
-  const key = program === undefined ? "" : program === null ? "\0none" : program;
-  let found = cache.get(key);
+export function detectConfinement(
+  program?: string | null,
+  record?: ProbeRecordOptions,
+): Promise<Confinement> {
+  const key = `${program === undefined ? "" : program === null ? "\0none" : program}\0${record?.stateDir ?? ""}`;
+  let found = record?.fresh === true ? undefined : cache.get(key);
   if (found === undefined) {
-    found = probe(program);
+    found = probe(program, record);
     cache.set(key, found);
   }
   return found;
 }
 
-async function probe(program: string | null | undefined): Promise<Confinement> {
+async function probe(
+  program: string | null | undefined,
+  record: ProbeRecordOptions | undefined,
+): Promise<Confinement> {
   const uid = process.getuid?.() ?? -1;
   const entries = systemEntries();
   const trusted = (candidates: readonly string[], what: string) =>
@@ -194,14 +213,27 @@ async function probe(program: string | null | undefined): Promise<Confinement> {
     );
   const strictPlan = request("strict");
   const hostPlan = request("host-trusted");
-  const [strictError, hostError] = await Promise.all([
-    "unavailable" in strictPlan
-      ? Promise.resolve(strictPlan.unavailable)
-      : runsCleanly(strictPlan.program, strictPlan.args, strictPlan.env),
-    "unavailable" in hostPlan
-      ? Promise.resolve(hostPlan.unavailable)
-      : runsCleanly(hostPlan.program, hostPlan.args),
-  ]);
+  const launch = async (): Promise<ProbeAnswers> => {
+    const [strictError, hostError] = await Promise.all([
+      "unavailable" in strictPlan
+        ? Promise.resolve(strictPlan.unavailable)
+        : runsCleanly(strictPlan.program, strictPlan.args, strictPlan.env),
+      "unavailable" in hostPlan
+        ? Promise.resolve(hostPlan.unavailable)
+        : runsCleanly(hostPlan.program, hostPlan.args),
+    ]);
+    return { strictError, hostError };
+  };
+  let answers: ProbeAnswers;
+  if (record === undefined) answers = await launch();
+  else {
+    const file = join(record.stateDir, "cache", "confinement.json");
+    const key = probeKey([sandbox.path, pathOf(prlimit), pathOf(setpriv), pathOf(shell), truePath]);
+    const kept = record.fresh === true ? undefined : readProbe(file, key);
+    answers = kept ?? (await launch());
+    if (kept === undefined) writeProbe(file, join(record.stateDir, "tmp"), key, answers);
+  }
+  const { strictError, hostError } = answers;
   return {
     environment: { ...base, hostPidNamespace: hostError === null },
     strictUnavailable:
@@ -243,8 +275,15 @@ export interface ConfinementReport {
  * @example
  * for (const [k, v] of Object.entries(await describeConfinement())) console.log(k, v);
  */
-export async function describeConfinement(program?: string | null): Promise<ConfinementReport> {
-  const c = await detectConfinement(program);
+export async function describeConfinement(
+  program?: string | null,
+  stateDir?: string,
+): Promise<ConfinementReport> {
+  // With a state directory: a fresh probe whose record replaces the kept one, so calls agree with it.
+  const c = await detectConfinement(
+    program,
+    stateDir === undefined ? undefined : { stateDir, fresh: true },
+  );
   const env = c.environment;
   const sandboxProgram = "path" in env.sandbox ? env.sandbox.path : null;
   const strict: ConfinementReport["strict"] =

@@ -199,10 +199,12 @@ export async function createInvocationCore(
     const [descriptor, packageDir] = await loadPackage(target.extension.digest);
     const decision = admit(input, target, descriptor, packageDir);
     if ("reject" in decision) return decision;
+    // The probe's answers are kept in the state directory between processes.
     const confinement = await detectConfinement(
       options.sandboxProgram !== undefined
         ? options.sandboxProgram
         : revision.config.sandbox?.program,
+      { stateDir: state.root },
     );
     return plan(decision, request, confinement, process.cwd());
   }

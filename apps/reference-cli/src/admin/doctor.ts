@@ -182,7 +182,7 @@ async function doctor(
   const active = await home.activeRevisionId().catch(() => null);
   const configured =
     active === null ? undefined : (await home.readRevision(active)).config.sandbox?.program;
-  const c = await describeConfinement(configured);
+  const c = await describeConfinement(configured, home.root);
   // Unavailable confinement is not a fault: strict calls are then rejected, never run unconfined.
   await check("strict profile", () =>
     c.strict.available
