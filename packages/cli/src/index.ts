@@ -1,7 +1,7 @@
 // The complete public surface of @rukh/cli: any export added here becomes public API.
 
 export { builtinRoute } from "./_builtin-route.js";
-export type { Cli, CliOptions, CliStream } from "./_cli.js";
+export type { Cli, CliOptions } from "./_cli.js";
 export { createCli } from "./_cli.js";
 export type { CompletionShell } from "./_completion.js";
 export { COMPLETION_SHELLS, completionScript } from "./_completion.js";
@@ -10,4 +10,5 @@ export type { CliErrorCode } from "./_errors.js";
 export { CLI_ERROR_CODES, CliError } from "./_errors.js";
 export { EXIT_CODES } from "./_exit.js";
 export type { BuiltinContext, CliBuiltin } from "./_routes.js";
+export type { CliStream } from "./_session.js";
 export { terminalText } from "./_terminal.js";

@@ -1,0 +1,64 @@
+// How an invocation's outcome reaches the terminal: the result on stdout
+// (the JSON envelope with --json), what went wrong on stderr, and the exit
+// code of docs/cli.md.
+
+import type { InvocationOutcome } from "@rukh/core";
+import type { CliRoute } from "@rukh/profile";
+import { exitCodeOf } from "./_exit.js";
+import { RUNNABLE } from "./_help.js";
+import { issueMessage } from "./_lexer.js";
+import { errStyle, type Session } from "./_session.js";
+import type { OwnerSignal } from "./_signals.js";
+import { terminalJson, terminalText } from "./_terminal.js";
+
+/** Writes `o` for `route` and returns the exit code. */
+export function render(
+  s: Session,
+  route: CliRoute,
+  o: InvocationOutcome,
+  signal: OwnerSignal | undefined,
+): number {
+  const { stdout, stderr, outTTY } = s;
+  if (s.g.json) {
+    const envelope: Record<string, unknown> = {
+      invocationId: o.invocationId,
+      outcome: o.outcome,
+      reason: o.reason,
+    };
+    if (o.commandResult !== undefined) envelope.commandResult = o.commandResult;
+    if (o.effects !== undefined && o.effects.length > 0) envelope.effects = o.effects;
+    stdout.write(`${JSON.stringify(envelope, null, outTTY ? 2 : undefined)}\n`);
+  } else if (o.commandResult !== undefined) {
+    const result = o.commandResult;
+    // On a terminal, a result's control characters are shown, not obeyed; a pipe gets its bytes.
+    if (result.kind === "text") stdout.write(outTTY ? terminalText(result.text) : result.text);
+    else {
+      const json = JSON.stringify(result.data, null, outTTY ? 2 : undefined);
+      stdout.write(`${outTTY ? terminalJson(json) : json}\n`);
+    }
+  }
+  const code = exitCodeOf(o, signal);
+  if (o.outcome === "succeeded") return code;
+  const style = errStyle(s);
+  if (o.outcome === "rejected" && o.reason === "invalid_input" && o.issues !== undefined) {
+    for (const issue of o.issues)
+      stderr.write(`${style.error("error:")} ${issueMessage(route.cli, issue)}\n`);
+    stderr.write(`See:\n${RUNNABLE}${[s.brand, ...route.path, "--help"].join(" ")}\n`);
+    return code;
+  }
+  if (o.outcome === "command_failed" && o.reason === "exit_status") return code;
+  const what =
+    o.outcome === "cancelled"
+      ? "cancelled"
+      : o.outcome === "command_failed"
+        ? "command failed"
+        : o.outcome === "rejected"
+          ? "not run"
+          : "execution failed";
+  stderr.write(
+    `${style.error("error:")} ${what}${o.message !== undefined ? `: ${terminalText(o.message)}` : ""} (${o.outcome}/${o.reason})\n`,
+  );
+  if (o.diagnostics.logFile !== undefined && o.outcome === "execution_failed")
+    stderr.write(`the command's output is in ${o.diagnostics.logFile}\n`);
+  return code;
+}

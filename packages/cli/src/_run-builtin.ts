@@ -1,0 +1,72 @@
+// Running one of the brand's built-in commands: `--json`/`--no-color` after
+// its path too, declared inputs through the same lexer, decoder and validator
+// as an extension command, and SIGINT/SIGTERM as an abort signal.
+
+import type { InputValue } from "@rukh/descriptor";
+import { outputEnvelope } from "./_envelope.js";
+import { EXIT_CODES } from "./_exit.js";
+import { issueMessage, lex } from "./_lexer.js";
+import type { CliBuiltin } from "./_routes.js";
+import { type Session, usageLines } from "./_session.js";
+import { withSignals } from "./_signals.js";
+
+/** Runs `builtin` at `path` with the words `after` it. */
+export async function runBuiltin(
+  s: Session,
+  builtin: CliBuiltin,
+  path: readonly string[],
+  after: readonly string[],
+  stateDir: string,
+  handleSignals: boolean,
+): Promise<number> {
+  const { g, brand } = s;
+  // --json and --no-color after the path too, as for every command (not after a `--`).
+  const end = after.indexOf("--");
+  const own = end === -1 ? after : after.slice(0, end);
+  g.json ||= own.includes("--json");
+  g.noColor ||= own.includes("--no-color");
+  const args = [
+    ...own.filter((a) => a !== "--json" && a !== "--no-color"),
+    ...(end === -1 ? [] : after.slice(end)),
+  ];
+  const recovery = [brand, ...path, "--help"];
+  let inputs: Readonly<Record<string, InputValue>> = {};
+  if (builtin.inputs !== undefined) {
+    // Declared: the same lexer, decoder and validator as an extension command.
+    const { declaration, declaredInputs } = await import("./_declared.js");
+    const { command, route } = declaration(builtin)!;
+    const lexed = lex(route.cli, after);
+    const checked = lexed.ok ? declaredInputs(command, lexed.raw) : undefined;
+    const problems = !lexed.ok
+      ? [lexed.message]
+      : checked?.ok === false
+        ? checked.issues.map((issue) => issueMessage(route.cli, issue))
+        : [];
+    if (problems.length > 0) {
+      if (!g.json) return usageLines(s, problems, recovery);
+      s.stderr.write(
+        outputEnvelope(path, {
+          error: { code: "usage", message: problems.join("; "), exitCode: EXIT_CODES.usage },
+        }),
+      );
+      return EXIT_CODES.usage;
+    }
+    if (checked?.ok) inputs = checked.values;
+  }
+  return withSignals(handleSignals, s.stderr, (signal) =>
+    Promise.resolve(
+      builtin.run({
+        args,
+        inputs,
+        stateDir,
+        json: g.json,
+        env: s.env,
+        stdout: s.stdout,
+        stderr: s.stderr,
+        signal,
+        path,
+        usage: (m) => usageLines(s, typeof m === "string" ? [m] : m, recovery),
+      }),
+    ),
+  );
+}

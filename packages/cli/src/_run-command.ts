@@ -1,0 +1,116 @@
+// Running an extension command: its words lexed by its declared flags
+// (a passthrough program gets them verbatim), decoded to typed inputs, and
+// one invocation of the core, rendered as docs/cli.md says.
+
+import { readFile } from "node:fs/promises";
+import { userInfo } from "node:os";
+import { join } from "node:path";
+import type { CommandSpec } from "@rukh/descriptor";
+import type { CliRoute, StateDirectory } from "@rukh/profile";
+import type { CliOptions } from "./_cli.js";
+import { issueMessage, lex } from "./_lexer.js";
+import { render } from "./_render.js";
+import { errStyle, internal, type Session, usage, usageLines } from "./_session.js";
+import { type OwnerSignal, withSignals } from "./_signals.js";
+
+function safeUser(): string {
+  try {
+    return userInfo().username || "user";
+  } catch {
+    return "user";
+  }
+}
+
+/** Runs `route` of revision `revisionId` with the words `after` its path. */
+export async function runCommand(
+  s: Session,
+  options: CliOptions,
+  route: CliRoute,
+  after: readonly string[],
+  root: string,
+  revisionId: string | undefined,
+): Promise<number> {
+  const { g, brand } = s;
+  const cli = route.cli;
+  const recovery = [brand, ...route.path, "--help"];
+  let raw = new Map<string, string[]>();
+  if (!cli.passthrough) {
+    const lexed = lex(cli, after);
+    if (!lexed.ok) return usage(s, lexed.message, recovery);
+    raw = lexed.raw;
+    g.json ||= lexed.json;
+    g.noColor ||= lexed.noColor;
+  }
+  let command: CommandSpec;
+  let state: StateDirectory;
+  let preset: string;
+  const [profile, descriptor] = await Promise.all([
+    import("@rukh/profile"),
+    import("@rukh/descriptor"),
+  ]);
+  try {
+    state = new profile.StateDirectory(root);
+    const revision = await state.readRevision(revisionId!);
+    preset = options.binding?.preset ?? revision.config.defaultPreset;
+    const ext = revision.extensions.find((e) => e.id === route.extension);
+    if (ext === undefined) throw new Error(`extension ${route.extension} is not installed`);
+    const parsed = descriptor.parseDescriptor(
+      await readFile(join(root, "store", ext.digest, profile.DESCRIPTOR_PATH)),
+    );
+    if (!parsed.ok) throw new Error(`stored package ${ext.digest} has no valid descriptor`);
+    const found = parsed.value.commands.find((c) => c.identity === route.identity);
+    if (found === undefined) throw new Error(`${route.identity} is not in its package`);
+    command = found;
+  } catch (e) {
+    return internal(s, `cannot load ${route.identity}: ${(e as Error).message}`);
+  }
+  const decoded = descriptor.decodeCliInputs(command, raw);
+  if (!decoded.ok)
+    return usageLines(
+      s,
+      decoded.issues.map((issue) => issueMessage(cli, issue)),
+      recovery,
+    );
+
+  const { createInvocationCore } = await import("@rukh/core");
+  let core: Awaited<ReturnType<typeof createInvocationCore>>;
+  try {
+    core = await createInvocationCore({
+      state,
+      binding: {
+        subject: options.binding?.subject ?? safeUser(),
+        actor: options.binding?.actor ?? `${brand}-cli`,
+        taskAuthorityRef: options.binding?.taskAuthorityRef ?? "local",
+        preset,
+      },
+      ...(options.commandEnv !== undefined && { env: options.commandEnv }),
+    });
+  } catch (e) {
+    return internal(s, `cannot start the invocation core: ${(e as Error).message}`);
+  }
+  return withSignals(
+    options.handleSignals !== false,
+    s.stderr,
+    async (signal, seen) => {
+      const outcome = await core.invoke({
+        command: { identity: route.identity },
+        supplied: decoded.value,
+        surface: "cli",
+        ...(revisionId !== undefined && { revisionId }),
+        ownerSignal: signal,
+        ...(cli.passthrough && { passthroughArgs: after }),
+        ...(options.cwd !== undefined && { cwd: options.cwd }),
+      });
+      const signalSeen: OwnerSignal | undefined = seen();
+      await core.close();
+      return render(s, route, outcome, signalSeen);
+    },
+    () => {
+      // Second signal: stop waiting. The child's channel closes with this
+      // process, which ends a managed command's runtime.
+      s.stderr.write(
+        `${errStyle(s).error("error:")} interrupted again; not waiting for the command to stop\n`,
+      );
+    },
+  );
+}

@@ -1,0 +1,92 @@
+// One run of the CLI: where it writes, whether it colours, the global flags
+// it was given, and the one way every part reports a usage or internal error.
+
+import { EXIT_CODES } from "./_exit.js";
+import { ANSI, PLAIN, RUNNABLE, type Style } from "./_help.js";
+import type { RouteIndex } from "./_routes.js";
+
+/**
+ * Where the CLI writes; `process.stdout`/`process.stderr` fit.
+ *
+ * @example
+ * let text = "";
+ * const stdout: CliStream = { write: (s: string) => (text += s), isTTY: false };
+ */
+export interface CliStream {
+  write(text: string): unknown;
+  readonly isTTY?: boolean;
+}
+
+/** The flags before the command path (`--json` and `--no-color` may also follow it). */
+export interface Globals {
+  help: boolean;
+  version: boolean;
+  json: boolean;
+  noColor: boolean;
+  home?: string;
+}
+
+/** What every part of one run shares. */
+export interface Session {
+  readonly brand: string;
+  readonly version: string | undefined;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdout: CliStream;
+  readonly stderr: CliStream;
+  readonly outTTY: boolean;
+  readonly errTTY: boolean;
+  readonly g: Globals;
+}
+
+const hasColor = (s: Session, tty: boolean) =>
+  tty && !s.g.noColor && !s.env.NO_COLOR && s.env.TERM !== "dumb";
+
+/** The style of stdout. */
+export function outStyle(s: Session): Style {
+  return hasColor(s, s.outTTY) ? ANSI : PLAIN;
+}
+
+/** The style of stderr. */
+export function errStyle(s: Session): Style {
+  return hasColor(s, s.errTTY) ? ANSI : PLAIN;
+}
+
+/** Prints each message as an error and the runnable line that shows how to recover; exit 2. */
+export function usageLines(
+  s: Session,
+  messages: readonly string[],
+  recovery: readonly string[],
+): number {
+  const style = errStyle(s);
+  for (const m of messages) s.stderr.write(`${style.error("error:")} ${m}\n`);
+  s.stderr.write(`See:\n${RUNNABLE}${recovery.join(" ")}\n`);
+  return EXIT_CODES.usage;
+}
+
+/** {@link usageLines} for one message. */
+export function usage(s: Session, message: string, recovery: readonly string[]): number {
+  return usageLines(s, [message], recovery);
+}
+
+/** An unknown command path, with the nearest known one when there is one. */
+export function unknownCommand(s: Session, index: RouteIndex, typed: readonly string[]): number {
+  const near = index.suggest(typed);
+  const shown = `${s.brand} ${typed.join(" ")}`;
+  if (near !== undefined)
+    return usage(s, `unknown command "${shown}"; did you mean "${s.brand} ${near.join(" ")}"?`, [
+      s.brand,
+      ...near,
+      "--help",
+    ]);
+  return usage(s, `unknown command "${shown}"; expected a command listed by --help`, [
+    s.brand,
+    ...typed.slice(0, -1),
+    "--help",
+  ]);
+}
+
+/** Something that is not the user's mistake: exit 5 with the message. */
+export function internal(s: Session, message: string): number {
+  s.stderr.write(`${errStyle(s).error("error:")} ${message}\n`);
+  return EXIT_CODES.internal;
+}

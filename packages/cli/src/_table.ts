@@ -1,0 +1,40 @@
+// Where the CLI's route table comes from: the verified route cache through
+// the fast path, else `@rukh/profile` (the cache read again with its errors,
+// and for a revision published before route caches existed, its projection).
+
+import { cachedRoutes } from "./_fastpath.js";
+import { type RouteSource, tableSource } from "./_routes.js";
+
+/** The active revision's routes (`revisionId` undefined before the first publication). */
+export interface LoadedTable {
+  readonly table: RouteSource;
+  readonly revisionId: string | undefined;
+}
+
+/** An empty table: what a built-in runs against when it needs no extension command. */
+export const NO_COMMANDS: RouteSource = tableSource({ commands: [], groups: [] });
+
+/** Loads the route table of the state directory `root`; throws what reading it threw. */
+export async function loadTable(root: string): Promise<LoadedTable> {
+  const fast = cachedRoutes(root);
+  if (fast !== undefined) return { table: fast.source, revisionId: fast.revisionId };
+  const profile = await import("@rukh/profile");
+  let cached: Awaited<ReturnType<typeof profile.readActiveRoutes>> = null;
+  try {
+    cached = await profile.readActiveRoutes(root);
+  } catch (e) {
+    // A damaged cache is only a cache: rebuild the table from the revision.
+    if (!(e instanceof profile.ProfileError && e.code === "invalid_state")) throw e;
+  }
+  if (cached !== null) return { table: tableSource(cached.routes), revisionId: cached.revisionId };
+  const state = new profile.StateDirectory(root);
+  const revisionId = (await state.activeRevisionId()) ?? undefined;
+  // A revision published before route caches existed: build the table once.
+  return {
+    table:
+      revisionId === undefined
+        ? NO_COMMANDS
+        : tableSource((await state.projection(revisionId)).routes),
+    revisionId,
+  };
+}
