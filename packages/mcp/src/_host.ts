@@ -30,6 +30,7 @@ import {
   resolveTool,
   StateDirectory,
   type ToolProjection,
+  visibleTools,
 } from "@rukh/profile";
 import { type ChannelCloseReason, StdioChannel } from "./_channel.js";
 import { JSONRPC_ERROR_CODES, McpError } from "./_errors.js";
@@ -509,18 +510,12 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
       throw e;
     }
     cursorKey ??= await state.cursorKey();
-    const visible = new Set<string>();
-    let page: ReturnType<typeof listTools>;
+    let visible: Set<string>;
     try {
-      page = listTools(projection, { preset: binding.preset, cursorKey });
+      visible = new Set(visibleTools(projection, binding.preset).map((t) => t.name));
     } catch (e) {
       if (e instanceof ProfileError && e.code === "unknown_preset") throw presetMissing();
       throw e;
-    }
-    for (;;) {
-      for (const t of page.tools) visible.add(t.name);
-      if (page.nextCursor === undefined) break;
-      page = listTools(projection, { preset: binding.preset, cursorKey, cursor: page.nextCursor });
     }
     const entry = { projection, visible };
     // Only the newest revisions matter; older names are answered as unknown anyway.

@@ -8,7 +8,7 @@ import {
   REGISTERED_FEATURES,
 } from "@rukh/descriptor";
 import { fingerprint, type JsonObject, type JsonValue } from "@rukh/json";
-import { type OwnerConfig, presetNamed, type TaskPreset } from "./_config.js";
+import { type OwnerConfig, presetNamed } from "./_config.js";
 import { ProfileError } from "./_errors.js";
 import {
   CURSOR_MAX_LENGTH,
@@ -73,6 +73,26 @@ interface Internals {
   readonly visible: Map<string, { readonly tools: readonly McpTool[]; readonly binding: string }>;
 }
 const internals = new WeakMap<ToolProjection, Internals>();
+
+/** The fingerprint of which identity each CLI path (and alias) names: what `commandGeneration` counts changes of. */
+function routeKeyOf(owners: ReadonlyMap<string, string>): string {
+  return fingerprint([...owners].sort((a, b) => (a[0] < b[0] ? -1 : 1)) as JsonValue);
+}
+
+/**
+ * The route key of extensions already known to route without conflict (a
+ * published revision's): what {@link buildRoutes} would compute, without
+ * building any route.
+ */
+export function routeKeyOfPublished(extensions: readonly LoadedExtension[]): string {
+  const owners = new Map<string, string>();
+  for (const { descriptor } of extensions)
+    for (const command of descriptor.commands) {
+      owners.set(command.path.join(" "), command.identity);
+      for (const alias of command.aliases) owners.set(alias.join(" "), command.identity);
+    }
+  return routeKeyOf(owners);
+}
 
 /** Builds the route table; throws `route_conflict` when two commands claim one path. */
 export function buildRoutes(extensions: readonly LoadedExtension[]): {
@@ -144,7 +164,7 @@ export function buildRoutes(extensions: readonly LoadedExtension[]): {
         `CLI path "${key}" is both a group and the command ${owner}`,
       );
   }
-  const routeKey = fingerprint([...owners].sort((a, b) => (a[0] < b[0] ? -1 : 1)) as JsonValue);
+  const routeKey = routeKeyOf(owners);
   commands.sort((a, b) => (a.path.join(" ") < b.path.join(" ") ? -1 : 1));
   const groupList = [...groups.values()]
     .map(({ group, extensions: e }) => ({ ...group, extensions: e }))
@@ -216,20 +236,75 @@ export function outputEnvelope(command: CommandSpec): JsonObject {
 
 const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
 
-/** Builds the MCP tools of a revision; throws when a name repeats or a tool cannot fit one page. */
+/**
+ * A tool whose schemas are built the first time they are read (a first page
+ * needs 32 of 10,000); it serializes as the plain tool.
+ */
+class LazyTool implements McpTool {
+  #input: JsonObject | undefined;
+  #output: JsonObject | undefined;
+  readonly #command: CommandSpec;
+  readonly title: string;
+  readonly identity: string;
+  constructor(
+    readonly name: string,
+    command: CommandSpec,
+    readonly description: string,
+  ) {
+    this.#command = command;
+    this.title = command.summary;
+    this.identity = command.identity;
+  }
+  get inputSchema(): JsonObject {
+    return (this.#input ??= mcpInputSchema(this.#command));
+  }
+  get outputSchema(): JsonObject {
+    return (this.#output ??= outputEnvelope(this.#command));
+  }
+  toJSON(): McpTool {
+    const { name, title, description, inputSchema, outputSchema, identity } = this;
+    return { name, title, description, inputSchema, outputSchema, identity };
+  }
+}
+
+/** A tool's encoded size on a page; throws when its schema is not closed or it cannot fit one page. */
+function checkedSize(tool: McpTool): number {
+  const inputSchema = tool.inputSchema;
+  if (inputSchema.type !== "object" || inputSchema.additionalProperties !== false)
+    throw new ProfileError(
+      "invalid_tool_schema",
+      `input schema of ${tool.identity} is not a closed object schema`,
+    );
+  // Leave room for the page's own framing around the tool.
+  const size = Buffer.byteLength(JSON.stringify(tool)) + 1;
+  if (size > PAGE_MAX_BYTES - 4_096)
+    throw new ProfileError(
+      "tool_too_large",
+      `metadata of ${tool.identity} is ${size} bytes; a tool must fit one ${PAGE_MAX_BYTES}-byte page`,
+    );
+  return size;
+}
+
+/**
+ * Builds the MCP tools of a revision; throws when a name repeats or a tool
+ * cannot fit one page. Names are computed for every tool; schemas and sizes
+ * when a page needs them, or at once with `validate` (a publication checks
+ * every tool before it commits); `routes` when first read, if given as a
+ * function.
+ */
 export function buildProjection(
   revisionId: string,
   commandGeneration: number,
   config: OwnerConfig,
   extensions: readonly LoadedExtension[],
-  routes: CliRouteTable,
+  routes: CliRouteTable | (() => CliRouteTable),
+  validate = false,
 ): ToolProjection {
   const style = config.mcp?.toolNames ?? "full";
   const exposedCommands = new Set(config.exposure?.commands ?? []);
   const exposedExtensions = new Set(config.exposure?.extensions ?? []);
   const tools: McpTool[] = [];
   const byName = new Map<string, McpTool>();
-  const bytes = new Map<McpTool, number>();
   for (const { descriptor } of extensions) {
     for (const command of descriptor.commands) {
       const m = command.machine;
@@ -243,49 +318,42 @@ export function buildProjection(
           "tool_too_large",
           `description of ${command.identity} exceeds ${TOOL_DESCRIPTION_MAX_LENGTH} characters`,
         );
-      const inputSchema = mcpInputSchema(command);
-      if (inputSchema.type !== "object" || inputSchema.additionalProperties !== false)
-        throw new ProfileError(
-          "invalid_tool_schema",
-          `input schema of ${command.identity} is not a closed object schema`,
-        );
-      const tool: McpTool = {
-        name: toolName(config.endpointNamespace, revisionId, command.identity, style),
-        title: command.summary,
+      const tool = new LazyTool(
+        toolName(config.endpointNamespace, revisionId, command.identity, style),
+        command,
         description,
-        inputSchema,
-        outputSchema: outputEnvelope(command),
-        identity: command.identity,
-      };
+      );
       const prior = byName.get(tool.name);
       if (prior !== undefined)
         throw new ProfileError(
           "tool_name_conflict",
           `tool name ${tool.name} is computed for both ${prior.identity} and ${tool.identity}`,
         );
-      // Leave room for the page's own framing around the tool.
-      const size = Buffer.byteLength(JSON.stringify(tool)) + 1;
-      if (size > PAGE_MAX_BYTES - 4_096)
-        throw new ProfileError(
-          "tool_too_large",
-          `metadata of ${command.identity} is ${size} bytes; a tool must fit one ${PAGE_MAX_BYTES}-byte page`,
-        );
       byName.set(tool.name, tool);
-      bytes.set(tool, size);
       tools.push(tool);
     }
   }
   tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const projection: ToolProjection = {
+  const projection = {
     revisionId,
     commandGeneration,
     endpointNamespace: config.endpointNamespace,
     tools,
-    routes,
     config,
-  };
-  internals.set(projection, { byName, bytes, visible: new Map() });
-  return projection;
+  } as Partial<{ -readonly [K in keyof ToolProjection]: ToolProjection[K] }>;
+  // An MCP host never reads the CLI routes: built on first use when given as a function.
+  if (typeof routes !== "function") projection.routes = routes;
+  else {
+    let built: CliRouteTable | undefined;
+    Object.defineProperty(projection, "routes", {
+      enumerable: true,
+      get: () => (built ??= routes()),
+    });
+  }
+  const bytes = new Map<McpTool, number>();
+  if (validate) for (const t of tools) bytes.set(t, checkedSize(t));
+  internals.set(projection as ToolProjection, { byName, bytes, visible: new Map() });
+  return projection as ToolProjection;
 }
 
 function inner(projection: ToolProjection): Internals {
@@ -318,10 +386,8 @@ export function cliRoutes(projection: ToolProjection): CliRouteTable {
   return projection.routes;
 }
 
-function allowedBy(preset: TaskPreset, identity: string): boolean {
-  if (preset.commands.includes(identity)) return true;
-  const ext = identity.slice(0, identity.indexOf("/"));
-  return preset.commands.includes(`${ext}/*`);
+function allowedBy(patterns: ReadonlySet<string>, identity: string): boolean {
+  return patterns.has(identity) || patterns.has(`${identity.slice(0, identity.indexOf("/"))}/*`);
 }
 
 function visibleFor(projection: ToolProjection, presetName: string) {
@@ -334,12 +400,24 @@ function visibleFor(projection: ToolProjection, presetName: string) {
         "unknown_preset",
         `preset "${presetName}" is not defined in this revision`,
       );
-    const tools = projection.tools.filter((t) => allowedBy(preset, t.identity));
+    const patterns = new Set(preset.commands);
+    const tools = projection.tools.filter((t) => allowedBy(patterns, t.identity));
     const binding = fingerprint(["rukh.visibility/1", presetName, tools.map((t) => t.identity)]);
     v = { tools, binding };
     i.visible.set(presetName, v);
   }
   return v;
+}
+
+/**
+ * The tools a preset may see, in name order: what every page of
+ * {@link listTools} together holds, without building any page.
+ *
+ * @example
+ * const visible = new Set(visibleTools(projection, "agent").map((t) => t.name));
+ */
+export function visibleTools(projection: ToolProjection, preset: string): readonly McpTool[] {
+  return visibleFor(projection, preset).tools;
 }
 
 /** Options of {@link listTools}. */
@@ -411,7 +489,9 @@ export function listTools(projection: ToolProjection, options: ListToolsOptions)
   let end = start;
   let used = 2;
   while (end < tools.length && end - start < PAGE_MAX_TOOLS) {
-    const size = sizes.get(tools[end]!)!;
+    const tool = tools[end]!;
+    let size = sizes.get(tool);
+    if (size === undefined) sizes.set(tool, (size = checkedSize(tool)));
     if (used + size > PAGE_MAX_BYTES) break;
     used += size;
     end++;

@@ -32,6 +32,7 @@ import {
   buildProjection,
   buildRoutes,
   type LoadedExtension,
+  routeKeyOfPublished,
   type ToolProjection,
 } from "./_projection.js";
 import {
@@ -300,7 +301,7 @@ export class StateDirectory {
     let key = this.#routeKeys.get(id);
     if (key === undefined) {
       const extensions = (await this.readRevision(id)).extensions;
-      key = buildRoutes(await this.#loaded(extensions, undefined, catalog)).routeKey;
+      key = routeKeyOfPublished(await this.#loaded(extensions, undefined, catalog));
       this.#routeKeys.set(id, key);
     }
     return key;
@@ -336,14 +337,16 @@ export class StateDirectory {
     const revision = await this.readRevision(rid);
     const catalog = await readCatalog(this.root, rid, revision);
     const loaded = await this.#loaded(revision.extensions, undefined, catalog);
-    const { routes, routeKey } = buildRoutes(loaded);
-    this.#routeKeys.set(rid, routeKey);
     const projection = buildProjection(
       rid,
       revision.commandGeneration,
       revision.config,
       loaded,
-      routes,
+      () => {
+        const { routes, routeKey } = buildRoutes(loaded);
+        this.#routeKeys.set(rid, routeKey);
+        return routes;
+      },
     );
     this.#remember(rid, projection);
     return projection;
@@ -514,7 +517,15 @@ export class StateDirectory {
     };
     const text = canonicalJson(revision as unknown as JsonValue);
     const id = fingerprint(revision as unknown as JsonValue);
-    const projection = buildProjection(id, revision.commandGeneration, config, loaded, routes);
+    // Every tool's schema and size is checked before anything is committed.
+    const projection = buildProjection(
+      id,
+      revision.commandGeneration,
+      config,
+      loaded,
+      routes,
+      true,
+    );
 
     // Validation passed: only now does anything enter the state directory.
     for (const pkg of pending.values()) {

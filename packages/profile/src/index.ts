@@ -55,7 +55,7 @@ export type {
   ToolPage,
   ToolProjection,
 } from "./_projection.js";
-export { cliRoutes, listTools, resolveTool, toolName } from "./_projection.js";
+export { cliRoutes, listTools, resolveTool, toolName, visibleTools } from "./_projection.js";
 export type { InstalledExtension, ProfileRevision } from "./_revision.js";
 export type { ActiveRoutes } from "./_routecache.js";
 export { readActiveRoutes } from "./_routecache.js";

@@ -49,6 +49,7 @@ it("exports exactly these names", async () => {
       "stateLockName",
       "toolName",
       "validateOwnerConfig",
+      "visibleTools",
     ]
   `);
 });
