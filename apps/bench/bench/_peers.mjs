@@ -2,18 +2,20 @@
 // with one file per command and its manifest (so help never loads command
 // files), and MCP TypeScript SDK servers over stdio — one answering tools in
 // process, one spawning a node child per call as a command runner would.
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { WORK } from "./_fixtures.mjs";
 
 const require = createRequire(import.meta.url);
+/** Where `name` is installed for this package (whatever its `exports` allow). */
 const packageDir = (name) => {
-  const entry = require.resolve(name);
-  return entry.slice(
-    0,
-    entry.lastIndexOf(`/node_modules/${name}/`) + `/node_modules/${name}`.length,
-  );
+  const found = require.resolve
+    .paths(name)
+    .map((p) => join(p, name))
+    .find((d) => existsSync(join(d, "package.json")));
+  if (found === undefined) throw new Error(`${name} is not installed; run pnpm install`);
+  return realpathSync(found);
 };
 
 /** Links `names` into `dir/node_modules`, as an install would. */

@@ -256,10 +256,12 @@ class LazyTool implements McpTool {
     this.identity = command.identity;
   }
   get inputSchema(): JsonObject {
-    return (this.#input ??= mcpInputSchema(this.#command));
+    if (this.#input === undefined) this.#input = mcpInputSchema(this.#command);
+    return this.#input;
   }
   get outputSchema(): JsonObject {
-    return (this.#output ??= outputEnvelope(this.#command));
+    if (this.#output === undefined) this.#output = outputEnvelope(this.#command);
+    return this.#output;
   }
   toJSON(): McpTool {
     const { name, title, description, inputSchema, outputSchema, identity } = this;
@@ -347,7 +349,10 @@ export function buildProjection(
     let built: CliRouteTable | undefined;
     Object.defineProperty(projection, "routes", {
       enumerable: true,
-      get: () => (built ??= routes()),
+      get: () => {
+        if (built === undefined) built = routes();
+        return built;
+      },
     });
   }
   const bytes = new Map<McpTool, number>();
@@ -491,7 +496,10 @@ export function listTools(projection: ToolProjection, options: ListToolsOptions)
   while (end < tools.length && end - start < PAGE_MAX_TOOLS) {
     const tool = tools[end]!;
     let size = sizes.get(tool);
-    if (size === undefined) sizes.set(tool, (size = checkedSize(tool)));
+    if (size === undefined) {
+      size = checkedSize(tool);
+      sizes.set(tool, size);
+    }
     if (used + size > PAGE_MAX_BYTES) break;
     used += size;
     end++;
