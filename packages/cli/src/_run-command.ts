@@ -2,9 +2,7 @@
 // (a passthrough program gets them verbatim), decoded to typed inputs, and
 // one invocation of the core, rendered as docs/cli.md says.
 
-import { readFile } from "node:fs/promises";
 import { userInfo } from "node:os";
-import { join } from "node:path";
 import type { CommandSpec } from "@rukh/descriptor";
 import type { CliRoute, StateDirectory } from "@rukh/profile";
 import type { CliOptions } from "./_cli.js";
@@ -54,11 +52,9 @@ export async function runCommand(
     preset = options.binding?.preset ?? revision.config.defaultPreset;
     const ext = revision.extensions.find((e) => e.id === route.extension);
     if (ext === undefined) throw new Error(`extension ${route.extension} is not installed`);
-    const parsed = descriptor.parseDescriptor(
-      await readFile(join(root, "store", ext.digest, profile.DESCRIPTOR_PATH)),
-    );
-    if (!parsed.ok) throw new Error(`stored package ${ext.digest} has no valid descriptor`);
-    const found = parsed.value.commands.find((c) => c.identity === route.identity);
+    // Parsed once for this process: the core reads the same descriptor when it admits the call.
+    const stored = await profile.storedDescriptor(root, ext.digest);
+    const found = stored.commands.find((c) => c.identity === route.identity);
     if (found === undefined) throw new Error(`${route.identity} is not in its package`);
     command = found;
   } catch (e) {

@@ -4,20 +4,20 @@
 
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
-import { mkdir, readFile, realpath } from "node:fs/promises";
+import { mkdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
-import { type ExtensionDescriptor, parseDescriptor } from "@rukh/descriptor";
+import type { ExtensionDescriptor } from "@rukh/descriptor";
 import type { CancelCause } from "@rukh/ipc";
 import type { JsonObject } from "@rukh/json";
 import {
   checkStoredPackage,
   corruptExtension,
-  DESCRIPTOR_PATH,
   holdNamedLock,
   type NamedLock,
   ProfileError,
   type ProfileRevision,
   stateLockName,
+  storedDescriptor,
   type ToolProjection,
 } from "@rukh/profile";
 import {
@@ -138,13 +138,13 @@ export async function createInvocationCore(
     let loaded = packages.get(digest);
     if (loaded === undefined) {
       const dir = await realpath(join(state.root, "store", digest));
-      const parsed = parseDescriptor(await readFile(join(dir, DESCRIPTOR_PATH)));
-      if (!parsed.ok)
-        throw new CoreError(
-          "state_unavailable",
-          `stored package ${digest} has no valid descriptor`,
-        );
-      loaded = [parsed.value, dir];
+      let descriptor: ExtensionDescriptor;
+      try {
+        descriptor = await storedDescriptor(state.root, digest);
+      } catch (e) {
+        throw new CoreError("state_unavailable", (e as Error).message);
+      }
+      loaded = [descriptor, dir];
       packages.set(digest, loaded);
     }
     return loaded;

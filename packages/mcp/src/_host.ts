@@ -1,5 +1,3 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 // Types only: the SDK's wire types keep our hand-built results honest (ADR 0009).
 import type {
@@ -15,20 +13,15 @@ import {
   type InvocationCore,
   type InvocationOutcome,
 } from "@rukh/core";
-import {
-  type CommandSpec,
-  decodeJsonInputs,
-  type ExtensionDescriptor,
-  parseDescriptor,
-} from "@rukh/descriptor";
+import { type CommandSpec, decodeJsonInputs, type ExtensionDescriptor } from "@rukh/descriptor";
 import type { JsonObject, JsonValue } from "@rukh/json";
 import {
-  DESCRIPTOR_PATH,
   listTools,
   type McpTool,
   ProfileError,
   resolveTool,
   StateDirectory,
+  storedDescriptor,
   type ToolProjection,
   visibleTools,
 } from "@rukh/profile";
@@ -206,7 +199,6 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
   const pending = new Map<string, Pending>();
   const work = new Set<Promise<void>>();
   const projections = new Map<string, { projection: ToolProjection; visible: Set<string> }>();
-  const descriptors = new Map<string, ExtensionDescriptor>();
   let cursorKey: Buffer | undefined;
   let legacyVersion: string | undefined;
   const erasSeen = new Set<Era>();
@@ -529,14 +521,12 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     const ext = tool.identity.slice(0, tool.identity.indexOf("/"));
     const installed = revision.extensions.find((e) => e.id === ext);
     if (installed === undefined) return undefined;
-    let d = descriptors.get(installed.digest);
-    if (d === undefined) {
-      const parsed = parseDescriptor(
-        await readFile(join(state.root, "store", installed.digest, DESCRIPTOR_PATH)),
-      );
-      if (!parsed.ok) return undefined;
-      d = parsed.value;
-      descriptors.set(installed.digest, d);
+    let d: ExtensionDescriptor;
+    try {
+      // Parsed once per process (the core admits with the same one).
+      d = await storedDescriptor(state.root, installed.digest);
+    } catch {
+      return undefined;
     }
     return d.commands.find((c) => c.identity === tool.identity);
   }

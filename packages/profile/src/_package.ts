@@ -488,27 +488,3 @@ async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
-
-/**
- * A stored package's descriptor, after {@link checkStoredPackage} confirmed
- * that the entry still matches its digest (hashing only what changed since
- * it was last hashed).
- */
-export async function loadStoredPackage(
-  home: string,
-  digest: string,
-): Promise<ExtensionDescriptor> {
-  await checkStoredPackage(home, digest);
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(join(home, "store", digest, DESCRIPTOR_PATH));
-  } catch (cause) {
-    throw new ProfileError("store_corrupt", `stored package ${digest} cannot be read`, { cause });
-  }
-  const d = parseDescriptor(bytes);
-  if (!d.ok)
-    throw new ProfileError("store_corrupt", `stored package ${digest} has no valid descriptor`, {
-      issues: d.issues,
-    });
-  return d.value;
-}

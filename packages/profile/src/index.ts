@@ -68,6 +68,7 @@ export type {
 } from "./_state.js";
 export { resolveStateDir, StateDirectory } from "./_state.js";
 export { checkStoredPackage, corruptExtension } from "./_storecheck.js";
+export { storedDescriptor } from "./_stored-descriptor.js";
 export {
   compareVersions,
   inNamespace,

@@ -47,6 +47,7 @@ it("exports exactly these names", async () => {
       "resolveTool",
       "signPackage",
       "stateLockName",
+      "storedDescriptor",
       "toolName",
       "validateOwnerConfig",
       "visibleTools",

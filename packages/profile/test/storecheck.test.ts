@@ -1,7 +1,20 @@
-import { chmodSync, readdirSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkStoredPackage, ProfileError, StateDirectory } from "../src/index.js";
+import {
+  checkStoredPackage,
+  ProfileError,
+  StateDirectory,
+  storedDescriptor,
+} from "../src/index.js";
 import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 const work = tempDir();
@@ -110,5 +123,23 @@ describe("the check of a stored package when it is used", () => {
     expect(await problem(root, digest)).not.toBe("intact");
     expect((await home.install(pkg)).published).toBe(false);
     expect(await problem(root, digest)).toBe("intact");
+  });
+});
+
+describe("the one reader of a stored descriptor", () => {
+  it("parses a descriptor once per stamp, again once the file is rewritten, and fails closed", async () => {
+    const { root, digest } = await installed();
+    const first = await storedDescriptor(root, digest);
+    expect(first.id).toBe("acme.files");
+    expect(await storedDescriptor(root, digest)).toBe(first);
+    const file = join(root, "store", digest, "rukh-extension.json");
+    chmodSync(file, 0o644);
+    const text = readFileSync(file, "utf8");
+    writeFileSync(file, text.replace('"acme.files"', '"acme.other"'));
+    expect((await storedDescriptor(root, digest)).id).toBe("acme.other");
+    // A rewritten descriptor never passes the package's own check.
+    expect(await problem(root, digest)).toMatch(/^stored package [0-9a-f]{64}: /);
+    writeFileSync(file, "{");
+    await expect(storedDescriptor(root, digest)).rejects.toMatchObject({ code: "store_corrupt" });
   });
 });
