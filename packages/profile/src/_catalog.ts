@@ -10,46 +10,63 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { ExtensionDescriptor } from "@rukh/descriptor";
+import type { CommandSpec, ExtensionDescriptor } from "@rukh/descriptor";
 import { ioError } from "./_errors.js";
 import type { LoadedExtension } from "./_projection.js";
 import type { InstalledExtension, ProfileRevision } from "./_revision.js";
 
 /** Format tag of a `revisions/<id>.catalog.json` file. */
-export const CATALOG_FORMAT = "rukh.revision-catalog/1";
+export const CATALOG_FORMAT = "rukh.revision-catalog/2";
 
-/** The largest catalog read: 256 MiB (10,000 commands take about 4 MiB). */
+/** The largest catalog read: 256 MiB (10,000 commands take about 8 MiB). */
 const CATALOG_MAX_BYTES = 268_435_456;
 
 // The path of revision `id`'s catalog.
 const catalogPath = (root: string, id: string) => join(root, "revisions", `${id}.catalog.json`);
 
 /**
- * The catalog text of a revision's extensions: `loaded` holds the enabled
- * ones' descriptors in revision order (as the state directory loads them),
- * keyed here by package digest.
+ * The catalog text of a revision, JSON lines: a header
+ * `{ format, tools: [identity…], extensions: [[digest, bytes]…] }` — the
+ * commands that are the revision's MCP tools, as the publication chose and
+ * checked them, and the byte length of each descriptor line —
+ * then one line per enabled extension with its validated descriptor, in
+ * revision order. `loaded` holds those descriptors in that order.
  */
 export function catalogFileText(
   extensions: readonly InstalledExtension[],
   loaded: readonly LoadedExtension[],
+  tools: readonly CommandSpec[],
 ): string {
-  const descriptors: Record<string, ExtensionDescriptor> = {};
-  let i = 0;
-  for (const e of extensions) if (e.enabled) descriptors[e.digest] = loaded[i++]!.descriptor;
-  return `${JSON.stringify({ format: CATALOG_FORMAT, descriptors })}\n`;
+  const enabled = extensions.filter((e) => e.enabled);
+  const lines = loaded.map((l) => JSON.stringify(l.descriptor));
+  const header = {
+    format: CATALOG_FORMAT,
+    tools: tools.map((t) => t.identity),
+    extensions: enabled.map((e, i) => [e.digest, Buffer.byteLength(lines[i]!)]),
+  };
+  return `${[JSON.stringify(header), ...lines].join("\n")}\n`;
+}
+
+/** A revision's catalog as read: the tool index, and each descriptor parsed when asked for. */
+export interface Catalog {
+  /** The identities of the revision's MCP tools. */
+  readonly tools: readonly string[];
+  descriptor(digest: string): ExtensionDescriptor;
+  /** Every descriptor, by digest. */
+  all(): Map<string, ExtensionDescriptor>;
 }
 
 /**
- * The descriptors revision `id`'s catalog holds, by package digest, or
- * `undefined` when there is none to trust (a revision of an earlier version,
- * a missing file, one that is too large, does not hash to the recorded
- * digest or lacks an enabled extension).
+ * Revision `id`'s catalog, or `undefined` when there is none to trust (a
+ * revision of an earlier version, a missing file, one that is too large,
+ * does not hash to the recorded digest or does not hold exactly the
+ * revision's enabled extensions).
  */
 export async function readCatalog(
   root: string,
   id: string,
   revision: ProfileRevision,
-): Promise<Map<string, ExtensionDescriptor> | undefined> {
+): Promise<Catalog | undefined> {
   if (revision.catalogDigest === undefined) return undefined;
   let bytes: Buffer;
   try {
@@ -61,19 +78,37 @@ export async function readCatalog(
   if (bytes.length > CATALOG_MAX_BYTES) return undefined;
   if (createHash("sha256").update(bytes).digest("hex") !== revision.catalogDigest) return undefined;
   // The bytes are the ones this state directory's publisher wrote for the revision.
-  const parsed = JSON.parse(bytes.toString("utf8")) as {
-    format?: unknown;
-    descriptors?: Record<string, ExtensionDescriptor>;
-  };
-  if (parsed.format !== CATALOG_FORMAT || typeof parsed.descriptors !== "object") return undefined;
-  const out = new Map<string, ExtensionDescriptor>();
-  for (const e of revision.extensions) {
-    if (!e.enabled) continue;
-    const d = Object.hasOwn(parsed.descriptors, e.digest)
-      ? parsed.descriptors[e.digest]
-      : undefined;
-    if (d === undefined || d.id !== e.id || d.version !== e.version) return undefined;
-    out.set(e.digest, d);
+  const nl = bytes.indexOf(10);
+  const header = nl === -1 ? undefined : JSON.parse(bytes.subarray(0, nl).toString("utf8"));
+  const enabled = revision.extensions.filter((e) => e.enabled);
+  if (
+    header?.format !== CATALOG_FORMAT ||
+    !Array.isArray(header.tools) ||
+    !Array.isArray(header.extensions) ||
+    header.extensions.length !== enabled.length ||
+    enabled.some((e, i) => header.extensions[i][0] !== e.digest)
+  )
+    return undefined;
+  const lines = new Map<string, [number, number]>();
+  let at = nl + 1;
+  for (const [digest, size] of header.extensions as [string, number][]) {
+    lines.set(digest, [at, size]);
+    at += size + 1;
   }
-  return out;
+  if (at !== bytes.length) return undefined;
+  const parsed = new Map<string, ExtensionDescriptor>();
+  const descriptor = (digest: string): ExtensionDescriptor => {
+    let d = parsed.get(digest);
+    if (d === undefined) {
+      const [start, size] = lines.get(digest)!;
+      d = JSON.parse(bytes.subarray(start, start + size).toString("utf8")) as ExtensionDescriptor;
+      parsed.set(digest, d);
+    }
+    return d;
+  };
+  return {
+    tools: header.tools,
+    descriptor,
+    all: () => new Map(enabled.map((e) => [e.digest, descriptor(e.digest)])),
+  };
 }

@@ -7,7 +7,7 @@ import {
   mcpInputSchema,
   REGISTERED_FEATURES,
 } from "@rukh/descriptor";
-import { fingerprint, type JsonObject, type JsonValue } from "@rukh/json";
+import { fingerprint, type JsonObject, type JsonValue, sha256Hex } from "@rukh/json";
 import { type OwnerConfig, presetNamed } from "./_config.js";
 import { ProfileError } from "./_errors.js";
 import {
@@ -193,7 +193,11 @@ export function toolName(
   identity: string,
   style: "full" | "compact" = "full",
 ): string {
-  const fp = fingerprint(["rukh.mcp-tool/1", endpointNamespace, revisionId, identity]);
+  // fingerprint() of the same four strings, written out: RFC 8785 serializes a
+  // string as JSON.stringify does, and a start names 10,000 tools.
+  const fp = sha256Hex(
+    `["rukh.mcp-tool/1",${JSON.stringify(endpointNamespace)},${JSON.stringify(revisionId)},${JSON.stringify(identity)}]`,
+  );
   if (style === "compact")
     return `${slug(identity.slice(identity.indexOf("/") + 1), 24)}__${fp.slice(0, 16)}`;
   return `${slug(identity, 48)}__${fp}`;
@@ -241,26 +245,37 @@ const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
  * needs 32 of 10,000); it serializes as the plain tool.
  */
 class LazyTool implements McpTool {
+  #command: CommandSpec | undefined;
   #input: JsonObject | undefined;
   #output: JsonObject | undefined;
-  readonly #command: CommandSpec;
-  readonly title: string;
-  readonly identity: string;
+  readonly #load: () => CommandSpec;
   constructor(
     readonly name: string,
-    command: CommandSpec,
-    readonly description: string,
+    readonly identity: string,
+    command: CommandSpec | (() => CommandSpec),
   ) {
-    this.#command = command;
-    this.title = command.summary;
-    this.identity = command.identity;
+    if (typeof command === "function") this.#load = command;
+    else {
+      this.#command = command;
+      this.#load = () => command;
+    }
+  }
+  get #spec(): CommandSpec {
+    if (this.#command === undefined) this.#command = this.#load();
+    return this.#command;
+  }
+  get title(): string {
+    return this.#spec.summary;
+  }
+  get description(): string {
+    return this.#spec.description ?? this.#spec.summary;
   }
   get inputSchema(): JsonObject {
-    if (this.#input === undefined) this.#input = mcpInputSchema(this.#command);
+    if (this.#input === undefined) this.#input = mcpInputSchema(this.#spec);
     return this.#input;
   }
   get outputSchema(): JsonObject {
-    if (this.#output === undefined) this.#output = outputEnvelope(this.#command);
+    if (this.#output === undefined) this.#output = outputEnvelope(this.#spec);
     return this.#output;
   }
   toJSON(): McpTool {
@@ -288,6 +303,36 @@ function checkedSize(tool: McpTool): number {
 }
 
 /**
+ * The commands of `extensions` that are MCP tools under `config`: eligible
+ * for machines, needing no interaction, managed, needing only features this
+ * host has, and exposed; throws `tool_too_large` for a description too long
+ * for a tool.
+ */
+export function toolCommands(
+  config: OwnerConfig,
+  extensions: readonly LoadedExtension[],
+): CommandSpec[] {
+  const exposedCommands = new Set(config.exposure?.commands ?? []);
+  const exposedExtensions = new Set(config.exposure?.extensions ?? []);
+  const out: CommandSpec[] = [];
+  for (const { descriptor } of extensions)
+    for (const command of descriptor.commands) {
+      const m = command.machine;
+      if (m === undefined || !m.eligible || m.interaction === "required") continue;
+      if (command.execute.mapping !== "managed") continue;
+      if (!m.requiredFeatures.every((f) => FEATURES.has(f))) continue;
+      if (!exposedCommands.has(command.identity) && !exposedExtensions.has(descriptor.id)) continue;
+      if ((command.description ?? command.summary).length > TOOL_DESCRIPTION_MAX_LENGTH)
+        throw new ProfileError(
+          "tool_too_large",
+          `description of ${command.identity} exceeds ${TOOL_DESCRIPTION_MAX_LENGTH} characters`,
+        );
+      out.push(command);
+    }
+  return out;
+}
+
+/**
  * Builds the MCP tools of a revision; throws when a name repeats or a tool
  * cannot fit one page. Names are computed for every tool; schemas and sizes
  * when a page needs them, or at once with `validate` (a publication checks
@@ -303,39 +348,37 @@ export function buildProjection(
   validate = false,
 ): ToolProjection {
   const style = config.mcp?.toolNames ?? "full";
-  const exposedCommands = new Set(config.exposure?.commands ?? []);
-  const exposedExtensions = new Set(config.exposure?.extensions ?? []);
   const tools: McpTool[] = [];
   const byName = new Map<string, McpTool>();
-  for (const { descriptor } of extensions) {
-    for (const command of descriptor.commands) {
-      const m = command.machine;
-      if (m === undefined || !m.eligible || m.interaction === "required") continue;
-      if (command.execute.mapping !== "managed") continue;
-      if (!m.requiredFeatures.every((f) => FEATURES.has(f))) continue;
-      if (!exposedCommands.has(command.identity) && !exposedExtensions.has(descriptor.id)) continue;
-      const description = command.description ?? command.summary;
-      if (description.length > TOOL_DESCRIPTION_MAX_LENGTH)
-        throw new ProfileError(
-          "tool_too_large",
-          `description of ${command.identity} exceeds ${TOOL_DESCRIPTION_MAX_LENGTH} characters`,
-        );
-      const tool = new LazyTool(
-        toolName(config.endpointNamespace, revisionId, command.identity, style),
-        command,
-        description,
+  for (const command of toolCommands(config, extensions)) {
+    const tool = new LazyTool(
+      toolName(config.endpointNamespace, revisionId, command.identity, style),
+      command.identity,
+      command,
+    );
+    const prior = byName.get(tool.name);
+    if (prior !== undefined)
+      throw new ProfileError(
+        "tool_name_conflict",
+        `tool name ${tool.name} is computed for both ${prior.identity} and ${tool.identity}`,
       );
-      const prior = byName.get(tool.name);
-      if (prior !== undefined)
-        throw new ProfileError(
-          "tool_name_conflict",
-          `tool name ${tool.name} is computed for both ${prior.identity} and ${tool.identity}`,
-        );
-      byName.set(tool.name, tool);
-      tools.push(tool);
-    }
+    byName.set(tool.name, tool);
+    tools.push(tool);
   }
   tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return assemble(revisionId, commandGeneration, config, tools, byName, routes, validate);
+}
+
+/** The projection object over `tools` (in name order), with the internals listing needs. */
+function assemble(
+  revisionId: string,
+  commandGeneration: number,
+  config: OwnerConfig,
+  tools: readonly McpTool[],
+  byName: Map<string, McpTool>,
+  routes: CliRouteTable | (() => CliRouteTable),
+  validate: boolean,
+): ToolProjection {
   const projection = {
     revisionId,
     commandGeneration,
@@ -359,6 +402,32 @@ export function buildProjection(
   if (validate) for (const t of tools) bytes.set(t, checkedSize(t));
   internals.set(projection as ToolProjection, { byName, bytes, visible: new Map() });
   return projection as ToolProjection;
+}
+
+/**
+ * A published revision's projection from its tool index (the identities
+ * {@link toolCommands} chose when it was published): names are computed
+ * here, and a tool's command is read from `commandOf` only when the tool's
+ * text or schemas are.
+ */
+export function projectionFromIndex(
+  revisionId: string,
+  commandGeneration: number,
+  config: OwnerConfig,
+  identities: readonly string[],
+  commandOf: (identity: string) => CommandSpec,
+  routes: () => CliRouteTable,
+): ToolProjection {
+  const style = config.mcp?.toolNames ?? "full";
+  const byName = new Map<string, McpTool>();
+  const tools = identities.map((identity) => {
+    const name = toolName(config.endpointNamespace, revisionId, identity, style);
+    const tool = new LazyTool(name, identity, () => commandOf(identity));
+    byName.set(name, tool);
+    return tool;
+  });
+  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return assemble(revisionId, commandGeneration, config, tools, byName, routes, false);
 }
 
 function inner(projection: ToolProjection): Internals {

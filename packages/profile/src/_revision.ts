@@ -1,4 +1,4 @@
-import { type JsonValue, pointerAppend, type Validation, type ValidationIssue } from "@rukh/json";
+import type { JsonValue, Validation, ValidationIssue } from "@rukh/json";
 import { type OwnerConfig, validateOwnerConfig } from "./_config.js";
 
 /** One installed extension as a revision records it. */
@@ -95,7 +95,7 @@ export function validateRevision(value: JsonValue): Validation<ProfileRevision> 
   else {
     let prev = "";
     value.extensions.forEach((e, i) => {
-      const path = pointerAppend("/extensions", i);
+      const path = `/extensions/${i}`;
       if (!isObject(e) || Object.keys(e).sort().join(",") !== EXTENSION_KEYS) {
         add(path, `expected an object with exactly ${EXTENSION_KEYS}`);
         return;

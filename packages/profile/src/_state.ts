@@ -21,7 +21,6 @@ import { REVISION_MAX_BYTES } from "./_limits.js";
 import { holdNamedLock, stateLockName } from "./_lock.js";
 import {
   fsyncDir,
-  loadStoredPackage,
   readLimits,
   readPackageSource,
   storePackage,
@@ -32,8 +31,10 @@ import {
   buildProjection,
   buildRoutes,
   type LoadedExtension,
+  projectionFromIndex,
   routeKeyOfPublished,
   type ToolProjection,
+  toolCommands,
 } from "./_projection.js";
 import {
   type InstalledExtension,
@@ -43,6 +44,7 @@ import {
 } from "./_revision.js";
 import { routesFileText } from "./_routecache.js";
 import { corruptExtension } from "./_storecheck.js";
+import { loadStoredPackage } from "./_stored-descriptor.js";
 import { checkCliOwnership, checkNamespaces, checkSource, checkVersionChange } from "./_trust.js";
 
 /** Options of {@link resolveStateDir}. */
@@ -205,16 +207,23 @@ export class StateDirectory {
         throw new ProfileError("unknown_revision", `revision ${id} does not exist`);
       throw ioError(`cannot read revision ${id}`, e);
     }
-    const parsed = parseJson(bytes, {
-      limits: { maxBytes: REVISION_MAX_BYTES, maxNodes: 2_000_000 },
-    });
-    if (!parsed.ok)
-      throw new ProfileError("invalid_revision", `revision ${id} is not strict JSON`, {
-        cause: parsed.error,
+    let value: JsonValue;
+    if (bytes.length <= REVISION_MAX_BYTES && sha256Hex(bytes) === id)
+      // The bytes are the canonical text the id is the hash of: a plain parse reads exactly it.
+      value = JSON.parse(bytes.toString("utf8"));
+    else {
+      const parsed = parseJson(bytes, {
+        limits: { maxBytes: REVISION_MAX_BYTES, maxNodes: 2_000_000 },
       });
-    if (fingerprint(parsed.value) !== id)
-      throw new ProfileError("invalid_revision", `revision ${id} does not hash to its id`);
-    const v = validateRevision(parsed.value);
+      if (!parsed.ok)
+        throw new ProfileError("invalid_revision", `revision ${id} is not strict JSON`, {
+          cause: parsed.error,
+        });
+      if (fingerprint(parsed.value) !== id)
+        throw new ProfileError("invalid_revision", `revision ${id} does not hash to its id`);
+      value = parsed.value;
+    }
+    const v = validateRevision(value);
     if (!v.ok)
       throw new ProfileError(
         "invalid_revision",
@@ -336,18 +345,37 @@ export class StateDirectory {
     if (cached !== undefined) return cached;
     const revision = await this.readRevision(rid);
     const catalog = await readCatalog(this.root, rid, revision);
-    const loaded = await this.#loaded(revision.extensions, undefined, catalog);
-    const projection = buildProjection(
-      rid,
-      revision.commandGeneration,
-      revision.config,
-      loaded,
-      () => {
-        const { routes, routeKey } = buildRoutes(loaded);
-        this.#routeKeys.set(rid, routeKey);
-        return routes;
-      },
-    );
+    const routes = (loaded: readonly LoadedExtension[]) => () => {
+      const built = buildRoutes(loaded);
+      this.#routeKeys.set(rid, built.routeKey);
+      return built.routes;
+    };
+    let projection: ToolProjection;
+    if (catalog !== undefined) {
+      // From the tool index: only the descriptors of tools that are read are parsed.
+      const digestOf = new Map(revision.extensions.map((e) => [e.id, e.digest]));
+      const enabled = revision.extensions.filter((e) => e.enabled);
+      projection = projectionFromIndex(
+        rid,
+        revision.commandGeneration,
+        revision.config,
+        catalog.tools,
+        (identity) =>
+          catalog
+            .descriptor(digestOf.get(identity.slice(0, identity.indexOf("/")))!)
+            .commands.find((c) => c.identity === identity)!,
+        () => routes(enabled.map((e) => ({ descriptor: catalog.descriptor(e.digest) })))(),
+      );
+    } else {
+      const loaded = await this.#loaded(revision.extensions);
+      projection = buildProjection(
+        rid,
+        revision.commandGeneration,
+        revision.config,
+        loaded,
+        routes(loaded),
+      );
+    }
     this.#remember(rid, projection);
     return projection;
   }
@@ -495,12 +523,12 @@ export class StateDirectory {
     const catalog =
       base === null || baseRevision === undefined
         ? undefined
-        : await readCatalog(this.root, base, baseRevision);
+        : (await readCatalog(this.root, base, baseRevision))?.all();
     const loaded = await this.#loaded(list, pending, catalog);
     checkCliOwnership(loaded.map((l) => l.descriptor));
     const { routes, routeKey } = buildRoutes(loaded);
     const baseKey = await this.#routeKey(base, catalog);
-    const catalogText = catalogFileText(list, loaded);
+    const catalogText = catalogFileText(list, loaded, toolCommands(config, loaded));
     const commandGeneration =
       (baseRevision?.commandGeneration ?? 0) + (routeKey === baseKey ? 0 : 1);
     const routesText = routesFileText(commandGeneration, routes);
@@ -714,7 +742,10 @@ export class StateDirectory {
       [`${id}.routes.json`, routesFileText(revision.commandGeneration, buildRoutes(loaded).routes)],
     ];
     if (revision.catalogDigest !== undefined)
-      wanted.push([`${id}.catalog.json`, catalogFileText(revision.extensions, loaded)]);
+      wanted.push([
+        `${id}.catalog.json`,
+        catalogFileText(revision.extensions, loaded, toolCommands(revision.config, loaded)),
+      ]);
     const states: ("matches" | "differs" | "missing")[] = [];
     for (const [name, want] of wanted) {
       let have: string | undefined;

@@ -1,8 +1,8 @@
 // The one reader of a revision's route cache, importable on its own
 // (`@rukh/profile/route-cache`): it needs nothing but node:fs and a hash, so
 // listing, help and completion can use it without loading the rest of the
-// profile. It checks that the active revision hashes to its id and that the
-// cache hashes to the digest the revision records.
+// profile. It checks that the active revision's bytes hash to its id and that
+// the cache hashes to the digest the revision records.
 
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
@@ -48,29 +48,6 @@ export type RouteCacheRead =
       readonly message: string;
     };
 
-/**
- * RFC 8785 canonical JSON for what a revision holds — strings, booleans,
- * null, safe integers, arrays and objects — or `undefined` for anything else.
- * ECMAScript's string serialization and code-unit key order are the RFC's.
- */
-function canonical(v: unknown): string | undefined {
-  if (v === null || typeof v === "boolean" || typeof v === "string") return JSON.stringify(v);
-  if (typeof v === "number")
-    return Number.isSafeInteger(v) && !Object.is(v, -0) ? String(v) : undefined;
-  if (Array.isArray(v)) {
-    const parts = v.map(canonical);
-    return parts.includes(undefined) ? undefined : `[${parts.join(",")}]`;
-  }
-  if (typeof v !== "object") return undefined;
-  const out: string[] = [];
-  for (const k of Object.keys(v as object).sort()) {
-    const c = canonical((v as Record<string, unknown>)[k]);
-    if (c === undefined) return undefined;
-    out.push(`${JSON.stringify(k)}:${c}`);
-  }
-  return `{${out.join(",")}}`;
-}
-
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
 
 /** A whole file, `undefined` when it does not exist, `"large"` past `max`. */
@@ -110,10 +87,10 @@ export function readRouteCache(root: string): RouteCacheRead {
     const revBytes = readBounded(join(root, "revisions", `${id}.json`), REVISION_MAX_BYTES);
     if (revBytes === undefined || revBytes === "large")
       return damaged(`revision ${id} cannot be read`);
+    // A revision is written as its canonical text, so its bytes hash to its
+    // id; any other bytes are left to the authoritative reader.
+    if (sha256(revBytes) !== id) return damaged(`revision ${id} does not hash to its id`);
     const revision = JSON.parse(revBytes.toString("utf8"));
-    const text = canonical(revision);
-    if (text === undefined || sha256(text) !== id)
-      return damaged(`revision ${id} does not hash to its id`);
     if (typeof revision.routesDigest !== "string")
       return none(`revision ${id} records no route cache digest (published by an earlier version)`);
     const file = join(root, "revisions", `${id}.routes.json`);

@@ -1,5 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { fingerprint } from "@rukh/json";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   checkStoredPackage,
@@ -232,6 +234,28 @@ describe("publication", () => {
     expect(await code(checkStoredPackage(h.root, digest))).toBe("store_corrupt");
   });
 
+  it("lists from the catalog exactly what it lists from the verified store: names, schemas, pages, routes", async () => {
+    const h = await home();
+    const r = await h.install(
+      await makePackage(
+        work,
+        descriptor("acme.files", "acme", [{ id: "a" }, { id: "b" }, { id: "c" }]),
+      ),
+    );
+    const key = new Uint8Array(32).fill(7);
+    const pages = (p: Awaited<ReturnType<StateDirectory["projection"]>>) =>
+      JSON.stringify([p.tools, listTools(p, { preset: "default", cursorKey: key }), p.routes]);
+    const fromCatalog = await new StateDirectory(h.root).projection();
+    rmSync(join(h.root, "revisions", `${r.revisionId}.catalog.json`));
+    const fromStore = await new StateDirectory(h.root).projection();
+    expect(pages(fromCatalog)).toBe(pages(fromStore));
+    expect(fromCatalog.tools.map((t) => t.identity)).toEqual([
+      "acme.files/a",
+      "acme.files/b",
+      "acme.files/c",
+    ]);
+  });
+
   it("never trusts a catalog that does not hash to its revision's digest: it reads the store, which verifies", async () => {
     const h = await home();
     const r = await h.install(
@@ -239,7 +263,7 @@ describe("publication", () => {
     );
     const catalog = join(h.root, "revisions", `${r.revisionId}.catalog.json`);
     const text = readFileSync(catalog, "utf8");
-    expect(JSON.parse(text).format).toBe("rukh.revision-catalog/1");
+    expect(JSON.parse(text.slice(0, text.indexOf("\n"))).format).toBe("rukh.revision-catalog/2");
     // An edited catalog would rename a command: it is ignored.
     writeFileSync(catalog, text.replaceAll("Run b", "Run z"));
     const fresh = new StateDirectory(h.root);
@@ -308,5 +332,24 @@ describe("the publication lock", () => {
     });
     held!.release();
     expect((await b.setConfig(ownerConfig({ brand: "acme3" }) as never)).published).toBe(true);
+  });
+});
+
+describe("tool names", () => {
+  it("are the fingerprint of the four strings, for any ids a revision can hold", () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[a-z][a-z0-9-]{0,20}$/),
+        fc.stringMatching(/^[0-9a-f]{64}$/),
+        fc.stringMatching(/^[a-z][a-z0-9._-]{0,30}\/[a-z][a-z0-9_-]{0,30}$/),
+        (ns, rid, identity) => {
+          const fp = fingerprint(["rukh.mcp-tool/1", ns, rid, identity]);
+          expect(toolName(ns, rid, identity).endsWith(`__${fp}`)).toBe(true);
+          expect(toolName(ns, rid, identity, "compact").endsWith(`__${fp.slice(0, 16)}`)).toBe(
+            true,
+          );
+        },
+      ),
+    );
   });
 });
