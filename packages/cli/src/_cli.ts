@@ -6,7 +6,6 @@ import { help, INTRINSIC, intrinsics } from "./_intrinsics.js";
 import { wantsHelp } from "./_lexer.js";
 import { type CliBuiltin, RouteIndex } from "./_routes.js";
 import { runBuiltin } from "./_run-builtin.js";
-import { runCommand } from "./_run-command.js";
 import {
   type CliStream,
   type Globals,
@@ -182,6 +181,8 @@ export function createCli(options: CliOptions): Cli {
     const route = entry.target.load();
     // A passthrough program owns every word after its path, --help included.
     if (s.g.help || (!route.cli.passthrough && wantsHelp(after))) return help(s, index, entry.path);
+    // Only a command run loads what running needs (the core among it).
+    const { runCommand } = await import("./_run-command.js");
     return runCommand(s, options, route, after, root, loaded.revisionId);
   }
 

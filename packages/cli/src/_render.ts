@@ -2,7 +2,7 @@
 // (the JSON envelope with --json), what went wrong on stderr, and the exit
 // code of docs/cli.md.
 
-import type { InvocationOutcome } from "@rukh/core";
+import { type InvocationOutcome, outcomeEnvelope } from "@rukh/core";
 import type { CliRoute } from "@rukh/profile";
 import { exitCodeOf } from "./_exit.js";
 import { RUNNABLE } from "./_help.js";
@@ -20,14 +20,8 @@ export function render(
 ): number {
   const { stdout, stderr, outTTY } = s;
   if (s.g.json) {
-    const envelope: Record<string, unknown> = {
-      invocationId: o.invocationId,
-      outcome: o.outcome,
-      reason: o.reason,
-    };
-    if (o.commandResult !== undefined) envelope.commandResult = o.commandResult;
-    if (o.effects !== undefined && o.effects.length > 0) envelope.effects = o.effects;
-    stdout.write(`${JSON.stringify(envelope, null, outTTY ? 2 : undefined)}\n`);
+    // The same object MCP returns as structured content.
+    stdout.write(`${JSON.stringify(outcomeEnvelope(o), null, outTTY ? 2 : undefined)}\n`);
   } else if (o.commandResult !== undefined) {
     const result = o.commandResult;
     // On a terminal, a result's control characters are shown, not obeyed; a pipe gets its bytes.

@@ -126,3 +126,30 @@ export interface InvocationOutcome {
  * if (outcome.reason === "resource_limit" && outcome.resourceLimit === "memory") raiseTheLimit();
  */
 export type ResourceLimitName = "memory" | "processes" | "openFiles" | "fileSize";
+
+/**
+ * What both surfaces show of an outcome: the CLI's `--json` output and the
+ * MCP tool result's structured content are this object, built here once so
+ * that they cannot drift apart.
+ *
+ * @example
+ * process.stdout.write(`${JSON.stringify(outcomeEnvelope(outcome))}\n`);
+ */
+export interface OutcomeEnvelope {
+  readonly invocationId: string;
+  readonly outcome: OutcomeKind;
+  readonly reason: OutcomeReason;
+  readonly commandResult?: CommandResult;
+  readonly effects?: readonly string[];
+}
+
+/** The {@link OutcomeEnvelope} of `o` (effects only when there are any). */
+export function outcomeEnvelope(o: InvocationOutcome): OutcomeEnvelope {
+  return {
+    invocationId: o.invocationId,
+    outcome: o.outcome,
+    reason: o.reason,
+    ...(o.commandResult !== undefined && { commandResult: o.commandResult }),
+    ...(o.effects !== undefined && o.effects.length > 0 && { effects: o.effects }),
+  };
+}

@@ -38,11 +38,12 @@ export {
 export type {
   InvocationDiagnostics,
   InvocationOutcome,
+  OutcomeEnvelope,
   OutcomeKind,
   OutcomeReason,
   ResourceLimitName,
 } from "./_outcome.js";
-export { OUTCOME_KINDS, OUTCOME_REASONS } from "./_outcome.js";
+export { OUTCOME_KINDS, OUTCOME_REASONS, outcomeEnvelope } from "./_outcome.js";
 export type { JournalRepair } from "./_recovery.js";
 export { repairJournal } from "./_recovery.js";
 export type { RunFilter, RunSummary } from "./_runs.js";

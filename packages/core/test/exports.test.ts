@@ -24,6 +24,7 @@ it("exports exactly these names", async () => {
       "findRun",
       "followRuns",
       "listRuns",
+      "outcomeEnvelope",
       "readJournal",
       "repairJournal",
     ]

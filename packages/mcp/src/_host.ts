@@ -12,6 +12,7 @@ import {
   type HostBinding,
   type InvocationCore,
   type InvocationOutcome,
+  outcomeEnvelope,
 } from "@rukh/core";
 import { type CommandSpec, decodeJsonInputs, type ExtensionDescriptor } from "@rukh/descriptor";
 import type { JsonObject, JsonValue } from "@rukh/json";
@@ -699,13 +700,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
   }
 
   function toolResult(era: Era, o: InvocationOutcome): object {
-    const envelope: Record<string, unknown> = {
-      invocationId: o.invocationId,
-      outcome: o.outcome,
-      reason: o.reason,
-    };
-    if (o.commandResult !== undefined) envelope.commandResult = o.commandResult;
-    if (o.effects !== undefined && o.effects.length > 0) envelope.effects = o.effects;
+    const envelope = outcomeEnvelope(o);
     const content: { type: "text"; text: string }[] = [
       { type: "text", text: JSON.stringify(envelope) },
     ];
