@@ -1,6 +1,4 @@
 // The complete public surface of @rukh/ipc: any export added here becomes public API.
-export type { IpcErrorCode } from "./_errors.js";
-export { IPC_ERROR_CODES, IpcError } from "./_errors.js";
 export type {
   CommandProcess,
   InvokeRequest,
@@ -18,26 +16,12 @@ export {
   IPC_PROTOCOL,
 } from "./_limits.js";
 export type {
-  CancelCause,
   CancelMessage,
   CompletionMessage,
   CompletionOutcome,
   InvokeMessage,
-  LogLevel,
   LogMessage,
   ProgressMessage,
 } from "./_messages.js";
-export type {
-  CommandContext,
-  CommandHandler,
-  CommandLogger,
-  CommandSuccess,
-  ResultExtras,
-  RunCommandProcessOptions,
-} from "./_runtime.js";
-export {
-  CommandFailure,
-  runCommandProcess,
-  structuredResult,
-  textResult,
-} from "./_runtime.js";
+// What command programs import (the bundled child runtime is this part alone).
+export * from "./runtime.js";
