@@ -4,7 +4,6 @@
 // command against the bare @rukh/ipc spawn + invoke of the same stored
 // program. The state directory is built before anything is timed. Run alone
 // with `node packages/mcp/bench/mcp.bench.mjs` or through `pnpm bench mcp`.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +14,7 @@ import {
   bareIpcInvocation,
   ipcRuntimeUrl,
   FIXTURE_KEY as key,
+  lineRpc,
   FIXTURE_PUB as pub,
 } from "@rukh/testkit";
 
@@ -112,44 +112,19 @@ export async function setup() {
   return { work, root: state.root, noop, program, tools: projection.tools.length };
 }
 
-/** A minimal pipelined JSON-RPC client over the server's stdio. */
+/** The modern era over the server's stdio: every request carries its `_meta`. */
 function connect(root) {
-  const child = spawn(process.execPath, [SERVE, "default"], {
-    env: { PATH: process.env.PATH ?? "", RUKH_HOME: root },
-    stdio: ["pipe", "pipe", "ignore"],
-  });
-  const waiting = new Map();
-  let buf = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (d) => {
-    buf += d;
-    for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
-      const msg = JSON.parse(buf.slice(0, nl));
-      buf = buf.slice(nl + 1);
-      waiting.get(msg.id)?.(msg);
-      waiting.delete(msg.id);
-    }
-  });
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-  };
-  let next = 0;
-  return {
-    request(method, params = {}) {
-      const id = next++;
-      return new Promise((resolve, reject) => {
-        waiting.set(id, (m) => (m.error ? reject(new Error(m.error.message)) : resolve(m.result)));
-        child.stdin.write(
-          `${JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: meta } })}\n`,
-        );
-      });
+  return lineRpc(
+    process.execPath,
+    [SERVE, "default"],
+    { PATH: process.env.PATH ?? "", RUKH_HOME: root },
+    {
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
     },
-    async close() {
-      child.stdin.end();
-      await new Promise((r) => child.once("exit", r));
-    },
-  };
+  );
 }
 
 export default async function run(suite) {

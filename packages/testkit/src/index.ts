@@ -17,6 +17,9 @@ import { pathToFileURL } from "node:url";
 import { spawnCommandProcess } from "@rukh/ipc";
 import { StateDirectory, signPackage } from "@rukh/profile";
 
+export type { LineRpc } from "./_rpc.js";
+export { lineRpc } from "./_rpc.js";
+
 /**
  * The fixture publisher's private key (`fixtures/keys/example-publisher.key`).
  *

@@ -15,6 +15,7 @@ it("exports exactly these names", async () => {
       "fixtureState",
       "int",
       "ipcRuntimeUrl",
+      "lineRpc",
       "machine",
       "managed",
       "processesWith",
