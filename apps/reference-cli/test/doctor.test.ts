@@ -120,10 +120,10 @@ it("ignores an edited route cache (its digest is in the revision), so a path nev
   expect(r.stderr).toContain('unknown command "rukh nop"');
   expect(rukh("nap").status).toBe(0);
   expect(rukh("doctor").stdout).toMatch(
-    /^FAIL {2}route cache: the CLI's index of command paths differs/m,
+    /^FAIL {2}route cache: the CLI's index of command paths or the revision's catalog differs/m,
   );
   expect(rukh("doctor", "--repair").stdout).toContain(
-    "fixed  route cache: rewrote the CLI's index of command paths from the verified descriptors",
+    "fixed  route cache: rewrote the CLI's index of command paths and the revision's catalog from the verified descriptors",
   );
   expect(readFileSync(file, "utf8")).toBe(original);
   expect(rukh("nap").status).toBe(0);

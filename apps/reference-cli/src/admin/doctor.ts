@@ -66,7 +66,7 @@ async function repair(home: StateDirectory, { removeTemporaryDebris }: Profile):
     const routes = await home.checkRouteCache({ repair: true });
     if (routes === "rewritten")
       done.push(
-        "route cache: rewrote the CLI's index of command paths from the verified descriptors",
+        "route cache: rewrote the CLI's index of command paths and the revision's catalog from the verified descriptors",
       );
   }
   const removed = await removeTemporaryDebris(home.root);
@@ -124,7 +124,7 @@ async function doctor(
     const routes = await home.checkRouteCache();
     if (routes === "differs")
       throw new Error(
-        "the CLI's index of command paths differs from the verified descriptors (edited or damaged); `doctor --repair` rewrites it",
+        "the CLI's index of command paths or the revision's catalog differs from the verified descriptors (edited or damaged); `doctor --repair` rewrites it",
       );
     if (routes === "unbound")
       return new Note(
