@@ -12,7 +12,12 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CommandSpec, ExtensionDescriptor } from "@rukh/descriptor";
 import { ioError } from "./_errors.js";
-import type { LoadedExtension } from "./_projection.js";
+import {
+  buildRoutes,
+  type LoadedExtension,
+  projectionFromIndex,
+  type ToolProjection,
+} from "./_projection.js";
 import type { InstalledExtension, ProfileRevision } from "./_revision.js";
 
 /** Format tag of a `revisions/<id>.catalog.json` file. */
@@ -111,4 +116,34 @@ export async function readCatalog(
     descriptor,
     all: () => new Map(enabled.map((e) => [e.digest, descriptor(e.digest)])),
   };
+}
+
+/**
+ * Revision `id`'s projection from its catalog: names from the tool index, a
+ * descriptor parsed only when one of its tools (or the CLI routes) is read;
+ * `onRouteKey` learns the route key when the routes are built.
+ */
+export function catalogProjection(
+  id: string,
+  revision: ProfileRevision,
+  catalog: Catalog,
+  onRouteKey: (routeKey: string) => void,
+): ToolProjection {
+  const digestOf = new Map(revision.extensions.map((e) => [e.id, e.digest]));
+  const enabled = revision.extensions.filter((e) => e.enabled);
+  return projectionFromIndex(
+    id,
+    revision.commandGeneration,
+    revision.config,
+    catalog.tools,
+    (identity) =>
+      catalog
+        .descriptor(digestOf.get(identity.slice(0, identity.indexOf("/")))!)
+        .commands.find((c) => c.identity === identity)!,
+    () => {
+      const built = buildRoutes(enabled.map((e) => ({ descriptor: catalog.descriptor(e.digest) })));
+      onRouteKey(built.routeKey);
+      return built.routes;
+    },
+  );
 }

@@ -5,7 +5,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
-import { catalogFileText, readCatalog } from "./_catalog.js";
+import { catalogFileText, catalogProjection, readCatalog } from "./_catalog.js";
 import {
   effectiveLimits,
   type OwnerConfig,
@@ -31,7 +31,6 @@ import {
   buildProjection,
   buildRoutes,
   type LoadedExtension,
-  projectionFromIndex,
   routeKeyOfPublished,
   type ToolProjection,
   toolCommands,
@@ -345,36 +344,16 @@ export class StateDirectory {
     if (cached !== undefined) return cached;
     const revision = await this.readRevision(rid);
     const catalog = await readCatalog(this.root, rid, revision);
-    const routes = (loaded: readonly LoadedExtension[]) => () => {
-      const built = buildRoutes(loaded);
-      this.#routeKeys.set(rid, built.routeKey);
-      return built.routes;
-    };
+    const keep = (routeKey: string) => this.#routeKeys.set(rid, routeKey);
     let projection: ToolProjection;
-    if (catalog !== undefined) {
-      // From the tool index: only the descriptors of tools that are read are parsed.
-      const digestOf = new Map(revision.extensions.map((e) => [e.id, e.digest]));
-      const enabled = revision.extensions.filter((e) => e.enabled);
-      projection = projectionFromIndex(
-        rid,
-        revision.commandGeneration,
-        revision.config,
-        catalog.tools,
-        (identity) =>
-          catalog
-            .descriptor(digestOf.get(identity.slice(0, identity.indexOf("/")))!)
-            .commands.find((c) => c.identity === identity)!,
-        () => routes(enabled.map((e) => ({ descriptor: catalog.descriptor(e.digest) })))(),
-      );
-    } else {
+    if (catalog !== undefined) projection = catalogProjection(rid, revision, catalog, keep);
+    else {
       const loaded = await this.#loaded(revision.extensions);
-      projection = buildProjection(
-        rid,
-        revision.commandGeneration,
-        revision.config,
-        loaded,
-        routes(loaded),
-      );
+      projection = buildProjection(rid, revision.commandGeneration, revision.config, loaded, () => {
+        const built = buildRoutes(loaded);
+        keep(built.routeKey);
+        return built.routes;
+      });
     }
     this.#remember(rid, projection);
     return projection;
