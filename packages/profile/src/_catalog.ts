@@ -102,12 +102,15 @@ export async function readCatalog(
   }
   if (at !== bytes.length) return undefined;
   const parsed = new Map<string, ExtensionDescriptor>();
+  let text: Buffer | undefined = bytes;
   const descriptor = (digest: string): ExtensionDescriptor => {
     let d = parsed.get(digest);
     if (d === undefined) {
       const [start, size] = lines.get(digest)!;
-      d = JSON.parse(bytes.subarray(start, start + size).toString("utf8")) as ExtensionDescriptor;
+      d = JSON.parse(text!.subarray(start, start + size).toString("utf8")) as ExtensionDescriptor;
       parsed.set(digest, d);
+      // Once every line is parsed the file's bytes are not needed any more.
+      if (parsed.size === lines.size) text = undefined;
     }
     return d;
   };

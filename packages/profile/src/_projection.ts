@@ -203,25 +203,7 @@ export function toolName(
   return `${slug(identity, 48)}__${fp}`;
 }
 
-function resultWrapper(command: CommandSpec): JsonObject {
-  const result = command.execute.result;
-  if (result?.kind === "structured")
-    return {
-      type: "object",
-      properties: { kind: { const: "structured" }, data: result.schema as unknown as JsonObject },
-      required: ["kind", "data"],
-      additionalProperties: false,
-    };
-  return {
-    type: "object",
-    properties: { kind: { const: "text" }, text: { type: "string" } },
-    required: ["kind", "text"],
-    additionalProperties: false,
-  };
-}
-
-/** The core-owned closed output envelope of a command's tool. */
-export function outputEnvelope(command: CommandSpec): JsonObject {
+function envelopeOf(commandResult: JsonObject): JsonObject {
   return {
     type: "object",
     properties: {
@@ -230,12 +212,42 @@ export function outputEnvelope(command: CommandSpec): JsonObject {
         enum: ["succeeded", "command_failed", "execution_failed", "rejected", "cancelled"],
       },
       reason: { type: "string" },
-      commandResult: resultWrapper(command),
+      commandResult,
       effects: { type: "array", items: { type: "string" } },
     },
     required: ["invocationId", "outcome"],
     additionalProperties: false,
   };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+// Every text command's tool has this output schema: one frozen object, not 10,000 copies.
+const TEXT_ENVELOPE: JsonObject = deepFreeze(
+  envelopeOf({
+    type: "object",
+    properties: { kind: { const: "text" }, text: { type: "string" } },
+    required: ["kind", "text"],
+    additionalProperties: false,
+  }),
+);
+
+/** The core-owned closed output envelope of a command's tool (shared and frozen for text results). */
+export function outputEnvelope(command: CommandSpec): JsonObject {
+  const result = command.execute.result;
+  if (result?.kind !== "structured") return TEXT_ENVELOPE;
+  return envelopeOf({
+    type: "object",
+    properties: { kind: { const: "structured" }, data: result.schema as unknown as JsonObject },
+    required: ["kind", "data"],
+    additionalProperties: false,
+  });
 }
 
 const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
