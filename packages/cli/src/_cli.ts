@@ -1,4 +1,5 @@
 import type { HostBinding } from "@rukh/core";
+import type { CliRoute } from "@rukh/profile";
 import { CliError } from "./_errors.js";
 import { EXIT_CODES } from "./_exit.js";
 import { stateDirOf } from "./_fastpath.js";
@@ -146,9 +147,24 @@ export function createCli(options: CliOptions): Cli {
       if (!s.g.help && !wantsHelp(after))
         return runBuiltin(s, own.entry.target.builtin, own.entry.path, after, root, handleSignals);
     }
+    return routed(s, rest, root, false);
+  }
+
+  /**
+   * Routes the words through the active revision's table and runs what they
+   * name; `verified` takes the table from the descriptors, not the route
+   * cache (what a command line of the cache that fails its digest falls back to).
+   */
+  async function routed(
+    s: Session,
+    rest: readonly string[],
+    root: string,
+    verified: boolean,
+  ): Promise<number> {
+    const handleSignals = options.handleSignals !== false;
     let loaded: LoadedTable;
     try {
-      loaded = await loadTable(root);
+      loaded = await loadTable(root, verified);
     } catch (e) {
       return internal(s, `cannot read the profile in ${root}: ${(e as Error).message}`);
     }
@@ -178,7 +194,13 @@ export function createCli(options: CliOptions): Cli {
       if (s.g.help || wantsHelp(after)) return help(s, index, entry.path);
       return runBuiltin(s, entry.target.builtin, entry.path, after, root, handleSignals);
     }
-    const route = entry.target.load();
+    let route: CliRoute;
+    try {
+      route = entry.target.load();
+    } catch (e) {
+      if (verified) throw e;
+      return routed(s, rest, root, true);
+    }
     // A passthrough program owns every word after its path, --help included.
     if (s.g.help || (!route.cli.passthrough && wantsHelp(after))) return help(s, index, entry.path);
     // Only a command run loads what running needs (the core among it).

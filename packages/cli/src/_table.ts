@@ -14,14 +14,17 @@ export interface LoadedTable {
 /** An empty table: what a built-in runs against when it needs no extension command. */
 export const NO_COMMANDS: RouteSource = tableSource({ commands: [], groups: [] });
 
-/** Loads the route table of the state directory `root`; throws what reading it threw. */
-export async function loadTable(root: string): Promise<LoadedTable> {
-  const fast = cachedRoutes(root);
+/**
+ * Loads the route table of the state directory `root` (with `verified`,
+ * from the descriptors, never the route cache); throws what reading it threw.
+ */
+export async function loadTable(root: string, verified = false): Promise<LoadedTable> {
+  const fast = verified ? undefined : cachedRoutes(root);
   if (fast !== undefined) return { table: fast.source, revisionId: fast.revisionId };
   const profile = await import("@rukh/profile");
   let cached: Awaited<ReturnType<typeof profile.readActiveRoutes>> = null;
   try {
-    cached = await profile.readActiveRoutes(root);
+    if (!verified) cached = await profile.readActiveRoutes(root);
   } catch (e) {
     // A damaged cache is only a cache: rebuild the table from the revision.
     if (!(e instanceof profile.ProfileError && e.code === "invalid_state")) throw e;

@@ -22,7 +22,7 @@ export interface ProfileRevision {
   readonly extensions: readonly InstalledExtension[];
   /** Counts changes of the CLI route table (paths and aliases → identities). */
   readonly commandGeneration: number;
-  /** SHA-256 of its `revisions/<id>.routes.json`, which binds the CLI's route cache to it (absent in earlier versions' revisions). */
+  /** SHA-256 of the header line of its `revisions/<id>.routes.json` (whose header holds a digest of every line), which binds the CLI's route cache to it (absent in earlier versions' revisions). */
   readonly routesDigest?: string;
   /** SHA-256 of its `revisions/<id>.catalog.json`, the validated descriptors of its enabled extensions (absent in earlier versions' revisions). */
   readonly catalogDigest?: string;

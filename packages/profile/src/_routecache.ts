@@ -1,6 +1,6 @@
 import { ProfileError } from "./_errors.js";
 import type { CliRouteTable } from "./_projection.js";
-import { ROUTES_FORMAT, readRouteCache } from "./route-cache.js";
+import { ROUTES_FORMAT, readRouteCache, routeLineDigest } from "./route-cache.js";
 
 export { ROUTES_FORMAT };
 
@@ -20,11 +20,12 @@ export interface ActiveRoutes {
 
 /**
  * The text written next to a revision, JSON lines: first a header
- * `{ format, commandGeneration, groups, commands: [{ path, aliases, summary }], sizes }`
+ * `{ format, commandGeneration, groups, commands: [{ path, aliases, summary }], sizes, digests }`
  * (enough to list, route and complete command paths; `sizes` are the UTF-8
- * byte lengths of the command lines), then one line per command with its full
- * `CliRoute`, in header order. A reader that only lists or routes reads the
- * header and at most one command line.
+ * byte lengths of the command lines and `digests` their digests), then one
+ * line per command with its full `CliRoute`, in header order. The revision
+ * records the header's SHA-256 (`routesDigestOf`): a reader that only lists
+ * or routes hashes and parses the header, and checks at most one line.
  */
 export function routesFileText(commandGeneration: number, routes: CliRouteTable): string {
   const lines = routes.commands.map((c) => JSON.stringify(c));
@@ -38,6 +39,7 @@ export function routesFileText(commandGeneration: number, routes: CliRouteTable)
       summary: c.cli.summary,
     })),
     sizes: lines.map((l) => Buffer.byteLength(l)),
+    digests: lines.map(routeLineDigest),
   };
   return `${[JSON.stringify(header), ...lines].join("\n")}\n`;
 }
@@ -67,7 +69,7 @@ export async function readActiveRoutes(root: string): Promise<ActiveRoutes | nul
   } catch (cause) {
     throw new ProfileError(
       "invalid_state",
-      `the route cache of revision ${r.revisionId} is not JSON lines`,
+      `the route cache of revision ${r.revisionId} cannot be read: ${(cause as Error).message}`,
       { cause },
     );
   }

@@ -45,6 +45,7 @@ import { routesFileText } from "./_routecache.js";
 import { corruptExtension } from "./_storecheck.js";
 import { loadStoredPackage } from "./_stored-descriptor.js";
 import { checkCliOwnership, checkNamespaces, checkSource, checkVersionChange } from "./_trust.js";
+import { routesDigestOf } from "./route-cache.js";
 
 /** Options of {@link resolveStateDir}. */
 export interface StateDirOptions {
@@ -519,7 +520,7 @@ export class StateDirectory {
       config,
       extensions: list,
       commandGeneration,
-      routesDigest: sha256Hex(routesText),
+      routesDigest: routesDigestOf(routesText),
       catalogDigest: sha256Hex(catalogText),
     };
     const text = canonicalJson(revision as unknown as JsonValue);
@@ -700,8 +701,9 @@ export class StateDirectory {
    * paths) and catalog (the descriptors listing reads) say exactly what the
    * packages in the store say, each verified against its digest; `"missing"`
    * when either file is absent, `"unbound"` for a revision of an earlier
-   * version, which records no digest of them (the CLI then reads the
-   * descriptors; the next publication writes bound files). With `repair`,
+   * version, which records no digest of them or one of an earlier format
+   * (the CLI then reads the descriptors; the next publication writes bound
+   * files). With `repair`,
    * a file that is missing or differs is written again from the verified
    * descriptors.
    *
@@ -717,9 +719,10 @@ export class StateDirectory {
     // A revision of an earlier version records no digest: no cache of it is trusted.
     if (revision.routesDigest === undefined) return "unbound";
     const loaded = await this.#loaded(revision.extensions);
-    const wanted: [string, string][] = [
-      [`${id}.routes.json`, routesFileText(revision.commandGeneration, buildRoutes(loaded).routes)],
-    ];
+    const routesText = routesFileText(revision.commandGeneration, buildRoutes(loaded).routes);
+    // Bound to a cache of an earlier format: nothing written now could match it.
+    if (routesDigestOf(routesText) !== revision.routesDigest) return "unbound";
+    const wanted: [string, string][] = [[`${id}.routes.json`, routesText]];
     if (revision.catalogDigest !== undefined)
       wanted.push([
         `${id}.catalog.json`,

@@ -9,8 +9,22 @@ import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CliRoute, CliRouteTable } from "./_projection.js";
 
-/** Format tag of a `revisions/<id>.routes.json` file (version 2: bound to its revision by digest). */
-export const ROUTES_FORMAT = "rukh.cli-routes/2";
+/**
+ * Format tag of a `revisions/<id>.routes.json` file. Version 3: the revision
+ * records the SHA-256 of the header line, and the header a digest of every
+ * command line, so a reader hashes the header and the one line it uses.
+ */
+export const ROUTES_FORMAT = "rukh.cli-routes/3";
+
+/** The digest a revision records of its route cache text: SHA-256 of the header line. */
+export function routesDigestOf(text: string): string {
+  return sha256(text.slice(0, text.indexOf("\n")));
+}
+
+/** The digest the header records of one command line: the first 128 bits of its SHA-256, hex. */
+export function routeLineDigest(line: string | Buffer): string {
+  return sha256(line).slice(0, 32);
+}
 
 /** The largest route cache read (16 MiB; `ROUTES_MAX_BYTES` of the package). */
 const ROUTES_MAX_BYTES = 16_777_216;
@@ -98,20 +112,29 @@ export function readRouteCache(root: string): RouteCacheRead {
     if (bytes === undefined) return none(`revision ${id} has no route cache`);
     if (bytes === "large")
       return damaged(`the route cache of revision ${id} is larger than ${ROUTES_MAX_BYTES} bytes`);
-    if (sha256(bytes) !== revision.routesDigest)
+    const nl = bytes.indexOf(10);
+    if (nl === -1) return damaged(`the route cache of revision ${id} has no header line`);
+    const head = bytes.subarray(0, nl);
+    if (sha256(head) !== revision.routesDigest) {
+      // A cache of an earlier format is bound by another digest: not an edit, just not usable.
+      if (/^\{"format":"rukh\.cli-routes\/[12]"/.test(head.toString("latin1", 0, 40)))
+        return none(`the route cache of revision ${id} is of an earlier format`);
       return damaged(
         `the route cache of revision ${id} does not match the digest its revision records (edited or damaged)`,
       );
-    const nl = bytes.indexOf(10);
-    const v = nl === -1 ? undefined : JSON.parse(bytes.subarray(0, nl).toString("utf8"));
+    }
+    const v = JSON.parse(head.toString("utf8"));
     const sizes: unknown = v?.sizes;
+    const digests: unknown = v?.digests;
     if (
       v?.format !== ROUTES_FORMAT ||
       v.commandGeneration !== revision.commandGeneration ||
       !Array.isArray(v.groups) ||
       !Array.isArray(v.commands) ||
       !Array.isArray(sizes) ||
-      sizes.length !== v.commands.length
+      !Array.isArray(digests) ||
+      sizes.length !== v.commands.length ||
+      digests.length !== v.commands.length
     )
       return damaged(`the route cache of revision ${id} is not a ${ROUTES_FORMAT} file for it`);
     const starts: number[] = [];
@@ -128,10 +151,14 @@ export function readRouteCache(root: string): RouteCacheRead {
       commandGeneration: revision.commandGeneration,
       groups: v.groups,
       commands: v.commands,
-      route: (i) =>
-        JSON.parse(
-          bytes.subarray(starts[i]!, starts[i]! + (sizes as number[])[i]!).toString("utf8"),
-        ) as CliRoute,
+      route: (i) => {
+        const line = bytes.subarray(starts[i]!, starts[i]! + (sizes as number[])[i]!);
+        if (routeLineDigest(line) !== (digests as string[])[i])
+          throw new Error(
+            `line ${i + 1} of the route cache of revision ${id} does not match its digest (edited or damaged)`,
+          );
+        return JSON.parse(line.toString("utf8")) as CliRoute;
+      },
     };
   } catch (e) {
     return damaged(`the route cache cannot be read: ${(e as Error).message}`);

@@ -84,7 +84,14 @@ describe("route cache", () => {
       "edited to map a path elsewhere (its digest no longer matches the revision's)",
       (t: string) => t.replace('"count"', '"cuont"'),
     ],
-    ["another format", (t: string) => t.replace("rukh.cli-routes/2", "rukh.cli-routes/9")],
+    ["another format", (t: string) => t.replace("rukh.cli-routes/3", "rukh.cli-routes/9")],
+    [
+      "a command line edited under an intact header (the line fails its own digest)",
+      (t: string) => {
+        const [head, ...lines] = t.split("\n");
+        return [head, lines[0]!.replace('"count"', '"cuont"'), ...lines.slice(1)].join("\n");
+      },
+    ],
     ["too large", () => " ".repeat(ROUTES_MAX_BYTES + 1)],
   ])("fails closed with invalid_state when the file is %s", async (_name, edit) => {
     const { root, pub } = await published();
