@@ -347,7 +347,7 @@ export function toolCommands(
 /**
  * Builds the MCP tools of a revision; throws when a name repeats or a tool
  * cannot fit one page. Names are computed for every tool; schemas and sizes
- * when a page needs them, or at once with `validate` (a publication checks
+ * when a page needs them, or at once for the tools `validate` names (a publication checks
  * every tool before it commits); `routes` when first read, if given as a
  * function.
  */
@@ -357,7 +357,7 @@ export function buildProjection(
   config: OwnerConfig,
   extensions: readonly LoadedExtension[],
   routes: CliRouteTable | (() => CliRouteTable),
-  validate = false,
+  validate: boolean | ((identity: string) => boolean) = false,
 ): ToolProjection {
   const style = config.mcp?.toolNames ?? "full";
   const tools: McpTool[] = [];
@@ -389,7 +389,7 @@ function assemble(
   tools: readonly McpTool[],
   byName: Map<string, McpTool>,
   routes: CliRouteTable | (() => CliRouteTable),
-  validate: boolean,
+  validate: boolean | ((identity: string) => boolean),
 ): ToolProjection {
   const projection = {
     revisionId,
@@ -411,7 +411,9 @@ function assemble(
     });
   }
   const bytes = new Map<McpTool, number>();
-  if (validate) for (const t of tools) bytes.set(t, checkedSize(t));
+  if (validate !== false)
+    for (const t of tools)
+      if (validate === true || validate(t.identity)) bytes.set(t, checkedSize(t));
   internals.set(projection as ToolProjection, { byName, bytes, visible: new Map() });
   return projection as ToolProjection;
 }

@@ -500,10 +500,11 @@ export class StateDirectory {
 
     // What the base already holds comes from its catalog: a publication
     // costs what its changes cost, not what is installed.
-    const catalog =
+    const baseCatalog =
       base === null || baseRevision === undefined
         ? undefined
-        : (await readCatalog(this.root, base, baseRevision))?.all();
+        : await readCatalog(this.root, base, baseRevision);
+    const catalog = baseCatalog?.all();
     const loaded = await this.#loaded(list, pending, catalog);
     checkCliOwnership(loaded.map((l) => l.descriptor));
     const { routes, routeKey } = buildRoutes(loaded);
@@ -525,14 +526,22 @@ export class StateDirectory {
     };
     const text = canonicalJson(revision as unknown as JsonValue);
     const id = fingerprint(revision as unknown as JsonValue);
-    // Every tool's schema and size is checked before anything is committed.
+    // Every new tool's schema and size is checked before anything is committed:
+    // a tool the base already published from the same package was checked
+    // then (its size does not depend on the revision); without a base
+    // catalog, every tool is.
+    const changed = new Set([...pending.values()].map((p) => p.descriptor.id));
+    const published = new Set(baseCatalog?.tools);
     const projection = buildProjection(
       id,
       revision.commandGeneration,
       config,
       loaded,
       routes,
-      true,
+      baseCatalog === undefined
+        ? true
+        : (identity) =>
+            !published.has(identity) || changed.has(identity.slice(0, identity.indexOf("/"))),
     );
 
     // Validation passed: only now does anything enter the state directory.
