@@ -11,9 +11,12 @@
 
 import { createHash, randomBytes } from "node:crypto";
 import {
+  closeSync,
   mkdirSync,
+  openSync,
   readFileSync,
   readlinkSync,
+  readSync,
   renameSync,
   statSync,
   writeFileSync,
@@ -70,8 +73,15 @@ export function probeKey(programs: readonly (string | null)[]): string {
 /** The answers recorded under `key` in `file`, if fresh; anything unreadable is no record. */
 export function readProbe(file: string, key: string, now = Date.now()): ProbeAnswers | undefined {
   const r = quietly(() => {
-    const bytes = readFileSync(file);
-    return bytes.length > RECORD_MAX_BYTES ? null : JSON.parse(bytes.toString("utf8"));
+    const fd = openSync(file, "r");
+    try {
+      // Never more than the bound, however large the file is.
+      const buf = Buffer.allocUnsafe(RECORD_MAX_BYTES + 1);
+      const n = readSync(fd, buf, 0, buf.length, 0);
+      return n > RECORD_MAX_BYTES ? null : JSON.parse(buf.toString("utf8", 0, n));
+    } finally {
+      closeSync(fd);
+    }
   });
   if (r === null || typeof r !== "object" || r.format !== FORMAT || r.key !== key) return undefined;
   if (typeof r.at !== "number" || now - r.at < 0 || now - r.at > MAX_AGE_MS) return undefined;

@@ -8,9 +8,9 @@
 // reader falls back to the store, which verifies every package.
 
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { CommandSpec, ExtensionDescriptor } from "@rukh/descriptor";
+import { readBounded } from "./_bounded.js";
 import { ioError } from "./_errors.js";
 import {
   buildRoutes,
@@ -73,14 +73,14 @@ export async function readCatalog(
   revision: ProfileRevision,
 ): Promise<Catalog | undefined> {
   if (revision.catalogDigest === undefined) return undefined;
-  let bytes: Buffer;
+  let read: ReturnType<typeof readBounded>;
   try {
-    bytes = await readFile(catalogPath(root, id));
+    read = readBounded(catalogPath(root, id), CATALOG_MAX_BYTES);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw ioError(`cannot read the catalog of revision ${id}`, e);
   }
-  if (bytes.length > CATALOG_MAX_BYTES) return undefined;
+  if (read === undefined || read === "large") return undefined;
+  const bytes = read;
   if (createHash("sha256").update(bytes).digest("hex") !== revision.catalogDigest) return undefined;
   // The bytes are the ones this state directory's publisher wrote for the revision.
   const nl = bytes.indexOf(10);

@@ -5,6 +5,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
+import { readBounded } from "./_bounded.js";
 import { catalogFileText, catalogProjection, readCatalog } from "./_catalog.js";
 import {
   effectiveLimits,
@@ -199,16 +200,22 @@ export class StateDirectory {
     if (cached !== undefined) return cached;
     if (!REVISION_ID.test(id))
       throw new ProfileError("unknown_revision", `"${id}" is not a revision id`);
-    let bytes: Buffer;
+    let read: ReturnType<typeof readBounded>;
     try {
-      bytes = await readFile(join(this.root, "revisions", `${id}.json`));
+      read = readBounded(join(this.root, "revisions", `${id}.json`), REVISION_MAX_BYTES);
     } catch (e) {
-      if (errno(e) === "ENOENT")
-        throw new ProfileError("unknown_revision", `revision ${id} does not exist`);
       throw ioError(`cannot read revision ${id}`, e);
     }
+    if (read === undefined)
+      throw new ProfileError("unknown_revision", `revision ${id} does not exist`);
+    if (read === "large")
+      throw new ProfileError(
+        "invalid_revision",
+        `revision ${id} is larger than ${REVISION_MAX_BYTES} bytes`,
+      );
+    const bytes = read;
     let value: JsonValue;
-    if (bytes.length <= REVISION_MAX_BYTES && sha256Hex(bytes) === id)
+    if (sha256Hex(bytes) === id)
       // The bytes are the canonical text the id is the hash of: a plain parse reads exactly it.
       value = JSON.parse(bytes.toString("utf8"));
     else {

@@ -10,6 +10,7 @@ import { type BigIntStats, constants, lstatSync, readdirSync, readFileSync } fro
 import { lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { canonicalJson, fingerprint, type JsonValue, sha256Hex } from "@rukh/json";
+import { readBounded } from "./_bounded.js";
 import { temporaryName } from "./_debris.js";
 import { ProfileError } from "./_errors.js";
 import type { ManifestFile, PackageManifest } from "./_package.js";
@@ -64,8 +65,8 @@ async function readStamped(path: string): Promise<{ bytes: Buffer; stamp: Stamp 
 function readRecord(root: string, digest: string): CheckRecord | undefined {
   let r: CheckRecord;
   try {
-    const bytes = readFileSync(recordPath(root, digest));
-    if (bytes.length > RECORD_MAX_BYTES) return undefined;
+    const bytes = readBounded(recordPath(root, digest), RECORD_MAX_BYTES);
+    if (bytes === undefined || bytes === "large") return undefined;
     // Our own cache, bound to the digest below: plain JSON.parse is enough.
     r = JSON.parse(bytes.toString("utf8")) as CheckRecord;
   } catch {

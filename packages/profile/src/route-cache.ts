@@ -5,8 +5,8 @@
 // the cache hashes to the digest the revision records.
 
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readBounded } from "./_bounded.js";
 import type { CliRoute, CliRouteTable } from "./_projection.js";
 
 /**
@@ -63,23 +63,6 @@ export type RouteCacheRead =
     };
 
 const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
-
-/** A whole file, `undefined` when it does not exist, `"large"` past `max`. */
-function readBounded(file: string, max: number): Buffer | undefined | "large" {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
-  }
-  try {
-    if (fstatSync(fd).size > max) return "large";
-    return readFileSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /**
  * Reads `active`, its revision and `revisions/<id>.routes.json` with

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fingerprint } from "@rukh/json";
 import fc from "fast-check";
@@ -274,6 +274,9 @@ describe("publication", () => {
     expect(await h.checkRouteCache()).toBe("differs");
     expect(await h.checkRouteCache({ repair: true })).toBe("rewritten");
     expect(readFileSync(catalog, "utf8")).toBe(text);
+    // One past the bound (a sparse file) is never read: the store is, verified.
+    truncateSync(catalog, 268_435_457);
+    expect((await new StateDirectory(h.root).projection()).tools).toHaveLength(2);
     // Without its catalog, a store that was modified fails as before.
     rmSync(catalog);
     expect(await h.checkRouteCache()).toBe("missing");
