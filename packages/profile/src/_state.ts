@@ -176,14 +176,14 @@ export class StateDirectory {
    * const id = await home.activeRevisionId();
    */
   async activeRevisionId(): Promise<string | null> {
-    let bytes: Buffer;
+    let bytes: ReturnType<typeof readBounded>;
     try {
-      bytes = await readFile(join(this.root, "active"));
+      bytes = readBounded(join(this.root, "active"), ACTIVE_MAX_BYTES);
     } catch (e) {
-      if (errno(e) === "ENOENT") return null;
       throw ioError("cannot read active", e);
     }
-    const text = bytes.length <= ACTIVE_MAX_BYTES ? bytes.toString("latin1").trimEnd() : "";
+    if (bytes === undefined) return null;
+    const text = bytes === "large" ? "" : bytes.toString("latin1").trimEnd();
     if (!REVISION_ID.test(text))
       throw new ProfileError("invalid_state", "the active file does not name a revision id");
     return text;

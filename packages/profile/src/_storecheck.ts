@@ -6,7 +6,7 @@
 // the runtime) is noticed.
 
 import { randomBytes } from "node:crypto";
-import { type BigIntStats, constants, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { type BigIntStats, constants, lstatSync, readdirSync } from "node:fs";
 import { lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { canonicalJson, fingerprint, type JsonValue, sha256Hex } from "@rukh/json";
