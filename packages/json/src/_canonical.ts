@@ -22,43 +22,47 @@ import type { JsonValue } from "./_parse.js";
  * canonicalJson({ b: 1, a: [true, "x"] }); // '{"a":[true,"x"],"b":1}'
  */
 export function canonicalJson(value: JsonValue): string {
-  return write(value, "", new Set());
+  return write(value, [], new Set());
 }
 
-function write(value: unknown, pointer: string, seen: Set<object>): string {
+// `path` is the member names and indexes down to `value`: the JSON pointer is
+// built only for an error, not for every member written.
+function write(value: unknown, path: (string | number)[], seen: Set<object>): string {
   switch (typeof value) {
     case "string":
-      if (!value.isWellFormed()) throw notJson(pointer, "a string with an unpaired surrogate");
+      if (!value.isWellFormed()) throw notJson(path, "a string with an unpaired surrogate");
       return JSON.stringify(value);
     case "number":
-      if (!Number.isFinite(value)) throw notJson(pointer, `the non-finite number ${value}`);
+      if (!Number.isFinite(value)) throw notJson(path, `the non-finite number ${value}`);
       return JSON.stringify(value);
     case "boolean":
       return value ? "true" : "false";
     case "object": {
       if (value === null) return "null";
-      if (seen.has(value)) throw notJson(pointer, "a cycle");
+      if (seen.has(value)) throw notJson(path, "a cycle");
       seen.add(value);
       let out: string;
       if (Array.isArray(value)) {
         out = "[";
         for (let i = 0; i < value.length; i++) {
           if (i > 0) out += ",";
-          out += write(value[i], pointerAppend(pointer, i), seen);
+          path.push(i);
+          out += write(value[i], path, seen);
+          path.pop();
         }
         out += "]";
       } else {
         const proto = Object.getPrototypeOf(value);
-        if (proto !== Object.prototype && proto !== null)
-          throw notJson(pointer, "a class instance");
+        if (proto !== Object.prototype && proto !== null) throw notJson(path, "a class instance");
         const keys = Object.keys(value).sort();
         out = "{";
         for (let i = 0; i < keys.length; i++) {
           const key = keys[i]!;
-          const member = pointerAppend(pointer, key);
-          if (!key.isWellFormed()) throw notJson(member, "a key with an unpaired surrogate");
+          path.push(key);
+          if (!key.isWellFormed()) throw notJson(path, "a key with an unpaired surrogate");
           if (i > 0) out += ",";
-          out += `${JSON.stringify(key)}:${write((value as Record<string, unknown>)[key], member, seen)}`;
+          out += `${JSON.stringify(key)}:${write((value as Record<string, unknown>)[key], path, seen)}`;
+          path.pop();
         }
         out += "}";
       }
@@ -66,11 +70,12 @@ function write(value: unknown, pointer: string, seen: Set<object>): string {
       return out;
     }
     default:
-      throw notJson(pointer, `a value of type ${typeof value}`);
+      throw notJson(path, `a value of type ${typeof value}`);
   }
 }
 
-function notJson(pointer: string, what: string): JsonError {
+function notJson(path: readonly (string | number)[], what: string): JsonError {
+  const pointer = path.reduce<string>((p, segment) => pointerAppend(p, segment), "");
   return new JsonError(
     "not_json",
     `cannot canonicalize ${what} at "${pointer}"; expected JSON data`,

@@ -9,19 +9,27 @@
 
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type { CommandSpec, ExtensionDescriptor } from "@rukh/descriptor";
+import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { readBounded } from "./_bounded.js";
+import type { OwnerConfig } from "./_config.js";
 import { ioError } from "./_errors.js";
 import {
-  buildRoutes,
   type LoadedExtension,
   projectionFromIndex,
   type ToolProjection,
+  toolCommands,
 } from "./_projection.js";
 import type { InstalledExtension, ProfileRevision } from "./_revision.js";
+import { buildRoutes, type Routing, routingOf } from "./_routes.js";
 
-/** Format tag of a `revisions/<id>.catalog.json` file. */
-export const CATALOG_FORMAT = "rukh.revision-catalog/2";
+/**
+ * Format tag of a `revisions/<id>.catalog.json` file. A publication carries
+ * the tool index and routing of unchanged extensions over from its base's
+ * catalog: a change to what {@link toolCommands} or {@link routingOf}
+ * derive must change this tag, so that no catalog of the old derivation is
+ * carried over.
+ */
+export const CATALOG_FORMAT = "rukh.revision-catalog/3";
 
 /** The largest catalog read: 256 MiB (10,000 commands take about 8 MiB). */
 const CATALOG_MAX_BYTES = 268_435_456;
@@ -29,34 +37,79 @@ const CATALOG_MAX_BYTES = 268_435_456;
 // The path of revision `id`'s catalog.
 const catalogPath = (root: string, id: string) => join(root, "revisions", `${id}.catalog.json`);
 
-/**
- * The catalog text of a revision, JSON lines: a header
- * `{ format, tools: [identity…], extensions: [[digest, bytes]…] }` — the
- * commands that are the revision's MCP tools, as the publication chose and
- * checked them, and the byte length of each descriptor line —
- * then one line per enabled extension with its validated descriptor, in
- * revision order. `loaded` holds those descriptors in that order.
- */
-export function catalogFileText(
-  extensions: readonly InstalledExtension[],
-  loaded: readonly LoadedExtension[],
-  tools: readonly CommandSpec[],
-): string {
-  const enabled = extensions.filter((e) => e.enabled);
-  const lines = loaded.map((l) => JSON.stringify(l.descriptor));
-  const header = {
-    format: CATALOG_FORMAT,
-    tools: tools.map((t) => t.identity),
-    extensions: enabled.map((e, i) => [e.digest, Buffer.byteLength(lines[i]!)]),
-  };
-  return `${[JSON.stringify(header), ...lines].join("\n")}\n`;
+/** One enabled extension's two catalog lines: its validated descriptor and its routing. */
+export interface CatalogEntry {
+  readonly digest: string;
+  readonly descriptor: string;
+  readonly routing: string;
 }
 
-/** A revision's catalog as read: the tool index, and each descriptor parsed when asked for. */
+/** The catalog lines of a validated descriptor. */
+export function catalogEntry(digest: string, descriptor: ExtensionDescriptor): CatalogEntry {
+  return {
+    digest,
+    descriptor: JSON.stringify(descriptor),
+    routing: JSON.stringify(routingOf(descriptor)),
+  };
+}
+
+/**
+ * The catalog text of a revision, JSON lines: a header
+ * `{ format, routeKey, tools: [identity…], extensions: [[digest, bytes, bytes]…] }` —
+ * the revision's route key (which identity each CLI path names, fingerprinted),
+ * the commands that are its MCP tools, as the publication chose and checked
+ * them, and the byte lengths of each extension's two lines —
+ * then, per enabled extension in revision order, its validated descriptor
+ * and its routing (`{ id, publisher, groups, commands: [{ identity, path,
+ * aliases }] }`), one line each.
+ */
+export function catalogFileText(
+  entries: readonly CatalogEntry[],
+  tools: readonly string[],
+  routeKey: string,
+): string {
+  const header = {
+    format: CATALOG_FORMAT,
+    routeKey,
+    tools,
+    extensions: entries.map((e) => [
+      e.digest,
+      Buffer.byteLength(e.descriptor),
+      Buffer.byteLength(e.routing),
+    ]),
+  };
+  const lines = [JSON.stringify(header)];
+  for (const e of entries) lines.push(e.descriptor, e.routing);
+  return `${lines.join("\n")}\n`;
+}
+
+/** The catalog text derived from every enabled extension's descriptor (`loaded`, in revision order). */
+export function derivedCatalogText(
+  extensions: readonly InstalledExtension[],
+  loaded: readonly LoadedExtension[],
+  config: OwnerConfig,
+  routeKey: string,
+): string {
+  const enabled = extensions.filter((e) => e.enabled);
+  return catalogFileText(
+    enabled.map((e, i) => catalogEntry(e.digest, loaded[i]!.descriptor)),
+    toolCommands(config, loaded).map((t) => t.identity),
+    routeKey,
+  );
+}
+
+/** A revision's catalog as read: the tool index, and each line parsed when asked for. */
 export interface Catalog {
   /** The identities of the revision's MCP tools. */
   readonly tools: readonly string[];
+  /** The revision's route key, when the catalog records it (version 3). */
+  readonly routeKey: string | undefined;
+  /** Whether an extension's package (by digest) is in the catalog. */
+  has(digest: string): boolean;
   descriptor(digest: string): ExtensionDescriptor;
+  routing(digest: string): Routing;
+  /** The extension's lines as written (to carry them into the next catalog). */
+  entry(digest: string): CatalogEntry;
   /** Every descriptor, by digest. */
   all(): Map<string, ExtensionDescriptor>;
 }
@@ -86,37 +139,68 @@ export async function readCatalog(
   const nl = bytes.indexOf(10);
   const header = nl === -1 ? undefined : JSON.parse(bytes.subarray(0, nl).toString("utf8"));
   const enabled = revision.extensions.filter((e) => e.enabled);
+  // Version 2 (written by the previous release) holds no routing lines; the
+  // routing is derived from the descriptor when asked for.
+  const routed = header?.format === CATALOG_FORMAT;
   if (
-    header?.format !== CATALOG_FORMAT ||
+    (!routed && header?.format !== "rukh.revision-catalog/2") ||
     !Array.isArray(header.tools) ||
     !Array.isArray(header.extensions) ||
     header.extensions.length !== enabled.length ||
     enabled.some((e, i) => header.extensions[i][0] !== e.digest)
   )
     return undefined;
-  const lines = new Map<string, [number, number]>();
+  const lines = new Map<string, [number, number, number]>();
   let at = nl + 1;
-  for (const [digest, size] of header.extensions as [string, number][]) {
-    lines.set(digest, [at, size]);
-    at += size + 1;
+  for (const [digest, size, routingSize] of header.extensions as [string, number, number][]) {
+    lines.set(digest, [at, size, routed ? routingSize : -1]);
+    at += size + 1 + (routed ? routingSize + 1 : 0);
   }
   if (at !== bytes.length) return undefined;
   const parsed = new Map<string, ExtensionDescriptor>();
+  const routings = new Map<string, Routing>();
   let text: Buffer | undefined = bytes;
+  const raw = (digest: string): CatalogEntry => {
+    const [start, size, routingSize] = lines.get(digest)!;
+    const descriptor = text!.toString("utf8", start, start + size);
+    return {
+      digest,
+      descriptor,
+      routing:
+        routingSize === -1
+          ? JSON.stringify(routingOf(JSON.parse(descriptor)))
+          : text!.toString("utf8", start + size + 1, start + size + 1 + routingSize),
+    };
+  };
   const descriptor = (digest: string): ExtensionDescriptor => {
     let d = parsed.get(digest);
     if (d === undefined) {
-      const [start, size] = lines.get(digest)!;
-      d = JSON.parse(text!.subarray(start, start + size).toString("utf8")) as ExtensionDescriptor;
+      d = JSON.parse(raw(digest).descriptor) as ExtensionDescriptor;
       parsed.set(digest, d);
-      // Once every line is parsed the file's bytes are not needed any more.
+      // Once every descriptor is parsed the file's bytes are not needed any more.
       if (parsed.size === lines.size) text = undefined;
     }
     return d;
   };
+  const routing = (digest: string): Routing => {
+    let r = routings.get(digest);
+    if (r === undefined) {
+      r =
+        text === undefined || !routed
+          ? routingOf(descriptor(digest))
+          : JSON.parse(raw(digest).routing);
+      routings.set(digest, r!);
+    }
+    return r!;
+  };
   return {
     tools: header.tools,
+    routeKey: routed && typeof header.routeKey === "string" ? header.routeKey : undefined,
+    has: (digest) => lines.has(digest),
     descriptor,
+    routing,
+    entry: (digest) =>
+      text === undefined ? catalogEntry(digest, descriptor(digest)) : raw(digest),
     all: () => new Map(enabled.map((e) => [e.digest, descriptor(e.digest)])),
   };
 }

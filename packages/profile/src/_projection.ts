@@ -2,12 +2,11 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import {
   type CliCommandSpec,
   type CommandSpec,
-  cliSpec,
   type ExtensionDescriptor,
   mcpInputSchema,
   REGISTERED_FEATURES,
 } from "@rukh/descriptor";
-import { fingerprint, type JsonObject, type JsonValue, sha256Hex } from "@rukh/json";
+import { fingerprint, type JsonObject, sha256Hex } from "@rukh/json";
 import { type OwnerConfig, presetNamed } from "./_config.js";
 import { ProfileError } from "./_errors.js";
 import {
@@ -73,104 +72,6 @@ interface Internals {
   readonly visible: Map<string, { readonly tools: readonly McpTool[]; readonly binding: string }>;
 }
 const internals = new WeakMap<ToolProjection, Internals>();
-
-/** The fingerprint of which identity each CLI path (and alias) names: what `commandGeneration` counts changes of. */
-function routeKeyOf(owners: ReadonlyMap<string, string>): string {
-  return fingerprint([...owners].sort((a, b) => (a[0] < b[0] ? -1 : 1)) as JsonValue);
-}
-
-/**
- * The route key of extensions already known to route without conflict (a
- * published revision's): what {@link buildRoutes} would compute, without
- * building any route.
- */
-export function routeKeyOfPublished(extensions: readonly LoadedExtension[]): string {
-  const owners = new Map<string, string>();
-  for (const { descriptor } of extensions)
-    for (const command of descriptor.commands) {
-      owners.set(command.path.join(" "), command.identity);
-      for (const alias of command.aliases) owners.set(alias.join(" "), command.identity);
-    }
-  return routeKeyOf(owners);
-}
-
-/** Builds the route table; throws `route_conflict` when two commands claim one path. */
-export function buildRoutes(extensions: readonly LoadedExtension[]): {
-  routes: CliRouteTable;
-  routeKey: string;
-} {
-  const owners = new Map<string, string>();
-  const groups = new Map<string, { group: CliGroup; extensions: string[] }>();
-  const commands: CliRoute[] = [];
-  const sorted = [...extensions].sort((a, b) => (a.descriptor.id < b.descriptor.id ? -1 : 1));
-  const claim = (path: readonly string[], identity: string, how: string) => {
-    const key = path.join(" ");
-    const prior = owners.get(key);
-    if (prior !== undefined && prior !== identity)
-      throw new ProfileError(
-        "route_conflict",
-        `CLI path "${key}" (${how} of ${identity}) is already taken by ${prior}; each path must resolve to one command`,
-      );
-    owners.set(key, identity);
-  };
-  for (const { descriptor } of sorted) {
-    for (const command of descriptor.commands) {
-      claim(command.path, command.identity, "path");
-      for (const alias of command.aliases) claim(alias, command.identity, "alias");
-      commands.push({
-        extension: descriptor.id,
-        identity: command.identity,
-        path: command.path,
-        aliases: command.aliases,
-        cli: cliSpec(command),
-      });
-    }
-    for (const g of descriptor.groups) {
-      const key = g.path.join(" ");
-      const prior = groups.get(key);
-      if (prior === undefined)
-        groups.set(key, {
-          group: {
-            path: g.path,
-            summary: g.summary,
-            ...(g.description !== undefined && { description: g.description }),
-            extensions: [],
-          },
-          extensions: [descriptor.id],
-        });
-      else prior.extensions.push(descriptor.id);
-    }
-  }
-  // A path that is a proper prefix of another command's path would be a command
-  // and a group at once; within one extension the descriptor rejects it, across
-  // extensions it is caught here.
-  for (const [key, identity] of owners) {
-    const words = key.split(" ");
-    for (let n = 1; n < words.length; n++) {
-      const prefix = words.slice(0, n).join(" ");
-      const owner = owners.get(prefix);
-      if (owner !== undefined)
-        throw new ProfileError(
-          "route_conflict",
-          `CLI path "${prefix}" is the command ${owner} and also a group holding "${key}" (${identity})`,
-        );
-    }
-  }
-  for (const key of groups.keys()) {
-    const owner = owners.get(key);
-    if (owner !== undefined)
-      throw new ProfileError(
-        "route_conflict",
-        `CLI path "${key}" is both a group and the command ${owner}`,
-      );
-  }
-  const routeKey = routeKeyOf(owners);
-  commands.sort((a, b) => (a.path.join(" ") < b.path.join(" ") ? -1 : 1));
-  const groupList = [...groups.values()]
-    .map(({ group, extensions: e }) => ({ ...group, extensions: e }))
-    .sort((a, b) => (a.path.join(" ") < b.path.join(" ") ? -1 : 1));
-  return { routes: { commands, groups: groupList }, routeKey };
-}
 
 function slug(text: string, max: number): string {
   return text
@@ -359,13 +260,29 @@ export function buildProjection(
   routes: CliRouteTable | (() => CliRouteTable),
   validate: boolean | ((identity: string) => boolean) = false,
 ): ToolProjection {
+  const tools = named(
+    config,
+    revisionId,
+    toolCommands(config, extensions).map((c) => [c.identity, c]),
+  );
+  return assemble(revisionId, commandGeneration, config, tools, routes, validate);
+}
+
+/**
+ * The tools of `entries` under their names in the revision, in name order;
+ * throws when two identities get one name.
+ */
+function named(
+  config: OwnerConfig,
+  revisionId: string,
+  entries: readonly (readonly [string, CommandSpec | (() => CommandSpec)])[],
+): McpTool[] {
   const style = config.mcp?.toolNames ?? "full";
-  const tools: McpTool[] = [];
   const byName = new Map<string, McpTool>();
-  for (const command of toolCommands(config, extensions)) {
+  const tools = entries.map(([identity, command]) => {
     const tool = new LazyTool(
-      toolName(config.endpointNamespace, revisionId, command.identity, style),
-      command.identity,
+      toolName(config.endpointNamespace, revisionId, identity, style),
+      identity,
       command,
     );
     const prior = byName.get(tool.name);
@@ -375,10 +292,9 @@ export function buildProjection(
         `tool name ${tool.name} is computed for both ${prior.identity} and ${tool.identity}`,
       );
     byName.set(tool.name, tool);
-    tools.push(tool);
-  }
-  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return assemble(revisionId, commandGeneration, config, tools, byName, routes, validate);
+    return tool;
+  });
+  return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** The projection object over `tools` (in name order), with the internals listing needs. */
@@ -387,10 +303,10 @@ function assemble(
   commandGeneration: number,
   config: OwnerConfig,
   tools: readonly McpTool[],
-  byName: Map<string, McpTool>,
   routes: CliRouteTable | (() => CliRouteTable),
   validate: boolean | ((identity: string) => boolean),
 ): ToolProjection {
+  const byName = new Map(tools.map((t) => [t.name, t]));
   const projection = {
     revisionId,
     commandGeneration,
@@ -431,17 +347,14 @@ export function projectionFromIndex(
   identities: readonly string[],
   commandOf: (identity: string) => CommandSpec,
   routes: () => CliRouteTable,
+  validate: boolean | ((identity: string) => boolean) = false,
 ): ToolProjection {
-  const style = config.mcp?.toolNames ?? "full";
-  const byName = new Map<string, McpTool>();
-  const tools = identities.map((identity) => {
-    const name = toolName(config.endpointNamespace, revisionId, identity, style);
-    const tool = new LazyTool(name, identity, () => commandOf(identity));
-    byName.set(name, tool);
-    return tool;
-  });
-  tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return assemble(revisionId, commandGeneration, config, tools, byName, routes, false);
+  const tools = named(
+    config,
+    revisionId,
+    identities.map((identity) => [identity, () => commandOf(identity)]),
+  );
+  return assemble(revisionId, commandGeneration, config, tools, routes, validate);
 }
 
 function inner(projection: ToolProjection): Internals {

@@ -1,5 +1,6 @@
+import { sha256Hex } from "@rukh/json";
 import { ProfileError } from "./_errors.js";
-import type { CliRouteTable } from "./_projection.js";
+import type { CliRoute, CliRouteTable } from "./_projection.js";
 import { ROUTES_FORMAT, readRouteCache, routeLineDigest } from "./route-cache.js";
 
 export { ROUTES_FORMAT };
@@ -18,30 +19,59 @@ export interface ActiveRoutes {
   readonly routes: CliRouteTable;
 }
 
+/** One command of a route cache: its header entry, its line and the line's digest. */
+export interface RouteRow {
+  readonly entry: {
+    readonly path: readonly string[];
+    readonly aliases: readonly (readonly string[])[];
+    readonly summary: string;
+  };
+  readonly line: string;
+  readonly digest: string;
+}
+
+/** The route cache row of one command's route. */
+export function routeRow(route: CliRoute): RouteRow {
+  const line = JSON.stringify(route);
+  return {
+    entry: { path: route.path, aliases: route.aliases, summary: route.cli.summary },
+    line,
+    digest: routeLineDigest(line),
+  };
+}
+
 /**
  * The text written next to a revision, JSON lines: first a header
  * `{ format, commandGeneration, groups, commands: [{ path, aliases, summary }], sizes, digests }`
  * (enough to list, route and complete command paths; `sizes` are the UTF-8
- * byte lengths of the command lines and `digests` their digests), then one
- * line per command with its full `CliRoute`, in header order. The revision
- * records the header's SHA-256 (`routesDigestOf`): a reader that only lists
- * or routes hashes and parses the header, and checks at most one line.
+ * byte lengths of the command lines, `digests` their digests and `body` the
+ * SHA-256 of all of them), then one
+ * line per command with its full `CliRoute`, in header order (`rows` sorted
+ * by path). The revision records the header's SHA-256 (`routesDigestOf`): a
+ * reader that only lists or routes hashes and parses the header, and checks
+ * at most one line.
  */
-export function routesFileText(commandGeneration: number, routes: CliRouteTable): string {
-  const lines = routes.commands.map((c) => JSON.stringify(c));
+export function routesFileTextOf(
+  commandGeneration: number,
+  groups: CliRouteTable["groups"],
+  rows: readonly RouteRow[],
+): string {
+  const body = rows.map((r) => `${r.line}\n`).join("");
   const header = {
     format: ROUTES_FORMAT,
     commandGeneration,
-    groups: routes.groups,
-    commands: routes.commands.map((c) => ({
-      path: c.path,
-      aliases: c.aliases,
-      summary: c.cli.summary,
-    })),
-    sizes: lines.map((l) => Buffer.byteLength(l)),
-    digests: lines.map(routeLineDigest),
+    groups,
+    commands: rows.map((r) => r.entry),
+    sizes: rows.map((r) => Buffer.byteLength(r.line)),
+    digests: rows.map((r) => r.digest),
+    body: sha256Hex(body),
   };
-  return `${[JSON.stringify(header), ...lines].join("\n")}\n`;
+  return `${JSON.stringify(header)}\n${body}`;
+}
+
+/** The route cache text of a route table. */
+export function routesFileText(commandGeneration: number, routes: CliRouteTable): string {
+  return routesFileTextOf(commandGeneration, routes.groups, routes.commands.map(routeRow));
 }
 
 /**

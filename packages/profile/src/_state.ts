@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
 import { readBounded } from "./_bounded.js";
-import { catalogFileText, catalogProjection, readCatalog } from "./_catalog.js";
+import { type Catalog, catalogProjection, derivedCatalogText, readCatalog } from "./_catalog.js";
 import {
   effectiveLimits,
   type OwnerConfig,
@@ -15,6 +15,7 @@ import {
   validateOwnerConfig,
 } from "./_config.js";
 import { temporaryName } from "./_debris.js";
+import { type Derivation, derive, deriveCarried } from "./_derive.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { collect, type GcOptions, type GcReport } from "./_gc.js";
 import { checkImports } from "./_imports.js";
@@ -30,11 +31,9 @@ import {
 } from "./_package.js";
 import {
   buildProjection,
-  buildRoutes,
   type LoadedExtension,
-  routeKeyOfPublished,
+  projectionFromIndex,
   type ToolProjection,
-  toolCommands,
 } from "./_projection.js";
 import {
   type InstalledExtension,
@@ -43,10 +42,11 @@ import {
   validateRevision,
 } from "./_revision.js";
 import { routesFileText } from "./_routecache.js";
+import { buildRoutes, routeKeyOfPublished } from "./_routes.js";
 import { corruptExtension } from "./_storecheck.js";
 import { loadStoredPackage } from "./_stored-descriptor.js";
-import { checkCliOwnership, checkNamespaces, checkSource, checkVersionChange } from "./_trust.js";
-import { routesDigestOf } from "./route-cache.js";
+import { checkNamespaces, checkSource, checkVersionChange } from "./_trust.js";
+import { readRouteCache, routesDigestOf } from "./route-cache.js";
 
 /** Options of {@link resolveStateDir}. */
 export interface StateDirOptions {
@@ -309,18 +309,59 @@ export class StateDirectory {
     return out;
   }
 
-  async #routeKey(
-    id: string | null,
-    catalog?: ReadonlyMap<string, ExtensionDescriptor>,
-  ): Promise<string> {
+  async #routeKey(id: string | null, catalog?: Catalog): Promise<string> {
     if (id === null) return buildRoutes([]).routeKey;
     let key = this.#routeKeys.get(id);
     if (key === undefined) {
-      const extensions = (await this.readRevision(id)).extensions;
-      key = routeKeyOfPublished(await this.#loaded(extensions, undefined, catalog));
+      const enabled = (await this.readRevision(id)).extensions.filter((e) => e.enabled);
+      key =
+        catalog?.routeKey ??
+        routeKeyOfPublished(
+          catalog !== undefined
+            ? enabled.map((e) => catalog.routing(e.digest))
+            : (await this.#loaded(enabled)).map((l) => l.descriptor),
+        );
       this.#routeKeys.set(id, key);
     }
     return key;
+  }
+
+  /**
+   * What a publication on `base` derives: carried over from the base's
+   * catalog and route cache where it can be, else from every enabled
+   * extension's descriptor (the base catalog's, else verified from the
+   * store). `base` is the base catalog the derivation read, if any.
+   */
+  async #derive(
+    base: string | null,
+    baseRevision: ProfileRevision | undefined,
+    config: OwnerConfig,
+    list: readonly InstalledExtension[],
+    pending: ReadonlyMap<string, VerifiedPackage>,
+  ): Promise<Derivation & { readonly base?: Catalog }> {
+    const catalog =
+      base === null || baseRevision === undefined
+        ? undefined
+        : await readCatalog(this.root, base, baseRevision);
+    if (catalog !== undefined && base !== null && baseRevision !== undefined) {
+      const routes = readRouteCache(this.root, base);
+      if (routes.ok) {
+        const fresh = new Map<string, ExtensionDescriptor>();
+        for (const e of list)
+          if (e.enabled && !catalog.has(e.digest))
+            fresh.set(e.digest, pending.get(e.digest)?.descriptor ?? (await this.#descriptor(e)));
+        for (const p of pending.values()) fresh.set(p.digest, p.descriptor);
+        const carried = deriveCarried(config, list, fresh, {
+          config: baseRevision.config,
+          catalog,
+          routes,
+        });
+        if (carried !== undefined) return { ...carried, base: catalog };
+      }
+    }
+    const all = catalog?.all();
+    const loaded = await this.#loaded(list, pending, all);
+    return { ...derive(config, list, loaded), ...(catalog !== undefined && { base: catalog }) };
   }
 
   #remember(id: string, projection: ToolProjection): void {
@@ -505,21 +546,14 @@ export class StateDirectory {
       };
     }
 
-    // What the base already holds comes from its catalog: a publication
-    // costs what its changes cost, not what is installed.
-    const baseCatalog =
-      base === null || baseRevision === undefined
-        ? undefined
-        : await readCatalog(this.root, base, baseRevision);
-    const catalog = baseCatalog?.all();
-    const loaded = await this.#loaded(list, pending, catalog);
-    checkCliOwnership(loaded.map((l) => l.descriptor));
-    const { routes, routeKey } = buildRoutes(loaded);
-    const baseKey = await this.#routeKey(base, catalog);
-    const catalogText = catalogFileText(list, loaded, toolCommands(config, loaded));
+    // What the base already holds comes from its catalog and route cache: a
+    // publication costs what its changes cost, not what is installed.
+    const derivation = await this.#derive(base, baseRevision, config, list, pending);
+    const baseKey = await this.#routeKey(base, derivation.base);
     const commandGeneration =
-      (baseRevision?.commandGeneration ?? 0) + (routeKey === baseKey ? 0 : 1);
-    const routesText = routesFileText(commandGeneration, routes);
+      (baseRevision?.commandGeneration ?? 0) + (derivation.routeKey === baseKey ? 0 : 1);
+    const routesText = derivation.routesText(commandGeneration);
+    const catalogText = derivation.catalogText;
     const revision: ProfileRevision = {
       format: "rukh.profile/1",
       sequence: (baseRevision?.sequence ?? 0) + 1,
@@ -532,20 +566,22 @@ export class StateDirectory {
       catalogDigest: sha256Hex(catalogText),
     };
     const text = canonicalJson(revision as unknown as JsonValue);
-    const id = fingerprint(revision as unknown as JsonValue);
+    // fingerprint() of the revision: the SHA-256 of the same canonical text.
+    const id = sha256Hex(text);
     // Every new tool's schema and size is checked before anything is committed:
     // a tool the base already published from the same package was checked
     // then (its size does not depend on the revision); without a base
     // catalog, every tool is.
     const changed = new Set([...pending.values()].map((p) => p.descriptor.id));
-    const published = new Set(baseCatalog?.tools);
-    const projection = buildProjection(
+    const published = new Set(derivation.base?.tools);
+    const projection = projectionFromIndex(
       id,
       revision.commandGeneration,
       config,
-      loaded,
-      routes,
-      baseCatalog === undefined
+      derivation.tools,
+      derivation.commandOf,
+      derivation.routes,
+      derivation.base === undefined
         ? true
         : (identity) =>
             !published.has(identity) || changed.has(identity.slice(0, identity.indexOf("/"))),
@@ -558,7 +594,7 @@ export class StateDirectory {
     }
     await this.#commit(base, id, text, routesText, catalogText);
     this.#revisions.set(id, revision);
-    this.#routeKeys.set(id, routeKey);
+    this.#routeKeys.set(id, derivation.routeKey);
     this.#remember(id, projection);
     return { revisionId: id, revision, projection, published: true };
   }
@@ -735,14 +771,15 @@ export class StateDirectory {
     // A revision of an earlier version records no digest: no cache of it is trusted.
     if (revision.routesDigest === undefined) return "unbound";
     const loaded = await this.#loaded(revision.extensions);
-    const routesText = routesFileText(revision.commandGeneration, buildRoutes(loaded).routes);
+    const built = buildRoutes(loaded);
+    const routesText = routesFileText(revision.commandGeneration, built.routes);
     // Bound to a cache of an earlier format: nothing written now could match it.
     if (routesDigestOf(routesText) !== revision.routesDigest) return "unbound";
     const wanted: [string, string][] = [[`${id}.routes.json`, routesText]];
     if (revision.catalogDigest !== undefined)
       wanted.push([
         `${id}.catalog.json`,
-        catalogFileText(revision.extensions, loaded, toolCommands(revision.config, loaded)),
+        derivedCatalogText(revision.extensions, loaded, revision.config, built.routeKey),
       ]);
     const states: ("matches" | "differs" | "missing")[] = [];
     for (const [name, want] of wanted) {

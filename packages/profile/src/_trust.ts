@@ -3,9 +3,9 @@
 // belongs to one publisher, and the brand's administration paths belong to
 // no extension. Pure functions over a candidate revision.
 
-import type { ExtensionDescriptor } from "@rukh/descriptor";
 import type { TrustedPublisher } from "./_config.js";
 import { ProfileError } from "./_errors.js";
+import type { Routing } from "./_routes.js";
 
 /**
  * The first words of the brand's own commands (administration, help and
@@ -133,43 +133,44 @@ export function checkNamespaces(
  * of a command's path — belongs to one publisher (`group_conflict`): another
  * publisher's extension cannot add commands under it.
  */
-export function checkCliOwnership(descriptors: readonly ExtensionDescriptor[]): void {
+export function checkCliOwnership(descriptors: readonly Routing[]): void {
   const owners = new Map<string, { publisher: string; by: string }>();
-  const own = (prefix: readonly string[], d: ExtensionDescriptor, what: string) => {
-    const key = prefix.join(" ");
-    const prior = owners.get(key);
-    if (prior === undefined) owners.set(key, { publisher: d.publisher, by: d.id });
+  // `what` names the claim in an error only: no message is built otherwise.
+  const own = (prefix: string, d: Routing, what: () => string) => {
+    const prior = owners.get(prefix);
+    if (prior === undefined) owners.set(prefix, { publisher: d.publisher, by: d.id });
     else if (prior.publisher !== d.publisher)
       throw new ProfileError(
         "group_conflict",
-        `CLI group "${key}" belongs to publisher "${prior.publisher}" (${prior.by}); ${d.id} by "${d.publisher}" cannot add ${what} under it`,
+        `CLI group "${prefix}" belongs to publisher "${prior.publisher}" (${prior.by}); ${d.id} by "${d.publisher}" cannot add ${what()} under it`,
+      );
+  };
+  const reserved = (d: Routing, path: readonly string[], what: () => string) => {
+    if (RESERVED_CLI_WORDS.includes(path[0]!))
+      throw new ProfileError(
+        "reserved_path",
+        `${d.id} declares ${what()}, but "${path[0]}" is one of the brand's own commands (${RESERVED_CLI_WORDS.join(", ")})`,
       );
   };
   const sorted = [...descriptors].sort((a, b) => (a.id < b.id ? -1 : 1));
   for (const d of sorted) {
-    const paths: [readonly string[], string][] = [
-      ...d.groups.map((g): [readonly string[], string] => [g.path, `group "${g.path.join(" ")}"`]),
-      ...d.commands.flatMap((c) =>
-        [c.path, ...c.aliases].map((p): [readonly string[], string] => [
-          p,
-          `"${p.join(" ")}" (${c.identity})`,
-        ]),
-      ),
-    ];
-    for (const [path, what] of paths) {
-      if (RESERVED_CLI_WORDS.includes(path[0]!))
-        throw new ProfileError(
-          "reserved_path",
-          `${d.id} declares ${what}, but "${path[0]}" is one of the brand's own commands (${RESERVED_CLI_WORDS.join(", ")})`,
-        );
-    }
-  }
-  // Declared groups first, so that a declaration, not a command's path, decides the owner.
-  for (const d of sorted) for (const g of d.groups) own(g.path, d, `group "${g.path.join(" ")}"`);
-  for (const d of sorted)
+    for (const g of d.groups) reserved(d, g.path, () => `group "${g.path.join(" ")}"`);
     for (const c of d.commands)
       for (const p of [c.path, ...c.aliases])
-        for (let n = 1; n < p.length; n++) own(p.slice(0, n), d, `"${p.join(" ")}"`);
+        reserved(d, p, () => `"${p.join(" ")}" (${c.identity})`);
+  }
+  // Declared groups first, so that a declaration, not a command's path, decides the owner.
+  for (const d of sorted)
+    for (const g of d.groups) own(g.path.join(" "), d, () => `group "${g.path.join(" ")}"`);
+  for (const d of sorted)
+    for (const c of d.commands)
+      for (const p of [c.path, ...c.aliases]) {
+        let prefix = p[0]!;
+        for (let n = 1; n < p.length; n++) {
+          own(prefix, d, () => `"${p.join(" ")}"`);
+          prefix += ` ${p[n]}`;
+        }
+      }
 }
 
 /**

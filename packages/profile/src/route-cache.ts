@@ -10,11 +10,13 @@ import { readBounded } from "./_bounded.js";
 import type { CliRoute, CliRouteTable } from "./_projection.js";
 
 /**
- * Format tag of a `revisions/<id>.routes.json` file. Version 3: the revision
- * records the SHA-256 of the header line, and the header a digest of every
- * command line, so a reader hashes the header and the one line it uses.
+ * Format tag of a `revisions/<id>.routes.json` file. The revision records
+ * the SHA-256 of the header line, and the header a digest of every command
+ * line, so a reader hashes the header and the one line it uses; version 4
+ * adds `body`, the SHA-256 of all the lines, for a reader of every line (the
+ * next publication).
  */
-export const ROUTES_FORMAT = "rukh.cli-routes/3";
+export const ROUTES_FORMAT = "rukh.cli-routes/4";
 
 /** The digest a revision records of its route cache text: SHA-256 of the header line. */
 export function routesDigestOf(text: string): string {
@@ -54,6 +56,10 @@ export type RouteCacheRead =
       }[];
       /** The full route of `commands[i]`. */
       route(i: number): CliRoute;
+      /** The line of `commands[i]` as written, checked against its digest, and the digest. */
+      line(i: number): { readonly text: string; readonly digest: string };
+      /** Every line as written with its digest, all checked at once; `undefined` if they fail the check. */
+      lines(): readonly { readonly text: string; readonly digest: string }[] | undefined;
     }
   | {
       readonly ok: false;
@@ -68,18 +74,22 @@ const sha256 = (data: string | Buffer) => createHash("sha256").update(data).dige
  * Reads `active`, its revision and `revisions/<id>.routes.json` with
  * synchronous calls, and uses the cache only if the revision hashes to its
  * id and records the cache's SHA-256. Only the header is parsed; a command's
- * line when it is asked for.
+ * line when it is asked for. With `revisionId`, reads that revision's cache
+ * instead of the active one's.
  *
  * @example
  * const r = readRouteCache(resolveStateDir({ brand: "acme" }));
  */
-export function readRouteCache(root: string): RouteCacheRead {
+export function readRouteCache(root: string, revisionId?: string): RouteCacheRead {
   const none = (message: string) => ({ ok: false, why: "none", message }) as const;
   const damaged = (message: string) => ({ ok: false, why: "damaged", message }) as const;
   try {
-    const active = readBounded(join(root, "active"), 128);
-    if (active === undefined) return none("nothing is published");
-    const id = active === "large" ? "" : active.toString("latin1").trimEnd();
+    let id = revisionId;
+    if (id === undefined) {
+      const active = readBounded(join(root, "active"), 128);
+      if (active === undefined) return none("nothing is published");
+      id = active === "large" ? "" : active.toString("latin1").trimEnd();
+    }
     if (!REVISION_ID.test(id)) return damaged("the active file does not name a revision id");
     const revBytes = readBounded(join(root, "revisions", `${id}.json`), REVISION_MAX_BYTES);
     if (revBytes === undefined || revBytes === "large")
@@ -98,14 +108,16 @@ export function readRouteCache(root: string): RouteCacheRead {
     const nl = bytes.indexOf(10);
     if (nl === -1) return damaged(`the route cache of revision ${id} has no header line`);
     const head = bytes.subarray(0, nl);
+    const earlier = /^\{"format":"rukh\.cli-routes\/[123]"/.test(head.toString("latin1", 0, 40));
     if (sha256(head) !== revision.routesDigest) {
       // A cache of an earlier format is bound by another digest: not an edit, just not usable.
-      if (/^\{"format":"rukh\.cli-routes\/[12]"/.test(head.toString("latin1", 0, 40)))
-        return none(`the route cache of revision ${id} is of an earlier format`);
+      if (earlier) return none(`the route cache of revision ${id} is of an earlier format`);
       return damaged(
         `the route cache of revision ${id} does not match the digest its revision records (edited or damaged)`,
       );
     }
+    // Bound, but written by an earlier version: readable by that version only.
+    if (earlier) return none(`the route cache of revision ${id} is of an earlier format`);
     const v = JSON.parse(head.toString("utf8"));
     const sizes: unknown = v?.sizes;
     const digests: unknown = v?.digests;
@@ -116,6 +128,7 @@ export function readRouteCache(root: string): RouteCacheRead {
       !Array.isArray(v.commands) ||
       !Array.isArray(sizes) ||
       !Array.isArray(digests) ||
+      typeof v.body !== "string" ||
       sizes.length !== v.commands.length ||
       digests.length !== v.commands.length
     )
@@ -128,19 +141,30 @@ export function readRouteCache(root: string): RouteCacheRead {
     }
     if (at !== bytes.length)
       return damaged(`the route cache of revision ${id} does not hold the lines its header names`);
+    const line = (i: number) => {
+      const start = starts[i]!;
+      const text = bytes.subarray(start, start + (sizes as number[])[i]!);
+      const digest = (digests as string[])[i]!;
+      if (routeLineDigest(text) !== digest)
+        throw new Error(
+          `line ${i + 1} of the route cache of revision ${id} does not match its digest (edited or damaged)`,
+        );
+      return { text: text.toString("utf8"), digest };
+    };
     return {
       ok: true,
       revisionId: id,
       commandGeneration: revision.commandGeneration,
       groups: v.groups,
       commands: v.commands,
-      route: (i) => {
-        const line = bytes.subarray(starts[i]!, starts[i]! + (sizes as number[])[i]!);
-        if (routeLineDigest(line) !== (digests as string[])[i])
-          throw new Error(
-            `line ${i + 1} of the route cache of revision ${id} does not match its digest (edited or damaged)`,
-          );
-        return JSON.parse(line.toString("utf8")) as CliRoute;
+      route: (i) => JSON.parse(line(i).text) as CliRoute,
+      line,
+      lines: () => {
+        if (sha256(bytes.subarray(nl + 1)) !== v.body) return undefined;
+        return starts.map((start, i) => ({
+          text: bytes.toString("utf8", start, start + (sizes as number[])[i]!),
+          digest: (digests as string[])[i]!,
+        }));
       },
     };
   } catch (e) {

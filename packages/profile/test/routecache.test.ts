@@ -84,7 +84,7 @@ describe("route cache", () => {
       "edited to map a path elsewhere (its digest no longer matches the revision's)",
       (t: string) => t.replace('"count"', '"cuont"'),
     ],
-    ["another format", (t: string) => t.replace("rukh.cli-routes/3", "rukh.cli-routes/9")],
+    ["another format", (t: string) => t.replace("rukh.cli-routes/4", "rukh.cli-routes/9")],
     [
       "a command line edited under an intact header (the line fails its own digest)",
       (t: string) => {
