@@ -14,6 +14,9 @@ import { readBounded } from "./_bounded.js";
 import type { OwnerConfig } from "./_config.js";
 import { ioError } from "./_errors.js";
 import {
+  type CliRouteTable,
+  type IndexedTool,
+  indexedTool,
   type LoadedExtension,
   projectionFromIndex,
   type ToolProjection,
@@ -55,17 +58,19 @@ export function catalogEntry(digest: string, descriptor: ExtensionDescriptor): C
 
 /**
  * The catalog text of a revision, JSON lines: a header
- * `{ format, routeKey, tools: [identity…], extensions: [[digest, bytes, bytes]…] }` —
+ * `{ format, routeKey, tools: [[identity, bytes, title]…], extensions: [[digest, bytes, bytes]…] }` —
  * the revision's route key (which identity each CLI path names, fingerprinted),
  * the commands that are its MCP tools, as the publication chose and checked
- * them, and the byte lengths of each extension's two lines —
+ * them (each with its encoded size less its name, and its title, so that
+ * listing names, titles and pages parses no descriptor), and the byte
+ * lengths of each extension's two lines —
  * then, per enabled extension in revision order, its validated descriptor
  * and its routing (`{ id, publisher, groups, commands: [{ identity, path,
  * aliases }] }`), one line each.
  */
 export function catalogFileText(
   entries: readonly CatalogEntry[],
-  tools: readonly string[],
+  tools: readonly IndexedTool[],
   routeKey: string,
 ): string {
   const header = {
@@ -93,15 +98,15 @@ export function derivedCatalogText(
   const enabled = extensions.filter((e) => e.enabled);
   return catalogFileText(
     enabled.map((e, i) => catalogEntry(e.digest, loaded[i]!.descriptor)),
-    toolCommands(config, loaded).map((t) => t.identity),
+    toolCommands(config, loaded).map(indexedTool),
     routeKey,
   );
 }
 
 /** A revision's catalog as read: the tool index, and each line parsed when asked for. */
 export interface Catalog {
-  /** The identities of the revision's MCP tools. */
-  readonly tools: readonly string[];
+  /** The revision's MCP tools: identity, size without the name, title. */
+  readonly tools: readonly IndexedTool[];
   /** The revision's route key, when the catalog records it (version 3). */
   readonly routeKey: string | undefined;
   /** Whether an extension's package (by digest) is in the catalog. */
@@ -145,6 +150,13 @@ export async function readCatalog(
   if (
     (!routed && header?.format !== "rukh.revision-catalog/2") ||
     !Array.isArray(header.tools) ||
+    !header.tools.every(
+      (t: unknown) =>
+        Array.isArray(t) &&
+        typeof t[0] === "string" &&
+        Number.isSafeInteger(t[1]) &&
+        typeof t[2] === "string",
+    ) ||
     !Array.isArray(header.extensions) ||
     header.extensions.length !== enabled.length ||
     enabled.some((e, i) => header.extensions[i][0] !== e.digest)
@@ -206,18 +218,22 @@ export async function readCatalog(
 }
 
 /**
- * Revision `id`'s projection from its catalog: names from the tool index, a
- * descriptor parsed only when one of its tools (or the CLI routes) is read;
- * `onRouteKey` learns the route key when the routes are built.
+ * Revision `id`'s projection from its catalog: names, titles and page sizes
+ * from the tool index, a descriptor parsed only when one of its tools'
+ * description or schemas is read. The CLI routes are the revision's route
+ * cache when `cached` gives them (checked against the digests the revision
+ * binds), else built from the descriptors; `onRouteKey` learns the route key.
  */
 export function catalogProjection(
   id: string,
   revision: ProfileRevision,
   catalog: Catalog,
   onRouteKey: (routeKey: string) => void,
+  cached: () => CliRouteTable | undefined = () => undefined,
 ): ToolProjection {
   const digestOf = new Map(revision.extensions.map((e) => [e.id, e.digest]));
   const enabled = revision.extensions.filter((e) => e.enabled);
+  if (catalog.routeKey !== undefined) onRouteKey(catalog.routeKey);
   return projectionFromIndex(
     id,
     revision.commandGeneration,
@@ -228,6 +244,8 @@ export function catalogProjection(
         .descriptor(digestOf.get(identity.slice(0, identity.indexOf("/")))!)
         .commands.find((c) => c.identity === identity)!,
     () => {
+      const routes = catalog.routeKey === undefined ? undefined : cached();
+      if (routes !== undefined) return routes;
       const built = buildRoutes(enabled.map((e) => ({ descriptor: catalog.descriptor(e.digest) })));
       onRouteKey(built.routeKey);
       return built.routes;

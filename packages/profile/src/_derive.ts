@@ -11,7 +11,13 @@ import type { CommandSpec, ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, type JsonValue } from "@rukh/json";
 import { type Catalog, catalogEntry, catalogFileText, derivedCatalogText } from "./_catalog.js";
 import type { OwnerConfig } from "./_config.js";
-import { type CliRouteTable, type LoadedExtension, toolCommands } from "./_projection.js";
+import {
+  type CliRouteTable,
+  type IndexedTool,
+  indexedTool,
+  type LoadedExtension,
+  toolCommands,
+} from "./_projection.js";
 import type { InstalledExtension } from "./_revision.js";
 import { type RouteRow, routeRow, routesFileText, routesFileTextOf } from "./_routecache.js";
 import { buildRoutes, claimRoutes, type Routing, routeOf } from "./_routes.js";
@@ -22,8 +28,8 @@ import type { RouteCacheRead } from "./route-cache.js";
 export interface Derivation {
   readonly catalogText: string;
   readonly routeKey: string;
-  /** The identities of the revision's MCP tools, in catalog order. */
-  readonly tools: readonly string[];
+  /** The revision's MCP tools, in catalog order. */
+  readonly tools: readonly IndexedTool[];
   routesText(commandGeneration: number): string;
   commandOf(identity: string): CommandSpec;
   routes(): CliRouteTable;
@@ -47,7 +53,7 @@ export function derive(
   return {
     catalogText: derivedCatalogText(extensions, loaded, config, routeKey),
     routeKey,
-    tools: toolCommands(config, loaded).map((t) => t.identity),
+    tools: toolCommands(config, loaded).map(indexedTool),
     routesText: (generation) => routesFileText(generation, routes),
     commandOf: finder(new Map(loaded.map((l) => [l.descriptor.id, l.descriptor]))),
     routes: () => routes,
@@ -86,24 +92,24 @@ export function deriveCarried(
   checkCliOwnership(routings);
   const { groups, routeKey } = claimRoutes(routings);
 
-  const baseTools = new Map<string, string[]>();
-  for (const identity of base.catalog.tools) {
-    const ext = extensionOf(identity);
+  const baseTools = new Map<string, IndexedTool[]>();
+  for (const tool of base.catalog.tools) {
+    const ext = extensionOf(tool[0]);
     const list = baseTools.get(ext);
-    if (list === undefined) baseTools.set(ext, [identity]);
-    else list.push(identity);
+    if (list === undefined) baseTools.set(ext, [tool]);
+    else list.push(tool);
   }
   const baseRow = new Map(base.routes.commands.map((c, i) => [c.path.join(" "), i]));
   const baseLines = base.routes.lines();
   if (baseLines === undefined) return undefined;
-  const tools: string[] = [];
+  const tools: IndexedTool[] = [];
   const rows: RouteRow[] = [];
   const entries = [];
   for (const e of enabled) {
     const d = fresh.get(e.digest);
     if (d !== undefined) {
       entries.push(catalogEntry(e.digest, d));
-      for (const t of toolCommands(config, [{ descriptor: d }])) tools.push(t.identity);
+      for (const t of toolCommands(config, [{ descriptor: d }])) tools.push(indexedTool(t));
       for (const c of d.commands) rows.push(routeRow(routeOf(d.id, c)));
       continue;
     }

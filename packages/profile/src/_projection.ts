@@ -162,11 +162,14 @@ class LazyTool implements McpTool {
   #input: JsonObject | undefined;
   #output: JsonObject | undefined;
   readonly #load: () => CommandSpec;
+  readonly #title: string | undefined;
   constructor(
     readonly name: string,
     readonly identity: string,
     command: CommandSpec | (() => CommandSpec),
+    title?: string,
   ) {
+    this.#title = title;
     if (typeof command === "function") this.#load = command;
     else {
       this.#command = command;
@@ -178,7 +181,7 @@ class LazyTool implements McpTool {
     return this.#command;
   }
   get title(): string {
-    return this.#spec.summary;
+    return this.#title ?? this.#spec.summary;
   }
   get description(): string {
     return this.#spec.description ?? this.#spec.summary;
@@ -195,6 +198,19 @@ class LazyTool implements McpTool {
     const { name, title, description, inputSchema, outputSchema, identity } = this;
     return { name, title, description, inputSchema, outputSchema, identity };
   }
+}
+
+/** One MCP tool as a catalog indexes it: identity, encoded size without its name, title. */
+export type IndexedTool = readonly [identity: string, bytes: number, title: string];
+
+/**
+ * A command's tool as a catalog indexes it. The size leaves out the name,
+ * which depends on the revision: a name is ASCII, so the tool's size on a
+ * page is `bytes` plus the name's length (what {@link checkedSize} computes).
+ */
+export function indexedTool(command: CommandSpec): IndexedTool {
+  const size = Buffer.byteLength(JSON.stringify(new LazyTool("", command.identity, command))) + 1;
+  return [command.identity, size, command.summary];
 }
 
 /** A tool's encoded size on a page; throws when its schema is not closed or it cannot fit one page. */
@@ -275,15 +291,16 @@ export function buildProjection(
 function named(
   config: OwnerConfig,
   revisionId: string,
-  entries: readonly (readonly [string, CommandSpec | (() => CommandSpec)])[],
+  entries: readonly (readonly [string, CommandSpec | (() => CommandSpec), string?])[],
 ): McpTool[] {
   const style = config.mcp?.toolNames ?? "full";
   const byName = new Map<string, McpTool>();
-  const tools = entries.map(([identity, command]) => {
+  const tools = entries.map(([identity, command, title]) => {
     const tool = new LazyTool(
       toolName(config.endpointNamespace, revisionId, identity, style),
       identity,
       command,
+      title,
     );
     const prior = byName.get(tool.name);
     if (prior !== undefined)
@@ -305,6 +322,7 @@ function assemble(
   tools: readonly McpTool[],
   routes: CliRouteTable | (() => CliRouteTable),
   validate: boolean | ((identity: string) => boolean),
+  known?: ReadonlyMap<string, number>,
 ): ToolProjection {
   const byName = new Map(tools.map((t) => [t.name, t]));
   const projection = {
@@ -327,24 +345,31 @@ function assemble(
     });
   }
   const bytes = new Map<McpTool, number>();
-  if (validate !== false)
-    for (const t of tools)
-      if (validate === true || validate(t.identity)) bytes.set(t, checkedSize(t));
+  for (const t of tools) {
+    if (validate === true || (validate !== false && validate(t.identity)))
+      bytes.set(t, checkedSize(t));
+    else {
+      const size = known?.get(t.identity);
+      if (size !== undefined) bytes.set(t, size + t.name.length);
+    }
+  }
   internals.set(projection as ToolProjection, { byName, bytes, visible: new Map() });
   return projection as ToolProjection;
 }
 
 /**
- * A published revision's projection from its tool index (the identities
- * {@link toolCommands} chose when it was published): names are computed
- * here, and a tool's command is read from `commandOf` only when the tool's
- * text or schemas are.
+ * A revision's projection from its tool index (the tools
+ * {@link toolCommands} chose, with the sizes and titles {@link indexedTool}
+ * gives): names are computed here (two identities with one name throw
+ * `tool_name_conflict`); a tool's command is read from `commandOf` only when
+ * its description or schemas are, and paging uses the indexed sizes — except
+ * for the tools `validate` names, which are checked and measured now.
  */
 export function projectionFromIndex(
   revisionId: string,
   commandGeneration: number,
   config: OwnerConfig,
-  identities: readonly string[],
+  index: readonly IndexedTool[],
   commandOf: (identity: string) => CommandSpec,
   routes: () => CliRouteTable,
   validate: boolean | ((identity: string) => boolean) = false,
@@ -352,9 +377,10 @@ export function projectionFromIndex(
   const tools = named(
     config,
     revisionId,
-    identities.map((identity) => [identity, () => commandOf(identity)]),
+    index.map(([identity, , title]) => [identity, () => commandOf(identity), title]),
   );
-  return assemble(revisionId, commandGeneration, config, tools, routes, validate);
+  const known = new Map(index.map(([identity, bytes]) => [identity, bytes]));
+  return assemble(revisionId, commandGeneration, config, tools, routes, validate, known);
 }
 
 function inner(projection: ToolProjection): Internals {

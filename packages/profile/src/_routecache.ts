@@ -114,3 +114,19 @@ export async function readActiveRoutes(root: string): Promise<ActiveRoutes | nul
     routes: { commands, groups: r.groups },
   };
 }
+
+/**
+ * Revision `id`'s route table from its route cache, every line checked at
+ * once against the digest the header records (the header is bound to the
+ * revision); `undefined` when the cache cannot be used.
+ */
+export function cachedRoutes(root: string, id: string): CliRouteTable | undefined {
+  const r = readRouteCache(root, id);
+  const lines = r.ok ? r.lines() : undefined;
+  if (!r.ok || lines === undefined) return undefined;
+  try {
+    return { commands: lines.map((l) => JSON.parse(l.text) as CliRoute), groups: r.groups };
+  } catch {
+    return undefined;
+  }
+}

@@ -41,7 +41,7 @@ import {
   REVISION_ID,
   validateRevision,
 } from "./_revision.js";
-import { routesFileText } from "./_routecache.js";
+import { cachedRoutes, routesFileText } from "./_routecache.js";
 import { buildRoutes, routeKeyOfPublished } from "./_routes.js";
 import { corruptExtension } from "./_storecheck.js";
 import { loadStoredPackage } from "./_stored-descriptor.js";
@@ -395,7 +395,10 @@ export class StateDirectory {
     const catalog = await readCatalog(this.root, rid, revision);
     const keep = (routeKey: string) => this.#routeKeys.set(rid, routeKey);
     let projection: ToolProjection;
-    if (catalog !== undefined) projection = catalogProjection(rid, revision, catalog, keep);
+    if (catalog !== undefined)
+      projection = catalogProjection(rid, revision, catalog, keep, () =>
+        cachedRoutes(this.root, rid),
+      );
     else {
       const loaded = await this.#loaded(revision.extensions);
       projection = buildProjection(rid, revision.commandGeneration, revision.config, loaded, () => {
@@ -573,7 +576,7 @@ export class StateDirectory {
     // then (its size does not depend on the revision); without a base
     // catalog, every tool is.
     const changed = new Set([...pending.values()].map((p) => p.descriptor.id));
-    const published = new Set(derivation.base?.tools);
+    const published = new Set(derivation.base?.tools.map(([identity]) => identity));
     const projection = projectionFromIndex(
       id,
       revision.commandGeneration,

@@ -5,8 +5,10 @@
 // compares them byte for byte.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type CommandSpec, parseDescriptor } from "@rukh/descriptor";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { indexedTool } from "../src/_projection.js";
 import { ProfileError, StateDirectory } from "../src/index.js";
 import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
@@ -121,5 +123,32 @@ describe("publication derivation", () => {
       ((await h.install(await makePackage(work, alias)).catch((e: unknown) => e)) as ProfileError)
         .code,
     ).toBe("route_conflict");
+  });
+
+  it("indexes each tool with the size a page gives it, less its name, and its title", async () => {
+    const h = new StateDirectory(tempDir("rukh-derive-"));
+    await h.setConfig(ownerConfig({ exposure: EXPOSURES[0] }) as never);
+    const commands = new Map<string, CommandSpec>();
+    for (const [i, v] of [
+      [0, 2],
+      [1, 1],
+      [2, 0],
+    ] as const) {
+      const d = shape(i, v, i + 1);
+      const parsed = parseDescriptor(JSON.stringify(d));
+      if (!parsed.ok) throw new Error("the test descriptor is invalid");
+      for (const c of parsed.value.commands) commands.set(c.identity, c);
+      await h.install(await makePackage(work, d));
+    }
+    for (const style of ["full", "compact"]) {
+      await config(h, { mcp: { toolNames: style } });
+      const projection = await new StateDirectory(h.root).projection();
+      expect(projection.tools.length).toBe(7);
+      for (const tool of projection.tools) {
+        const [identity, bytes, title] = indexedTool(commands.get(tool.identity)!);
+        expect([identity, title]).toEqual([tool.identity, tool.title]);
+        expect(bytes + tool.name.length).toBe(Buffer.byteLength(JSON.stringify(tool)) + 1);
+      }
+    }
   });
 });
