@@ -128,13 +128,13 @@ async function markdown(
   const { tools, preset: name } = await allTools(profile, home, preset);
   out.push(`## MCP tools (preset \`${name}\`)`, "");
   if (tools.length === 0) out.push("No tools are visible to this preset.", "");
+  // A tool's description is its command's, written in the command's section above.
+  const pathOf = new Map(routes.commands.map((r) => [r.identity, r.path.join(" ")]));
   for (const t of tools)
     out.push(
       `### ${t.title}`,
       "",
-      `Name: \`${t.name}\` (command \`${t.identity}\`)`,
-      "",
-      t.description,
+      `Name: \`${t.name}\` (command \`${t.identity}\`, \`${brand} ${pathOf.get(t.identity)}\`)`,
       "",
     );
   return `${out.join("\n")}\n`;
