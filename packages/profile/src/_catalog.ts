@@ -123,12 +123,14 @@ export interface Catalog {
  * Revision `id`'s catalog, or `undefined` when there is none to trust (a
  * revision of an earlier version, a missing file, one that is too large,
  * does not hash to the recorded digest or does not hold exactly the
- * revision's enabled extensions).
+ * revision's enabled extensions). Without `routing`, routing lines are not
+ * kept (a routing asked for is derived from the descriptor).
  */
 export async function readCatalog(
   root: string,
   id: string,
   revision: ProfileRevision,
+  options: { readonly routing: boolean } = { routing: true },
 ): Promise<Catalog | undefined> {
   if (revision.catalogDigest === undefined) return undefined;
   let read: ReturnType<typeof readBounded>;
@@ -162,57 +164,56 @@ export async function readCatalog(
     enabled.some((e, i) => header.extensions[i][0] !== e.digest)
   )
     return undefined;
-  const lines = new Map<string, [number, number, number]>();
+  // Each line becomes its own string, dropped once parsed: the file's bytes
+  // are not held, and what a reader never asks for is never parsed. A reader
+  // that needs no routing (a projection) keeps no routing lines.
+  const descriptorText = new Map<string, string>();
+  const routingText = new Map<string, string>();
   let at = nl + 1;
   for (const [digest, size, routingSize] of header.extensions as [string, number, number][]) {
-    lines.set(digest, [at, size, routed ? routingSize : -1]);
-    at += size + 1 + (routed ? routingSize + 1 : 0);
+    descriptorText.set(digest, bytes.toString("utf8", at, at + size));
+    at += size + 1;
+    if (!routed) continue;
+    if (options.routing) routingText.set(digest, bytes.toString("utf8", at, at + routingSize));
+    at += routingSize + 1;
   }
   if (at !== bytes.length) return undefined;
+  const known = new Set(descriptorText.keys());
   const parsed = new Map<string, ExtensionDescriptor>();
   const routings = new Map<string, Routing>();
-  let text: Buffer | undefined = bytes;
-  const raw = (digest: string): CatalogEntry => {
-    const [start, size, routingSize] = lines.get(digest)!;
-    const descriptor = text!.toString("utf8", start, start + size);
-    return {
-      digest,
-      descriptor,
-      routing:
-        routingSize === -1
-          ? JSON.stringify(routingOf(JSON.parse(descriptor)))
-          : text!.toString("utf8", start + size + 1, start + size + 1 + routingSize),
-    };
-  };
   const descriptor = (digest: string): ExtensionDescriptor => {
     let d = parsed.get(digest);
     if (d === undefined) {
-      d = JSON.parse(raw(digest).descriptor) as ExtensionDescriptor;
+      d = JSON.parse(descriptorText.get(digest)!) as ExtensionDescriptor;
       parsed.set(digest, d);
-      // Once every descriptor is parsed the file's bytes are not needed any more.
-      if (parsed.size === lines.size) text = undefined;
+      descriptorText.delete(digest);
     }
     return d;
   };
   const routing = (digest: string): Routing => {
     let r = routings.get(digest);
     if (r === undefined) {
-      r =
-        text === undefined || !routed
-          ? routingOf(descriptor(digest))
-          : JSON.parse(raw(digest).routing);
-      routings.set(digest, r!);
+      const text = routingText.get(digest);
+      r = text === undefined ? routingOf(descriptor(digest)) : (JSON.parse(text) as Routing);
+      routings.set(digest, r);
+      routingText.delete(digest);
     }
-    return r!;
+    return r;
+  };
+  const entry = (digest: string): CatalogEntry => {
+    const text = descriptorText.get(digest);
+    const routingLine = routingText.get(digest);
+    if (text === undefined || routingLine === undefined)
+      return catalogEntry(digest, descriptor(digest));
+    return { digest, descriptor: text, routing: routingLine };
   };
   return {
     tools: header.tools,
     routeKey: routed && typeof header.routeKey === "string" ? header.routeKey : undefined,
-    has: (digest) => lines.has(digest),
+    has: (digest) => known.has(digest),
     descriptor,
     routing,
-    entry: (digest) =>
-      text === undefined ? catalogEntry(digest, descriptor(digest)) : raw(digest),
+    entry,
     all: () => new Map(enabled.map((e) => [e.digest, descriptor(e.digest)])),
   };
 }

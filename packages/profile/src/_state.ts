@@ -392,7 +392,7 @@ export class StateDirectory {
     const cached = this.#projections.get(rid);
     if (cached !== undefined) return cached;
     const revision = await this.readRevision(rid);
-    const catalog = await readCatalog(this.root, rid, revision);
+    const catalog = await readCatalog(this.root, rid, revision, { routing: false });
     const keep = (routeKey: string) => this.#routeKeys.set(rid, routeKey);
     let projection: ToolProjection;
     if (catalog !== undefined)
