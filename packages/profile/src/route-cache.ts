@@ -6,7 +6,7 @@
 
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { readBounded } from "./_bounded.js";
+import { readBounded, readFirstLine, readRange } from "./_bounded.js";
 import type { CliRoute, CliRouteTable } from "./_projection.js";
 
 /**
@@ -101,13 +101,15 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
     if (typeof revision.routesDigest !== "string")
       return none(`revision ${id} records no route cache digest (published by an earlier version)`);
     const file = join(root, "revisions", `${id}.routes.json`);
-    const bytes = readBounded(file, ROUTES_MAX_BYTES);
-    if (bytes === undefined) return none(`revision ${id} has no route cache`);
-    if (bytes === "large")
+    // Only the header is read here; a line when it is asked for.
+    const first = readFirstLine(file, ROUTES_MAX_BYTES);
+    if (first === undefined) return none(`revision ${id} has no route cache`);
+    if (first === "large")
       return damaged(`the route cache of revision ${id} is larger than ${ROUTES_MAX_BYTES} bytes`);
-    const nl = bytes.indexOf(10);
-    if (nl === -1) return damaged(`the route cache of revision ${id} has no header line`);
-    const head = bytes.subarray(0, nl);
+    if (first === "unterminated")
+      return damaged(`the route cache of revision ${id} has no header line`);
+    const head = first.line;
+    const nl = head.length;
     const earlier = /^\{"format":"rukh\.cli-routes\/[123]"/.test(head.toString("latin1", 0, 40));
     if (sha256(head) !== revision.routesDigest) {
       // A cache of an earlier format is bound by another digest: not an edit, just not usable.
@@ -139,11 +141,11 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
       starts.push(at);
       at += n + 1;
     }
-    if (at !== bytes.length)
+    if (at !== first.size)
       return damaged(`the route cache of revision ${id} does not hold the lines its header names`);
     const line = (i: number) => {
-      const start = starts[i]!;
-      const text = bytes.subarray(start, start + (sizes as number[])[i]!);
+      const size = (sizes as number[])[i]!;
+      const text = readRange(file, starts[i]!, size);
       const digest = (digests as string[])[i]!;
       if (routeLineDigest(text) !== digest)
         throw new Error(
@@ -160,9 +162,10 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
       route: (i) => JSON.parse(line(i).text) as CliRoute,
       line,
       lines: () => {
-        if (sha256(bytes.subarray(nl + 1)) !== v.body) return undefined;
+        const body = readRange(file, nl + 1, first.size - nl - 1);
+        if (body.length !== first.size - nl - 1 || sha256(body) !== v.body) return undefined;
         return starts.map((start, i) => ({
-          text: bytes.toString("utf8", start, start + (sizes as number[])[i]!),
+          text: body.toString("utf8", start - nl - 1, start - nl - 1 + (sizes as number[])[i]!),
           digest: (digests as string[])[i]!,
         }));
       },
