@@ -1,3 +1,4 @@
+import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
 import { JsonError } from "./_errors.js";
 import { pointerAppend } from "./_issues.js";
@@ -89,8 +90,15 @@ function notJson(path: readonly (string | number)[], what: string): JsonError {
  * sha256Hex("abc"); // "ba7816bf…"
  */
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash("sha256").update(data).digest("hex");
+  return oneShot !== undefined
+    ? oneShot("sha256", data)
+    : createHash("sha256").update(data).digest("hex");
 }
+
+// Node's one-shot hash (20.12 and later) skips a Hash object per call: a
+// start-up or publication hashes 10,000 tool names.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array) => string })
+  .hash;
 
 /**
  * Lowercase hex SHA-256 of the RFC 8785 canonical form of a value.
