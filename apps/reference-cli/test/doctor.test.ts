@@ -106,18 +106,17 @@ it("doctor names a modified stored package and its repair; installing the same p
   expect(rukh("nap").status).toBe(0);
 });
 
-it("takes the verified table when a command line of the route cache fails its digest: the typed path runs its own command", async () => {
+it("takes the verified table when a command's route in its package's part fails its digest: the typed path runs its own command", async () => {
   const { StateDirectory } = await import("@rukh/profile");
-  const id = (await new StateDirectory(at.root).activeRevisionId())!;
-  const file = join(at.root, "revisions", `${id}.routes.json`);
+  const home = new StateDirectory(at.root);
+  const id = (await home.activeRevisionId())!;
+  const nap = (await home.readRevision(id)).extensions.find((e) => e.id === "fx.sleep")!;
+  // The route cache (which the revision's digest covers) is intact; the
+  // command's route in its package's part is not.
+  const file = join(at.root, "revisions", "parts", `${nap.digest}.json`);
   const original = readFileSync(file, "utf8");
-  const nl = original.indexOf("\n");
   chmodSync(file, 0o644);
-  // The header (which the revision's digest covers) is intact; a line is not.
-  writeFileSync(
-    file,
-    original.slice(0, nl) + original.slice(nl).replaceAll('"path":["nap"]', '"path":["nop"]'),
-  );
+  writeFileSync(file, original.replaceAll('"path":["nap"]', '"path":["nop"]'));
   expect(rukh("nap").status).toBe(0);
   expect(rukh("doctor").stdout).toMatch(/^FAIL {2}route cache:/m);
   expect(rukh("doctor", "--repair").status).toBe(0);

@@ -1,6 +1,7 @@
 // Where the CLI's route table comes from: the verified route cache through
-// the fast path, else `@rukh/profile` (the cache read again with its errors,
-// and for a revision published before route caches existed, its projection).
+// the fast path, else `@rukh/profile` (the cache read again with its errors;
+// for a revision published before route caches existed, its projection; and
+// when its files are damaged, the packages in the store, verified).
 
 import { cachedRoutes } from "./_fastpath.js";
 import { type RouteSource, tableSource } from "./_routes.js";
@@ -32,12 +33,17 @@ export async function loadTable(root: string, verified = false): Promise<LoadedT
   if (cached !== null) return { table: tableSource(cached.routes), revisionId: cached.revisionId };
   const state = new profile.StateDirectory(root);
   const revisionId = (await state.activeRevisionId()) ?? undefined;
-  // A revision published before route caches existed: build the table once.
-  return {
-    table:
-      revisionId === undefined
-        ? NO_COMMANDS
-        : tableSource((await state.projection(revisionId)).routes),
-    revisionId,
-  };
+  if (revisionId === undefined) return { table: NO_COMMANDS, revisionId };
+  // A revision published before route caches existed: build the table once
+  // from its projection. Verified, or when the projection's files are
+  // damaged too: from the packages in the store, each verified.
+  let routes: Awaited<ReturnType<typeof state.verifiedRoutes>> | undefined;
+  if (!verified)
+    try {
+      routes = (await state.projection(revisionId)).routes;
+    } catch (e) {
+      if (!(e instanceof profile.ProfileError && e.code === "invalid_state")) throw e;
+    }
+  routes ??= await state.verifiedRoutes(revisionId);
+  return { table: tableSource(routes), revisionId };
 }

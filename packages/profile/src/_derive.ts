@@ -1,16 +1,24 @@
 // What a publication derives from its enabled extensions before it commits:
-// the routing checks, the tool index, the catalog and the route cache. From
-// the descriptors of every extension (a first publication, a configuration
-// that changes what is exposed, a base without usable files), or carried
-// over: an extension whose package the base already held keeps its catalog
-// lines, tool index entries and route cache lines byte for byte, and only the
-// packages being installed are derived afresh — the same bytes either way
+// the routing checks, the tool index, the catalog, the route cache and the
+// parts of new packages. From the descriptors of every extension (a first
+// publication, a configuration that changes what is exposed, a base without
+// usable files), or carried over: an extension whose package the base already
+// held keeps its catalog entry, tool index entries and route cache rows, which
+// point at the part written when the package was first published, and only
+// the packages being installed are derived afresh — the same bytes either way
 // (`checkRouteCache` compares the files with a derivation from the store).
 
 import type { CommandSpec, ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, type JsonValue } from "@rukh/json";
-import { type Catalog, catalogEntry, catalogFileText, derivedCatalogText } from "./_catalog.js";
+import {
+  type Catalog,
+  type CatalogEntry,
+  catalogEntry,
+  catalogFileText,
+  derivedCatalogText,
+} from "./_catalog.js";
 import type { OwnerConfig } from "./_config.js";
+import { type Part, packagePart } from "./_parts.js";
 import {
   type CliRouteTable,
   type IndexedTool,
@@ -19,8 +27,8 @@ import {
   toolCommands,
 } from "./_projection.js";
 import type { InstalledExtension } from "./_revision.js";
-import { type RouteRow, routeRow, routesFileText, routesFileTextOf } from "./_routecache.js";
-import { buildRoutes, claimRoutes, type Routing, routeOf } from "./_routes.js";
+import { type RouteRow, routesFileTextOf } from "./_routecache.js";
+import { buildRoutes, claimRoutes, type Routing } from "./_routes.js";
 import { checkCliOwnership } from "./_trust.js";
 import type { RouteCacheRead } from "./route-cache.js";
 
@@ -30,17 +38,19 @@ export interface Derivation {
   readonly routeKey: string;
   /** The revision's MCP tools, in catalog order. */
   readonly tools: readonly IndexedTool[];
+  /** The parts to write: those of the packages derived afresh. */
+  readonly parts: readonly Part[];
   routesText(commandGeneration: number): string;
   commandOf(identity: string): CommandSpec;
   routes(): CliRouteTable;
 }
 
 const extensionOf = (identity: string) => identity.slice(0, identity.indexOf("/"));
-
-function finder(descriptors: ReadonlyMap<string, ExtensionDescriptor>) {
-  return (identity: string): CommandSpec =>
-    descriptors.get(extensionOf(identity))!.commands.find((c) => c.identity === identity)!;
-}
+const byPath = (rows: RouteRow[]): RouteRow[] => {
+  const keyed = rows.map((r) => [r.entry.path.join(" "), r] as const);
+  keyed.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  return keyed.map(([, r]) => r);
+};
 
 /** The derivation from every enabled extension's descriptor (`loaded`, in revision order). */
 export function derive(
@@ -50,12 +60,18 @@ export function derive(
 ): Derivation {
   checkCliOwnership(loaded.map((l) => l.descriptor));
   const { routes, routeKey } = buildRoutes(loaded);
+  const enabled = extensions.filter((e) => e.enabled);
+  const parts = enabled.map((e, i) => packagePart(e.digest, loaded[i]!.descriptor));
+  const rows = byPath(parts.flatMap((p) => p.rows));
+  const descriptors = new Map(loaded.map((l) => [l.descriptor.id, l.descriptor]));
   return {
-    catalogText: derivedCatalogText(extensions, loaded, config, routeKey),
+    catalogText: derivedCatalogText(parts, loaded, config, routeKey),
     routeKey,
     tools: toolCommands(config, loaded).map(indexedTool),
-    routesText: (generation) => routesFileText(generation, routes),
-    commandOf: finder(new Map(loaded.map((l) => [l.descriptor.id, l.descriptor]))),
+    parts,
+    routesText: (generation) => routesFileTextOf(generation, routes.groups, rows),
+    commandOf: (identity) =>
+      descriptors.get(extensionOf(identity))!.commands.find((c) => c.identity === identity)!,
     routes: () => routes,
   };
 }
@@ -71,7 +87,7 @@ export interface BaseFiles {
  * The derivation that carries over from `base` every enabled extension whose
  * package it held, deriving only those in `fresh` (by digest); `undefined`
  * when it cannot (the configuration exposes other commands than the base's,
- * or the base's route cache lacks a carried command or fails its check), and the caller derives
+ * or the base's route cache lacks a carried command), and the caller derives
  * from every descriptor instead.
  */
 export function deriveCarried(
@@ -83,8 +99,7 @@ export function deriveCarried(
   const exposure = (c: OwnerConfig) => canonicalJson((c.exposure ?? null) as unknown as JsonValue);
   if (exposure(config) !== exposure(base.config)) return undefined;
   const enabled = extensions.filter((e) => e.enabled);
-  const carried = (e: InstalledExtension) => !fresh.has(e.digest) && base.catalog.has(e.digest);
-  if (enabled.some((e) => !fresh.has(e.digest) && !carried(e))) return undefined;
+  if (enabled.some((e) => !fresh.has(e.digest) && !base.catalog.has(e.digest))) return undefined;
 
   const routings: Routing[] = enabled.map(
     (e) => fresh.get(e.digest) ?? base.catalog.routing(e.digest),
@@ -100,31 +115,30 @@ export function deriveCarried(
     else list.push(tool);
   }
   const baseRow = new Map(base.routes.commands.map((c, i) => [c.path.join(" "), i]));
-  const baseLines = base.routes.lines();
-  if (baseLines === undefined) return undefined;
   const tools: IndexedTool[] = [];
   const rows: RouteRow[] = [];
-  const entries = [];
+  const entries: CatalogEntry[] = [];
+  const parts: Part[] = [];
   for (const e of enabled) {
     const d = fresh.get(e.digest);
     if (d !== undefined) {
-      entries.push(catalogEntry(e.digest, d));
+      const part = packagePart(e.digest, d);
+      parts.push(part);
+      entries.push(catalogEntry(part, d));
       for (const t of toolCommands(config, [{ descriptor: d }])) tools.push(indexedTool(t));
-      for (const c of d.commands) rows.push(routeRow(routeOf(d.id, c)));
+      rows.push(...part.rows);
       continue;
     }
     entries.push(base.catalog.entry(e.digest));
     tools.push(...(baseTools.get(e.id) ?? []));
     for (const c of base.catalog.routing(e.digest).commands) {
       const i = baseRow.get(c.path.join(" "));
-      if (i === undefined) return undefined;
-      const { text, digest } = baseLines[i]!;
-      rows.push({ entry: base.routes.commands[i]!, line: text, digest });
+      const row = i === undefined ? undefined : base.routes.row(i);
+      if (i === undefined || row?.part !== e.digest) return undefined;
+      rows.push({ entry: base.routes.commands[i]!, ...row });
     }
   }
-  const keyed = rows.map((r) => [r.entry.path.join(" "), r] as const);
-  keyed.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-  const sorted = keyed.map(([, r]) => r);
+  const sorted = byPath(rows);
   const byId = new Map(enabled.map((e) => [e.id, e]));
   const descriptor = (ext: string) => {
     const e = byId.get(ext)!;
@@ -134,6 +148,7 @@ export function deriveCarried(
     catalogText: catalogFileText(entries, tools, routeKey),
     routeKey,
     tools,
+    parts,
     routesText: (generation) => routesFileTextOf(generation, groups, sorted),
     commandOf: (identity) =>
       descriptor(extensionOf(identity)).commands.find((c) => c.identity === identity)!,

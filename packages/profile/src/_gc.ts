@@ -1,5 +1,5 @@
 // Garbage collection of a state directory: old revisions past the retention,
-// and stored packages no kept revision uses.
+// and stored packages (with their parts) no kept revision uses.
 
 import { lstat, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -109,7 +109,16 @@ export async function collect(
     }
     for (const digest of unused) {
       await rm(join(state.root, "cache", "store", `${digest}.json`), { force: true });
+      await rm(join(revDir, "parts", `${digest}.json`), { force: true });
       await rm(join(storeDir, digest), { recursive: true, force: true });
+    }
+    // A part whose package is gone (its removal interrupted) goes too.
+    const partsDir = join(revDir, "parts");
+    for (const name of await readdir(partsDir).catch(() => [] as string[])) {
+      const digest = name.slice(0, -".json".length);
+      if (used.has(digest)) continue;
+      if ((await stat(join(storeDir, digest)).catch(() => null)) !== null) continue;
+      await rm(join(partsDir, name), { force: true });
     }
   }
   return {

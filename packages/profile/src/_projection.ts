@@ -358,6 +358,34 @@ function assemble(
 }
 
 /**
+ * Checks a revision's tool index before it is published, without building
+ * its projection: no two tools get one name (`tool_name_conflict`), and each
+ * tool `validate` names has a closed input schema and fits a page.
+ */
+export function checkToolIndex(
+  config: OwnerConfig,
+  revisionId: string,
+  index: readonly IndexedTool[],
+  commandOf: (identity: string) => CommandSpec,
+  validate: boolean | ((identity: string) => boolean),
+): void {
+  const style = config.mcp?.toolNames ?? "full";
+  const seen = new Map<string, string>();
+  for (const [identity] of index) {
+    const name = toolName(config.endpointNamespace, revisionId, identity, style);
+    const prior = seen.get(name);
+    if (prior !== undefined)
+      throw new ProfileError(
+        "tool_name_conflict",
+        `tool name ${name} is computed for both ${prior} and ${identity}`,
+      );
+    seen.set(name, identity);
+    if (validate === true || (validate !== false && validate(identity)))
+      checkedSize(new LazyTool(name, identity, commandOf(identity)));
+  }
+}
+
+/**
  * A revision's projection from its tool index (the tools
  * {@link toolCommands} chose, with the sizes and titles {@link indexedTool}
  * gives): names are computed here (two identities with one name throw

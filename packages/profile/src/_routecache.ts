@@ -1,7 +1,6 @@
-import { sha256Hex } from "@rukh/json";
 import { ProfileError } from "./_errors.js";
-import type { CliRoute, CliRouteTable } from "./_projection.js";
-import { ROUTES_FORMAT, readRouteCache, routeLineDigest } from "./route-cache.js";
+import type { CliRouteTable } from "./_projection.js";
+import { ROUTES_FORMAT, readRouteCache } from "./route-cache.js";
 
 export { ROUTES_FORMAT };
 
@@ -19,59 +18,53 @@ export interface ActiveRoutes {
   readonly routes: CliRouteTable;
 }
 
-/** One command of a route cache: its header entry, its line and the line's digest. */
+/** One command of a route cache: its header entry, where its route is (package part and line) and the line's digest. */
 export interface RouteRow {
   readonly entry: {
     readonly path: readonly string[];
     readonly aliases: readonly (readonly string[])[];
     readonly summary: string;
   };
-  readonly line: string;
+  readonly part: string;
+  readonly line: number;
   readonly digest: string;
 }
 
-/** The route cache row of one command's route. */
-export function routeRow(route: CliRoute): RouteRow {
-  const line = JSON.stringify(route);
-  return {
-    entry: { path: route.path, aliases: route.aliases, summary: route.cli.summary },
-    line,
-    digest: routeLineDigest(line),
-  };
-}
-
 /**
- * The text written next to a revision, JSON lines: first a header
- * `{ format, commandGeneration, groups, commands: [{ path, aliases, summary }], sizes, digests }`
- * (enough to list, route and complete command paths; `sizes` are the UTF-8
- * byte lengths of the command lines, `digests` their digests and `body` the
- * SHA-256 of all of them), then one
- * line per command with its full `CliRoute`, in header order (`rows` sorted
- * by path). The revision records the header's SHA-256 (`routesDigestOf`): a
- * reader that only lists or routes hashes and parses the header, and checks
- * at most one line.
+ * The text written next to a revision: one header line
+ * `{ format, commandGeneration, groups, commands: [{ path, aliases, summary }], parts, rows, digests }`
+ * — enough to list, route and complete command paths; `parts` are the
+ * package digests whose parts hold the routes, `rows[i]` is `[index into
+ * parts, line of that part]` for `commands[i]` and `digests[i]` that line's
+ * digest. `rows` are sorted by path. The revision records the header's
+ * SHA-256 (`routesDigestOf`): a reader that lists or routes hashes and parses
+ * the header, and reads one line of one part.
  */
 export function routesFileTextOf(
   commandGeneration: number,
   groups: CliRouteTable["groups"],
   rows: readonly RouteRow[],
 ): string {
-  const body = rows.map((r) => `${r.line}\n`).join("");
+  const parts: string[] = [];
+  const index = new Map<string, number>();
+  const at = (digest: string) => {
+    let i = index.get(digest);
+    if (i === undefined) {
+      i = parts.push(digest) - 1;
+      index.set(digest, i);
+    }
+    return i;
+  };
   const header = {
     format: ROUTES_FORMAT,
     commandGeneration,
     groups,
     commands: rows.map((r) => r.entry),
-    sizes: rows.map((r) => Buffer.byteLength(r.line)),
+    rows: rows.map((r) => [at(r.part), r.line]),
+    parts,
     digests: rows.map((r) => r.digest),
-    body: sha256Hex(body),
   };
-  return `${JSON.stringify(header)}\n${body}`;
-}
-
-/** The route cache text of a route table. */
-export function routesFileText(commandGeneration: number, routes: CliRouteTable): string {
-  return routesFileTextOf(commandGeneration, routes.groups, routes.commands.map(routeRow));
+  return `${JSON.stringify(header)}\n`;
 }
 
 /**
@@ -95,7 +88,7 @@ export async function readActiveRoutes(root: string): Promise<ActiveRoutes | nul
   }
   let commands: CliRouteTable["commands"];
   try {
-    commands = r.commands.map((_, i) => r.route(i));
+    commands = r.routes() ?? r.commands.map((_, i) => r.route(i));
   } catch (cause) {
     throw new ProfileError(
       "invalid_state",
@@ -116,17 +109,12 @@ export async function readActiveRoutes(root: string): Promise<ActiveRoutes | nul
 }
 
 /**
- * Revision `id`'s route table from its route cache, every line checked at
- * once against the digest the header records (the header is bound to the
+ * Revision `id`'s route table from its route cache, every route checked
+ * against the digest the header records (the header is bound to the
  * revision); `undefined` when the cache cannot be used.
  */
 export function cachedRoutes(root: string, id: string): CliRouteTable | undefined {
   const r = readRouteCache(root, id);
-  const lines = r.ok ? r.lines() : undefined;
-  if (!r.ok || lines === undefined) return undefined;
-  try {
-    return { commands: lines.map((l) => JSON.parse(l.text) as CliRoute), groups: r.groups };
-  } catch {
-    return undefined;
-  }
+  const commands = r.ok ? r.routes() : undefined;
+  return !r.ok || commands === undefined ? undefined : { commands, groups: r.groups };
 }

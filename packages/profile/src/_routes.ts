@@ -10,7 +10,7 @@ import {
   type ExtensionDescriptor,
   type GroupSpec,
 } from "@rukh/descriptor";
-import { fingerprint, type JsonValue } from "@rukh/json";
+import { sha256Hex } from "@rukh/json";
 import { ProfileError } from "./_errors.js";
 import type { CliGroup, CliRoute, CliRouteTable, LoadedExtension } from "./_projection.js";
 
@@ -37,7 +37,10 @@ export function routingOf(d: ExtensionDescriptor): Routing {
 
 /** The fingerprint of which identity each CLI path (and alias) names: what `commandGeneration` counts changes of. */
 function routeKeyOf(owners: ReadonlyMap<string, string>): string {
-  return fingerprint([...owners].sort((a, b) => (a[0] < b[0] ? -1 : 1)) as JsonValue);
+  // fingerprint() of the sorted pairs, written out: RFC 8785 serializes an
+  // array of strings as JSON.stringify does (paths and identities are
+  // validated text), and a publication keys 10,000 paths.
+  return sha256Hex(JSON.stringify([...owners].sort((a, b) => (a[0] < b[0] ? -1 : 1))));
 }
 
 /**

@@ -2,11 +2,11 @@ import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { link, mkdir, open, readFile, realpath, rename, unlink } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
 import { readBounded } from "./_bounded.js";
-import { type Catalog, catalogProjection, derivedCatalogText, readCatalog } from "./_catalog.js";
+import { type Catalog, catalogProjection, readCatalog } from "./_catalog.js";
 import {
   effectiveLimits,
   type OwnerConfig,
@@ -29,8 +29,11 @@ import {
   type VerifiedPackage,
   verifyPackage,
 } from "./_package.js";
+import type { Part } from "./_parts.js";
 import {
   buildProjection,
+  type CliRouteTable,
+  checkToolIndex,
   type LoadedExtension,
   projectionFromIndex,
   type ToolProjection,
@@ -41,12 +44,32 @@ import {
   REVISION_ID,
   validateRevision,
 } from "./_revision.js";
-import { cachedRoutes, routesFileText } from "./_routecache.js";
+import { cachedRoutes } from "./_routecache.js";
 import { buildRoutes, routeKeyOfPublished } from "./_routes.js";
 import { corruptExtension } from "./_storecheck.js";
 import { loadStoredPackage } from "./_stored-descriptor.js";
 import { checkNamespaces, checkSource, checkVersionChange } from "./_trust.js";
 import { readRouteCache, routesDigestOf } from "./route-cache.js";
+
+/** Whether two revisions' extension lists are the same, entry by entry. */
+function sameExtensions(
+  a: readonly InstalledExtension[],
+  b: readonly InstalledExtension[],
+): boolean {
+  return (
+    a.length === b.length &&
+    a.every((e, i) => {
+      const o = b[i]!;
+      return (
+        e.id === o.id &&
+        e.version === o.version &&
+        e.publisher === o.publisher &&
+        e.digest === o.digest &&
+        e.enabled === o.enabled
+      );
+    })
+  );
+}
 
 /** Options of {@link resolveStateDir}. */
 export interface StateDirOptions {
@@ -364,6 +387,22 @@ export class StateDirectory {
     return { ...derive(config, list, loaded), ...(catalog !== undefined && { base: catalog }) };
   }
 
+  /**
+   * The CLI route table of a revision (default: the active one) built from
+   * its enabled packages, each read from the store and verified against its
+   * digest — never from the route cache, the catalog or the parts. What the
+   * CLI falls back to when those are damaged; a modified package fails with
+   * `store_corrupt`.
+   *
+   * @example
+   * const { commands } = await home.verifiedRoutes();
+   */
+  async verifiedRoutes(id?: string): Promise<CliRouteTable> {
+    const rid = id ?? (await this.activeRevisionId());
+    if (rid === null) return { commands: [], groups: [] };
+    return buildRoutes(await this.#loaded((await this.readRevision(rid)).extensions)).routes;
+  }
+
   #remember(id: string, projection: ToolProjection): void {
     this.#projections.delete(id);
     this.#projections.set(id, projection);
@@ -392,7 +431,7 @@ export class StateDirectory {
     const cached = this.#projections.get(rid);
     if (cached !== undefined) return cached;
     const revision = await this.readRevision(rid);
-    const catalog = await readCatalog(this.root, rid, revision, { routing: false });
+    const catalog = await readCatalog(this.root, rid, revision);
     const keep = (routeKey: string) => this.#routeKeys.set(rid, routeKey);
     let projection: ToolProjection;
     if (catalog !== undefined)
@@ -536,8 +575,7 @@ export class StateDirectory {
       !changes.some((c) => c.op === "rollback") &&
       canonicalJson(config as unknown as JsonValue) ===
         canonicalJson(baseRevision.config as unknown as JsonValue) &&
-      canonicalJson(list as unknown as JsonValue) ===
-        canonicalJson(baseRevision.extensions as unknown as JsonValue)
+      sameExtensions(list, baseRevision.extensions)
     ) {
       // Installing what is installed publishes nothing, but repairs its stored copy if it was modified.
       for (const pkg of pending.values()) await storePackage(this.root, pkg);
@@ -577,13 +615,11 @@ export class StateDirectory {
     // catalog, every tool is.
     const changed = new Set([...pending.values()].map((p) => p.descriptor.id));
     const published = new Set(derivation.base?.tools.map(([identity]) => identity));
-    const projection = projectionFromIndex(
-      id,
-      revision.commandGeneration,
+    checkToolIndex(
       config,
+      id,
       derivation.tools,
       derivation.commandOf,
-      derivation.routes,
       derivation.base === undefined
         ? true
         : (identity) =>
@@ -595,11 +631,33 @@ export class StateDirectory {
       await storePackage(this.root, pkg);
       this.#descriptors.set(pkg.digest, pkg.descriptor);
     }
-    await this.#commit(base, id, text, routesText, catalogText);
+    await this.#commit(base, id, text, routesText, catalogText, derivation.parts);
     this.#revisions.set(id, revision);
     this.#routeKeys.set(id, derivation.routeKey);
-    this.#remember(id, projection);
-    return { revisionId: id, revision, projection, published: true };
+    // The projection is built when it is first read (a CLI install never does).
+    let projection: ToolProjection | undefined;
+    const remember = (p: ToolProjection) => {
+      this.#remember(id, p);
+      return p;
+    };
+    return {
+      revisionId: id,
+      revision,
+      get projection() {
+        projection ??= remember(
+          projectionFromIndex(
+            id,
+            revision.commandGeneration,
+            config,
+            derivation.tools,
+            derivation.commandOf,
+            derivation.routes,
+          ),
+        );
+        return projection;
+      },
+      published: true,
+    };
   }
 
   async #writeAtomic(dir: string, name: string, data: string, syncDir = true): Promise<void> {
@@ -626,10 +684,12 @@ export class StateDirectory {
     text: string,
     routesText: string,
     catalogText: string,
+    parts: readonly Part[],
   ): Promise<void> {
+    const partsDir = join(this.root, "revisions", "parts");
     try {
       await mkdir(join(this.root, "tmp"), { recursive: true });
-      await mkdir(join(this.root, "revisions"), { recursive: true });
+      await mkdir(partsDir, { recursive: true });
     } catch (e) {
       throw ioError("cannot create the state directory", e);
     }
@@ -641,9 +701,19 @@ export class StateDirectory {
           "conflict",
           `the active revision changed from ${base ?? "none"} to ${current ?? "none"} during publication; retry on the new base`,
         );
-      // The route cache and the catalog land before `active` names the
-      // revision, so a reader that sees the new id always finds them; one
-      // directory sync after the revision file makes all renames durable.
+      // The parts of new packages, the route cache and the catalog land
+      // before `active` names the revision, so a reader that sees the new id
+      // always finds them; a part already written with the same bytes (by an
+      // earlier revision) stays. One sync of each directory after the
+      // revision file makes all renames durable.
+      let wrote = false;
+      for (const part of parts) {
+        const have = await readFile(join(partsDir, `${part.digest}.json`), "utf8").catch(() => "");
+        if (have === part.text) continue;
+        await this.#writeAtomic(partsDir, `${part.digest}.json`, part.text, false);
+        wrote = true;
+      }
+      if (wrote) await fsyncDir(partsDir);
       await this.#writeAtomic(join(this.root, "revisions"), `${id}.routes.json`, routesText, false);
       await this.#writeAtomic(
         join(this.root, "revisions"),
@@ -774,16 +844,14 @@ export class StateDirectory {
     // A revision of an earlier version records no digest: no cache of it is trusted.
     if (revision.routesDigest === undefined) return "unbound";
     const loaded = await this.#loaded(revision.extensions);
-    const built = buildRoutes(loaded);
-    const routesText = routesFileText(revision.commandGeneration, built.routes);
+    const derived = derive(revision.config, revision.extensions, loaded);
+    const routesText = derived.routesText(revision.commandGeneration);
     // Bound to a cache of an earlier format: nothing written now could match it.
     if (routesDigestOf(routesText) !== revision.routesDigest) return "unbound";
     const wanted: [string, string][] = [[`${id}.routes.json`, routesText]];
     if (revision.catalogDigest !== undefined)
-      wanted.push([
-        `${id}.catalog.json`,
-        derivedCatalogText(revision.extensions, loaded, revision.config, built.routeKey),
-      ]);
+      wanted.push([`${id}.catalog.json`, derived.catalogText]);
+    for (const part of derived.parts) wanted.push([`parts/${part.digest}.json`, part.text]);
     const states: ("matches" | "differs" | "missing")[] = [];
     for (const [name, want] of wanted) {
       let have: string | undefined;
@@ -803,9 +871,12 @@ export class StateDirectory {
     const release = await this.#lock();
     try {
       await mkdir(join(this.root, "tmp"), { recursive: true });
+      await mkdir(join(this.root, "revisions", "parts"), { recursive: true });
       for (const [i, [name, want]] of wanted.entries())
-        if (states[i] !== "matches")
-          await this.#writeAtomic(join(this.root, "revisions"), name, want);
+        if (states[i] !== "matches") {
+          const at = join(this.root, "revisions", name);
+          await this.#writeAtomic(dirname(at), basename(at), want);
+        }
     } finally {
       await release();
     }

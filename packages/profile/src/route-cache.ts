@@ -4,19 +4,40 @@
 // profile. It checks that the active revision's bytes hash to its id and that
 // the cache hashes to the digest the revision records.
 
+import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { readBounded, readFirstLine, readRange } from "./_bounded.js";
+import { readBounded } from "./_bounded.js";
 import type { CliRoute, CliRouteTable } from "./_projection.js";
 
 /**
- * Format tag of a `revisions/<id>.routes.json` file. The revision records
- * the SHA-256 of the header line, and the header a digest of every command
- * line, so a reader hashes the header and the one line it uses; version 4
- * adds `body`, the SHA-256 of all the lines, for a reader of every line (the
- * next publication).
+ * Format tag of a `revisions/<id>.routes.json` file. Version 5: the file is
+ * one header line, bound to the revision by its SHA-256; each command's full
+ * route is a line of its package's part (`revisions/parts/<digest>.json`),
+ * checked against the digest the header records for it. A reader hashes the
+ * header and reads the one part (and line) it uses.
  */
-export const ROUTES_FORMAT = "rukh.cli-routes/4";
+export const ROUTES_FORMAT = "rukh.cli-routes/5";
+
+/** Where the part of a package (by digest) lives: its descriptor and command routes, one per line. */
+export function partPath(root: string, digest: string): string {
+  return join(root, "revisions", "parts", `${digest}.json`);
+}
+
+/** The largest part read (16 MiB). */
+export const PART_MAX_BYTES = 16_777_216;
+
+/** Line `n` (from 0) of a part's bytes, or `undefined` if it has fewer lines. */
+export function partLine(bytes: Buffer, n: number): Buffer | undefined {
+  let start = 0;
+  for (let i = 0; i < n; i++) {
+    const nl = bytes.indexOf(10, start);
+    if (nl === -1) return undefined;
+    start = nl + 1;
+  }
+  const end = bytes.indexOf(10, start);
+  return end === -1 ? undefined : bytes.subarray(start, end);
+}
 
 /** The digest a revision records of its route cache text: SHA-256 of the header line. */
 export function routesDigestOf(text: string): string {
@@ -56,10 +77,10 @@ export type RouteCacheRead =
       }[];
       /** The full route of `commands[i]`. */
       route(i: number): CliRoute;
-      /** The line of `commands[i]` as written, checked against its digest, and the digest. */
-      line(i: number): { readonly text: string; readonly digest: string };
-      /** Every line as written with its digest, all checked at once; `undefined` if they fail the check. */
-      lines(): readonly { readonly text: string; readonly digest: string }[] | undefined;
+      /** Where `commands[i]`'s route is: its package's digest, the line of its part, and the line's digest. */
+      row(i: number): { readonly part: string; readonly line: number; readonly digest: string };
+      /** Every route, each checked against its digest; `undefined` if one fails. */
+      routes(): readonly CliRoute[] | undefined;
     }
   | {
       readonly ok: false;
@@ -68,7 +89,10 @@ export type RouteCacheRead =
       readonly message: string;
     };
 
-const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+// Node's one-shot hash where it exists (20.12 and later): no Hash object per line.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string | Buffer) => string }).hash;
+const sha256 = (data: string | Buffer) =>
+  oneShot !== undefined ? oneShot("sha256", data) : createHash("sha256").update(data).digest("hex");
 
 /**
  * Reads `active`, its revision and `revisions/<id>.routes.json` with
@@ -101,16 +125,14 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
     if (typeof revision.routesDigest !== "string")
       return none(`revision ${id} records no route cache digest (published by an earlier version)`);
     const file = join(root, "revisions", `${id}.routes.json`);
-    // Only the header is read here; a line when it is asked for.
-    const first = readFirstLine(file, ROUTES_MAX_BYTES);
-    if (first === undefined) return none(`revision ${id} has no route cache`);
-    if (first === "large")
+    const bytes = readBounded(file, ROUTES_MAX_BYTES);
+    if (bytes === undefined) return none(`revision ${id} has no route cache`);
+    if (bytes === "large")
       return damaged(`the route cache of revision ${id} is larger than ${ROUTES_MAX_BYTES} bytes`);
-    if (first === "unterminated")
-      return damaged(`the route cache of revision ${id} has no header line`);
-    const head = first.line;
-    const nl = head.length;
-    const earlier = /^\{"format":"rukh\.cli-routes\/[123]"/.test(head.toString("latin1", 0, 40));
+    const nl = bytes.indexOf(10);
+    if (nl === -1) return damaged(`the route cache of revision ${id} has no header line`);
+    const head = bytes.subarray(0, nl);
+    const earlier = /^\{"format":"rukh\.cli-routes\/[1234]"/.test(head.toString("latin1", 0, 40));
     if (sha256(head) !== revision.routesDigest) {
       // A cache of an earlier format is bound by another digest: not an edit, just not usable.
       if (earlier) return none(`the route cache of revision ${id} is of an earlier format`);
@@ -121,37 +143,50 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
     // Bound, but written by an earlier version: readable by that version only.
     if (earlier) return none(`the route cache of revision ${id} is of an earlier format`);
     const v = JSON.parse(head.toString("utf8"));
-    const sizes: unknown = v?.sizes;
+    const rows: unknown = v?.rows;
+    const parts: unknown = v?.parts;
     const digests: unknown = v?.digests;
     if (
+      nl !== bytes.length - 1 ||
       v?.format !== ROUTES_FORMAT ||
       v.commandGeneration !== revision.commandGeneration ||
       !Array.isArray(v.groups) ||
       !Array.isArray(v.commands) ||
-      !Array.isArray(sizes) ||
+      !Array.isArray(rows) ||
+      !Array.isArray(parts) ||
       !Array.isArray(digests) ||
-      typeof v.body !== "string" ||
-      sizes.length !== v.commands.length ||
-      digests.length !== v.commands.length
+      rows.length !== v.commands.length ||
+      digests.length !== v.commands.length ||
+      !parts.every((d) => typeof d === "string" && REVISION_ID.test(d)) ||
+      !rows.every(
+        (r) =>
+          Array.isArray(r) &&
+          Number.isSafeInteger(r[0]) &&
+          r[0] >= 0 &&
+          r[0] < parts.length &&
+          Number.isSafeInteger(r[1]) &&
+          r[1] >= 1,
+      )
     )
       return damaged(`the route cache of revision ${id} is not a ${ROUTES_FORMAT} file for it`);
-    const starts: number[] = [];
-    let at = nl + 1;
-    for (const n of sizes as number[]) {
-      starts.push(at);
-      at += n + 1;
-    }
-    if (at !== first.size)
-      return damaged(`the route cache of revision ${id} does not hold the lines its header names`);
-    const line = (i: number) => {
-      const size = (sizes as number[])[i]!;
-      const text = readRange(file, starts[i]!, size);
-      const digest = (digests as string[])[i]!;
-      if (routeLineDigest(text) !== digest)
+    const row = (i: number) => {
+      const [p, line] = (rows as [number, number][])[i]!;
+      return { part: (parts as string[])[p]!, line, digest: (digests as string[])[i]! };
+    };
+    const readPart = (digest: string): Buffer => {
+      const b = readBounded(partPath(root, digest), PART_MAX_BYTES);
+      if (b === undefined || b === "large")
+        throw new Error(`the part of package ${digest} is missing or too large`);
+      return b;
+    };
+    const routeIn = (part: Buffer, i: number): CliRoute => {
+      const r = row(i);
+      const line = partLine(part, r.line);
+      if (line === undefined || routeLineDigest(line) !== r.digest)
         throw new Error(
-          `line ${i + 1} of the route cache of revision ${id} does not match its digest (edited or damaged)`,
+          `the route of command ${i + 1} of the route cache of revision ${id} does not match its digest (edited or damaged)`,
         );
-      return { text: text.toString("utf8"), digest };
+      return JSON.parse(line.toString("utf8")) as CliRoute;
     };
     return {
       ok: true,
@@ -159,15 +194,23 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
       commandGeneration: revision.commandGeneration,
       groups: v.groups,
       commands: v.commands,
-      route: (i) => JSON.parse(line(i).text) as CliRoute,
-      line,
-      lines: () => {
-        const body = readRange(file, nl + 1, first.size - nl - 1);
-        if (body.length !== first.size - nl - 1 || sha256(body) !== v.body) return undefined;
-        return starts.map((start, i) => ({
-          text: body.toString("utf8", start - nl - 1, start - nl - 1 + (sizes as number[])[i]!),
-          digest: (digests as string[])[i]!,
-        }));
+      route: (i) => routeIn(readPart(row(i).part), i),
+      row,
+      routes: () => {
+        const read = new Map<string, Buffer>();
+        try {
+          return (v.commands as unknown[]).map((_, i) => {
+            const digest = row(i).part;
+            let part = read.get(digest);
+            if (part === undefined) {
+              part = readPart(digest);
+              read.set(digest, part);
+            }
+            return routeIn(part, i);
+          });
+        } catch {
+          return undefined;
+        }
       },
     };
   } catch (e) {

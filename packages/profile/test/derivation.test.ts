@@ -3,7 +3,7 @@
 // sequence of changes, the files it writes must be exactly what a derivation
 // from every verified package gives: `checkRouteCache` (what `doctor` runs)
 // compares them byte for byte.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CommandSpec, parseDescriptor } from "@rukh/descriptor";
 import fc from "fast-check";
@@ -91,23 +91,25 @@ describe("publication derivation", () => {
     );
   });
 
-  it("derives everything again when the base route cache has a line that fails its digest", async () => {
+  it("writes a new package's part once; later revisions refer to it, and a damaged one is named until repaired", async () => {
     const h = new StateDirectory(tempDir("rukh-derive-"));
     await h.setConfig(ownerConfig({ exposure: EXPOSURES[0] }) as never);
-    await h.install(await makePackage(work, shape(0, 2, 1)));
-    const base = (await h.activeRevisionId())!;
-    const file = join(h.root, "revisions", `${base}.routes.json`);
-    const text = readFileSync(file, "utf8");
-    const nl = text.indexOf("\n");
-    // The header (bound to the revision) stays; one command line changes.
-    writeFileSync(file, text.slice(0, nl) + text.slice(nl).replace('"Run a"', '"Run z"'));
+    const first = await h.install(await makePackage(work, shape(0, 2, 1)));
+    const digest = first.revision.extensions[0]!.digest;
+    const part = join(h.root, "revisions", "parts", `${digest}.json`);
+    const text = readFileSync(part, "utf8");
+    const written = statSync(part).mtimeMs;
     await h.install(await makePackage(work, shape(1, 0, 2)));
-    // The damage is not carried into the next revision.
+    // Carried over: the part is neither read nor written again.
+    expect(statSync(part).mtimeMs).toBe(written);
+    expect(readdirSync(join(h.root, "revisions", "parts"))).toHaveLength(2);
+    writeFileSync(part, text.replace('"Group 0 v2"', '"Group 0 vX"'));
+    await h.install(await makePackage(work, shape(2, 0, 3)));
+    // The next revision refers to the same part: doctor's check names it, and repair restores it.
+    expect(await new StateDirectory(h.root).checkRouteCache()).toBe("differs");
+    expect(await h.checkRouteCache({ repair: true })).toBe("rewritten");
+    expect(readFileSync(part, "utf8")).toBe(text);
     expect(await new StateDirectory(h.root).checkRouteCache()).toBe("matches");
-    const next = (await h.activeRevisionId())!;
-    expect(readFileSync(join(h.root, "revisions", `${next}.routes.json`), "utf8")).not.toContain(
-      "Run z",
-    );
   });
 
   it("checks a carried extension's routes against the new one's: conflicts are found without its descriptor", async () => {

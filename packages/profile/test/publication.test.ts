@@ -263,7 +263,7 @@ describe("publication", () => {
     );
     const catalog = join(h.root, "revisions", `${r.revisionId}.catalog.json`);
     const text = readFileSync(catalog, "utf8");
-    expect(JSON.parse(text.slice(0, text.indexOf("\n"))).format).toBe("rukh.revision-catalog/3");
+    expect(JSON.parse(text.slice(0, text.indexOf("\n"))).format).toBe("rukh.revision-catalog/4");
     // An edited catalog would rename a command: it is ignored.
     writeFileSync(catalog, text.replaceAll("Run b", "Run z"));
     const fresh = new StateDirectory(h.root);
@@ -275,8 +275,21 @@ describe("publication", () => {
     expect(await h.checkRouteCache({ repair: true })).toBe("rewritten");
     expect(readFileSync(catalog, "utf8")).toBe(text);
     // One past the bound (a sparse file) is never read: the store is, verified.
-    truncateSync(catalog, 268_435_457);
+    truncateSync(catalog, 67_108_865);
     expect((await new StateDirectory(h.root).projection()).tools).toHaveLength(2);
+    // A package's part (its descriptor, written once) edited: the catalog's
+    // digest of it no longer matches, so it is never parsed.
+    writeFileSync(catalog, text);
+    const part = join(h.root, "revisions", "parts", `${r.revision.extensions[0]!.digest}.json`);
+    const partText = readFileSync(part, "utf8");
+    writeFileSync(part, partText.replace('"Run b"', '"Run z"'));
+    const edited = await new StateDirectory(h.root).projection();
+    expect(() => JSON.stringify(edited.tools)).toThrow(
+      /does not match the digest .* doctor --repair/,
+    );
+    expect(await h.checkRouteCache()).toBe("differs");
+    expect(await h.checkRouteCache({ repair: true })).toBe("rewritten");
+    expect(readFileSync(part, "utf8")).toBe(partText);
     // Without its catalog, a store that was modified fails as before.
     rmSync(catalog);
     expect(await h.checkRouteCache()).toBe("missing");

@@ -79,24 +79,26 @@ describe("route cache", () => {
 
   it.each([
     ["not JSON", () => "{"],
-    ["missing a command line", (t: string) => t.split("\n").slice(0, 1).join("\n")],
+    ["followed by a line its format does not have", (t: string) => `${t}{}\n`],
     [
       "edited to map a path elsewhere (its digest no longer matches the revision's)",
       (t: string) => t.replace('"count"', '"cuont"'),
     ],
-    ["another format", (t: string) => t.replace("rukh.cli-routes/4", "rukh.cli-routes/9")],
-    [
-      "a command line edited under an intact header (the line fails its own digest)",
-      (t: string) => {
-        const [head, ...lines] = t.split("\n");
-        return [head, lines[0]!.replace('"count"', '"cuont"'), ...lines.slice(1)].join("\n");
-      },
-    ],
+    ["another format", (t: string) => t.replace("rukh.cli-routes/5", "rukh.cli-routes/9")],
     ["too large", () => " ".repeat(ROUTES_MAX_BYTES + 1)],
   ])("fails closed with invalid_state when the file is %s", async (_name, edit) => {
     const { root, pub } = await published();
     const file = join(root, "revisions", `${pub.revisionId}.routes.json`);
     writeFileSync(file, edit(readFileSync(file, "utf8")));
+    expect(await code(readActiveRoutes(root))).toBe("invalid_state");
+  });
+
+  it("fails closed with invalid_state when a command's route is edited in its package's part (the line fails its own digest)", async () => {
+    const { root, pub } = await published();
+    const part = join(root, "revisions", "parts", `${pub.revision.extensions[0]!.digest}.json`);
+    const text = readFileSync(part, "utf8");
+    writeFileSync(part, text.replaceAll('"count"', '"cuont"'));
+    expect(readFileSync(part, "utf8")).not.toBe(text);
     expect(await code(readActiveRoutes(root))).toBe("invalid_state");
   });
 
