@@ -15,7 +15,7 @@ import {
   unknownCommand,
   usage,
 } from "./_session.js";
-import { type LoadedTable, loadTable, NO_COMMANDS } from "./_table.js";
+import { focusOf, type LoadedTable, loadTable, NO_COMMANDS } from "./_table.js";
 
 /**
  * Options of {@link createCli}.
@@ -150,6 +150,22 @@ export function createCli(options: CliOptions): Cli {
     return routed(s, rest, root, false);
   }
 
+  /** Reports an unknown command against the whole route table. */
+  async function routedWhole(s: Session, rest: readonly string[], root: string): Promise<number> {
+    let loaded: LoadedTable;
+    try {
+      loaded = await loadTable(root);
+    } catch (e) {
+      return internal(s, `cannot read the profile in ${root}: ${(e as Error).message}`);
+    }
+    const index: RouteIndex = new RouteIndex(loaded.table, [
+      ...intrinsics(s, root, () => index),
+      ...builtins,
+    ]);
+    const r = index.resolve(rest);
+    return unknownCommand(s, index, r.kind === "unknown" ? r.typed : rest);
+  }
+
   /**
    * Routes the words through the active revision's table and runs what they
    * name; `verified` takes the table from the descriptors, not the route
@@ -164,7 +180,7 @@ export function createCli(options: CliOptions): Cli {
     const handleSignals = options.handleSignals !== false;
     let loaded: LoadedTable;
     try {
-      loaded = await loadTable(root, verified);
+      loaded = await loadTable(root, verified, focusOf(rest));
     } catch (e) {
       return internal(s, `cannot read the profile in ${root}: ${(e as Error).message}`);
     }
@@ -178,7 +194,11 @@ export function createCli(options: CliOptions): Cli {
         return usage(s, `unexpected ${rest[0]} before a command`, [brand, "--help"]);
       return help(s, index, []);
     }
-    if (r.kind === "unknown") return unknownCommand(s, index, r.typed);
+    if (r.kind === "unknown") {
+      // What was typed names nothing in the focused table: suggest from every command.
+      if (loaded.partial) return routedWhole(s, rest, root);
+      return unknownCommand(s, index, r.typed);
+    }
     const after = rest.slice(r.words);
     if (r.kind === "group") {
       if (s.g.help || wantsHelp(after) || after.length === 0)

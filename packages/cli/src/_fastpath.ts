@@ -25,15 +25,63 @@ export function stateDirOf(
 /**
  * The active revision's verified route cache as a lazy source (the one
  * reader, `@rukh/profile/route-cache`, which loads nothing else of the
- * profile); `undefined` when the authoritative path must decide.
+ * profile); `undefined` when the authoritative path must decide. With
+ * `focus`, the command words typed, only what resolving them needs is read:
+ * for no words the root listing (groups and one-word commands), for a first
+ * word with commands under it that word's bucket, else every command (an
+ * unknown word is matched against all of them).
  */
 export function cachedRoutes(
   root: string,
+  focus?: readonly string[],
 ): { revisionId: string; source: RouteSource } | undefined {
   const r = readRouteCache(root);
   if (!r.ok) return undefined;
+  // Every command, read only if asked for.
+  const all: RouteSource = {
+    groups: r.groups,
+    get commands() {
+      return r.commands;
+    },
+    route: (i: number) => r.route(i),
+  };
+  if (focus === undefined) return { revisionId: r.revisionId, source: all };
+  if (focus.length === 0) return { revisionId: r.revisionId, source: rootSource(r) };
+  let bucket: ReturnType<typeof r.bucket>;
+  try {
+    bucket = r.bucket(focus[0]!);
+  } catch {
+    return undefined;
+  }
+  if (bucket === undefined) return { revisionId: r.revisionId, source: all };
+  const b = bucket;
   return {
     revisionId: r.revisionId,
-    source: { groups: r.groups, commands: r.commands, route: (i) => r.route(i) },
+    source: { groups: r.groups, commands: b.commands, route: (i) => b.route(i) },
+  };
+}
+
+/**
+ * The root listing from the header alone: the groups (a first word no group
+ * declares is an implicit group) and the commands with a one-word path or
+ * alias, whose routes are read from their word's bucket when asked for.
+ */
+function rootSource(r: Extract<ReturnType<typeof readRouteCache>, { ok: true }>): RouteSource {
+  const declared = new Set(r.groups.map((g) => g.path.join(" ")));
+  const single = new Set(
+    r.tops.flatMap((t) => [t.path, ...t.aliases].filter((p) => p.length === 1).map((p) => p[0]!)),
+  );
+  const implicit = r.words
+    .filter((w) => !declared.has(w) && !single.has(w))
+    .map((w) => ({ path: [w], summary: "", extensions: [] }));
+  return {
+    groups: [...r.groups, ...implicit],
+    commands: r.tops,
+    route: (i) => {
+      const top = r.tops[i]!;
+      const b = r.bucket(top.word)!;
+      const key = top.path.join(" ");
+      return b.route(b.commands.findIndex((c) => c.path.join(" ") === key));
+    },
   };
 }

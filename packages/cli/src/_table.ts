@@ -10,6 +10,8 @@ import { type RouteSource, tableSource } from "./_routes.js";
 export interface LoadedTable {
   readonly table: RouteSource;
   readonly revisionId: string | undefined;
+  /** Only the commands the focus words needed: an unknown word is looked up in the whole table. */
+  readonly partial?: boolean;
 }
 
 /** An empty table: what a built-in runs against when it needs no extension command. */
@@ -17,11 +19,18 @@ export const NO_COMMANDS: RouteSource = tableSource({ commands: [], groups: [] }
 
 /**
  * Loads the route table of the state directory `root` (with `verified`,
- * from the descriptors, never the route cache); throws what reading it threw.
+ * from the descriptors, never the route cache; with `focus`, from the cache
+ * only what resolving those command words needs); throws what reading it
+ * threw.
  */
-export async function loadTable(root: string, verified = false): Promise<LoadedTable> {
-  const fast = verified ? undefined : cachedRoutes(root);
-  if (fast !== undefined) return { table: fast.source, revisionId: fast.revisionId };
+export async function loadTable(
+  root: string,
+  verified = false,
+  focus?: readonly string[],
+): Promise<LoadedTable> {
+  const fast = verified ? undefined : cachedRoutes(root, focus);
+  if (fast !== undefined)
+    return { table: fast.source, revisionId: fast.revisionId, partial: focus !== undefined };
   const profile = await import("@rukh/profile");
   let cached: Awaited<ReturnType<typeof profile.readActiveRoutes>> = null;
   try {
@@ -46,4 +55,17 @@ export async function loadTable(root: string, verified = false): Promise<LoadedT
     }
   routes ??= await state.verifiedRoutes(revisionId);
   return { table: tableSource(routes), revisionId };
+}
+
+/**
+ * The command words a run of `rest` resolves (what `cachedRoutes` reads the
+ * routes of): the words after `help`; for `__complete`, the words before the
+ * one being typed; none for `completion`, which prints a script.
+ */
+export function focusOf(rest: readonly string[]): readonly string[] {
+  const [first, ...after] = rest;
+  if (first === "help") return after;
+  if (first === "completion") return [];
+  if (first === "__complete") return (after[0] === "--" ? after.slice(1) : after).slice(0, -1);
+  return rest;
 }

@@ -1,6 +1,7 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readActiveRoutes, resolveStateDir } from "@rukh/profile";
+import { managed } from "@rukh/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cachedRoutes, stateDirOf } from "../src/_fastpath.js";
 import { bulkDescriptors, makeHome, TOOLS, tempDir } from "./_helpers.js";
@@ -48,6 +49,78 @@ describe("fast route-cache reader agrees with @rukh/profile", () => {
     expect(stateDirOf("acme", env, h)).toBe(
       resolveStateDir({ brand: "acme", env, ...(h !== undefined && { home: h }) }),
     );
+  });
+});
+
+describe("reading only what the typed words need", () => {
+  const DEEP = {
+    format: "rukh.extension/2",
+    id: "fx.deep",
+    version: "1.0.0",
+    publisher: "acme",
+    commands: [
+      {
+        id: "run",
+        path: ["deep", "inner", "run"],
+        aliases: [["dr"]],
+        summary: "Run deep inside",
+        inputs: [],
+        execute: managed(),
+      },
+    ],
+  };
+  let fast: string;
+  let whole: string;
+  beforeAll(async () => {
+    fast = await makeHome([TOOLS, DEEP, ...bulkDescriptors(250)]);
+    whole = tempDir();
+    cpSync(fast, whole, { recursive: true });
+    // Without its route cache a state directory is routed from the whole table.
+    const id = (await readActiveRoutes(whole))!.revisionId;
+    rmSync(join(whole, "revisions", `${id}.routes.json`));
+  }, 60_000);
+
+  async function run(root: string, argv: readonly string[]) {
+    const { createCli } = await import("../src/index.js");
+    let out = "";
+    let err = "";
+    const cli = createCli({
+      brand: "acme",
+      env: { RUKH_HOME: root },
+      stdout: { write: (t: string) => (out += t) },
+      stderr: { write: (t: string) => (err += t) },
+      handleSignals: false,
+    });
+    const code = await cli.run([...argv]);
+    return { code, out, err };
+  }
+
+  it.each([
+    [[]],
+    [["--help"]],
+    [["help"]],
+    [["help", "files"]],
+    [["files"]],
+    [["files", "--help"]],
+    [["wc", "--help"]],
+    [["g1"]],
+    [["g2", "c7", "--help"]],
+    [["deep"]],
+    [["deep", "inner"]],
+    [["dr", "--help"]],
+    [["hello", "--help"]],
+    [["nope"]],
+    [["files", "nope"]],
+    [["g1", "c77x"]],
+    [["__complete", "--", ""]],
+    [["__complete", "--", "d"]],
+    [["__complete", "--", "files", ""]],
+    [["__complete", "--", "g1", "c1"]],
+    [["__complete", "--", "deep", "i"]],
+    [["__complete", "--", "g2", "c7", "--"]],
+    [["completion", "bash"]],
+  ])("prints for %j what the whole table prints", async (argv) => {
+    expect(await run(fast, argv)).toEqual(await run(whole, argv));
   });
 });
 

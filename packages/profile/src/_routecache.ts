@@ -1,6 +1,6 @@
 import { ProfileError } from "./_errors.js";
 import type { CliRouteTable } from "./_projection.js";
-import { ROUTES_FORMAT, readRouteCache } from "./route-cache.js";
+import { ROUTES_FORMAT, readRouteCache, routeLineDigest } from "./route-cache.js";
 
 export { ROUTES_FORMAT };
 
@@ -31,14 +31,19 @@ export interface RouteRow {
 }
 
 /**
- * The text written next to a revision: one header line
- * `{ format, commandGeneration, groups, commands: [{ path, aliases, summary }], parts, rows, digests }`
- * — enough to list, route and complete command paths; `parts` are the
- * package digests whose parts hold the routes, `rows[i]` is `[index into
- * parts, line of that part]` for `commands[i]` and `digests[i]` that line's
- * digest. `rows` are sorted by path. The revision records the header's
- * SHA-256 (`routesDigestOf`): a reader that lists or routes hashes and parses
- * the header, and reads one line of one part.
+ * The text written next to a revision, JSON lines. First a header
+ * `{ format, commandGeneration, groups, parts, words: [[word, bytes, digest]…], tops }`:
+ * the groups; the package digests whose parts hold the routes; every first
+ * word of a command path or alias with the byte length and digest (the first
+ * 128 bits of SHA-256) of its bucket line; and `tops`, the heads
+ * `{ path, aliases, summary, word }` of the commands that have a one-word path
+ * or alias (what the root listing shows besides groups). Then one bucket line
+ * per word, in `words` order: `{ commands: [{ path, aliases, summary }], rows,
+ * digests }` for every command whose path or an alias starts with the word,
+ * sorted by path — `rows[i]` is `[index into parts, line of that part]` for
+ * `commands[i]` and `digests[i]` that line's digest. The revision records the
+ * header's SHA-256 (`routesDigestOf`): a reader hashes and parses the header,
+ * then the one bucket the typed words need, and reads one line of one part.
  */
 export function routesFileTextOf(
   commandGeneration: number,
@@ -55,16 +60,41 @@ export function routesFileTextOf(
     }
     return i;
   };
+  const buckets = new Map<string, RouteRow[]>();
+  const tops: {
+    path: readonly string[];
+    aliases: readonly (readonly string[])[];
+    summary: string;
+    word: string;
+  }[] = [];
+  for (const r of rows) {
+    const firsts = new Set([r.entry.path[0]!, ...r.entry.aliases.map((a) => a[0]!)]);
+    for (const w of firsts) {
+      const bucket = buckets.get(w);
+      if (bucket === undefined) buckets.set(w, [r]);
+      else bucket.push(r);
+    }
+    const single = [r.entry.path, ...r.entry.aliases].find((p) => p.length === 1);
+    if (single !== undefined) tops.push({ ...r.entry, word: single[0]! });
+  }
+  const words = [...buckets.keys()].sort();
+  const lines = words.map((w) => {
+    const bucket = buckets.get(w)!;
+    return JSON.stringify({
+      commands: bucket.map((r) => r.entry),
+      rows: bucket.map((r) => [at(r.part), r.line]),
+      digests: bucket.map((r) => r.digest),
+    });
+  });
   const header = {
     format: ROUTES_FORMAT,
     commandGeneration,
     groups,
-    commands: rows.map((r) => r.entry),
-    rows: rows.map((r) => [at(r.part), r.line]),
     parts,
-    digests: rows.map((r) => r.digest),
+    words: words.map((w, i) => [w, Buffer.byteLength(lines[i]!), routeLineDigest(lines[i]!)]),
+    tops,
   };
-  return `${JSON.stringify(header)}\n`;
+  return [JSON.stringify(header), ...lines].map((l) => `${l}\n`).join("");
 }
 
 /**

@@ -7,17 +7,19 @@
 import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { readBounded } from "./_bounded.js";
+import { readBounded, readFirstLine, readRange } from "./_bounded.js";
 import type { CliRoute, CliRouteTable } from "./_projection.js";
 
 /**
- * Format tag of a `revisions/<id>.routes.json` file. Version 5: the file is
- * one header line, bound to the revision by its SHA-256; each command's full
- * route is a line of its package's part (`revisions/parts/<digest>.json`),
- * checked against the digest the header records for it. A reader hashes the
- * header and reads the one part (and line) it uses.
+ * Format tag of a `revisions/<id>.routes.json` file. Version 6: a header line,
+ * bound to the revision by its SHA-256, then one bucket line per first word
+ * of a command path or alias, each checked against the digest the header
+ * records; each command's full route is a line of its package's part
+ * (`revisions/parts/<digest>.json`), checked against the digest its bucket
+ * records. A reader hashes the header and reads the one bucket, and the one
+ * part line, the typed words need.
  */
-export const ROUTES_FORMAT = "rukh.cli-routes/5";
+export const ROUTES_FORMAT = "rukh.cli-routes/6";
 
 /** Where the part of a package (by digest) lives: its descriptor and command routes, one per line. */
 export function partPath(root: string, digest: string): string {
@@ -63,25 +65,46 @@ const REVISION_MAX_BYTES = 16_777_216;
  * const r = readRouteCache(root);
  * if (r.ok) console.log(r.commands.length, "commands");
  */
+/** Path, aliases and summary of a command: enough to list, route and complete it. */
+export interface RouteHead {
+  readonly path: readonly string[];
+  readonly aliases: readonly (readonly string[])[];
+  readonly summary: string;
+}
+
+/** Commands of a route cache with their routes read on demand: one bucket, or all of them. */
+export interface RouteSet {
+  /** Each command's head, sorted by path. */
+  readonly commands: readonly RouteHead[];
+  /** The full route of `commands[i]` (read from its package's part, checked against its digest). */
+  route(i: number): CliRoute;
+  /** Where `commands[i]`'s route is: its package's digest, the line of its part, and the line's digest. */
+  row(i: number): { readonly part: string; readonly line: number; readonly digest: string };
+}
+
+/**
+ * What {@link readRouteCache} found: the verified cache (buckets and routes
+ * read on demand), or why there is none to use.
+ *
+ * @example
+ * const r = readRouteCache(root);
+ * if (r.ok) console.log(r.words.length, "first words");
+ */
 export type RouteCacheRead =
-  | {
+  | (RouteSet & {
       readonly ok: true;
       readonly revisionId: string;
       readonly commandGeneration: number;
       readonly groups: CliRouteTable["groups"];
-      /** Path, aliases and summary of each command, in order. */
-      readonly commands: readonly {
-        readonly path: readonly string[];
-        readonly aliases: readonly (readonly string[])[];
-        readonly summary: string;
-      }[];
-      /** The full route of `commands[i]`. */
-      route(i: number): CliRoute;
-      /** Where `commands[i]`'s route is: its package's digest, the line of its part, and the line's digest. */
-      row(i: number): { readonly part: string; readonly line: number; readonly digest: string };
+      /** Every first word of a command path or alias, sorted. */
+      readonly words: readonly string[];
+      /** The commands with a one-word path or alias, and the word whose bucket holds each. */
+      readonly tops: readonly (RouteHead & { readonly word: string })[];
+      /** The commands whose path or an alias starts with `word` (`undefined`: none); throws when its line fails its digest. */
+      bucket(word: string): RouteSet | undefined;
       /** Every route, each checked against its digest; `undefined` if one fails. */
       routes(): readonly CliRoute[] | undefined;
-    }
+    })
   | {
       readonly ok: false;
       /** `none`: nothing published, no cache, or a revision of an earlier version (no digest); `damaged`: do not use it. */
@@ -125,14 +148,15 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
     if (typeof revision.routesDigest !== "string")
       return none(`revision ${id} records no route cache digest (published by an earlier version)`);
     const file = join(root, "revisions", `${id}.routes.json`);
-    const bytes = readBounded(file, ROUTES_MAX_BYTES);
-    if (bytes === undefined) return none(`revision ${id} has no route cache`);
-    if (bytes === "large")
+    // Only the header is read here; a bucket when it is asked for.
+    const first = readFirstLine(file, ROUTES_MAX_BYTES);
+    if (first === undefined) return none(`revision ${id} has no route cache`);
+    if (first === "large")
       return damaged(`the route cache of revision ${id} is larger than ${ROUTES_MAX_BYTES} bytes`);
-    const nl = bytes.indexOf(10);
-    if (nl === -1) return damaged(`the route cache of revision ${id} has no header line`);
-    const head = bytes.subarray(0, nl);
-    const earlier = /^\{"format":"rukh\.cli-routes\/[1234]"/.test(head.toString("latin1", 0, 40));
+    if (first === "unterminated")
+      return damaged(`the route cache of revision ${id} has no header line`);
+    const head = first.line;
+    const earlier = /^\{"format":"rukh\.cli-routes\/[1-5]"/.test(head.toString("latin1", 0, 40));
     if (sha256(head) !== revision.routesDigest) {
       // A cache of an earlier format is bound by another digest: not an edit, just not usable.
       if (earlier) return none(`the route cache of revision ${id} is of an earlier format`);
@@ -143,71 +167,143 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
     // Bound, but written by an earlier version: readable by that version only.
     if (earlier) return none(`the route cache of revision ${id} is of an earlier format`);
     const v = JSON.parse(head.toString("utf8"));
-    const rows: unknown = v?.rows;
     const parts: unknown = v?.parts;
-    const digests: unknown = v?.digests;
+    const words: unknown = v?.words;
     if (
-      nl !== bytes.length - 1 ||
       v?.format !== ROUTES_FORMAT ||
       v.commandGeneration !== revision.commandGeneration ||
       !Array.isArray(v.groups) ||
-      !Array.isArray(v.commands) ||
-      !Array.isArray(rows) ||
+      !Array.isArray(v.tops) ||
       !Array.isArray(parts) ||
-      !Array.isArray(digests) ||
-      rows.length !== v.commands.length ||
-      digests.length !== v.commands.length ||
       !parts.every((d) => typeof d === "string" && REVISION_ID.test(d)) ||
-      !rows.every(
-        (r) =>
-          Array.isArray(r) &&
-          Number.isSafeInteger(r[0]) &&
-          r[0] >= 0 &&
-          r[0] < parts.length &&
-          Number.isSafeInteger(r[1]) &&
-          r[1] >= 1,
+      !Array.isArray(words) ||
+      !words.every(
+        (w) =>
+          Array.isArray(w) &&
+          typeof w[0] === "string" &&
+          Number.isSafeInteger(w[1]) &&
+          w[1] >= 0 &&
+          typeof w[2] === "string",
       )
     )
       return damaged(`the route cache of revision ${id} is not a ${ROUTES_FORMAT} file for it`);
-    const row = (i: number) => {
-      const [p, line] = (rows as [number, number][])[i]!;
-      return { part: (parts as string[])[p]!, line, digest: (digests as string[])[i]! };
-    };
+    const at = new Map<string, [start: number, size: number, digest: string]>();
+    let offset = head.length + 1;
+    for (const [w, size, digest] of words as [string, number, string][]) {
+      at.set(w, [offset, size, digest]);
+      offset += size + 1;
+    }
+    if (offset !== first.size)
+      return damaged(`the route cache of revision ${id} does not hold the lines its header names`);
+    const partsRead = new Map<string, Buffer>();
     const readPart = (digest: string): Buffer => {
-      const b = readBounded(partPath(root, digest), PART_MAX_BYTES);
-      if (b === undefined || b === "large")
-        throw new Error(`the part of package ${digest} is missing or too large`);
+      let b = partsRead.get(digest);
+      if (b === undefined) {
+        const read = readBounded(partPath(root, digest), PART_MAX_BYTES);
+        if (read === undefined || read === "large")
+          throw new Error(`the part of package ${digest} is missing or too large`);
+        b = read;
+        partsRead.set(digest, b);
+      }
       return b;
     };
-    const routeIn = (part: Buffer, i: number): CliRoute => {
-      const r = row(i);
-      const line = partLine(part, r.line);
-      if (line === undefined || routeLineDigest(line) !== r.digest)
-        throw new Error(
-          `the route of command ${i + 1} of the route cache of revision ${id} does not match its digest (edited or damaged)`,
-        );
-      return JSON.parse(line.toString("utf8")) as CliRoute;
+    const set = (
+      commands: readonly RouteHead[],
+      rows: readonly [number, number][],
+      digests: readonly string[],
+    ): RouteSet => {
+      const row = (i: number) => {
+        const [p, line] = rows[i]!;
+        return { part: (parts as string[])[p]!, line, digest: digests[i]! };
+      };
+      return {
+        commands,
+        row,
+        route: (i) => {
+          const r = row(i);
+          const line = partLine(readPart(r.part), r.line);
+          if (line === undefined || routeLineDigest(line) !== r.digest)
+            throw new Error(
+              `the route of ${commands[i]!.path.join(" ")} in the route cache of revision ${id} does not match its digest (edited or damaged)`,
+            );
+          return JSON.parse(line.toString("utf8")) as CliRoute;
+        },
+      };
+    };
+    const buckets = new Map<string, RouteSet>();
+    const bucket = (word: string): RouteSet | undefined => {
+      const where = at.get(word);
+      if (where === undefined) return undefined;
+      let b = buckets.get(word);
+      if (b === undefined) {
+        const [start, size, digest] = where;
+        const line = readRange(file, start, size);
+        if (line.length !== size || routeLineDigest(line) !== digest)
+          throw new Error(
+            `the commands under "${word}" in the route cache of revision ${id} do not match their digest (edited or damaged)`,
+          );
+        const x = JSON.parse(line.toString("utf8"));
+        if (
+          !Array.isArray(x?.commands) ||
+          !Array.isArray(x.rows) ||
+          !Array.isArray(x.digests) ||
+          x.rows.length !== x.commands.length ||
+          x.digests.length !== x.commands.length ||
+          !x.rows.every(
+            (r: unknown) =>
+              Array.isArray(r) &&
+              Number.isSafeInteger(r[0]) &&
+              r[0] >= 0 &&
+              r[0] < (parts as string[]).length &&
+              Number.isSafeInteger(r[1]) &&
+              r[1] >= 1,
+          )
+        )
+          throw new Error(
+            `the commands under "${word}" in the route cache of revision ${id} are malformed`,
+          );
+        b = set(x.commands, x.rows, x.digests);
+        buckets.set(word, b);
+      }
+      return b;
+    };
+    // Every command once, sorted by path: the buckets merged.
+    let all: RouteSet | undefined;
+    const every = (): RouteSet => {
+      if (all !== undefined) return all;
+      const seen = new Map<string, [RouteSet, number]>();
+      for (const [w] of words as [string][]) {
+        const b = bucket(w)!;
+        b.commands.forEach((c, i) => {
+          const k = c.path.join(" ");
+          if (!seen.has(k)) seen.set(k, [b, i]);
+        });
+      }
+      const sorted = [...seen].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([, x]) => x);
+      all = {
+        commands: sorted.map(([b, i]) => b.commands[i]!),
+        row: (i) => sorted[i]![0].row(sorted[i]![1]),
+        route: (i) => sorted[i]![0].route(sorted[i]![1]),
+      };
+      return all;
     };
     return {
       ok: true,
       revisionId: id,
       commandGeneration: revision.commandGeneration,
       groups: v.groups,
-      commands: v.commands,
-      route: (i) => routeIn(readPart(row(i).part), i),
-      row,
+      words: (words as [string][]).map(([w]) => w),
+      tops: v.tops,
+      bucket,
+      get commands() {
+        return every().commands;
+      },
+      row: (i) => every().row(i),
+      route: (i) => every().route(i),
       routes: () => {
-        const read = new Map<string, Buffer>();
         try {
-          return (v.commands as unknown[]).map((_, i) => {
-            const digest = row(i).part;
-            let part = read.get(digest);
-            if (part === undefined) {
-              part = readPart(digest);
-              read.set(digest, part);
-            }
-            return routeIn(part, i);
-          });
+          const e = every();
+          return e.commands.map((_, i) => e.route(i));
         } catch {
           return undefined;
         }

@@ -84,7 +84,14 @@ describe("route cache", () => {
       "edited to map a path elsewhere (its digest no longer matches the revision's)",
       (t: string) => t.replace('"count"', '"cuont"'),
     ],
-    ["another format", (t: string) => t.replace("rukh.cli-routes/5", "rukh.cli-routes/9")],
+    ["another format", (t: string) => t.replace("rukh.cli-routes/6", "rukh.cli-routes/9")],
+    [
+      "a bucket of commands edited under an intact header (the bucket fails its own digest)",
+      (t: string) => {
+        const nl = t.indexOf("\n");
+        return t.slice(0, nl) + t.slice(nl).replace('"count"', '"cuont"');
+      },
+    ],
     ["too large", () => " ".repeat(ROUTES_MAX_BYTES + 1)],
   ])("fails closed with invalid_state when the file is %s", async (_name, edit) => {
     const { root, pub } = await published();
