@@ -1,0 +1,183 @@
+// The buckets of a verified route cache header, read on demand: one line per
+// first word of a command path or alias, each checked against the digest the
+// header records, and each command's route read from its package's part and
+// checked against the digest its bucket records. Loaded by the CLI's start-up
+// path, so it needs nothing but node:fs and a hash.
+
+import * as crypto from "node:crypto";
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+import { readBounded, readRange } from "./_bounded.js";
+import type { CliRoute } from "./_projection.js";
+
+// Node's one-shot hash where it exists (20.12 and later): no Hash object per line.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string | Buffer) => string }).hash;
+
+/** Lowercase hex SHA-256. */
+export const sha256 = (data: string | Buffer) =>
+  oneShot !== undefined ? oneShot("sha256", data) : createHash("sha256").update(data).digest("hex");
+
+/** The digest a route cache records of one line: the first 128 bits of its SHA-256, hex. */
+export function routeLineDigest(line: string | Buffer): string {
+  return sha256(line).slice(0, 32);
+}
+
+/** Where the part of a package (by digest) lives: its descriptor and command routes, one per line. */
+export function partPath(root: string, digest: string): string {
+  return join(root, "revisions", "parts", `${digest}.json`);
+}
+
+/** The largest part read (16 MiB). */
+export const PART_MAX_BYTES = 16_777_216;
+
+/** Line `n` (from 0) of a part's bytes, or `undefined` if it has fewer lines. */
+export function partLine(bytes: Buffer, n: number): Buffer | undefined {
+  let start = 0;
+  for (let i = 0; i < n; i++) {
+    const nl = bytes.indexOf(10, start);
+    if (nl === -1) return undefined;
+    start = nl + 1;
+  }
+  const end = bytes.indexOf(10, start);
+  return end === -1 ? undefined : bytes.subarray(start, end);
+}
+
+/** Path, aliases and summary of a command: enough to list, route and complete it. */
+export interface RouteHead {
+  readonly path: readonly string[];
+  readonly aliases: readonly (readonly string[])[];
+  readonly summary: string;
+}
+
+/** Commands of a route cache with their routes read on demand: one bucket, or all of them. */
+export interface RouteSet {
+  /** Each command's head, sorted by path. */
+  readonly commands: readonly RouteHead[];
+  /** The full route of `commands[i]` (read from its package's part, checked against its digest). */
+  route(i: number): CliRoute;
+  /** Where `commands[i]`'s route is: its package's digest, the line of its part, and the line's digest. */
+  row(i: number): { readonly part: string; readonly line: number; readonly digest: string };
+}
+
+const isRow = (parts: number) => (r: unknown) =>
+  Array.isArray(r) &&
+  Number.isSafeInteger(r[0]) &&
+  r[0] >= 0 &&
+  r[0] < parts &&
+  Number.isSafeInteger(r[1]) &&
+  r[1] >= 1;
+
+/** The buckets after a verified header of `file` (revision `id`), each read when first asked for. */
+export class RouteBuckets {
+  /** The first words, sorted. */
+  readonly words: readonly string[];
+  /** Where the last bucket ends: the file's size, if the file holds what the header names. */
+  readonly end: number;
+  readonly #at = new Map<string, readonly [start: number, size: number, digest: string]>();
+  readonly #read = new Map<string, RouteSet>();
+  readonly #parts = new Map<string, Buffer>();
+  #all: RouteSet | undefined;
+
+  constructor(
+    readonly root: string,
+    readonly id: string,
+    readonly file: string,
+    headerBytes: number,
+    readonly parts: readonly string[],
+    words: readonly (readonly [string, number, string])[],
+  ) {
+    let offset = headerBytes + 1;
+    for (const [w, size, digest] of words) {
+      this.#at.set(w, [offset, size, digest]);
+      offset += size + 1;
+    }
+    this.end = offset;
+    this.words = words.map(([w]) => w);
+  }
+
+  /** The commands whose path or an alias starts with `word` (`undefined`: none); throws when its line fails its digest. */
+  bucket(word: string): RouteSet | undefined {
+    const where = this.#at.get(word);
+    if (where === undefined) return undefined;
+    let b = this.#read.get(word);
+    if (b === undefined) {
+      const [start, size, digest] = where;
+      const line = readRange(this.file, start, size);
+      if (line.length !== size || routeLineDigest(line) !== digest)
+        throw new Error(
+          `the commands under "${word}" in the route cache of revision ${this.id} do not match their digest (edited or damaged)`,
+        );
+      const x = JSON.parse(line.toString("utf8"));
+      if (
+        !Array.isArray(x?.commands) ||
+        !Array.isArray(x.rows) ||
+        !Array.isArray(x.digests) ||
+        x.rows.length !== x.commands.length ||
+        x.digests.length !== x.commands.length ||
+        !x.rows.every(isRow(this.parts.length))
+      )
+        throw new Error(
+          `the commands under "${word}" in the route cache of revision ${this.id} are malformed`,
+        );
+      b = this.#set(x.commands, x.rows, x.digests);
+      this.#read.set(word, b);
+    }
+    return b;
+  }
+
+  /** Every command once, sorted by path: all buckets merged. */
+  all(): RouteSet {
+    if (this.#all !== undefined) return this.#all;
+    const seen = new Map<string, [RouteSet, number]>();
+    for (const w of this.words) {
+      const b = this.bucket(w)!;
+      b.commands.forEach((c, i) => {
+        const k = c.path.join(" ");
+        if (!seen.has(k)) seen.set(k, [b, i]);
+      });
+    }
+    const sorted = [...seen].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([, x]) => x);
+    this.#all = {
+      commands: sorted.map(([b, i]) => b.commands[i]!),
+      row: (i) => sorted[i]![0].row(sorted[i]![1]),
+      route: (i) => sorted[i]![0].route(sorted[i]![1]),
+    };
+    return this.#all;
+  }
+
+  #part(digest: string): Buffer {
+    let b = this.#parts.get(digest);
+    if (b === undefined) {
+      const read = readBounded(partPath(this.root, digest), PART_MAX_BYTES);
+      if (read === undefined || read === "large")
+        throw new Error(`the part of package ${digest} is missing or too large`);
+      b = read;
+      this.#parts.set(digest, b);
+    }
+    return b;
+  }
+
+  #set(
+    commands: readonly RouteHead[],
+    rows: readonly [number, number][],
+    digests: readonly string[],
+  ): RouteSet {
+    const row = (i: number) => {
+      const [p, line] = rows[i]!;
+      return { part: this.parts[p]!, line, digest: digests[i]! };
+    };
+    return {
+      commands,
+      row,
+      route: (i) => {
+        const r = row(i);
+        const line = partLine(this.#part(r.part), r.line);
+        if (line === undefined || routeLineDigest(line) !== r.digest)
+          throw new Error(
+            `the route of ${commands[i]!.path.join(" ")} in the route cache of revision ${this.id} does not match its digest (edited or damaged)`,
+          );
+        return JSON.parse(line.toString("utf8")) as CliRoute;
+      },
+    };
+  }
+}
