@@ -75,7 +75,7 @@ export class RouteBuckets {
   readonly end: number;
   readonly #at = new Map<string, readonly [start: number, size: number, digest: string]>();
   readonly #read = new Map<string, RouteSet>();
-  readonly #parts = new Map<string, Buffer>();
+  readonly #parts = new Map<string, { readonly bytes: Buffer; readonly starts: number[] }>();
   #all: RouteSet | undefined;
 
   constructor(
@@ -145,16 +145,22 @@ export class RouteBuckets {
     return this.#all;
   }
 
-  #part(digest: string): Buffer {
-    let b = this.#parts.get(digest);
-    if (b === undefined) {
-      const read = readBounded(partPath(this.root, digest), PART_MAX_BYTES);
-      if (read === undefined || read === "large")
+  /** Line `n` of a package's part, the part read (and its lines found) once. */
+  #partLine(digest: string, n: number): Buffer | undefined {
+    let part = this.#parts.get(digest);
+    if (part === undefined) {
+      const bytes = readBounded(partPath(this.root, digest), PART_MAX_BYTES);
+      if (bytes === undefined || bytes === "large")
         throw new Error(`the part of package ${digest} is missing or too large`);
-      b = read;
-      this.#parts.set(digest, b);
+      const starts = [0];
+      for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, nl + 1))
+        starts.push(nl + 1);
+      part = { bytes, starts };
+      this.#parts.set(digest, part);
     }
-    return b;
+    // A line is complete only with its newline: the last start is past the last one.
+    if (n + 1 >= part.starts.length) return undefined;
+    return part.bytes.subarray(part.starts[n]!, part.starts[n + 1]! - 1);
   }
 
   #set(
@@ -171,7 +177,7 @@ export class RouteBuckets {
       row,
       route: (i) => {
         const r = row(i);
-        const line = partLine(this.#part(r.part), r.line);
+        const line = this.#partLine(r.part, r.line);
         if (line === undefined || routeLineDigest(line) !== r.digest)
           throw new Error(
             `the route of ${commands[i]!.path.join(" ")} in the route cache of revision ${this.id} does not match its digest (edited or damaged)`,
