@@ -3,19 +3,12 @@ import type { CliRoute } from "@rukh/profile";
 import { CliError } from "./_errors.js";
 import { EXIT_CODES } from "./_exit.js";
 import { stateDirOf } from "./_fastpath.js";
-import { help, INTRINSIC, intrinsics } from "./_intrinsics.js";
+import { help, INTRINSIC } from "./_intrinsics.js";
 import { wantsHelp } from "./_lexer.js";
 import { type CliBuiltin, RouteIndex } from "./_routes.js";
 import { runBuiltin } from "./_run-builtin.js";
-import {
-  type CliStream,
-  type Globals,
-  internal,
-  type Session,
-  unknownCommand,
-  usage,
-} from "./_session.js";
-import { focusOf, type LoadedTable, loadTable, NO_COMMANDS } from "./_table.js";
+import { type CliStream, type Globals, type Session, unknownCommand, usage } from "./_session.js";
+import { focusOf, indexTable, NO_COMMANDS } from "./_table.js";
 
 /**
  * Options of {@link createCli}.
@@ -152,18 +145,10 @@ export function createCli(options: CliOptions): Cli {
 
   /** Reports an unknown command against the whole route table. */
   async function routedWhole(s: Session, rest: readonly string[], root: string): Promise<number> {
-    let loaded: LoadedTable;
-    try {
-      loaded = await loadTable(root);
-    } catch (e) {
-      return internal(s, `cannot read the profile in ${root}: ${(e as Error).message}`);
-    }
-    const index: RouteIndex = new RouteIndex(loaded.table, [
-      ...intrinsics(s, root, () => index),
-      ...builtins,
-    ]);
-    const r = index.resolve(rest);
-    return unknownCommand(s, index, r.kind === "unknown" ? r.typed : rest);
+    const t = await indexTable(s, root, builtins, false);
+    if (typeof t === "number") return t;
+    const r = t.index.resolve(rest);
+    return unknownCommand(s, t.index, r.kind === "unknown" ? r.typed : rest);
   }
 
   /**
@@ -178,16 +163,9 @@ export function createCli(options: CliOptions): Cli {
     verified: boolean,
   ): Promise<number> {
     const handleSignals = options.handleSignals !== false;
-    let loaded: LoadedTable;
-    try {
-      loaded = await loadTable(root, verified, focusOf(rest));
-    } catch (e) {
-      return internal(s, `cannot read the profile in ${root}: ${(e as Error).message}`);
-    }
-    const index: RouteIndex = new RouteIndex(loaded.table, [
-      ...intrinsics(s, root, () => index),
-      ...builtins,
-    ]);
+    const t = await indexTable(s, root, builtins, verified, focusOf(rest));
+    if (typeof t === "number") return t;
+    const { loaded, index } = t;
     const r = index.resolve(rest);
     if (r.kind === "root") {
       if (rest.length > 0 && !s.g.help)

@@ -4,7 +4,9 @@
 // when its files are damaged, the packages in the store, verified).
 
 import { cachedRoutes } from "./_fastpath.js";
-import { type RouteSource, tableSource } from "./_routes.js";
+import { intrinsics } from "./_intrinsics.js";
+import { type CliBuiltin, RouteIndex, type RouteSource, tableSource } from "./_routes.js";
+import { internal, type Session } from "./_session.js";
 
 /** The active revision's routes (`revisionId` undefined before the first publication). */
 export interface LoadedTable {
@@ -68,4 +70,28 @@ export function focusOf(rest: readonly string[]): readonly string[] {
   if (first === "completion") return [];
   if (first === "__complete") return (after[0] === "--" ? after.slice(1) : after).slice(0, -1);
   return rest;
+}
+
+/**
+ * The route table (see {@link loadTable}) indexed with the intrinsics and
+ * `builtins`, or the exit code of failing to read it.
+ */
+export async function indexTable(
+  s: Session,
+  root: string,
+  builtins: readonly CliBuiltin[],
+  verified: boolean,
+  focus?: readonly string[],
+): Promise<{ loaded: LoadedTable; index: RouteIndex } | number> {
+  let loaded: LoadedTable;
+  try {
+    loaded = await loadTable(root, verified, focus);
+  } catch (e) {
+    return internal(s, `cannot read the profile in ${root}: ${(e as Error).message}`);
+  }
+  const index: RouteIndex = new RouteIndex(loaded.table, [
+    ...intrinsics(s, root, () => index),
+    ...builtins,
+  ]);
+  return { loaded, index };
 }

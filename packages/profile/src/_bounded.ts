@@ -9,16 +9,7 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
  * `max + 1` bytes are read).
  */
 export function readBounded(file: string, max: number): Buffer | undefined | "large" {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    if (size > max) return "large";
+  return withFile(file, max, (fd, size) => {
     const buf = Buffer.allocUnsafe(size + 1);
     let n = 0;
     for (;;) {
@@ -28,6 +19,28 @@ export function readBounded(file: string, max: number): Buffer | undefined | "la
       if (n === buf.length) return "large";
     }
     return buf.subarray(0, n);
+  });
+}
+
+/**
+ * `read(fd, size)` on the open file; `undefined` when it does not exist,
+ * `"large"` when it is larger than `max` bytes. The file is closed after.
+ */
+function withFile<T>(
+  file: string,
+  max: number,
+  read: (fd: number, size: number) => T,
+): T | undefined | "large" {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    return size > max ? "large" : read(fd, size);
   } finally {
     closeSync(fd);
   }
@@ -43,16 +56,7 @@ export function readFirstLine(
   file: string,
   max: number,
 ): { readonly line: Buffer; readonly size: number } | undefined | "large" | "unterminated" {
-  let fd: number;
-  try {
-    fd = openSync(file, "r");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
-  }
-  try {
-    const size = fstatSync(fd).size;
-    if (size > max) return "large";
+  return withFile(file, max, (fd, size) => {
     let buf = Buffer.allocUnsafe(Math.min(size, 65_536));
     let n = 0;
     for (;;) {
@@ -68,9 +72,7 @@ export function readFirstLine(
       n += got;
       if (nl !== -1 && nl < n) return { line: buf.subarray(0, nl), size };
     }
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 /** `length` bytes of a file from `position`; fewer when the file is shorter. */
