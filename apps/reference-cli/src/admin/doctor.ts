@@ -128,7 +128,7 @@ async function doctor(
       );
     if (routes === "unbound")
       return new Note(
-        "published by an earlier version, so not bound to its revision: the CLI reads the descriptors instead until the next publication",
+        "published by an earlier version, so not bound to its revision: the CLI and tool lists read the descriptors instead until the next publication (`profile rollback` to the active revision publishes it again)",
       );
     return routes === "missing"
       ? new Note(
