@@ -270,6 +270,13 @@ describe("garbage collection", () => {
     ]);
     const { readdirSync } = await import("node:fs");
     expect(readdirSync(join(h.root, "store")).sort()).toEqual(digests.slice(3).sort());
+    // A removed package's part goes with it; a kept one's stays.
+    expect(readdirSync(join(h.root, "revisions", "parts")).sort()).toEqual(
+      digests
+        .slice(3)
+        .map((d) => `${d}.json`)
+        .sort(),
+    );
     expect(await refusal(h.rollback(dry.revisions[0]!))).toMatch(/^unknown_revision/);
     // Everything left still verifies and serves.
     expect((await h.projection()).routes.commands).toHaveLength(1);
