@@ -13,14 +13,11 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { readBounded } from "./_bounded.js";
-import type { OwnerConfig } from "./_config.js";
 import { ioError, ProfileError } from "./_errors.js";
 import type { Part } from "./_parts.js";
 import {
   type CliRouteTable,
   type IndexedTool,
-  indexedTool,
-  type LoadedExtension,
   projectionFromIndex,
   type ToolProjection,
   toolCommands,
@@ -69,20 +66,6 @@ export function catalogFileText(
   routeKey: string,
 ): string {
   return `${JSON.stringify({ format: CATALOG_FORMAT, routeKey, tools, extensions: entries })}\n`;
-}
-
-/** The catalog text derived from every enabled extension's descriptor (`loaded`) and part, in revision order. */
-export function derivedCatalogText(
-  parts: readonly Part[],
-  loaded: readonly LoadedExtension[],
-  config: OwnerConfig,
-  routeKey: string,
-): string {
-  return catalogFileText(
-    parts.map((p, i) => catalogEntry(p, loaded[i]!.descriptor)),
-    toolCommands(config, loaded).map(indexedTool),
-    routeKey,
-  );
 }
 
 /** A revision's catalog as read: the tool index and routing, and each descriptor read from its part when asked for. */

@@ -10,13 +10,7 @@
 
 import type { CommandSpec, ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, type JsonValue } from "@rukh/json";
-import {
-  type Catalog,
-  type CatalogEntry,
-  catalogEntry,
-  catalogFileText,
-  derivedCatalogText,
-} from "./_catalog.js";
+import { type Catalog, type CatalogEntry, catalogEntry, catalogFileText } from "./_catalog.js";
 import type { OwnerConfig } from "./_config.js";
 import { type Part, packagePart } from "./_parts.js";
 import {
@@ -64,10 +58,15 @@ export function derive(
   const parts = enabled.map((e, i) => packagePart(e.digest, loaded[i]!.descriptor));
   const rows = byPath(parts.flatMap((p) => p.rows));
   const descriptors = new Map(loaded.map((l) => [l.descriptor.id, l.descriptor]));
+  const tools = toolCommands(config, loaded).map(indexedTool);
   return {
-    catalogText: derivedCatalogText(parts, loaded, config, routeKey),
+    catalogText: catalogFileText(
+      parts.map((p, i) => catalogEntry(p, loaded[i]!.descriptor)),
+      tools,
+      routeKey,
+    ),
     routeKey,
-    tools: toolCommands(config, loaded).map(indexedTool),
+    tools,
     parts,
     routesText: (generation) => routesFileTextOf(generation, routes.groups, rows),
     commandOf: (identity) =>

@@ -49,7 +49,7 @@ import { buildRoutes, routeKeyOfPublished } from "./_routes.js";
 import { corruptExtension } from "./_storecheck.js";
 import { loadStoredPackage } from "./_stored-descriptor.js";
 import { checkNamespaces, checkSource, checkVersionChange } from "./_trust.js";
-import { readRouteCache, routesDigestOf } from "./route-cache.js";
+import { PART_MAX_BYTES, partPath, readRouteCache, routesDigestOf } from "./route-cache.js";
 
 /** Whether two revisions' extension lists are the same, entry by entry. */
 function sameExtensions(
@@ -370,15 +370,21 @@ export class StateDirectory {
       const routes = readRouteCache(this.root, base);
       if (routes.ok) {
         const fresh = new Map<string, ExtensionDescriptor>();
-        for (const e of list)
-          if (e.enabled && !catalog.has(e.digest))
-            fresh.set(e.digest, pending.get(e.digest)?.descriptor ?? (await this.#descriptor(e)));
         for (const p of pending.values()) fresh.set(p.digest, p.descriptor);
-        const carried = deriveCarried(config, list, fresh, {
-          config: baseRevision.config,
-          catalog,
-          routes,
-        });
+        for (const e of list)
+          if (e.enabled && !catalog.has(e.digest) && !fresh.has(e.digest))
+            fresh.set(e.digest, await this.#descriptor(e));
+        let carried: Derivation | undefined;
+        try {
+          carried = deriveCarried(config, list, fresh, {
+            config: baseRevision.config,
+            catalog,
+            routes,
+          });
+        } catch (e) {
+          // A base bucket or part that fails its digest is only a cache: derive from the descriptors.
+          if (e instanceof ProfileError && e.code !== "invalid_state") throw e;
+        }
         if (carried !== undefined) return { ...carried, base: catalog };
       }
     }
@@ -613,17 +619,21 @@ export class StateDirectory {
     // a tool the base already published from the same package was checked
     // then (its size does not depend on the revision); without a base
     // catalog, every tool is.
-    const changed = new Set([...pending.values()].map((p) => p.descriptor.id));
-    const published = new Set(derivation.base?.tools.map(([identity]) => identity));
+    // A tool whose package the base published was checked then; every other
+    // one (new, reinstalled, or a package reached by rollback) is checked now.
+    const digestOf = new Map(list.map((e) => [e.id, e.digest]));
+    const checked = derivation.base;
     checkToolIndex(
       config,
       id,
       derivation.tools,
       derivation.commandOf,
-      derivation.base === undefined
+      checked === undefined
         ? true
-        : (identity) =>
-            !published.has(identity) || changed.has(identity.slice(0, identity.indexOf("/"))),
+        : (identity) => {
+            const digest = digestOf.get(identity.slice(0, identity.indexOf("/")))!;
+            return !checked.has(digest) || pending.has(digest);
+          },
     );
 
     // Validation passed: only now does anything enter the state directory.
@@ -708,8 +718,8 @@ export class StateDirectory {
       // revision file makes all renames durable.
       let wrote = false;
       for (const part of parts) {
-        const have = await readFile(join(partsDir, `${part.digest}.json`), "utf8").catch(() => "");
-        if (have === part.text) continue;
+        const have = readBounded(partPath(this.root, part.digest), PART_MAX_BYTES);
+        if (have instanceof Buffer && have.equals(Buffer.from(part.text))) continue;
         await this.#writeAtomic(partsDir, `${part.digest}.json`, part.text, false);
         wrote = true;
       }

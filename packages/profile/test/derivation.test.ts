@@ -112,6 +112,20 @@ describe("publication derivation", () => {
     expect(await new StateDirectory(h.root).checkRouteCache()).toBe("matches");
   });
 
+  it("derives everything again when a bucket of the base route cache fails its digest: the publication still lands", async () => {
+    const h = new StateDirectory(tempDir("rukh-derive-"));
+    await h.setConfig(ownerConfig({ exposure: EXPOSURES[0] }) as never);
+    await h.install(await makePackage(work, shape(0, 2, 1)));
+    const base = (await h.activeRevisionId())!;
+    const file = join(h.root, "revisions", `${base}.routes.json`);
+    const text = readFileSync(file, "utf8");
+    const nl = text.indexOf("\n");
+    // The header (bound to the revision) stays; a bucket changes.
+    writeFileSync(file, text.slice(0, nl) + text.slice(nl).replace('"Run a"', '"Run z"'));
+    await h.install(await makePackage(work, shape(1, 0, 2)));
+    expect(await new StateDirectory(h.root).checkRouteCache()).toBe("matches");
+  });
+
   it("checks a carried extension's routes against the new one's: conflicts are found without its descriptor", async () => {
     const h = new StateDirectory(tempDir("rukh-derive-"));
     await h.setConfig(ownerConfig({ exposure: EXPOSURES[0] }) as never);
