@@ -118,6 +118,11 @@ it("takes the verified table when a command's route in its package's part fails 
   chmodSync(file, 0o644);
   writeFileSync(file, original.replaceAll('"path":["nap"]', '"path":["nop"]'));
   expect(rukh("nap").status).toBe(0);
+  // Help and completion of the command take the verified table too.
+  const help = rukh("help", "nap");
+  expect([help.status, help.stdout]).toEqual([0, expect.stringContaining("rukh nap")]);
+  const complete = rukh("__complete", "--", "nap", "--");
+  expect([complete.status, complete.stdout]).toEqual([0, expect.stringContaining("--wait-ms")]);
   expect(rukh("doctor").stdout).toMatch(/^FAIL {2}route cache:/m);
   expect(rukh("doctor", "--repair").status).toBe(0);
   expect(readFileSync(file, "utf8")).toBe(original);

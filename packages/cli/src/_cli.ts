@@ -1,5 +1,4 @@
 import type { HostBinding } from "@rukh/core";
-import type { CliRoute } from "@rukh/profile";
 import { CliError } from "./_errors.js";
 import { EXIT_CODES } from "./_exit.js";
 import { stateDirOf } from "./_fastpath.js";
@@ -143,14 +142,6 @@ export function createCli(options: CliOptions): Cli {
     return routed(s, rest, root, false);
   }
 
-  /** Reports an unknown command against the whole route table. */
-  async function routedWhole(s: Session, rest: readonly string[], root: string): Promise<number> {
-    const t = await indexTable(s, root, builtins, false);
-    if (typeof t === "number") return t;
-    const r = t.index.resolve(rest);
-    return unknownCommand(s, t.index, r.kind === "unknown" ? r.typed : rest);
-  }
-
   /**
    * Routes the words through the active revision's table and runs what they
    * name; `verified` takes the table from the descriptors, not the route
@@ -163,20 +154,35 @@ export function createCli(options: CliOptions): Cli {
     verified: boolean,
   ): Promise<number> {
     const handleSignals = options.handleSignals !== false;
-    const t = await indexTable(s, root, builtins, verified, focusOf(rest));
+    const focus = focusOf(rest);
+    let t = await indexTable(s, root, builtins, verified, focus);
     if (typeof t === "number") return t;
+    let focused = t.index.resolve(focus);
+    // Words that name nothing in the part of the table read for them are
+    // looked up (and suggested from) in the whole table.
+    if (focused.kind === "unknown" && t.loaded.partial) {
+      t = await indexTable(s, root, builtins, verified);
+      if (typeof t === "number") return t;
+      focused = t.index.resolve(focus);
+    }
     const { loaded, index } = t;
+    // The command the words name — to run, or for help or completion — is
+    // read now: one whose route fails its digest sends every path (not only a
+    // run) to the table built from the verified descriptors.
+    if (focused.kind === "target" && focused.entry.target.kind === "command")
+      try {
+        focused.entry.target.load();
+      } catch (e) {
+        if (verified) throw e;
+        return routed(s, rest, root, true);
+      }
     const r = index.resolve(rest);
     if (r.kind === "root") {
       if (rest.length > 0 && !s.g.help)
         return usage(s, `unexpected ${rest[0]} before a command`, [brand, "--help"]);
       return help(s, index, []);
     }
-    if (r.kind === "unknown") {
-      // What was typed names nothing in the focused table: suggest from every command.
-      if (loaded.partial) return routedWhole(s, rest, root);
-      return unknownCommand(s, index, r.typed);
-    }
+    if (r.kind === "unknown") return unknownCommand(s, index, r.typed);
     const after = rest.slice(r.words);
     if (r.kind === "group") {
       if (s.g.help || wantsHelp(after) || after.length === 0)
@@ -192,13 +198,8 @@ export function createCli(options: CliOptions): Cli {
       if (s.g.help || wantsHelp(after)) return help(s, index, entry.path);
       return runBuiltin(s, entry.target.builtin, entry.path, after, root, handleSignals);
     }
-    let route: CliRoute;
-    try {
-      route = entry.target.load();
-    } catch (e) {
-      if (verified) throw e;
-      return routed(s, rest, root, true);
-    }
+    // Loaded above (a target is resolved from the same words): no second read.
+    const route = entry.target.load();
     // A passthrough program owns every word after its path, --help included.
     if (s.g.help || (!route.cli.passthrough && wantsHelp(after))) return help(s, index, entry.path);
     // Only a command run loads what running needs (the core among it).

@@ -34,30 +34,25 @@ export function stateDirOf(
 export function cachedRoutes(
   root: string,
   focus?: readonly string[],
-): { revisionId: string; source: RouteSource } | undefined {
+): { revisionId: string; source: RouteSource; partial: boolean } | undefined {
   const r = readRouteCache(root);
   if (!r.ok) return undefined;
-  // Every command, read only if asked for.
-  const all: RouteSource = {
-    groups: r.groups,
-    get commands() {
-      return r.commands;
-    },
-    route: (i: number) => r.route(i),
-  };
-  if (focus === undefined) return { revisionId: r.revisionId, source: all };
-  if (focus.length === 0) return { revisionId: r.revisionId, source: rootSource(r) };
+  const { revisionId } = r;
+  // `r` itself is every command, each read only if asked for.
+  if (focus === undefined) return { revisionId, source: r, partial: false };
+  if (focus.length === 0) return { revisionId, source: rootSource(r), partial: true };
   let bucket: ReturnType<typeof r.bucket>;
   try {
     bucket = r.bucket(focus[0]!);
   } catch {
     return undefined;
   }
-  if (bucket === undefined) return { revisionId: r.revisionId, source: all };
+  if (bucket === undefined) return { revisionId, source: r, partial: false };
   const b = bucket;
   return {
-    revisionId: r.revisionId,
+    revisionId,
     source: { groups: r.groups, commands: b.commands, route: (i) => b.route(i) },
+    partial: true,
   };
 }
 
@@ -67,12 +62,10 @@ export function cachedRoutes(
  * alias, whose routes are read from their word's bucket when asked for.
  */
 function rootSource(r: Extract<ReturnType<typeof readRouteCache>, { ok: true }>): RouteSource {
+  // A word that is itself a command is no group: the route index drops a group an entry shadows.
   const declared = new Set(r.groups.map((g) => g.path.join(" ")));
-  const single = new Set(
-    r.tops.flatMap((t) => [t.path, ...t.aliases].filter((p) => p.length === 1).map((p) => p[0]!)),
-  );
   const implicit = r.words
-    .filter((w) => !declared.has(w) && !single.has(w))
+    .filter((w) => !declared.has(w))
     .map((w) => ({ path: [w], summary: "", extensions: [] }));
   return {
     groups: [...r.groups, ...implicit],

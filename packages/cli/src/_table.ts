@@ -32,7 +32,7 @@ export async function loadTable(
 ): Promise<LoadedTable> {
   const fast = verified ? undefined : cachedRoutes(root, focus);
   if (fast !== undefined)
-    return { table: fast.source, revisionId: fast.revisionId, partial: focus !== undefined };
+    return { table: fast.source, revisionId: fast.revisionId, partial: fast.partial };
   const profile = await import("@rukh/profile");
   let cached: Awaited<ReturnType<typeof profile.readActiveRoutes>> = null;
   try {
@@ -61,15 +61,23 @@ export async function loadTable(
 
 /**
  * The command words a run of `rest` resolves (what `cachedRoutes` reads the
- * routes of): the words after `help`; for `__complete`, the words before the
- * one being typed; none for `completion`, which prints a script.
+ * routes of), up to the first flag: the words after `help`; for
+ * `__complete`, the words before the one being typed; none for `completion`,
+ * which prints a script.
  */
 export function focusOf(rest: readonly string[]): readonly string[] {
   const [first, ...after] = rest;
-  if (first === "help") return after;
-  if (first === "completion") return [];
-  if (first === "__complete") return (after[0] === "--" ? after.slice(1) : after).slice(0, -1);
-  return rest;
+  const words =
+    first === "help"
+      ? after
+      : first === "completion"
+        ? []
+        : first === "__complete"
+          ? (after[0] === "--" ? after.slice(1) : after).slice(0, -1)
+          : rest;
+  // Command words end at the first flag, as the route index resolves them.
+  const flag = words.findIndex((w) => w.startsWith("-"));
+  return flag === -1 ? words : words.slice(0, flag);
 }
 
 /**

@@ -119,6 +119,10 @@ describe("reading only what the typed words need", () => {
     [["__complete", "--", "deep", "i"]],
     [["__complete", "--", "g2", "c7", "--"]],
     [["completion", "bash"]],
+    [["help", "files", "nope"]],
+    [["help", "g1", "c77x"]],
+    [["help", "--help"]],
+    [["help", "wc"]],
   ])("prints for %j what the whole table prints", async (argv) => {
     expect(await run(fast, argv)).toEqual(await run(whole, argv));
   });
