@@ -204,7 +204,7 @@ export function createCli(options: CliOptions): Cli {
     if (s.g.help || (!route.cli.passthrough && wantsHelp(after))) return help(s, index, entry.path);
     // Only a command run loads what running needs (the core among it).
     const { runCommand } = await import("./_run-command.js");
-    return runCommand(s, options, route, after, root, loaded.revisionId);
+    return runCommand(s, options, route, after, root, loaded.revisionId, entry.target.published());
   }
 
   return { run };

@@ -1,7 +1,8 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { readRouteCache } from "@rukh/profile/route-cache";
-import type { RouteSource } from "./_routes.js";
+import type { ExtensionDescriptor } from "@rukh/descriptor";
+import { type RouteSet, readRouteCache } from "@rukh/profile/route-cache";
+import type { PublishedDescriptor, RouteSource } from "./_routes.js";
 
 // Listing, help and completion must start about as fast as bare Node, and
 // importing @rukh/profile's main entry (zlib, the descriptor and JSON
@@ -38,8 +39,16 @@ export function cachedRoutes(
   const r = readRouteCache(root);
   if (!r.ok) return undefined;
   const { revisionId } = r;
-  // `r` itself is every command, each read only if asked for.
-  if (focus === undefined) return { revisionId, source: r, partial: false };
+  const all: RouteSource = {
+    groups: r.groups,
+    get commands() {
+      return r.commands;
+    },
+    route: (i) => r.route(i),
+    published: (i) => published(r, i),
+  };
+  // `all` is every command, each read only if asked for.
+  if (focus === undefined) return { revisionId, source: all, partial: false };
   if (focus.length === 0) return { revisionId, source: rootSource(r), partial: true };
   let bucket: ReturnType<typeof r.bucket>;
   try {
@@ -47,13 +56,24 @@ export function cachedRoutes(
   } catch {
     return undefined;
   }
-  if (bucket === undefined) return { revisionId, source: r, partial: false };
+  if (bucket === undefined) return { revisionId, source: all, partial: false };
   const b = bucket;
   return {
     revisionId,
-    source: { groups: r.groups, commands: b.commands, route: (i) => b.route(i) },
+    source: {
+      groups: r.groups,
+      commands: b.commands,
+      route: (i) => b.route(i),
+      published: (i) => published(b, i),
+    },
     partial: true,
   };
+}
+
+/** The descriptor the part of `commands[i]`'s package holds, with that package's digest. */
+function published(set: RouteSet, i: number): PublishedDescriptor | undefined {
+  const descriptor = set.descriptor(i) as ExtensionDescriptor | undefined;
+  return descriptor === undefined ? undefined : { package: set.row(i).part, descriptor };
 }
 
 /**
@@ -71,10 +91,18 @@ function rootSource(r: Extract<ReturnType<typeof readRouteCache>, { ok: true }>)
     groups: [...r.groups, ...implicit],
     commands: r.tops,
     route: (i) => {
-      const top = r.tops[i]!;
-      const b = r.bucket(top.word)!;
-      const key = top.path.join(" ");
-      return b.route(b.commands.findIndex((c) => c.path.join(" ") === key));
+      const [b, n] = top(i);
+      return b.route(n);
+    },
+    published: (i) => {
+      const [b, n] = top(i);
+      return published(b, n);
     },
   };
+  function top(i: number): [RouteSet, number] {
+    const t = r.tops[i]!;
+    const b = r.bucket(t.word)!;
+    const key = t.path.join(" ");
+    return [b, b.commands.findIndex((c) => c.path.join(" ") === key)];
+  }
 }

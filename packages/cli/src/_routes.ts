@@ -1,4 +1,4 @@
-import type { InputValue } from "@rukh/descriptor";
+import type { ExtensionDescriptor, InputValue } from "@rukh/descriptor";
 import type { CliRoute, CliRouteTable } from "@rukh/profile";
 
 /**
@@ -79,6 +79,14 @@ export interface RouteSource {
   readonly commands: readonly RouteHead[];
   /** The full route of `commands[i]`. */
   route(i: number): CliRoute;
+  /** The descriptor publication validated for `commands[i]`'s package, when the source holds it. */
+  published?(i: number): PublishedDescriptor | undefined;
+}
+
+/** A package's descriptor as publication validated it, and the package's digest. */
+export interface PublishedDescriptor {
+  readonly package: string;
+  readonly descriptor: ExtensionDescriptor;
 }
 
 /** A source over a fully loaded route table. */
@@ -106,6 +114,14 @@ class CommandTarget {
   load(): CliRoute {
     this.#loaded ??= this.source.route(this.n);
     return this.#loaded;
+  }
+  /** What publication validated of this command's package (`undefined`: parse the package's descriptor). */
+  published(): PublishedDescriptor | undefined {
+    try {
+      return this.source.published?.(this.n);
+    } catch {
+      return undefined;
+    }
   }
 }
 

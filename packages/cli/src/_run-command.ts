@@ -8,6 +8,7 @@ import type { CliRoute, StateDirectory } from "@rukh/profile";
 import type { CliOptions } from "./_cli.js";
 import { issueMessage, lex } from "./_lexer.js";
 import { render } from "./_render.js";
+import type { PublishedDescriptor } from "./_routes.js";
 import { errStyle, internal, type Session, usage, usageLines } from "./_session.js";
 import { type OwnerSignal, withSignals } from "./_signals.js";
 
@@ -19,7 +20,11 @@ function safeUser(): string {
   }
 }
 
-/** Runs `route` of revision `revisionId` with the words `after` its path. */
+/**
+ * Runs `route` of revision `revisionId` with the words `after` its path;
+ * `published` is its package's descriptor as publication validated it, when
+ * the route came from the route cache.
+ */
 export async function runCommand(
   s: Session,
   options: CliOptions,
@@ -27,6 +32,7 @@ export async function runCommand(
   after: readonly string[],
   root: string,
   revisionId: string | undefined,
+  published?: PublishedDescriptor,
 ): Promise<number> {
   const { g, brand } = s;
   const cli = route.cli;
@@ -53,7 +59,11 @@ export async function runCommand(
     const ext = revision.extensions.find((e) => e.id === route.extension);
     if (ext === undefined) throw new Error(`extension ${route.extension} is not installed`);
     // Parsed once for this process: the core reads the same descriptor when it admits the call.
-    const stored = await profile.storedDescriptor(root, ext.digest);
+    const stored = await profile.storedDescriptor(
+      root,
+      ext.digest,
+      published?.package === ext.digest ? published.descriptor : undefined,
+    );
     const found = stored.commands.find((c) => c.identity === route.identity);
     if (found === undefined) throw new Error(`${route.identity} is not in its package`);
     command = found;

@@ -68,7 +68,13 @@ export function derive(
     routeKey,
     tools,
     parts,
-    routesText: (generation) => routesFileTextOf(generation, routes.groups, rows),
+    routesText: (generation) =>
+      routesFileTextOf(
+        generation,
+        routes.groups,
+        rows,
+        new Map(parts.map((p) => [p.digest, p.sha])),
+      ),
     commandOf: (identity) =>
       descriptors.get(extensionOf(identity))!.commands.find((c) => c.identity === identity)!,
     routes: () => routes,
@@ -148,7 +154,8 @@ export function deriveCarried(
     routeKey,
     tools,
     parts,
-    routesText: (generation) => routesFileTextOf(generation, groups, sorted),
+    routesText: (generation) =>
+      routesFileTextOf(generation, groups, sorted, new Map(entries.map((e) => [e[0], e[1]]))),
     commandOf: (identity) =>
       descriptor(extensionOf(identity)).commands.find((c) => c.identity === identity)!,
     routes: () => buildRoutes(enabled.map((e) => ({ descriptor: descriptor(e.id) }))).routes,

@@ -57,15 +57,23 @@ export interface RouteSet {
   route(i: number): CliRoute;
   /** Where `commands[i]`'s route is: its package's digest, the line of its part, and the line's digest. */
   row(i: number): { readonly part: string; readonly line: number; readonly digest: string };
+  /**
+   * The validated descriptor of `commands[i]`'s package, as publication wrote
+   * it (the first line of its part, the whole part checked against the
+   * digest its bucket records); `undefined` when the part fails the check.
+   */
+  descriptor(i: number): unknown;
 }
 
+const isIndex = (v: unknown, parts: number): v is number =>
+  Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) < parts;
 const isRow = (parts: number) => (r: unknown) =>
+  Array.isArray(r) && isIndex(r[0], parts) && Number.isSafeInteger(r[1]) && r[1] >= 1;
+const isPartDigest = (parts: number) => (r: unknown) =>
   Array.isArray(r) &&
-  Number.isSafeInteger(r[0]) &&
-  r[0] >= 0 &&
-  r[0] < parts &&
-  Number.isSafeInteger(r[1]) &&
-  r[1] >= 1;
+  isIndex(r[0], parts) &&
+  typeof r[1] === "string" &&
+  /^[0-9a-f]{64}$/.test(r[1]);
 
 /** The buckets after a verified header of `file` (revision `id`), each read when first asked for. */
 export class RouteBuckets {
@@ -114,12 +122,14 @@ export class RouteBuckets {
         !Array.isArray(x.digests) ||
         x.rows.length !== x.commands.length ||
         x.digests.length !== x.commands.length ||
-        !x.rows.every(isRow(this.parts.length))
+        !x.rows.every(isRow(this.parts.length)) ||
+        !Array.isArray(x.partDigests) ||
+        !x.partDigests.every(isPartDigest(this.parts.length))
       )
         throw new Error(
           `the commands under "${word}" in the route cache of revision ${this.id} are malformed`,
         );
-      b = this.#set(x.commands, x.rows, x.digests);
+      b = this.#set(x.commands, x.rows, x.digests, new Map(x.partDigests));
       this.#read.set(word, b);
     }
     return b;
@@ -141,12 +151,20 @@ export class RouteBuckets {
       commands: sorted.map(([b, i]) => b.commands[i]!),
       row: (i) => sorted[i]![0].row(sorted[i]![1]),
       route: (i) => sorted[i]![0].route(sorted[i]![1]),
+      descriptor: (i) => sorted[i]![0].descriptor(sorted[i]![1]),
     };
     return this.#all;
   }
 
   /** Line `n` of a package's part, the part read (and its lines found) once. */
   #partLine(digest: string, n: number): Buffer | undefined {
+    const part = this.#part(digest);
+    // A line is complete only with its newline: the last start is past the last one.
+    if (n + 1 >= part.starts.length) return undefined;
+    return part.bytes.subarray(part.starts[n]!, part.starts[n + 1]! - 1);
+  }
+
+  #part(digest: string): { readonly bytes: Buffer; readonly starts: number[] } {
     let part = this.#parts.get(digest);
     if (part === undefined) {
       const bytes = readBounded(partPath(this.root, digest), PART_MAX_BYTES);
@@ -158,15 +176,14 @@ export class RouteBuckets {
       part = { bytes, starts };
       this.#parts.set(digest, part);
     }
-    // A line is complete only with its newline: the last start is past the last one.
-    if (n + 1 >= part.starts.length) return undefined;
-    return part.bytes.subarray(part.starts[n]!, part.starts[n + 1]! - 1);
+    return part;
   }
 
   #set(
     commands: readonly RouteHead[],
     rows: readonly [number, number][],
     digests: readonly string[],
+    partDigests: ReadonlyMap<number, string>,
   ): RouteSet {
     const row = (i: number) => {
       const [p, line] = rows[i]!;
@@ -183,6 +200,14 @@ export class RouteBuckets {
             `the route of ${commands[i]!.path.join(" ")} in the route cache of revision ${this.id} does not match its digest (edited or damaged)`,
           );
         return JSON.parse(line.toString("utf8")) as CliRoute;
+      },
+      descriptor: (i) => {
+        const p = rows[i]![0];
+        const expected = partDigests.get(p);
+        if (expected === undefined) return undefined;
+        const part = this.#part(this.parts[p]!);
+        if (sha256(part.bytes) !== expected || part.starts.length < 2) return undefined;
+        return JSON.parse(part.bytes.toString("utf8", 0, part.starts[1]! - 1));
       },
     };
   }

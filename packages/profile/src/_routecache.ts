@@ -39,16 +39,22 @@ export interface RouteRow {
  * `{ path, aliases, summary, word }` of the commands that have a one-word path
  * or alias (what the root listing shows besides groups). Then one bucket line
  * per word, in `words` order: `{ commands: [{ path, aliases, summary }], rows,
- * digests }` for every command whose path or an alias starts with the word,
- * sorted by path — `rows[i]` is `[index into parts, line of that part]` for
- * `commands[i]` and `digests[i]` that line's digest. The revision records the
- * header's SHA-256 (`routesDigestOf`): a reader hashes and parses the header,
- * then the one bucket the typed words need, and reads one line of one part.
+ * digests, partDigests }` for every command whose path or an alias starts
+ * with the word, sorted by path — `rows[i]` is `[index into parts, line of
+ * that part]` for `commands[i]` and `digests[i]` that line's digest;
+ * `partDigests` holds `[index into parts, SHA-256 of the whole part]` for
+ * each part the bucket names, so a run can take its validated descriptor
+ * (the part's first line) instead of validating the package's again. The
+ * revision records the header's SHA-256 (`routesDigestOf`): a reader hashes
+ * and parses the header, then the one bucket the typed words need, and reads
+ * one line of one part. `partShas` maps each package digest to its part's
+ * SHA-256.
  */
 export function routesFileTextOf(
   commandGeneration: number,
   groups: CliRouteTable["groups"],
   rows: readonly RouteRow[],
+  partShas: ReadonlyMap<string, string>,
 ): string {
   const parts: string[] = [];
   const index = new Map<string, number>();
@@ -80,10 +86,12 @@ export function routesFileTextOf(
   const words = [...buckets.keys()].sort();
   const lines = words.map((w) => {
     const bucket = buckets.get(w)!;
+    const named = [...new Set(bucket.map((r) => r.part))];
     return JSON.stringify({
       commands: bucket.map((r) => r.entry),
       rows: bucket.map((r) => [at(r.part), r.line]),
       digests: bucket.map((r) => r.digest),
+      partDigests: named.map((d) => [at(d), partShas.get(d)!]),
     });
   });
   const header = {

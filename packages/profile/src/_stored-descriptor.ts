@@ -3,7 +3,9 @@
 // they use; strict parsing and validation cost about ten times a plain
 // JSON parse, so it is done once per process per file — as long as the
 // file's stamp (device, inode, size, mtime, ctime) is the one it was parsed
-// under. It does not verify the package: callers check it
+// under — and not at all when the caller holds the descriptor publication
+// validated from this very package (its part's first line, checked against
+// the part's digest). It does not verify the package: callers check it
 // (`checkStoredPackage`) before anything runs, and a file rewritten since it
 // was parsed has another stamp, so it is parsed again.
 
@@ -24,13 +26,19 @@ const parsed = new Map<
 /**
  * The validated descriptor of `store/<digest>` under the state directory
  * `root`; `store_corrupt` when it cannot be read or is not a valid
- * descriptor. Check the package first: this only reads.
+ * descriptor. Check the package first: this only reads. `published` is the
+ * descriptor publication validated from this package (read from its part):
+ * it is taken as the file's parse instead of parsing the file.
  *
  * @example
  * await checkStoredPackage(root, digest);
  * const descriptor = await storedDescriptor(root, digest);
  */
-export async function storedDescriptor(root: string, digest: string): Promise<ExtensionDescriptor> {
+export async function storedDescriptor(
+  root: string,
+  digest: string,
+  published?: ExtensionDescriptor,
+): Promise<ExtensionDescriptor> {
   const file = join(root, "store", digest, DESCRIPTOR_PATH);
   let h: Awaited<ReturnType<typeof open>>;
   try {
@@ -43,6 +51,10 @@ export async function storedDescriptor(root: string, digest: string): Promise<Ex
     const stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
     const known = parsed.get(file);
     if (known?.stamp === stamp) return known.descriptor;
+    if (published !== undefined) {
+      parsed.set(file, { stamp, descriptor: published });
+      return published;
+    }
     if (st.size > BigInt(PACKAGE_MAX_FILE_BYTES))
       throw new ProfileError(
         "store_corrupt",

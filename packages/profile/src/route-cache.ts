@@ -29,7 +29,7 @@ export { PART_MAX_BYTES, partLine, partPath, type RouteHead, type RouteSet, rout
  * records. A reader hashes the header and reads the one bucket, and the one
  * part line, the typed words need.
  */
-export const ROUTES_FORMAT = "rukh.cli-routes/6";
+export const ROUTES_FORMAT = "rukh.cli-routes/7";
 
 /** The digest a revision records of its route cache text: SHA-256 of the header line. */
 export function routesDigestOf(text: string): string {
@@ -173,6 +173,7 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
       },
       row: (i) => buckets.all().row(i),
       route: (i) => buckets.all().route(i),
+      descriptor: (i) => buckets.all().descriptor(i),
       routes: () => {
         try {
           const all = buckets.all();

@@ -1,7 +1,15 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseDescriptor } from "@rukh/descriptor";
 import { describe, expect, it } from "vitest";
-import { ProfileError, ROUTES_MAX_BYTES, readActiveRoutes, StateDirectory } from "../src/index.js";
+import {
+  ProfileError,
+  ROUTES_MAX_BYTES,
+  readActiveRoutes,
+  StateDirectory,
+  storedDescriptor,
+} from "../src/index.js";
+import { readRouteCache } from "../src/route-cache.js";
 import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 const work = tempDir();
@@ -84,7 +92,7 @@ describe("route cache", () => {
       "edited to map a path elsewhere (its digest no longer matches the revision's)",
       (t: string) => t.replace('"count"', '"cuont"'),
     ],
-    ["another format", (t: string) => t.replace("rukh.cli-routes/6", "rukh.cli-routes/9")],
+    ["another format", (t: string) => t.replace("rukh.cli-routes/7", "rukh.cli-routes/9")],
     [
       "a bucket of commands edited under an intact header (the bucket fails its own digest)",
       (t: string) => {
@@ -107,6 +115,32 @@ describe("route cache", () => {
     writeFileSync(part, text.replaceAll('"count"', '"cuont"'));
     expect(readFileSync(part, "utf8")).not.toBe(text);
     expect(await code(readActiveRoutes(root))).toBe("invalid_state");
+  });
+
+  it("hands a run the descriptor publication validated, and nothing once the part is edited", async () => {
+    const { root, pub } = await published();
+    const digest = pub.revision.extensions[0]!.digest;
+    const stored = parseDescriptor(
+      readFileSync(join(root, "store", digest, "rukh-extension.json")),
+    );
+    if (!stored.ok) throw new Error("the fixture's descriptor is invalid");
+    const r = readRouteCache(root);
+    if (!r.ok) throw new Error(r.message);
+    const bucket = r.bucket("files")!;
+    expect(bucket.row(0).part).toBe(digest);
+    // What a part holds is the validated value itself, not merely the same file.
+    expect(bucket.descriptor(0)).toStrictEqual(stored.value);
+    expect(await storedDescriptor(root, digest, stored.value)).toBe(stored.value);
+
+    // The descriptor line edited: the whole part fails its digest, and a run
+    // parses the package's own descriptor instead; the route line is intact.
+    const part = join(root, "revisions", "parts", `${digest}.json`);
+    const text = readFileSync(part, "utf8");
+    writeFileSync(part, text.replace('"summary":"', '"summary":"!'));
+    const again = readRouteCache(root);
+    if (!again.ok) throw new Error(again.message);
+    expect(again.bucket("files")!.descriptor(0)).toBeUndefined();
+    expect(again.bucket("files")!.route(0).identity).toBe("acme.files/count");
   });
 
   it("rejects an active file that names no revision id", async () => {
