@@ -41,6 +41,13 @@ function findDependency(from: string, name: string): string | null {
 
 /** The real directories of `@rukh/ipc` and of its runtime dependencies, transitively. */
 export function ipcRuntimeDirs(): string[] {
+  runtimeDirs ??= findRuntimeDirs();
+  return [...runtimeDirs];
+}
+
+let runtimeDirs: string[] | undefined;
+
+function findRuntimeDirs(): string[] {
   const entry = createRequire(import.meta.url).resolve("@rukh/ipc");
   const out = new Set<string>();
   const walk = (root: string) => {
@@ -56,6 +63,22 @@ export function ipcRuntimeDirs(): string[] {
   };
   walk(realpathSync(packageRoot(entry)));
   return [...out].sort();
+}
+
+/**
+ * A launch environment whose runtime directories are looked up only when a
+ * strict Node launch first asks for them (resolving the runtime and reading
+ * its manifests costs a host-trusted call several milliseconds for nothing).
+ * Never spread the result: spreading reads the getter.
+ */
+function launchEnvironment(
+  fields: Omit<LaunchEnvironment, "runtimeReadDirs" | "hostPidNamespace">,
+  hostPidNamespace: boolean,
+): LaunchEnvironment {
+  return Object.defineProperty({ ...fields, hostPidNamespace }, "runtimeReadDirs", {
+    enumerable: true,
+    get: ipcRuntimeDirs,
+  }) as LaunchEnvironment;
 }
 
 function systemEntries(): SystemEntry[] {
@@ -174,19 +197,18 @@ async function probe(
   const prlimit = trusted(PRLIMIT_CANDIDATES, "prlimit");
   const setpriv = trusted(SETPRIV_CANDIDATES, "setpriv");
   const shell = trusted(SHELL_CANDIDATES, "sh");
-  const base: LaunchEnvironment = {
+  const fields: Omit<LaunchEnvironment, "runtimeReadDirs" | "hostPidNamespace"> = {
     sandbox: sandbox.ok ? { path: sandbox.path } : { unavailable: sandbox.reason },
-    hostPidNamespace: false,
     prlimit: pathOf(prlimit),
     setpriv: pathOf(setpriv),
     shell: pathOf(shell),
     root: uid === 0,
     nodePermission: process.allowedNodeEnvironmentFlags.has("--experimental-permission"),
     nodeBinary: realpathSync(process.execPath),
-    runtimeReadDirs: ipcRuntimeDirs(),
     systemEntries: entries,
     privateDirs: privateDirs(entries),
   };
+  const base = launchEnvironment(fields, false);
   const truePath = TRUE_CANDIDATES.find((p) => existsSync(p));
   if (!sandbox.ok || truePath === undefined)
     return {
@@ -208,7 +230,7 @@ async function probe(
         limits: PROBE_LIMITS,
         interactive: false,
       },
-      { ...base, hostPidNamespace: true },
+      launchEnvironment(fields, true),
       "/tmp",
     );
   const strictPlan = request("strict");
@@ -235,7 +257,7 @@ async function probe(
   }
   const { strictError, hostError } = answers;
   return {
-    environment: { ...base, hostPidNamespace: hostError === null },
+    environment: launchEnvironment(fields, hostError === null),
     strictUnavailable:
       strictError === null ? null : `bubblewrap cannot create the sandbox here: ${strictError}`,
     hostTreeFallback:
