@@ -21,7 +21,7 @@ await build({
   target: "node20",
   legalComments: "none",
   logLevel: "warning",
-  // CommonJS dependencies (pino) call require() for Node builtins.
+  // CommonJS dependencies call require() for Node builtins.
   banner: {
     js: 'import { createRequire as __rukhCreateRequire } from "node:module"; const require = __rukhCreateRequire(import.meta.url);',
   },

@@ -1,8 +1,8 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { LogMessage } from "@rukh/ipc";
-import pino from "pino";
 import { DIAGNOSTICS_MAX_BYTES } from "./_limits.js";
+import { jsonLinesLogger, type Logger } from "./_logger.js";
 import type { InvocationDiagnostics } from "./_outcome.js";
 
 /** The owner's diagnostics log of a state directory. */
@@ -15,7 +15,7 @@ const ALLOCATION_FAILURE =
   /out of memory|allocation failed|Cannot allocate memory|std::bad_alloc|MemoryError|Fatal process OOM/i;
 
 /**
- * The log file pino writes to: synchronous, and soft. A write that fails or
+ * The log file the logger writes to: synchronous, and soft. A write that fails or
  * lands short (a full disk, a removed directory) is counted, never thrown and
  * never emitted as an error event: diagnostics must not end the host or the
  * call they describe. A file that could not be opened is tried again at the
@@ -50,19 +50,17 @@ class SoftLogFile {
   }
 }
 
-/** One pino logger per core, writing synchronously to the owner's file. */
+/** One logger per core, writing synchronously to the owner's file. */
 export class DiagnosticsSink {
   readonly file: string;
-  readonly logger: pino.Logger;
+  readonly logger: Logger;
   readonly #destination: SoftLogFile;
 
   constructor(stateRoot: string) {
     this.file = diagnosticsFile(stateRoot);
     this.#destination = new SoftLogFile(this.file);
-    this.logger = pino(
-      { level: "debug", base: null, timestamp: pino.stdTimeFunctions.isoTime },
-      this.#destination,
-    );
+    const destination = this.#destination;
+    this.logger = jsonLinesLogger((line) => destination.write(line));
   }
 
   /** Log writes lost so far by this core (full disk, missing directory). */
@@ -98,7 +96,7 @@ export class InvocationDiagnosticsBudget {
   #used = false;
 
   /** Writes through the logger, counting what the log file lost of it. */
-  #emit(write: (logger: pino.Logger) => void): void {
+  #emit(write: (logger: Logger) => void): void {
     const before = this.#sink.writeFailures;
     write(this.#sink.logger);
     this.logWriteFailures += this.#sink.writeFailures - before;

@@ -1,7 +1,6 @@
 // One host's side of the journal: its live segment parts, the finals it still
 // owes, rolling over to a new part and archiving the full ones in order.
 
-import type pino from "pino";
 import { archiveSegment, type JournalRetention } from "./_archive.js";
 import {
   type JournalFinalRecord,
@@ -9,6 +8,7 @@ import {
   JournalWriter,
   journalTuning,
 } from "./_journal.js";
+import type { Logger } from "./_logger.js";
 import type { InvocationDiagnostics, InvocationOutcome } from "./_outcome.js";
 
 /** A call's diagnostics counts for its final record: only when it wrote anything. */
@@ -30,7 +30,7 @@ export interface HostJournalOptions {
   readonly stateRoot: string;
   readonly canonicalRoot: string;
   readonly host: string;
-  readonly logger: pino.Logger;
+  readonly logger: Logger;
   readonly retention: () => Promise<JournalRetention>;
 }
 

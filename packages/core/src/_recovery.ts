@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { join, relative } from "node:path";
 import { holdNamedLock, StateDirectory, stateLockName } from "@rukh/profile";
-import type pino from "pino";
 import {
   archiveSegment,
   describeJournal,
@@ -23,6 +22,7 @@ import {
   readSegmentLeniently,
   segmentNames,
 } from "./_journal.js";
+import type { Logger } from "./_logger.js";
 import { killTree } from "./_tree.js";
 
 /** What {@link recoverLostHosts} needs from the core starting up. */
@@ -34,7 +34,7 @@ export interface RecoveryContext {
   readonly host: string;
   /** Hosts of this process: alive by definition. */
   readonly skip: ReadonlySet<string>;
-  readonly logger: pino.Logger;
+  readonly logger: Logger;
   /** Read only if archiving begins a new archive segment. */
   readonly retention: () => Promise<JournalRetention>;
 }
