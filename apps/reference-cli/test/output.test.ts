@@ -7,7 +7,7 @@ import { useSleeperCli } from "./_sleeper.js";
 
 // Every administrative command's --json output is one envelope that
 // validates against the schema the docs publish; errors too.
-const { at, rukh } = useSleeperCli("rukh-cli-output-");
+const { at, env, rukh } = useSleeperCli("rukh-cli-output-");
 const schema = new Validator(
   JSON.parse(
     readFileSync(
@@ -132,4 +132,34 @@ it("accepts --json after the command path too, and checks flags with the same le
       exitCode: 2,
     },
   });
+});
+
+it("stops quietly when the reader of its output goes away (`rukh docs | head`), with the exit code it would have had", async () => {
+  const { spawn } = await import("node:child_process");
+  const { RUKH_BIN } = await import("./_sleeper.js");
+  // Whatever the tests before left denied or disabled, `nap` runs again.
+  rukh("ext", "install", join(at.work, readdirSync(at.work).find((n) => n.startsWith("pkg-"))!));
+  rukh("ext", "enable", "fx.sleep");
+  rukh("preset", "allow", "default", "fx.sleep/nap");
+  for (const args of [
+    ["docs"],
+    ["tools", "list"],
+    ["--help"],
+    ["nap"],
+    ["--json", "ext", "list"],
+  ]) {
+    const child = spawn(RUKH_BIN, args, { env: env(), stdio: ["ignore", "pipe", "pipe"] });
+    // The reading end is closed before anything is written: every write meets EPIPE.
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.on("data", (c: Buffer) => {
+      stderr += c.toString("utf8");
+    });
+    const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    // The same call with its output read: the same exit code and the same words on stderr.
+    const read = rukh(...args);
+    expect(read.stdout.length, `${args.join(" ")}: ${read.stderr}`).toBeGreaterThan(0);
+    expect({ args, status, stderr }).toEqual({ args, status: read.status, stderr: read.stderr });
+    expect(stderr).not.toMatch(/EPIPE/);
+  }
 });

@@ -6,7 +6,14 @@ import { help, INTRINSIC } from "./_intrinsics.js";
 import { wantsHelp } from "./_lexer.js";
 import { type CliBuiltin, RouteIndex } from "./_routes.js";
 import { runBuiltin } from "./_run-builtin.js";
-import { type CliStream, type Globals, type Session, unknownCommand, usage } from "./_session.js";
+import {
+  type CliStream,
+  type Globals,
+  readerSafe,
+  type Session,
+  unknownCommand,
+  usage,
+} from "./_session.js";
 import { focusOf, indexTable, NO_COMMANDS } from "./_table.js";
 
 /**
@@ -74,8 +81,8 @@ export function createCli(options: CliOptions): Cli {
         "builtin_conflict",
         `built-in "${b.path.join(" ")}" collides with a command the CLI provides itself (${[...INTRINSIC].join(", ")})`,
       );
-  const stdout: CliStream = options.stdout ?? process.stdout;
-  const stderr: CliStream = options.stderr ?? process.stderr;
+  const stdout: CliStream = options.stdout ?? readerSafe(process.stdout);
+  const stderr: CliStream = options.stderr ?? readerSafe(process.stderr);
   const session = (g: Globals): Session => ({
     brand,
     version: options.version,

@@ -17,6 +17,37 @@ export interface CliStream {
   readonly isTTY?: boolean;
 }
 
+// One listener per stream, however many CLIs a process creates.
+const safeStreams = new WeakMap<NodeJS.WriteStream, CliStream>();
+
+/**
+ * A process stream as the CLI writes to it: once its reader has gone (`acme
+ * docs | head`), the rest of the output is dropped without a word, as a
+ * pipeline expects, instead of ending the process with an EPIPE stack trace.
+ * Any other write error still ends the process.
+ *
+ * @example
+ * const stdout = readerSafe(process.stdout);
+ */
+export function readerSafe(stream: NodeJS.WriteStream): CliStream {
+  let safe = safeStreams.get(stream);
+  if (safe === undefined) {
+    let gone = false;
+    stream.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code !== "EPIPE") throw e;
+      gone = true;
+    });
+    safe = {
+      write: (text: string) => gone || stream.write(text),
+      get isTTY() {
+        return stream.isTTY;
+      },
+    };
+    safeStreams.set(stream, safe);
+  }
+  return safe;
+}
+
 /** The flags before the command path (`--json` and `--no-color` may also follow it). */
 export interface Globals {
   help: boolean;
