@@ -107,40 +107,46 @@ export class RouteBuckets {
   bucket(word: string): RouteSet | undefined {
     const where = this.#at.get(word);
     if (where === undefined) return undefined;
-    let b = this.#read.get(word);
-    if (b === undefined) {
-      const [start, size, digest] = where;
-      const line = readRange(this.file, start, size);
-      if (line.length !== size || routeLineDigest(line) !== digest)
-        throw new Error(
-          `the commands under "${word}" in the route cache of revision ${this.id} do not match their digest (edited or damaged)`,
-        );
-      const x = JSON.parse(line.toString("utf8"));
-      if (
-        !Array.isArray(x?.commands) ||
-        !Array.isArray(x.rows) ||
-        !Array.isArray(x.digests) ||
-        x.rows.length !== x.commands.length ||
-        x.digests.length !== x.commands.length ||
-        !x.rows.every(isRow(this.parts.length)) ||
-        !Array.isArray(x.partDigests) ||
-        !x.partDigests.every(isPartDigest(this.parts.length))
-      )
-        throw new Error(
-          `the commands under "${word}" in the route cache of revision ${this.id} are malformed`,
-        );
-      b = this.#set(x.commands, x.rows, x.digests, new Map(x.partDigests));
-      this.#read.set(word, b);
-    }
+    return this.#read.get(word) ?? this.#parse(word, readRange(this.file, where[0], where[1]));
+  }
+
+  /** Bucket `word` from its line's bytes, checked against the header's digest. */
+  #parse(word: string, line: Buffer): RouteSet {
+    const [, size, digest] = this.#at.get(word)!;
+    if (line.length !== size || routeLineDigest(line) !== digest)
+      throw new Error(
+        `the commands under "${word}" in the route cache of revision ${this.id} do not match their digest (edited or damaged)`,
+      );
+    const x = JSON.parse(line.toString("utf8"));
+    if (
+      !Array.isArray(x?.commands) ||
+      !Array.isArray(x.rows) ||
+      !Array.isArray(x.digests) ||
+      x.rows.length !== x.commands.length ||
+      x.digests.length !== x.commands.length ||
+      !x.rows.every(isRow(this.parts.length)) ||
+      !Array.isArray(x.partDigests) ||
+      !x.partDigests.every(isPartDigest(this.parts.length))
+    )
+      throw new Error(
+        `the commands under "${word}" in the route cache of revision ${this.id} are malformed`,
+      );
+    const b = this.#set(x.commands, x.rows, x.digests, new Map(x.partDigests));
+    this.#read.set(word, b);
     return b;
   }
 
   /** Every command once, sorted by path: all buckets merged. */
   all(): RouteSet {
     if (this.#all !== undefined) return this.#all;
+    // Every bucket line, read in one go rather than one open and read each.
+    const first = this.words.length === 0 ? this.end : this.#at.get(this.words[0]!)![0];
+    const lines = readRange(this.file, first, Math.max(0, this.end - 1 - first));
     const seen = new Map<string, [RouteSet, number]>();
     for (const w of this.words) {
-      const b = this.bucket(w)!;
+      const [start, size] = this.#at.get(w)!;
+      const b =
+        this.#read.get(w) ?? this.#parse(w, lines.subarray(start - first, start - first + size));
       b.commands.forEach((c, i) => {
         const k = c.path.join(" ");
         if (!seen.has(k)) seen.set(k, [b, i]);
