@@ -4,7 +4,8 @@
 // command against the bare @rukh/ipc spawn + invoke of the same stored
 // program. The state directory is built before anything is timed. Run alone
 // with `node packages/mcp/bench/mcp.bench.mjs` or through `pnpm bench mcp`.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -127,6 +128,46 @@ function connect(root) {
   );
 }
 
+/**
+ * 10,000 pings written at once to a fresh host, read as they come: the time
+ * from the write to the last answer, and the host's RSS then.
+ */
+async function burst(root) {
+  const child = spawn(process.execPath, [SERVE, "default"], {
+    env: { PATH: process.env.PATH ?? "", RUKH_HOME: root },
+    stdio: ["pipe", "pipe", "ignore"],
+  });
+  const N = 10_000;
+  let seen = 0;
+  let rest = "";
+  let t0 = 0n;
+  const done = new Promise((resolve) => {
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (d) => {
+      const lines = (rest + d).split("\n");
+      rest = lines.pop();
+      seen += lines.length;
+      if (seen === 1 && t0 === 0n) {
+        // The first answer is the warm-up ping: the burst starts now.
+        t0 = process.hrtime.bigint();
+        child.stdin.write(
+          Array.from({ length: N }, (_, i) => `{"jsonrpc":"2.0","id":${i},"method":"ping"}\n`).join(
+            "",
+          ),
+        );
+      }
+      if (seen === N + 1) resolve(Number(process.hrtime.bigint() - t0) / 1e6);
+    });
+  });
+  child.stdin.write(`{"jsonrpc":"2.0","id":"warm","method":"ping"}\n`);
+  const ms = await done;
+  const rss =
+    Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))[1]) / 1024;
+  child.stdin.end();
+  await new Promise((r) => child.once("exit", r));
+  return { ms, rss };
+}
+
 export default async function run(suite) {
   const { work, root, noop, program, tools } = await setup();
   const client = connect(root);
@@ -190,6 +231,13 @@ export default async function run(suite) {
       "MCP adapter's share (tools/call median − core.invoke median)",
       call.cases[1] - call.cases[0],
     );
+    const bursts = [];
+    for (let i = 0; i < 5; i++) bursts.push(await burst(root));
+    const mid = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+    const group =
+      "mcp: 10,000 pings in one write from a client that reads (targets: 1,000 ms, 100 MiB)";
+    suite.report(group, "until the last answer (ms)", mid(bursts.map((b) => b.ms)), 1_000);
+    suite.report(group, "host RSS then (MiB, not ms)", mid(bursts.map((b) => b.rss)), 100);
   } finally {
     await core.close();
     await client.close();

@@ -1,6 +1,13 @@
 import type { Readable, Writable } from "node:stream";
 import type { McpLimits } from "./_limits.js";
 
+/**
+ * How far the outgoing queue may grow before the channel closes: four times
+ * its byte bound, or four times its message bound plus every request the
+ * host may hold (each answers once, even while reading waits).
+ */
+const QUEUE_HARD_FACTOR = 4;
+
 /** Why a channel stopped. */
 export type ChannelCloseReason =
   | "eof"
@@ -20,13 +27,21 @@ export interface ChannelEvents {
   ended(reason: ChannelCloseReason): void;
   /** The channel closed itself because a bound or deadline was breached or output failed. */
   broken(reason: ChannelCloseReason): void;
+  /** Whether the host has as much work in hand as it takes: reading waits until {@link StdioChannel.resumeReading}. */
+  busy(): boolean;
 }
 
 /**
  * Newline-delimited framing over a byte stream pair, with hard bounds: a line
- * is never buffered beyond the message limit, an incomplete line and a
- * blocked write each have a fixed deadline from their start, and the outgoing
- * queue is bounded. Nothing is skipped silently: every discarded line is
+ * is never buffered beyond the message limit, an incomplete line has a fixed
+ * deadline from its first byte, and a write that makes no progress for the
+ * same deadline closes the channel. The outgoing queue applies backpressure:
+ * when it holds its bound of messages or bytes, or the host is busy, the
+ * channel stops reading (the rest of the chunk in hand waits, and the input
+ * stream is paused) and reads on once the queue has drained to half its
+ * bound. Only a queue far past its bound (see `QUEUE_HARD_FACTOR`) — output
+ * that work already in hand produced while the reader made progress too
+ * slowly — closes it (`queue_full`). Nothing is skipped silently: every discarded line is
  * reported to the host, which answers it.
  */
 export class StdioChannel {
@@ -43,6 +58,12 @@ export class StdioChannel {
   #writeTimer: NodeJS.Timeout | undefined;
   #closed = false;
   #inputDone = false;
+  /** Reading waits for the queue to drain or the host to finish work; `#held` is the unread rest of a chunk. */
+  #waiting = false;
+  #held: Buffer | undefined;
+  #endHeld = false;
+  /** When a write last completed (or the queue last became non-empty): the write deadline counts from here. */
+  #progress = 0;
   #drainWaiters: (() => void)[] = [];
   readonly #onData = (chunk: Buffer) => this.#read(chunk);
   readonly #onEnd = () => this.#finishInput("eof");
@@ -76,6 +97,12 @@ export class StdioChannel {
 
   #read(chunk: Buffer): void {
     if (this.#closed || this.#inputDone) return;
+    if (this.#waiting) {
+      // Delivered after the pause took effect: kept, in order, for when reading resumes.
+      this.#held =
+        this.#held === undefined ? Buffer.from(chunk) : Buffer.concat([this.#held, chunk]);
+      return;
+    }
     let start = 0;
     while (start < chunk.length) {
       const nl = chunk.indexOf(10, start);
@@ -113,11 +140,57 @@ export class StdioChannel {
         this.#events.line(line);
       }
       if (this.#closed) return;
+      if (this.#full()) {
+        if (start < chunk.length) this.#held = Buffer.from(chunk.subarray(start));
+        this.#wait();
+        return;
+      }
     }
+  }
+
+  /** Whether reading must wait: the queue holds its bound, or the host has its fill of work. */
+  #full(): boolean {
+    return (
+      this.#inFlight.length >= this.#limits.queueMaxMessages ||
+      this.#queuedBytes >= this.#limits.queueMaxBytes ||
+      this.#events.busy()
+    );
+  }
+
+  #wait(): void {
+    if (this.#waiting) return;
+    this.#waiting = true;
+    this.#input.pause();
+  }
+
+  /**
+   * Reads on if reading waits and there is room again: the queue at most half
+   * its bound and the host not busy. The host calls it when work finishes.
+   */
+  resumeReading(): void {
+    if (!this.#waiting || this.#closed || this.#inputDone) return;
+    if (
+      this.#inFlight.length > this.#limits.queueMaxMessages / 2 ||
+      this.#queuedBytes > this.#limits.queueMaxBytes / 2 ||
+      this.#events.busy()
+    )
+      return;
+    this.#waiting = false;
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined) this.#read(held);
+    if (this.#waiting || this.#closed || this.#inputDone) return;
+    if (this.#endHeld) this.#finishInput("eof");
+    else this.#input.resume();
   }
 
   #finishInput(reason: ChannelCloseReason): void {
     if (this.#inputDone || this.#closed) return;
+    if (this.#waiting && reason === "eof") {
+      // The lines still held are read first; end of input follows them.
+      this.#endHeld = true;
+      return;
+    }
     this.#inputDone = true;
     clearTimeout(this.#lineTimer);
     this.#lineTimer = undefined;
@@ -135,21 +208,25 @@ export class StdioChannel {
 
   /**
    * Queues one encoded message (newline added here). Returns false when the
-   * channel is closed or the queue bound was exceeded (the channel then closes).
+   * channel is closed or the queue passed four times its bound (the channel
+   * then closes). A queue at its bound makes reading wait instead.
    */
   send(encoded: Buffer): boolean {
     if (this.#closed) return false;
     const bytes = encoded.length + 1;
     if (
-      this.#inFlight.length + 1 > this.#limits.queueMaxMessages ||
-      this.#queuedBytes + bytes > this.#limits.queueMaxBytes
+      this.#inFlight.length + 1 >
+        (this.#limits.queueMaxMessages + this.#limits.pendingMaxRequests) * QUEUE_HARD_FACTOR ||
+      this.#queuedBytes + bytes > this.#limits.queueMaxBytes * QUEUE_HARD_FACTOR
     ) {
       this.close("queue_full");
       return false;
     }
     const entry = { started: Date.now(), bytes };
+    if (this.#inFlight.length === 0) this.#progress = entry.started;
     this.#inFlight.push(entry);
     this.#queuedBytes += bytes;
+    if (this.#full()) this.#wait();
     if (this.#writeTimer === undefined) this.#armWriteTimer();
     const framed = Buffer.allocUnsafe(bytes);
     encoded.copy(framed);
@@ -173,16 +250,27 @@ export class StdioChannel {
       this.close("output_error");
       return;
     }
+    this.#progress = Date.now();
     clearTimeout(this.#writeTimer);
     this.#writeTimer = undefined;
     if (this.#inFlight.length > 0) this.#armWriteTimer();
     else for (const w of this.#drainWaiters.splice(0)) w();
+    this.resumeReading();
   }
 
+  /** Closes the channel once no write has completed for the deadline while messages wait. */
   #armWriteTimer(): void {
-    const oldest = this.#inFlight[0];
-    const wait = oldest === undefined ? 0 : oldest.started + this.#limits.ioDeadlineMs - Date.now();
-    this.#writeTimer = setTimeout(() => this.close("blocked_write_timeout"), Math.max(0, wait));
+    const wait = this.#progress + this.#limits.ioDeadlineMs - Date.now();
+    this.#writeTimer = setTimeout(
+      () => {
+        this.#writeTimer = undefined;
+        if (this.#inFlight.length === 0) return;
+        if (Date.now() - this.#progress >= this.#limits.ioDeadlineMs)
+          this.close("blocked_write_timeout");
+        else this.#armWriteTimer();
+      },
+      Math.max(0, wait),
+    );
   }
 
   /** Resolves when every queued message was written (or the channel closed). */

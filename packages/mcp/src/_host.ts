@@ -227,6 +227,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     },
     ended: (reason) => void finish(reason, false),
     broken: (reason) => void finish(reason, true),
+    busy: () => pending.size >= limits.pendingMaxRequests,
   });
 
   async function finish(reason: McpCloseReason, abort: boolean): Promise<void> {
@@ -324,6 +325,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
       .finally(() => {
         pending.delete(key);
         work.delete(job);
+        channel.resumeReading();
       });
     work.add(job);
   }

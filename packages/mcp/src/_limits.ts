@@ -8,10 +8,12 @@ export const MCP_MESSAGE_MAX_DEPTH = 32;
 export const MCP_MESSAGE_MAX_NODES = 4_096;
 /** Largest encoded response the host sends, in bytes: 2 MiB; a larger one becomes an error. */
 export const MCP_RESPONSE_MAX_BYTES = 2_097_152;
-/** Most messages waiting to be written; one more closes the transport. */
+/** Messages waiting to be written at which the host stops reading until half are written. */
 export const MCP_QUEUE_MAX_MESSAGES = 32;
-/** Most bytes waiting to be written: 4 MiB; more closes the transport. */
+/** Bytes waiting to be written at which the host stops reading (4 MiB); four times this closes the transport. */
 export const MCP_QUEUE_MAX_BYTES = 4_194_304;
+/** Requests read but not yet answered at which the host stops reading until one is answered. */
+export const MCP_PENDING_MAX_REQUESTS = 256;
 /** Time a line may stay incomplete (from its first byte) and a write may stay blocked. */
 export const MCP_IO_DEADLINE_MS = 2_000;
 /** Time `server/discover`, `initialize` and `tools/list` may take before they fail. */
@@ -30,6 +32,7 @@ export interface McpLimits {
   readonly responseMaxBytes: number;
   readonly queueMaxMessages: number;
   readonly queueMaxBytes: number;
+  readonly pendingMaxRequests: number;
   readonly ioDeadlineMs: number;
   readonly listDeadlineMs: number;
 }
@@ -47,6 +50,7 @@ export const MCP_LIMITS: McpLimits = Object.freeze({
   responseMaxBytes: MCP_RESPONSE_MAX_BYTES,
   queueMaxMessages: MCP_QUEUE_MAX_MESSAGES,
   queueMaxBytes: MCP_QUEUE_MAX_BYTES,
+  pendingMaxRequests: MCP_PENDING_MAX_REQUESTS,
   ioDeadlineMs: MCP_IO_DEADLINE_MS,
   listDeadlineMs: MCP_LIST_DEADLINE_MS,
 });
