@@ -36,7 +36,15 @@ async function serveMcp(ctx: BuiltinContext, preset: string | undefined): Promis
   }
   // The launch binding is fixed here, once, from the owner's side: nothing a
   // client sends can change it.
+  // What the host reports (its close reason among it) goes to stderr, one line each.
+  const logger = {
+    log(level: string, message: string, data?: Record<string, unknown>) {
+      const detail = data === undefined ? "" : ` ${JSON.stringify(data)}`;
+      ctx.stderr.write(`${BRAND} mcp: ${level}: ${message}${detail}\n`);
+    },
+  };
   const host = await serveStdio({
+    logger,
     state,
     binding: {
       subject: userInfo().username,
@@ -48,6 +56,7 @@ async function serveMcp(ctx: BuiltinContext, preset: string | undefined): Promis
   });
   ctx.signal.addEventListener("abort", () => void host.close(), { once: true });
   const why = await host.closed;
+  ctx.stderr.write(`${BRAND} mcp: closed (${why})\n`);
   return why === "eof" || why === "closed" ? 0 : 5;
 }
 

@@ -6,10 +6,14 @@ import type { CliStream } from "./_session.js";
 
 export type OwnerSignal = "SIGINT" | "SIGTERM";
 
+/** How long after a second signal the process is ended whatever still runs. */
+const FORCE_EXIT_MS = 200;
+
 /**
  * Runs `body` with SIGINT/SIGTERM wired to an abort signal; a second signal
- * resolves at once with 130 or 143 (after `onForce`). With `handle` false the
- * process's signals are left alone.
+ * resolves at once with 130 or 143 (after `onForce`), and the process exits
+ * with that code 200 ms later if nothing else ended it. With `handle` false
+ * the process's signals are left alone.
  */
 export async function withSignals(
   handle: boolean,
@@ -32,7 +36,12 @@ export async function withSignals(
       return;
     }
     onForce?.();
-    force(sig === "SIGTERM" ? EXIT_CODES.terminated : EXIT_CODES.interrupted);
+    const code = sig === "SIGTERM" ? EXIT_CODES.terminated : EXIT_CODES.interrupted;
+    force(code);
+    // Stopping at once means the process ends even if something (a child's
+    // pipe, a server's input) would keep it alive: shortly after the caller
+    // has written its last words.
+    setTimeout(() => process.exit(code), FORCE_EXIT_MS).unref();
   };
   const onInt = handler("SIGINT");
   const onTerm = handler("SIGTERM");

@@ -15,6 +15,8 @@ const EXPECTED: Record<string, number> = {
   "cancelled/deadline": 124,
   "cancelled/client_cancel": 130,
   "cancelled/owner_cancel": 130,
+  // Only an MCP host loses its transport; a CLI call never ends this way.
+  "cancelled/transport_lost": 130,
 };
 
 const rows = Object.entries(OUTCOME_REASONS).flatMap(([outcome, reasons]) =>

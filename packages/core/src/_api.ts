@@ -72,6 +72,11 @@ export interface InvocationRequest {
   readonly signal?: AbortSignal;
   /** The owner's cancellation (reason `owner_cancel`). */
   readonly ownerSignal?: AbortSignal;
+  /**
+   * The loss of the client's transport (reason `transport_lost`): nobody is
+   * left to receive the result. The command is cancelled as by the owner.
+   */
+  readonly transportSignal?: AbortSignal;
   /** Raw arguments of a passthrough program (CLI only). */
   readonly passthroughArgs?: readonly string[];
   /** Working directory of the command process; default this process's. */

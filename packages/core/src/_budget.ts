@@ -1,9 +1,9 @@
 // A call's time: its budget, when a cancel escalates, and the wiring of the
 // three cancellation sources (client, owner, deadline).
 
-import type { CancelCause } from "@rukh/ipc";
 import type { InvocationRequest } from "./_api.js";
 import { CANCEL_GRACE_MS, TERMINATE_GRACE_MS } from "./_limits.js";
+import type { Cause } from "./_verdict.js";
 
 /**
  * A call's time budget: at `softAt` the deadline cancel is sent, and by
@@ -36,24 +36,28 @@ export function escalation(budget: Budget, now: number): { termAt: number; killA
 export function watchCancellation(
   request: InvocationRequest,
   budget: Budget,
-  running: Set<(cause: CancelCause) => void>,
-  onCancel: (cause: CancelCause) => void,
+  running: Set<(cause: Cause) => void>,
+  onCancel: (cause: Cause) => void,
   onHardDeadline: () => void,
 ): () => void {
   const client = () => onCancel("client");
   const owner = () => onCancel("owner");
+  const transport = () => onCancel("transport");
   const timer = setTimeout(() => onCancel("deadline"), Math.max(0, budget.softAt - Date.now()));
   const hard = setTimeout(onHardDeadline, Math.max(0, budget.hardAt - Date.now()));
   request.signal?.addEventListener("abort", client, { once: true });
   request.ownerSignal?.addEventListener("abort", owner, { once: true });
+  request.transportSignal?.addEventListener("abort", transport, { once: true });
   running.add(onCancel);
   if (request.ownerSignal?.aborted) queueMicrotask(owner);
+  if (request.transportSignal?.aborted) queueMicrotask(transport);
   if (request.signal?.aborted) queueMicrotask(client);
   return () => {
     clearTimeout(timer);
     clearTimeout(hard);
     request.signal?.removeEventListener("abort", client);
     request.ownerSignal?.removeEventListener("abort", owner);
+    request.transportSignal?.removeEventListener("abort", transport);
     running.delete(onCancel);
   };
 }

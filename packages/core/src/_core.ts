@@ -7,7 +7,6 @@ import { realpathSync } from "node:fs";
 import { mkdir, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
-import type { CancelCause } from "@rukh/ipc";
 import type { JsonObject } from "@rukh/json";
 import {
   checkStoredPackage,
@@ -49,7 +48,7 @@ import type { InvocationOutcome, OutcomeReason } from "./_outcome.js";
 import { recoverLostHosts } from "./_recovery.js";
 import { acquireSlot, slotPrefix } from "./_slots.js";
 import { processStartTime } from "./_tree.js";
-import { CANCEL_REASON, type RunResult } from "./_verdict.js";
+import { CANCEL_REASON, type Cause, type RunResult } from "./_verdict.js";
 import { startWatchdog } from "./_watchdog.js";
 
 const hostsInThisProcess = new Set<string>();
@@ -129,7 +128,7 @@ export async function createInvocationCore(
   });
 
   const packages = new Map<string, [ExtensionDescriptor, string]>();
-  const running = new Set<(cause: CancelCause) => void>();
+  const running = new Set<(cause: Cause) => void>();
   const pending = new Set<Promise<unknown>>();
   let inFlight = 0;
   let closed = false;
@@ -291,11 +290,13 @@ export async function createInvocationCore(
       reject({ reject: reason, message, revisionId, identity });
     if (closed) return no("core_closed", "the host is shutting down");
     // A call cancelled before it started spawns nothing.
-    const early: CancelCause | undefined = request.ownerSignal?.aborted
+    const early: Cause | undefined = request.ownerSignal?.aborted
       ? "owner"
-      : request.signal?.aborted
-        ? "client"
-        : undefined;
+      : request.transportSignal?.aborted
+        ? "transport"
+        : request.signal?.aborted
+          ? "client"
+          : undefined;
     if (early !== undefined)
       return finalize(
         invocationId,

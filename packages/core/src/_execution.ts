@@ -1,14 +1,13 @@
 // What running an admitted call needs from its host, and the choice between
 // the two ways a command runs.
 
-import type { CancelCause } from "@rukh/ipc";
 import type { Planned } from "./_admission.js";
 import type { InvocationRequest } from "./_api.js";
 import type { Budget } from "./_budget.js";
 import type { InvocationDiagnosticsBudget } from "./_diagnostics.js";
 import { runManaged } from "./_run-managed.js";
 import { runPassthrough } from "./_run-passthrough.js";
-import type { RunResult } from "./_verdict.js";
+import type { Cause, RunResult } from "./_verdict.js";
 import type { Watchdog } from "./_watchdog.js";
 
 /** The host's part in running a call. */
@@ -16,7 +15,7 @@ export interface ExecutionContext {
   /** The complete environment of a command process whose plan does not set one. */
   readonly env: Readonly<Record<string, string>>;
   /** Cancels of the calls running now; `close()` calls each with `owner`. */
-  readonly running: Set<(cause: CancelCause) => void>;
+  readonly running: Set<(cause: Cause) => void>;
   /** A call's diagnostics budget in the owner's log. */
   diagnostics(invocationId: string, identity: string): InvocationDiagnosticsBudget;
   /** Journals a started process (so recovery can end it) and gives it a watchdog where needed. */

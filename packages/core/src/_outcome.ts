@@ -65,7 +65,7 @@ export const OUTCOME_REASONS = {
     "passthrough_cli_only",
     "core_closed",
   ],
-  cancelled: ["client_cancel", "owner_cancel", "deadline"],
+  cancelled: ["client_cancel", "owner_cancel", "transport_lost", "deadline"],
 } as const;
 
 /**

@@ -1,7 +1,7 @@
 // A managed command: one child process over the authenticated channel, from
 // the invoke to the verdict.
 
-import type { CancelCause, CompletionMessage } from "@rukh/ipc";
+import type { CompletionMessage } from "@rukh/ipc";
 import { spawnCommandProcess } from "@rukh/ipc";
 import type { JsonObject } from "@rukh/json";
 import type { Planned } from "./_admission.js";
@@ -11,11 +11,13 @@ import type { ExecutionContext } from "./_execution.js";
 import { inheritableDescriptors } from "./_fds.js";
 import { CLEANUP_WAIT_MS } from "./_limits.js";
 import {
+  type Cause,
   type CheckedResult,
   checkResult,
   decide,
   type ProcessExit,
   type RunResult,
+  wireCause,
 } from "./_verdict.js";
 
 /**
@@ -32,7 +34,7 @@ export function runManaged(
 ): Promise<RunResult> {
   const diag = ctx.diagnostics(invocationId, admitted.command.identity);
   return new Promise<RunResult>((resolve) => {
-    let cause: CancelCause | undefined;
+    let cause: Cause | undefined;
     let completion: CompletionMessage | undefined;
     let checked: CheckedResult = { ok: true };
     let exit: ProcessExit | undefined;
@@ -60,12 +62,12 @@ export function runManaged(
       } catch {}
     };
 
-    const onCancel = (c: CancelCause) => {
+    const onCancel = (c: Cause) => {
       if (done || cause !== undefined || completion !== undefined) return;
       cause = c;
       diag.note({ cause: c }, "cancel");
       try {
-        proc.cancel(c);
+        proc.cancel(wireCause(c));
       } catch {}
       const { termAt, killAt } = escalation(budget, Date.now());
       timers.push(setTimeout(() => killGroup("SIGTERM"), termAt - Date.now()));

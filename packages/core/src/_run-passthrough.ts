@@ -1,7 +1,6 @@
 // A passthrough program: the terminal's own stdio, no channel.
 
 import { spawn } from "node:child_process";
-import type { CancelCause } from "@rukh/ipc";
 import { shadowedStdio } from "@rukh/ipc";
 import type { Planned } from "./_admission.js";
 import type { InvocationRequest } from "./_api.js";
@@ -9,7 +8,13 @@ import { type Budget, escalation, watchCancellation } from "./_budget.js";
 import { NO_DIAGNOSTICS } from "./_diagnostics.js";
 import type { ExecutionContext } from "./_execution.js";
 import { inheritableDescriptors } from "./_fds.js";
-import { CANCEL_REASON, limitExceeded, type RunResult, SIGXFSZ_STATUS } from "./_verdict.js";
+import {
+  CANCEL_REASON,
+  type Cause,
+  limitExceeded,
+  type RunResult,
+  SIGXFSZ_STATUS,
+} from "./_verdict.js";
 
 /**
  * Runs a passthrough program on the terminal: no channel, so SIGTERM is the
@@ -23,7 +28,7 @@ export function runPassthrough(
   budget: Budget,
 ): Promise<RunResult> {
   return new Promise<RunResult>((resolve) => {
-    let cause: CancelCause | undefined;
+    let cause: Cause | undefined;
     let finished = false;
     const timers: NodeJS.Timeout[] = [];
     const child = spawn(admitted.plan.program, admitted.plan.args, {
@@ -38,7 +43,7 @@ export function runPassthrough(
         child.kill(signal);
       } catch {}
     };
-    const onCancel = (c: CancelCause) => {
+    const onCancel = (c: Cause) => {
       if (finished || cause !== undefined) return;
       cause = c;
       // No channel to ask on: SIGTERM is the request, SIGKILL the end of its grace.

@@ -26,10 +26,28 @@ export interface ProcessExit {
   readonly signal: NodeJS.Signals | null;
 }
 
-export const CANCEL_REASON: Record<CancelCause, OutcomeReason> = {
+/**
+ * Why the core cancels a call: the causes the channel carries to the command
+ * (`rukh.ipc/1`), and the loss of the client's transport, which the command
+ * is told as an owner's cancel.
+ */
+export type Cause = CancelCause | "transport";
+
+/** The cause the command's channel carries. */
+export const wireCause = (c: Cause): CancelCause => (c === "transport" ? "owner" : c);
+
+export const CANCEL_REASON: Record<Cause, OutcomeReason> = {
   client: "client_cancel",
   owner: "owner_cancel",
+  transport: "transport_lost",
   deadline: "deadline",
+};
+
+const CANCEL_MESSAGE: Record<Cause, string> = {
+  client: "the call was cancelled",
+  owner: "the call was cancelled",
+  transport: "the client's connection was lost",
+  deadline: "the call's deadline passed",
 };
 
 // bubblewrap reports a command killed by signal N as exit status 128 + N.
@@ -109,7 +127,7 @@ function exceededLimit(
 
 /** Everything a managed call's verdict is decided from. */
 export interface ManagedEnd {
-  readonly cause: CancelCause | undefined;
+  readonly cause: Cause | undefined;
   readonly completion: CompletionMessage | undefined;
   readonly checked: CheckedResult;
   readonly exit: ProcessExit | undefined;
@@ -142,7 +160,7 @@ export function decide(
     return {
       outcome: "cancelled",
       reason: CANCEL_REASON[cause],
-      message: cause === "deadline" ? "the call's deadline passed" : "the call was cancelled",
+      message: CANCEL_MESSAGE[cause],
       diagnostics,
     };
   if (completion === undefined) {

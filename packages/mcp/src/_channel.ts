@@ -279,6 +279,17 @@ export class StdioChannel {
     return new Promise((resolve) => this.#drainWaiters.push(resolve));
   }
 
+  /** Stops reading for good; what is queued, and what is sent later, is still written. */
+  stopReading(): void {
+    if (this.#closed || this.#inputDone) return;
+    this.#inputDone = true;
+    this.#waiting = false;
+    this.#held = undefined;
+    clearTimeout(this.#lineTimer);
+    this.#lineTimer = undefined;
+    this.#detachInput();
+  }
+
   /** Stops reading and writing for good; `host_closed` is the host's own decision. */
   close(reason: ChannelCloseReason): void {
     if (this.#closed) return;

@@ -197,6 +197,8 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
   }
 
   const owner = new AbortController();
+  // Aborted when the transport is lost: running calls end `transport_lost`.
+  const transport = new AbortController();
   const pending = new Map<string, Pending>();
   const work = new Set<Promise<void>>();
   const projections = new Map<string, { projection: ToolProjection; visible: Set<string> }>();
@@ -225,23 +227,41 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
         `Invalid request: message exceeds ${limits.messageMaxBytes} bytes`,
       );
     },
-    ended: (reason) => void finish(reason, false),
-    broken: (reason) => void finish(reason, true),
+    ended: (reason) => void finish(reason, "input_lost"),
+    broken: (reason) => void finish(reason, "broken"),
     busy: () => pending.size >= limits.pendingMaxRequests,
   });
 
-  async function finish(reason: McpCloseReason, abort: boolean): Promise<void> {
-    if (finishing) return;
+  /**
+   * Ends the host once. `owner`: the owner shuts it down — running calls are
+   * cancelled `owner_cancel` and their results still written. `input_lost`:
+   * input ended (the client closed stdin, or reading failed) — running calls
+   * are cancelled `transport_lost`, answers still go out while stdout takes
+   * them. `broken`: the channel closed itself (a limit, a deadline, an output
+   * error) — calls are cancelled `transport_lost` and nothing more is
+   * written. Either way the host waits for its calls to settle (each within
+   * its cancellation grace), then for the output to drain (within the write
+   * deadline), then closes. A shutdown asked for while the host is already
+   * ending makes it cancel as the owner.
+   */
+  async function finish(reason: McpCloseReason, how: "owner" | "input_lost" | "broken") {
+    if (finishing) {
+      if (how === "owner") owner.abort(new Error("the host is shutting down"));
+      return;
+    }
     finishing = true;
-    logger.log(abort ? "warn" : "info", "stdio transport finishing", { reason });
-    if (abort) owner.abort(new Error(`transport closed: ${reason}`));
+    logger.log(how === "broken" ? "warn" : "info", "stdio transport closing", { reason });
+    if (how === "owner") {
+      channel.stopReading();
+      owner.abort(new Error("the host is shutting down"));
+    } else transport.abort(new Error(`the client's transport was lost: ${reason}`));
     stopWatching();
     legacyListening = false;
     // Subscriptions end gracefully (a final listen result) when the channel can still carry it.
     for (const l of [...listeners.values()]) l.end();
-    // Owned work is bounded by its invocation deadline; each settles exactly once.
+    // Owned work is bounded by its cancellation grace; each settles exactly once.
     while (work.size > 0) await Promise.allSettled([...work]);
-    if (!abort) await channel.drained();
+    if (how !== "broken") await channel.drained();
     channel.close("host_closed");
     try {
       await core.close();
@@ -692,6 +712,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
       revisionId: now.projection.revisionId,
       signal: entry.controller.signal,
       ownerSignal: owner.signal,
+      transportSignal: transport.signal,
     });
     if (
       outcome.outcome === "rejected" &&
@@ -726,10 +747,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     binding,
     closed,
     async close() {
-      if (!finishing) {
-        channel.close("host_closed");
-        await finish("closed", true);
-      }
+      await finish("closed", "owner");
       return closed;
     },
   };

@@ -86,7 +86,7 @@ describe("cancellation", () => {
     }
   });
 
-  it("a broken transport cancels running work as the owner and finalizes it", async () => {
+  it("a transport the host closes (a deadline) cancels running work as transport_lost and finalizes it", async () => {
     const s = new RawSession(root);
     const before = new Set((await finals()).keys());
     call(s, "o", await toolNameOf(state, "fx.main/slow"), { wait_ms: 30_000 });
@@ -94,7 +94,68 @@ describe("cancellation", () => {
     s.write(`{"jsonrpc":`); // never completed: the 2 s partial-read deadline closes the transport
     expect(await s.exited).toBe(0);
     const added = [...(await finals()).entries()].filter(([id]) => !before.has(id));
-    expect(added.map(([, f]) => `${f.outcome}/${f.reason}`)).toEqual(["cancelled/owner_cancel"]);
+    expect(added.map(([, f]) => `${f.outcome}/${f.reason}`)).toEqual(["cancelled/transport_lost"]);
+    expect(s.stderr).toContain("closed (partial_read_timeout)");
+  });
+
+  it("an owner shutdown (SIGTERM) answers every call in flight with a complete owner_cancel result, then exits", async () => {
+    const s = new RawSession(root);
+    const slow = await toolNameOf(state, "fx.main/slow");
+    call(s, "t1", slow, { wait_ms: 30_000 });
+    call(s, "t2", slow, { wait_ms: 30_000 });
+    await new Promise((r) => setTimeout(r, 500));
+    const started = Date.now();
+    s.child.kill("SIGTERM");
+    for (const id of ["t1", "t2"]) {
+      const r = await s.reply(id);
+      expect(r.result.isError).toBe(true);
+      expect(r.result.structuredContent).toMatchObject({
+        outcome: "cancelled",
+        reason: "owner_cancel",
+      });
+      expect(await findRun(root, r.result.structuredContent.invocationId)).toMatchObject({
+        outcome: "cancelled",
+        reason: "owner_cancel",
+      });
+    }
+    expect(await s.exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(s.stderr).toContain("closed (closed)");
+  });
+
+  it("end of input is the client leaving: running calls end transport_lost at once, not when they finish", async () => {
+    const s = new RawSession(root);
+    call(s, "e", await toolNameOf(state, "fx.main/slow"), { wait_ms: 30_000 });
+    await new Promise((r) => setTimeout(r, 500));
+    const started = Date.now();
+    s.child.stdin.end();
+    // stdout is still read: the cancelled result reaches it.
+    const r = await s.reply("e");
+    expect(r.result.structuredContent).toMatchObject({
+      outcome: "cancelled",
+      reason: "transport_lost",
+    });
+    expect(await s.exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(s.stderr).toContain("closed (eof)");
+    expect(await findRun(root, r.result.structuredContent.invocationId)).toMatchObject({
+      outcome: "cancelled",
+      reason: "transport_lost",
+    });
+  });
+
+  it("a client that vanishes (both pipes gone, as after kill -9) ends its calls transport_lost and the host exits", async () => {
+    const s = new RawSession(root);
+    const before = new Set((await finals()).keys());
+    call(s, "k", await toolNameOf(state, "fx.main/slow"), { wait_ms: 30_000 });
+    await new Promise((r) => setTimeout(r, 500));
+    const started = Date.now();
+    s.child.stdout.destroy();
+    s.child.stdin.destroy();
+    expect(await s.exited).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    const added = [...(await finals()).entries()].filter(([id]) => !before.has(id));
+    expect(added.map(([, f]) => `${f.outcome}/${f.reason}`)).toEqual(["cancelled/transport_lost"]);
   });
 });
 

@@ -1,0 +1,137 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { describe, expect, it } from "vitest";
+import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
+
+// `rukh mcp serve` as a client runs it: shutdown and loss as docs/mcp.md
+// tables them, with real signals and real pipes.
+const { env, rukh } = useSleeperCli("rukh-cli-mcp-serve-");
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+function napTool(): string {
+  const list = JSON.parse(rukh("--json", "tools", "list").stdout).result.tools;
+  return list.find((t: { identity: string }) => t.identity === "fx.sleep/nap").name;
+}
+
+function serve() {
+  const child = spawn(RUKH_BIN, ["mcp", "serve"], { env: env(), stdio: ["pipe", "pipe", "pipe"] });
+  const replies: Record<string, unknown>[] = [];
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (c: Buffer) => {
+    out += c.toString("utf8");
+    for (let nl = out.indexOf("\n"); nl !== -1; nl = out.indexOf("\n")) {
+      replies.push(JSON.parse(out.slice(0, nl)));
+      out = out.slice(nl + 1);
+    }
+  });
+  child.stderr!.on("data", (c: Buffer) => {
+    err += c.toString("utf8");
+  });
+  child.stdin!.on("error", () => {});
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+    child.on("exit", (code) => resolve({ code, at: Date.now() })),
+  );
+  const call = (id: string, name: string, args: object) =>
+    child.stdin!.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta: META } })}\n`,
+    );
+  const reply = async (id: string) => {
+    for (let i = 0; i < 200; i++) {
+      const r = replies.find((m) => m.id === id);
+      if (r !== undefined) return r as { result: { structuredContent: Record<string, unknown> } };
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no reply to ${id}; stderr: ${err}`);
+  };
+  return { child, call, reply, exited, stderr: () => err };
+}
+
+const started = (child: ChildProcess) => new Promise((r) => setTimeout(r, 800, child));
+
+function outcomeOf(invocationId: unknown) {
+  return JSON.parse(rukh("--json", "runs", "show", String(invocationId)).stdout).result.run;
+}
+
+describe("rukh mcp serve: shutdown and loss", () => {
+  it("answers a call in flight with cancelled/owner_cancel on SIGTERM, logs why it closed, and exits", async () => {
+    const s = serve();
+    s.call("1", napTool(), { wait_ms: 20_000 });
+    await started(s.child);
+    s.child.kill("SIGTERM");
+    const r = await s.reply("1");
+    expect(r.result.structuredContent).toMatchObject({
+      outcome: "cancelled",
+      reason: "owner_cancel",
+    });
+    const { code } = await s.exited;
+    expect(code).toBe(0);
+    expect(s.stderr()).toContain("rukh mcp: closed (closed)");
+    expect(outcomeOf(r.result.structuredContent.invocationId)).toMatchObject({
+      outcome: "cancelled",
+      reason: "owner_cancel",
+    });
+  });
+
+  it("exits at once on a second signal", async () => {
+    const s = serve();
+    // nap ignores its cancel: without the second signal the host would wait out the grace.
+    s.call("2", napTool(), { wait_ms: 20_000 });
+    await started(s.child);
+    s.child.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 100));
+    const second = Date.now();
+    s.child.kill("SIGTERM");
+    const { code, at } = await s.exited;
+    expect(code).toBe(143);
+    expect(at - second).toBeLessThan(1_000);
+  });
+
+  it("ends a call transport_lost and exits promptly when its client is killed with kill -9", async () => {
+    // A real client process between the test and the server: it is the one killed.
+    const client = spawn(
+      process.execPath,
+      [
+        "-e",
+        `const { spawn } = require("node:child_process");
+const s = spawn(process.argv[1], ["mcp", "serve"], { stdio: ["pipe", "pipe", "inherit"] });
+s.stdout.on("data", () => {});
+s.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: "k", method: "tools/call", params: { name: process.argv[2], arguments: { wait_ms: 20000 }, _meta: ${JSON.stringify(META)} } }) + "\\n");
+console.log(s.pid);
+setInterval(() => {}, 1000);`,
+        RUKH_BIN,
+        napTool(),
+      ],
+      { env: env(), stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let err = "";
+    client.stderr!.on("data", (c: Buffer) => {
+      err += c.toString("utf8");
+    });
+    const pid = Number(
+      await new Promise<string>((resolve) =>
+        client.stdout!.once("data", (c: Buffer) => resolve(c.toString("utf8"))),
+      ),
+    );
+    await started(client);
+    const killed = Date.now();
+    client.kill("SIGKILL");
+    // The server is an orphan now: it must notice and end on its own.
+    for (;;) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        break;
+      }
+      if (Date.now() - killed > 10_000) throw new Error(`rukh mcp serve still runs: ${err}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(Date.now() - killed).toBeLessThan(5_000);
+    const runs = JSON.parse(rukh("--json", "runs", "list", "--limit", "1").stdout).result.runs;
+    expect(runs[0]).toMatchObject({ command: "fx.sleep/nap", outcome: "cancelled" });
+    expect(outcomeOf(runs[0].invocationId)).toMatchObject({ reason: "transport_lost" });
+  });
+});
