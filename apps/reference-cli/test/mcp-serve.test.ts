@@ -76,6 +76,15 @@ describe("rukh mcp serve: shutdown and loss", () => {
     });
   });
 
+  it("exits after closing the transport itself, though the client keeps its pipe open", async () => {
+    const s = serve();
+    // An incomplete line: the 2 s partial-read deadline closes the transport.
+    s.child.stdin!.write(`{"jsonrpc":"2.0",`);
+    const { code } = await s.exited;
+    expect(code).toBe(5);
+    expect(s.stderr()).toContain("rukh mcp: closed (partial_read_timeout)");
+  });
+
   it("exits at once on a second signal", async () => {
     const s = serve();
     // nap ignores its cancel: without the second signal the host would wait out the grace.
