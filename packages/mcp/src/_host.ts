@@ -55,6 +55,9 @@ const HOST_VERSION = "0.1.0";
  * @example
  * const logger: McpLogger = { log: (level, message, data) => process.stderr.write(`${level} ${message}\n`) };
  */
+
+/** The form of a protocol version: a date. */
+const PROTOCOL_VERSION_FORM = /^\d{4}-\d{2}-\d{2}$/;
 export interface McpLogger {
   log(level: "info" | "warn" | "error", message: string, data?: Record<string, unknown>): void;
 }
@@ -449,11 +452,17 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     const meta = params?._meta;
     if (isObject(meta) && Object.hasOwn(meta, META_VERSION)) {
       const requested = meta[META_VERSION];
+      // A version is a date string; anything else is a malformed request, not another version.
+      if (typeof requested !== "string" || !PROTOCOL_VERSION_FORM.test(requested))
+        throw new RpcError(
+          JSONRPC_ERROR_CODES.invalidParams,
+          `Invalid params: _meta["${META_VERSION}"] must be a protocol version (YYYY-MM-DD)`,
+        );
       if (requested !== MODERN_PROTOCOL_VERSION)
         throw new RpcError(
           JSONRPC_ERROR_CODES.unsupportedProtocolVersion,
           "Unsupported protocol version",
-          { supported: [MODERN_PROTOCOL_VERSION], requested: requested ?? null },
+          { supported: [MODERN_PROTOCOL_VERSION], requested },
         );
       if (!isObject(meta[META_CAPABILITIES]))
         throw new RpcError(
@@ -588,6 +597,8 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     }
     switch (msg.method) {
       case "ping":
+        // The 2026-07-28 protocol has no ping: liveness is the request's own answer.
+        if (era === "modern") throw methodNotFound(msg.method);
         return complete(era, {});
       case "initialize":
         return withListDeadline("initialize", async () => initialize(era, params));

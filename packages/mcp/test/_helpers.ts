@@ -188,9 +188,11 @@ export class RawSession {
     return this.reply(id);
   }
 
+  /** A liveness check: a `ping` of the earlier protocol era (the 2026-07-28 era has none). */
   async ping(id: string | number = `ping-${Math.random()}`): Promise<void> {
-    const r = await this.request(id, "ping");
-    if (r.result?.resultType !== "complete") throw new Error(`bad ping reply ${JSON.stringify(r)}`);
+    this.send({ jsonrpc: "2.0", id, method: "ping" });
+    const r = await this.reply(id);
+    if (JSON.stringify(r.result) !== "{}") throw new Error(`bad ping reply ${JSON.stringify(r)}`);
   }
 
   async close(): Promise<number | null> {

@@ -130,6 +130,36 @@ describe("each malformed or refused line is answered and the server keeps servin
     await session.ping();
   });
 
+  it.each([
+    ["a number", 20260728],
+    ["null", null],
+    ["not a date", "latest"],
+  ])(
+    "answers a malformed protocol version (%s) with -32602, not -32022",
+    async (_name, version) => {
+      session.send({
+        jsonrpc: "2.0",
+        id: "mv",
+        method: "tools/list",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      });
+      const r = await session.reply("mv");
+      expect(r.error.code).toBe(-32602);
+      expect(r.error.message).toMatch(/protocolVersion/);
+    },
+  );
+
+  it("answers ping in the 2026-07-28 era with -32601: that era has no ping", async () => {
+    const r = await session.request("mp", "ping");
+    expect(r.error).toEqual({ code: -32601, message: "Method not found: ping" });
+    await session.ping();
+  });
+
   it("discards a message over 1 MiB without buffering it and answers with a null id", async () => {
     const head = `{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"`;
     session.write(head);
@@ -145,7 +175,7 @@ describe("each malformed or refused line is answered and the server keeps servin
   });
 
   it("accepts a message of exactly 1 MiB", async () => {
-    const head = `{"jsonrpc":"2.0","id":"edge","method":"ping","params":{${meta},"x":"`;
+    const head = `{"jsonrpc":"2.0","id":"edge","method":"tools/list","params":{${meta},"x":"`;
     const tail = `"}}`;
     const pad = 1_048_576 - head.length - tail.length;
     session.write(`${head}${"a".repeat(pad)}${tail}\n`);
