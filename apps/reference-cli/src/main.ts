@@ -19,23 +19,22 @@ async function serveMcp(ctx: BuiltinContext, preset: string | undefined): Promis
     import("@rukh/profile"),
   ]);
   const state = new StateDirectory(ctx.stateDir);
+  // Agents get the confined preset unless the owner names another.
+  const name = preset ?? "agent";
   const active = await state.activeRevisionId();
-  if (active === null) {
-    ctx.stderr.write(
-      `${BRAND}: nothing is installed yet; run \`${BRAND} trust add\` and \`${BRAND} ext install\` first\n`,
-    );
-    return 5;
+  if (active === null)
+    // A client configured before the first install gets a live server: an
+    // empty list now, and `list_changed` when tools are published.
+    ctx.stderr.write(`${BRAND} mcp: nothing is installed yet; serving an empty tool list\n`);
+  else {
+    const config = (await state.readRevision(active)).config;
+    if (presetNamed(config, name) === undefined) {
+      ctx.stderr.write(
+        `${BRAND}: no preset ${JSON.stringify(name)}; expected one of ${Object.keys(config.presets).join(", ")}\n`,
+      );
+      return 2;
+    }
   }
-  const config = (await state.readRevision(active)).config;
-  const name = preset ?? config.defaultPreset;
-  if (presetNamed(config, name) === undefined) {
-    ctx.stderr.write(
-      `${BRAND}: no preset ${JSON.stringify(name)}; expected one of ${Object.keys(config.presets).join(", ")}\n`,
-    );
-    return 2;
-  }
-  // The launch binding is fixed here, once, from the owner's side: nothing a
-  // client sends can change it.
   // What the host reports (its close reason among it) goes to stderr, one line each.
   const logger = {
     log(level: string, message: string, data?: Record<string, unknown>) {
@@ -43,6 +42,8 @@ async function serveMcp(ctx: BuiltinContext, preset: string | undefined): Promis
       ctx.stderr.write(`${BRAND} mcp: ${level}: ${message}${detail}\n`);
     },
   };
+  // The launch binding is fixed here, once, from the owner's side: nothing a
+  // client sends can change it.
   const host = await serveStdio({
     logger,
     state,

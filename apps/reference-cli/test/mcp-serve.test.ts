@@ -17,7 +17,10 @@ function napTool(): string {
 }
 
 function serve() {
-  const child = spawn(RUKH_BIN, ["mcp", "serve"], { env: env(), stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(RUKH_BIN, ["mcp", "serve", "--preset", "default"], {
+    env: env(),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const replies: Record<string, unknown>[] = [];
   let out = "";
   let err = "";
@@ -106,7 +109,7 @@ describe("rukh mcp serve: shutdown and loss", () => {
       [
         "-e",
         `const { spawn } = require("node:child_process");
-const s = spawn(process.argv[1], ["mcp", "serve"], { stdio: ["pipe", "pipe", "inherit"] });
+const s = spawn(process.argv[1], ["mcp", "serve", "--preset", "default"], { stdio: ["pipe", "pipe", "inherit"] });
 s.stdout.on("data", () => {});
 s.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: "k", method: "tools/call", params: { name: process.argv[2], arguments: { wait_ms: 20000 }, _meta: ${JSON.stringify(META)} } }) + "\\n");
 console.log(s.pid);

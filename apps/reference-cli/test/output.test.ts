@@ -61,7 +61,7 @@ it("prints one schema-valid envelope for every administrative command, on stdout
     ["runs", "tail", "--limit", "3"],
     ["docs"],
     ["doctor"],
-    ["mcp", "config", "--client", "claude-code"],
+    ["mcp", "config", "--client", "inspector", "--preset", "default"],
   ];
   for (const words of ok) {
     const r = rukh("--json", ...words);

@@ -1,18 +1,16 @@
 // `mcp serve` and `mcp config`: the stdio server, and what a client needs to start it.
 
 import type { CliBuiltin } from "@rukh/cli";
+import type { StateDirectory } from "@rukh/profile";
 import { candidates } from "./_current.js";
 import { flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, OK, print, STATE, USAGE, UsageError } from "./_kit.js";
+import { type AdminBody, OK, type Profile, print, STATE, USAGE, UsageError } from "./_kit.js";
+import { clientConfig, MCP_CLIENTS, type McpClient, nameLimit } from "./_mcp-clients.js";
 import type { AdminOptions } from "./index.js";
 
-const PRESET = flag(
-  "preset",
-  "The task preset the server binds (default: agent for config, the default preset for serve)",
-  {
-    maxLength: 64,
-  },
-);
+const PRESET = flag("preset", "The task preset the server binds (default: agent)", {
+  maxLength: 64,
+});
 
 /** The `mcp` commands. */
 export function mcpBuiltins(
@@ -37,23 +35,22 @@ export function mcpBuiltins(
     },
     {
       path: ["mcp", "config"],
-      summary: "Print the configuration snippet an MCP client needs to start this server",
-      inputs: [
-        oneOf(
-          "client",
-          "The MCP client",
-          ["claude-code", "claude-desktop", "vscode", "inspector"],
-          {
-            required: true,
-          },
-        ),
-        PRESET,
-      ],
+      summary:
+        "Print what an MCP client needs to start this server: a command to run or its configuration file's content",
+      inputs: [oneOf("client", "The MCP client", MCP_CLIENTS, { required: true }), PRESET],
       suggest: (_id, stateDir) => candidates(stateDir, "presets"),
-      run: guarded((ctx) => {
+      run: guarded(async (ctx, home, profile) => {
         const preset = text(ctx.inputs, "preset") ?? "agent";
-        const client = text(ctx.inputs, "client");
-        const snippet = clientConfig(client, options, ctx.stateDir, preset);
+        const client = text(ctx.inputs, "client") as McpClient;
+        const notes = await checkFit(home, profile, client, brand, preset);
+        const launch = {
+          name: brand,
+          command: options.executable,
+          args: ["mcp", "serve", "--preset", preset],
+          env: { RUKH_HOME: ctx.stateDir },
+        };
+        const snippet = clientConfig(client, launch);
+        for (const n of notes) ctx.stderr.write(`${brand}: ${n}\n`);
         print(ctx, snippet, { client, preset, snippet });
         return OK;
       }),
@@ -61,33 +58,38 @@ export function mcpBuiltins(
   ];
 }
 
-function clientConfig(
-  client: string | undefined,
-  options: AdminOptions,
-  stateDir: string,
+/**
+ * Checks the preset against the active profile and the preset's tool names
+ * against the client's limit (with its prefix); returns notes for stderr.
+ */
+async function checkFit(
+  home: StateDirectory,
+  profile: Profile,
+  client: McpClient,
+  server: string,
   preset: string,
-): string {
-  const server = {
-    command: options.executable,
-    args: ["mcp", "serve", "--preset", preset],
-    env: { RUKH_HOME: stateDir },
-  };
-  switch (client) {
-    case "claude-desktop":
-      return JSON.stringify({ mcpServers: { [options.brand]: server } }, null, 2);
-    case "claude-code":
-      return `claude mcp add ${options.brand} --env RUKH_HOME=${stateDir} -- ${options.executable} mcp serve --preset ${preset}`;
-    case "vscode":
-      return JSON.stringify(
-        { servers: { [options.brand]: { type: "stdio", ...server } } },
-        null,
-        2,
-      );
-    case "inspector":
-      return `npx -y @modelcontextprotocol/inspector --cli -e RUKH_HOME=${stateDir} ${options.executable} mcp serve --preset ${preset} --method tools/list`;
-    default:
-      throw new UsageError(
-        `--client ${JSON.stringify(client ?? "")}; expected claude-code, claude-desktop, vscode or inspector`,
-      );
-  }
+): Promise<string[]> {
+  if ((await home.activeRevisionId()) === null)
+    return [
+      `nothing is installed yet: the preset and the tool names are checked against ${client}'s limits once there is a profile; run this again after installing`,
+    ];
+  const projection = await home.projection();
+  if (profile.presetNamed(projection.config, preset) === undefined)
+    throw new UsageError(
+      `no preset ${JSON.stringify(preset)}; expected one of ${Object.keys(projection.config.presets).join(", ")}`,
+    );
+  const limit = nameLimit(client, server);
+  if (limit === null) return [];
+  const longest = profile
+    .visibleTools(projection, preset)
+    .reduce((a, t) => (t.name.length > a.length ? t.name : a), "");
+  if (limit.prefix.length + longest.length <= limit.max) return [];
+  const compact = projection.config.mcp?.toolNames === "compact";
+  throw new UsageError(
+    `${client} accepts tool names of at most ${limit.max} characters with its prefix ("${limit.prefix}"), and ${longest} has ${longest.length}; ${
+      compact
+        ? "even compact names do not fit: choose a shorter brand"
+        : 'publish compact names (set "mcp": { "toolNames": "compact" } in the owner configuration and run `profile set-config`)'
+    }`,
+  );
 }

@@ -1,0 +1,72 @@
+// What each MCP client needs to start `rukh mcp serve`: the exact text of its
+// configuration (a shell command or the file's JSON or TOML), and the longest
+// tool name it accepts once it has prefixed the server's name.
+
+/** The clients `mcp config` knows. */
+export const MCP_CLIENTS = [
+  "claude-code",
+  "claude-desktop",
+  "vscode",
+  "cursor",
+  "codex",
+  "inspector",
+] as const;
+export type McpClient = (typeof MCP_CLIENTS)[number];
+
+/** The Inspector release the printed command runs (the one this repository tests with). */
+export const INSPECTOR_VERSION = "2.12.0";
+
+/**
+ * The longest tool name a client accepts, counted with the prefix it adds:
+ * these clients hand tools to a model API whose function names are limited
+ * to 64 characters, as `mcp__<server>__<tool>` (the longest prefix any of
+ * them adds). `null`: no limit is known (the Inspector shows names as they are).
+ */
+export function nameLimit(
+  client: McpClient,
+  server: string,
+): { prefix: string; max: number } | null {
+  return client === "inspector" ? null : { prefix: `mcp__${server}__`, max: 64 };
+}
+
+/** `s` as one word of a POSIX shell command line, quoted only when it must be. */
+export function shellWord(s: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/** What starts the server: the program, its arguments and its environment. */
+export interface ServerLaunch {
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+const tomlKey = (k: string) => (/^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k));
+
+/** The configuration text for `client`: a command to run, or a configuration file's content. */
+export function clientConfig(client: McpClient, s: ServerLaunch): string {
+  const server = { command: s.command, args: s.args, env: s.env };
+  const envWords = Object.entries(s.env).map(([k, v]) => shellWord(`${k}=${v}`));
+  const argv = [s.command, ...s.args].map(shellWord).join(" ");
+  switch (client) {
+    case "claude-code":
+      return `claude mcp add ${shellWord(s.name)} ${envWords.map((e) => `--env ${e}`).join(" ")} -- ${argv}`;
+    case "claude-desktop":
+    case "cursor":
+      return JSON.stringify({ mcpServers: { [s.name]: server } }, null, 2);
+    case "vscode":
+      return JSON.stringify({ servers: { [s.name]: { type: "stdio", ...server } } }, null, 2);
+    case "codex":
+      return [
+        `[mcp_servers.${tomlKey(s.name)}]`,
+        `command = ${JSON.stringify(s.command)}`,
+        `args = [${s.args.map((a) => JSON.stringify(a)).join(", ")}]`,
+        `env = { ${Object.entries(s.env)
+          .map(([k, v]) => `${tomlKey(k)} = ${JSON.stringify(v)}`)
+          .join(", ")} }`,
+      ].join("\n");
+    case "inspector":
+      return `npx -y @modelcontextprotocol/inspector@${INSPECTOR_VERSION} --cli ${envWords.map((e) => `-e ${e}`).join(" ")} ${argv} --method tools/list`;
+  }
+}
