@@ -1,10 +1,15 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { removeDir } from "@rukh/testkit";
 import { describe, expect, it } from "vitest";
 import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
 
 // `rukh mcp serve` as a client runs it: shutdown and loss as docs/mcp.md
 // tables them, with real signals and real pipes.
-const { env, rukh } = useSleeperCli("rukh-cli-mcp-serve-");
+const { at, env, rukh } = useSleeperCli("rukh-cli-mcp-serve-");
 
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -145,5 +150,90 @@ setInterval(() => {}, 1000);`,
     const runs = JSON.parse(rukh("--json", "runs", "list", "--limit", "1").stdout).result.runs;
     expect(runs[0]).toMatchObject({ command: "fx.sleep/nap", outcome: "cancelled" });
     expect(outcomeOf(runs[0].invocationId)).toMatchObject({ reason: "transport_lost" });
+  });
+});
+
+describe("rukh mcp serve before anything is installed", () => {
+  it("serves an empty list, then tells the client to list again when tools are published", async () => {
+    const home = mkdtempSync(join(tmpdir(), "rukh-cli-mcp-empty-"));
+    const envOf = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: home });
+    const cli = (...args: string[]) =>
+      spawnSync(RUKH_BIN, args, { encoding: "utf8", env: envOf() });
+    try {
+      const child = spawn(RUKH_BIN, ["mcp", "serve"], {
+        env: envOf(),
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      const lines: Record<string, unknown>[] = [];
+      let buf = "";
+      let err = "";
+      child.stdout.on("data", (c: Buffer) => {
+        buf += c.toString("utf8");
+        for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
+          lines.push(JSON.parse(buf.slice(0, nl)));
+          buf = buf.slice(nl + 1);
+        }
+      });
+      child.stderr.on("data", (c: Buffer) => {
+        err += c.toString("utf8");
+      });
+      const send = (m: object) =>
+        child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`);
+      const waitFor = async (pred: (m: Record<string, unknown>) => boolean) => {
+        for (let i = 0; i < 300; i++) {
+          const m = lines.find(pred);
+          if (m !== undefined) return m;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        throw new Error(`not seen; stderr: ${err}`);
+      };
+      send({
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "t", version: "1" },
+        },
+      });
+      await waitFor((m) => m.id === 1);
+      send({ method: "notifications/initialized" });
+      send({ id: 2, method: "tools/list", params: {} });
+      expect(await waitFor((m) => m.id === 2)).toMatchObject({ result: { tools: [] } });
+      expect(err).toContain("nothing is installed yet; serving an empty tool list");
+
+      const pub = fileURLToPath(
+        new URL("../../../fixtures/keys/example-publisher.pub", import.meta.url),
+      );
+      const pkg = join(at.work, readdirSync(at.work).find((n) => n.startsWith("pkg-"))!);
+      {
+        const r = cli("trust", "add", pub, "--publisher", "acme", "--namespace", "fx.*");
+        expect(r.status, r.stderr).toBe(0);
+      }
+      {
+        const r = cli("ext", "install", pkg);
+        expect(r.status, r.stderr).toBe(0);
+      }
+      {
+        const r = cli("expose", "add", "fx.sleep");
+        expect(r.status, r.stderr).toBe(0);
+      }
+      {
+        const r = cli("preset", "allow", "agent", "fx.sleep/*");
+        expect(r.status, r.stderr).toBe(0);
+      }
+      await waitFor((m) => m.method === "notifications/tools/list_changed");
+      send({ id: 3, method: "tools/list", params: {} });
+      const listed = (await waitFor((m) => m.id === 3)) as {
+        result: { tools: { name: string }[] };
+      };
+      expect(listed.result.tools.map((t) => t.name)).toEqual([
+        expect.stringMatching(/^fx_sleep_nap__/),
+      ]);
+      child.stdin.end();
+      await new Promise((r) => child.on("exit", r));
+    } finally {
+      removeDir(home);
+    }
   });
 });
