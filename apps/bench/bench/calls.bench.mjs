@@ -35,7 +35,7 @@ export default async function calls(suite) {
   const s10 = await state(10, 10);
   const spawning = await mcpSession(process.execPath, [sdkServer(10, true)]);
   const inProcess = await mcpSession(process.execPath, [sdkServer(10, false)]);
-  const rukh = await mcpSession(RUKH, ["mcp", "serve"], s10.env);
+  const rukh = await mcpSession(RUKH, ["mcp", "serve", "--preset", "default"], s10.env);
   try {
     const group = "calls: MCP tools/call of a trivial command over stdio";
     await suite.compare(group, {

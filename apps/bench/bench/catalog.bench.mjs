@@ -41,8 +41,14 @@ export default async function catalog(suite) {
   await suite.compare("catalog: MCP spawn → initialize → first tools/list, 10,000 tools", {
     baseline: ["MCP SDK 1.32 server (in process)", () => firstList(NODE, [sdk], undefined)],
     cases: [
-      ["rukh mcp serve (100 per extension)", () => firstList(RUKH, ["mcp", "serve"], s10k.env)],
-      ["rukh mcp serve (10 per extension)", () => firstList(RUKH, ["mcp", "serve"], s10kx10.env)],
+      [
+        "rukh mcp serve (100 per extension)",
+        () => firstList(RUKH, ["mcp", "serve", "--preset", "default"], s10k.env),
+      ],
+      [
+        "rukh mcp serve (10 per extension)",
+        () => firstList(RUKH, ["mcp", "serve", "--preset", "default"], s10kx10.env),
+      ],
     ],
     samples: 10,
     note: "target: ≤ 300 ms",
@@ -55,7 +61,7 @@ export default async function catalog(suite) {
   // then sampled together, so the wait is paid once.
   const hosts = [];
   for (const [name, file, args, env] of [
-    ["rukh mcp serve", RUKH, ["mcp", "serve"], s10k.env],
+    ["rukh mcp serve", RUKH, ["mcp", "serve", "--preset", "default"], s10k.env],
     ["MCP SDK 1.32 server", NODE, [sdk], undefined],
   ]) {
     const s = await mcpSession(file, args, env);
