@@ -1,50 +1,26 @@
 import type { Readable, Writable } from "node:stream";
 // Types only: the SDK's wire types keep our hand-built results honest (ADR 0009).
-import type {
-  CallToolResult,
-  DiscoverResult,
-  InitializeResult,
-  ListToolsResult,
-  Tool,
-} from "@modelcontextprotocol/server";
-import {
-  createInvocationCore,
-  type HostBinding,
-  type InvocationCore,
-  type InvocationOutcome,
-  outcomeEnvelope,
-} from "@rukh/core";
-import { type CommandSpec, decodeJsonInputs, type ExtensionDescriptor } from "@rukh/descriptor";
+import type { DiscoverResult, InitializeResult } from "@modelcontextprotocol/server";
+import { createInvocationCore, type HostBinding, type InvocationCore } from "@rukh/core";
 import type { JsonObject, JsonValue } from "@rukh/json";
-import {
-  listTools,
-  type McpTool,
-  ProfileError,
-  resolveTool,
-  StateDirectory,
-  storedDescriptor,
-  type ToolProjection,
-  visibleTools,
-} from "@rukh/profile";
+import { StateDirectory } from "@rukh/profile";
 import { type ChannelCloseReason, StdioChannel } from "./_channel.js";
+import {
+  completeFor,
+  type Era,
+  eraOf,
+  isObject,
+  LEGACY_PROTOCOL_VERSIONS,
+  META_SERVER_INFO,
+  META_SUBSCRIPTION,
+  MODERN_PROTOCOL_VERSION,
+} from "./_era.js";
 import { JSONRPC_ERROR_CODES, McpError } from "./_errors.js";
 import { type McpLimits, resolveLimits } from "./_limits.js";
 import { decodeMessage, type IncomingMessage, type RequestId } from "./_message.js";
+import { methodNotFound, RpcError } from "./_rpc.js";
+import { hostTools } from "./_tools.js";
 
-/** The protocol version served per request, without a session. */
-export const MODERN_PROTOCOL_VERSION = "2026-07-28";
-/** The earlier versions served through `initialize`, newest first. */
-export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
-/** Every protocol version this host speaks. */
-export const MCP_PROTOCOL_VERSIONS = [
-  MODERN_PROTOCOL_VERSION,
-  ...LEGACY_PROTOCOL_VERSIONS,
-] as const;
-
-const META_VERSION = "io.modelcontextprotocol/protocolVersion";
-const META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
-const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
-const META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
 /** How often the active revision is checked while someone listens for list changes. */
 const WATCH_INTERVAL_MS = 250;
 const HOST_VERSION = "0.1.0";
@@ -55,9 +31,6 @@ const HOST_VERSION = "0.1.0";
  * @example
  * const logger: McpLogger = { log: (level, message, data) => process.stderr.write(`${level} ${message}\n`) };
  */
-
-/** The form of a protocol version: a date. */
-const PROTOCOL_VERSION_FORM = /^\d{4}-\d{2}-\d{2}$/;
 export interface McpLogger {
   log(level: "info" | "warn" | "error", message: string, data?: Record<string, unknown>): void;
 }
@@ -109,27 +82,6 @@ export interface McpHost {
   close(): Promise<McpCloseReason>;
 }
 
-class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: JsonValue,
-  ) {
-    super(message);
-  }
-}
-
-const presetMissing = () =>
-  new RpcError(
-    JSONRPC_ERROR_CODES.internalError,
-    "the host's task preset is not defined in the active profile",
-  );
-
-// One answer for every name that cannot be called, so none reveals more than another.
-const unknownTool = () => new RpcError(JSONRPC_ERROR_CODES.invalidParams, "Unknown tool");
-
-type Era = "modern" | "legacy";
-
 interface Pending {
   readonly controller: AbortController;
   cancelled: boolean;
@@ -141,16 +93,12 @@ function idKey(id: RequestId): string {
   return `${typeof id}:${id}`;
 }
 
-function isObject(v: unknown): v is JsonObject {
-  return v !== null && typeof v === "object" && !Array.isArray(v);
-}
-
 /**
  * Serves MCP on stdio for one immutable launch binding: newline-delimited
  * JSON-RPC read with the limits of {@link MCP_LIMITS}, protocol version
  * 2026-07-28 per request (`server/discover`, `tools/list`, `tools/call`,
- * `ping`) and 2025-11-25/2025-06-18 through `initialize`, all entering the
- * same invocation core. Stdout carries protocol messages only.
+ * `subscriptions/listen`) and 2025-11-25/2025-06-18 through `initialize`
+ * (with `ping`), all entering the same invocation core. Stdout carries protocol messages only.
  *
  * @example
  * const host = await serveStdio({
@@ -202,10 +150,18 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
   const owner = new AbortController();
   // Aborted when the transport is lost: running calls end `transport_lost`.
   const transport = new AbortController();
+  const tools = hostTools({
+    state,
+    core,
+    binding,
+    ownerSignal: owner.signal,
+    transportSignal: transport.signal,
+    serverInfo,
+  });
+  const complete = (era: Era, result: Record<string, unknown>) =>
+    completeFor(era, result, serverInfo);
   const pending = new Map<string, Pending>();
   const work = new Set<Promise<void>>();
-  const projections = new Map<string, { projection: ToolProjection; visible: Set<string> }>();
-  let cursorKey: Buffer | undefined;
   let legacyVersion: string | undefined;
   const erasSeen = new Set<Era>();
   let finishing = false;
@@ -447,48 +403,6 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     });
   }
 
-  /** Checks the per-request envelope; returns the era the request is served in. */
-  function eraOf(method: string, params: JsonObject | undefined): Era {
-    const meta = params?._meta;
-    if (isObject(meta) && Object.hasOwn(meta, META_VERSION)) {
-      const requested = meta[META_VERSION];
-      // A version is a date string; anything else is a malformed request, not another version.
-      if (typeof requested !== "string" || !PROTOCOL_VERSION_FORM.test(requested))
-        throw new RpcError(
-          JSONRPC_ERROR_CODES.invalidParams,
-          `Invalid params: _meta["${META_VERSION}"] must be a protocol version (YYYY-MM-DD)`,
-        );
-      if (requested !== MODERN_PROTOCOL_VERSION)
-        throw new RpcError(
-          JSONRPC_ERROR_CODES.unsupportedProtocolVersion,
-          "Unsupported protocol version",
-          { supported: [MODERN_PROTOCOL_VERSION], requested },
-        );
-      if (!isObject(meta[META_CAPABILITIES]))
-        throw new RpcError(
-          JSONRPC_ERROR_CODES.invalidParams,
-          `Invalid params: _meta["${META_CAPABILITIES}"] must be an object`,
-        );
-      return "modern";
-    }
-    if (method === "initialize") return "legacy";
-    if (legacyVersion !== undefined || method === "ping") return "legacy";
-    throw new RpcError(
-      JSONRPC_ERROR_CODES.invalidParams,
-      `Invalid params: _meta["${META_VERSION}"] is required (or use initialize for ${LEGACY_PROTOCOL_VERSIONS.join("/")})`,
-    );
-  }
-
-  function complete(era: Era, result: Record<string, unknown>): object {
-    if (era === "legacy") return result;
-    const meta = isObject(result._meta) ? result._meta : {};
-    return {
-      ...result,
-      resultType: "complete",
-      _meta: { ...meta, [META_SERVER_INFO]: serverInfo },
-    };
-  }
-
   async function withListDeadline<T>(what: string, run: () => Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -512,68 +426,6 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     }
   }
 
-  async function current(): Promise<{
-    projection: ToolProjection;
-    visible: Set<string>;
-  } | null> {
-    const rid = await state.activeRevisionId();
-    if (rid === null) return null;
-    const cached = projections.get(rid);
-    if (cached !== undefined) return cached;
-    let projection: ToolProjection;
-    try {
-      projection = await state.projection(rid);
-    } catch (e) {
-      // No partial list: the whole list fails, and says which package and why.
-      if (e instanceof ProfileError)
-        throw new RpcError(
-          JSONRPC_ERROR_CODES.profileUnavailable,
-          `the installed tools cannot be listed: ${e.message}`,
-          { reason: e.code },
-        );
-      throw e;
-    }
-    cursorKey ??= await state.cursorKey();
-    let visible: Set<string>;
-    try {
-      visible = new Set(visibleTools(projection, binding.preset).map((t) => t.name));
-    } catch (e) {
-      if (e instanceof ProfileError && e.code === "unknown_preset") throw presetMissing();
-      throw e;
-    }
-    const entry = { projection, visible };
-    // Only the newest revisions matter; older names are answered as unknown anyway.
-    if (projections.size >= 4) projections.delete(projections.keys().next().value!);
-    projections.set(rid, entry);
-    return entry;
-  }
-
-  async function commandOf(revisionId: string, tool: McpTool): Promise<CommandSpec | undefined> {
-    const revision = await state.readRevision(revisionId);
-    const ext = tool.identity.slice(0, tool.identity.indexOf("/"));
-    const installed = revision.extensions.find((e) => e.id === ext);
-    if (installed === undefined) return undefined;
-    let d: ExtensionDescriptor;
-    try {
-      // Parsed once per process (the core admits with the same one).
-      d = await storedDescriptor(state.root, installed.digest);
-    } catch {
-      return undefined;
-    }
-    return d.commands.find((c) => c.identity === tool.identity);
-  }
-
-  function wireTool(t: McpTool): Tool {
-    // Profile built both schemas as closed JSON Schema objects (checked at publication).
-    return {
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: t.inputSchema as Tool["inputSchema"],
-      outputSchema: t.outputSchema as Tool["outputSchema"],
-    };
-  }
-
   async function handle(
     msg: Extract<IncomingMessage, { kind: "request" }>,
     entry: Pending,
@@ -587,7 +439,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
         JSONRPC_ERROR_CODES.invalidParams,
         "Invalid params: continuation input (requestState/inputResponses) is not supported",
       );
-    const era = eraOf(msg.method, params);
+    const era = eraOf(msg.method, params, legacyVersion !== undefined);
     if (!erasSeen.has(era)) {
       erasSeen.add(era);
       logger.log("info", "serving a protocol era", {
@@ -613,19 +465,15 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
           } satisfies DiscoverResult),
         );
       case "tools/list":
-        return withListDeadline("tools/list", () => list(era, params));
+        return withListDeadline("tools/list", () => tools.list(era, params));
       case "tools/call":
-        return call(era, params, entry);
+        return tools.call(era, params, entry.controller.signal);
       case "subscriptions/listen":
         if (era !== "modern") throw methodNotFound(msg.method);
         return listen(msg.id, params, entry);
       default:
         throw methodNotFound(msg.method);
     }
-  }
-
-  function methodNotFound(method: string): RpcError {
-    return new RpcError(JSONRPC_ERROR_CODES.methodNotFound, `Method not found: ${method}`);
   }
 
   function initialize(era: Era, params: JsonObject | undefined): object {
@@ -650,108 +498,6 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
       capabilities: { tools: { listChanged: true } },
       serverInfo,
     } satisfies InitializeResult;
-  }
-
-  async function list(era: Era, params: JsonObject | undefined): Promise<object> {
-    const cursor = params?.cursor;
-    if (cursor !== undefined && typeof cursor !== "string")
-      throw new RpcError(
-        JSONRPC_ERROR_CODES.invalidParams,
-        "Invalid params: cursor must be a string",
-      );
-    const now = await current();
-    const hints = era === "modern" ? { ttlMs: 0, cacheScope: "private" } : {};
-    if (now === null) {
-      if (cursor !== undefined)
-        throw new RpcError(JSONRPC_ERROR_CODES.invalidParams, "Invalid params: stale cursor");
-      return complete(era, { tools: [], ...hints });
-    }
-    cursorKey ??= await state.cursorKey();
-    try {
-      const page = listTools(now.projection, {
-        preset: binding.preset,
-        cursorKey,
-        ...(cursor !== undefined && { cursor }),
-      });
-      const result: ListToolsResult = {
-        tools: page.tools.map(wireTool),
-        ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
-      };
-      return complete(era, { ...result, ...hints });
-    } catch (e) {
-      if (e instanceof ProfileError && (e.code === "invalid_cursor" || e.code === "stale_cursor"))
-        throw new RpcError(JSONRPC_ERROR_CODES.invalidParams, `Invalid params: ${e.message}`);
-      if (e instanceof ProfileError && e.code === "unknown_preset") throw presetMissing();
-      throw e;
-    }
-  }
-
-  async function call(era: Era, params: JsonObject | undefined, entry: Pending): Promise<object> {
-    const name = params?.name;
-    const args = params?.arguments;
-    if (typeof name !== "string")
-      throw new RpcError(
-        JSONRPC_ERROR_CODES.invalidParams,
-        "Invalid params: name must be a string",
-      );
-    if (params !== undefined && Object.hasOwn(params, "task"))
-      throw new RpcError(
-        JSONRPC_ERROR_CODES.invalidParams,
-        "Invalid params: tasks are not supported",
-      );
-    const now = await current();
-    if (now === null || !now.visible.has(name)) throw unknownTool();
-    const tool = resolveTool(now.projection, name);
-    if (tool === undefined) throw unknownTool();
-    const command = await commandOf(now.projection.revisionId, tool);
-    if (command === undefined) throw unknownTool();
-    const decoded = decodeJsonInputs(command, args);
-    if (!decoded.ok)
-      return toolResult(
-        era,
-        await core.rejected({
-          identity: tool.identity,
-          surface: "mcp",
-          message: "the arguments do not match the tool's input schema",
-          issues: decoded.issues,
-        }),
-      );
-    const outcome = await core.invoke({
-      command: { toolName: name },
-      supplied: decoded.value,
-      surface: "mcp",
-      revisionId: now.projection.revisionId,
-      signal: entry.controller.signal,
-      ownerSignal: owner.signal,
-      transportSignal: transport.signal,
-    });
-    if (
-      outcome.outcome === "rejected" &&
-      (outcome.reason === "not_found" || outcome.reason === "obsolete_revision")
-    )
-      throw unknownTool();
-    return toolResult(era, outcome);
-  }
-
-  function toolResult(era: Era, o: InvocationOutcome): object {
-    const envelope = outcomeEnvelope(o);
-    const content: { type: "text"; text: string }[] = [
-      { type: "text", text: JSON.stringify(envelope) },
-    ];
-    if (o.outcome !== "succeeded" && (o.message !== undefined || o.issues !== undefined))
-      content.push({
-        type: "text",
-        text: JSON.stringify({
-          ...(o.message !== undefined && { message: o.message }),
-          ...(o.issues !== undefined && { issues: o.issues }),
-        }),
-      });
-    const result: CallToolResult = {
-      content,
-      structuredContent: envelope,
-      isError: o.outcome !== "succeeded",
-    };
-    return complete(era, result);
   }
 
   const host: McpHost = {

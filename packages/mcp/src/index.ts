@@ -1,13 +1,14 @@
 // The complete public surface of @rukh/mcp: any export added here becomes public API.
-export type { McpErrorCode } from "./_errors.js";
-export { JSONRPC_ERROR_CODES, MCP_ERROR_CODES, McpError } from "./_errors.js";
-export type { McpCloseReason, McpHost, McpLogger, ServeStdioOptions } from "./_host.js";
+
 export {
   LEGACY_PROTOCOL_VERSIONS,
   MCP_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSION,
-  serveStdio,
-} from "./_host.js";
+} from "./_era.js";
+export type { McpErrorCode } from "./_errors.js";
+export { JSONRPC_ERROR_CODES, MCP_ERROR_CODES, McpError } from "./_errors.js";
+export type { McpCloseReason, McpHost, McpLogger, ServeStdioOptions } from "./_host.js";
+export { serveStdio } from "./_host.js";
 export type { McpLimits } from "./_limits.js";
 export {
   MCP_IO_DEADLINE_MS,

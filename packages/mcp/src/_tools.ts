@@ -1,0 +1,225 @@
+// The host's tools: the list a preset sees, page by page, and a call mapped
+// onto the invocation core, with the projection of the active revision read
+// once per revision and the four newest kept.
+
+// Types only: the SDK's wire types keep our hand-built results honest (ADR 0009).
+import type { CallToolResult, ListToolsResult, Tool } from "@modelcontextprotocol/server";
+import {
+  type HostBinding,
+  type InvocationCore,
+  type InvocationOutcome,
+  outcomeEnvelope,
+} from "@rukh/core";
+import { type CommandSpec, decodeJsonInputs, type ExtensionDescriptor } from "@rukh/descriptor";
+import type { JsonObject } from "@rukh/json";
+import {
+  listTools,
+  type McpTool,
+  ProfileError,
+  resolveTool,
+  type StateDirectory,
+  storedDescriptor,
+  type ToolProjection,
+  visibleTools,
+} from "@rukh/profile";
+import { completeFor, type Era } from "./_era.js";
+import { JSONRPC_ERROR_CODES } from "./_errors.js";
+import { presetMissing, RpcError, unknownTool } from "./_rpc.js";
+
+/** What the tools of one host are bound to. */
+export interface ToolsContext {
+  readonly state: StateDirectory;
+  readonly core: InvocationCore;
+  readonly binding: HostBinding;
+  /** Aborted by the owner's shutdown: running calls end `owner_cancel`. */
+  readonly ownerSignal: AbortSignal;
+  /** Aborted when the client's transport is lost: running calls end `transport_lost`. */
+  readonly transportSignal: AbortSignal;
+  readonly serverInfo: { readonly name: string; readonly version: string };
+}
+
+/** `tools/list` and `tools/call` of one host. */
+export interface HostTools {
+  list(era: Era, params: JsonObject | undefined): Promise<object>;
+  /** `signal`: the client's cancellation of this request. */
+  call(era: Era, params: JsonObject | undefined, signal: AbortSignal): Promise<object>;
+}
+
+/** The tools of the host `ctx` describes. */
+export function hostTools(ctx: ToolsContext): HostTools {
+  const { state, core, binding } = ctx;
+  const projections = new Map<string, { projection: ToolProjection; visible: Set<string> }>();
+  let cursorKey: Buffer | undefined;
+  const complete = (era: Era, result: Record<string, unknown>) =>
+    completeFor(era, result, ctx.serverInfo);
+
+  async function current(): Promise<{
+    projection: ToolProjection;
+    visible: Set<string>;
+  } | null> {
+    const rid = await state.activeRevisionId();
+    if (rid === null) return null;
+    const cached = projections.get(rid);
+    if (cached !== undefined) return cached;
+    let projection: ToolProjection;
+    try {
+      projection = await state.projection(rid);
+    } catch (e) {
+      // No partial list: the whole list fails, and says which package and why.
+      if (e instanceof ProfileError)
+        throw new RpcError(
+          JSONRPC_ERROR_CODES.profileUnavailable,
+          `the installed tools cannot be listed: ${e.message}`,
+          { reason: e.code },
+        );
+      throw e;
+    }
+    cursorKey ??= await state.cursorKey();
+    let visible: Set<string>;
+    try {
+      visible = new Set(visibleTools(projection, binding.preset).map((t) => t.name));
+    } catch (e) {
+      if (e instanceof ProfileError && e.code === "unknown_preset") throw presetMissing();
+      throw e;
+    }
+    const entry = { projection, visible };
+    // Only the newest revisions matter; older names are answered as unknown anyway.
+    if (projections.size >= 4) projections.delete(projections.keys().next().value!);
+    projections.set(rid, entry);
+    return entry;
+  }
+
+  async function commandOf(revisionId: string, tool: McpTool): Promise<CommandSpec | undefined> {
+    const revision = await state.readRevision(revisionId);
+    const ext = tool.identity.slice(0, tool.identity.indexOf("/"));
+    const installed = revision.extensions.find((e) => e.id === ext);
+    if (installed === undefined) return undefined;
+    let d: ExtensionDescriptor;
+    try {
+      // Parsed once per process (the core admits with the same one).
+      d = await storedDescriptor(state.root, installed.digest);
+    } catch {
+      return undefined;
+    }
+    return d.commands.find((c) => c.identity === tool.identity);
+  }
+
+  function wireTool(t: McpTool): Tool {
+    // Profile built both schemas as closed JSON Schema objects (checked at publication).
+    return {
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      inputSchema: t.inputSchema as Tool["inputSchema"],
+      outputSchema: t.outputSchema as Tool["outputSchema"],
+    };
+  }
+
+  async function list(era: Era, params: JsonObject | undefined): Promise<object> {
+    const cursor = params?.cursor;
+    if (cursor !== undefined && typeof cursor !== "string")
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: cursor must be a string",
+      );
+    const now = await current();
+    const hints = era === "modern" ? { ttlMs: 0, cacheScope: "private" } : {};
+    if (now === null) {
+      if (cursor !== undefined)
+        throw new RpcError(JSONRPC_ERROR_CODES.invalidParams, "Invalid params: stale cursor");
+      return complete(era, { tools: [], ...hints });
+    }
+    cursorKey ??= await state.cursorKey();
+    try {
+      const page = listTools(now.projection, {
+        preset: binding.preset,
+        cursorKey,
+        ...(cursor !== undefined && { cursor }),
+      });
+      const result: ListToolsResult = {
+        tools: page.tools.map(wireTool),
+        ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+      };
+      return complete(era, { ...result, ...hints });
+    } catch (e) {
+      if (e instanceof ProfileError && (e.code === "invalid_cursor" || e.code === "stale_cursor"))
+        throw new RpcError(JSONRPC_ERROR_CODES.invalidParams, `Invalid params: ${e.message}`);
+      if (e instanceof ProfileError && e.code === "unknown_preset") throw presetMissing();
+      throw e;
+    }
+  }
+
+  async function call(
+    era: Era,
+    params: JsonObject | undefined,
+    signal: AbortSignal,
+  ): Promise<object> {
+    const name = params?.name;
+    const args = params?.arguments;
+    if (typeof name !== "string")
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: name must be a string",
+      );
+    if (params !== undefined && Object.hasOwn(params, "task"))
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: tasks are not supported",
+      );
+    const now = await current();
+    if (now === null || !now.visible.has(name)) throw unknownTool();
+    const tool = resolveTool(now.projection, name);
+    if (tool === undefined) throw unknownTool();
+    const command = await commandOf(now.projection.revisionId, tool);
+    if (command === undefined) throw unknownTool();
+    const decoded = decodeJsonInputs(command, args);
+    if (!decoded.ok)
+      return toolResult(
+        era,
+        await core.rejected({
+          identity: tool.identity,
+          surface: "mcp",
+          message: "the arguments do not match the tool's input schema",
+          issues: decoded.issues,
+        }),
+      );
+    const outcome = await core.invoke({
+      command: { toolName: name },
+      supplied: decoded.value,
+      surface: "mcp",
+      revisionId: now.projection.revisionId,
+      signal,
+      ownerSignal: ctx.ownerSignal,
+      transportSignal: ctx.transportSignal,
+    });
+    if (
+      outcome.outcome === "rejected" &&
+      (outcome.reason === "not_found" || outcome.reason === "obsolete_revision")
+    )
+      throw unknownTool();
+    return toolResult(era, outcome);
+  }
+
+  function toolResult(era: Era, o: InvocationOutcome): object {
+    const envelope = outcomeEnvelope(o);
+    const content: { type: "text"; text: string }[] = [
+      { type: "text", text: JSON.stringify(envelope) },
+    ];
+    if (o.outcome !== "succeeded" && (o.message !== undefined || o.issues !== undefined))
+      content.push({
+        type: "text",
+        text: JSON.stringify({
+          ...(o.message !== undefined && { message: o.message }),
+          ...(o.issues !== undefined && { issues: o.issues }),
+        }),
+      });
+    const result: CallToolResult = {
+      content,
+      structuredContent: envelope,
+      isError: o.outcome !== "succeeded",
+    };
+    return complete(era, result);
+  }
+
+  return { list, call };
+}
