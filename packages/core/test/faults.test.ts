@@ -93,7 +93,10 @@ describe("each fault ends in exactly one outcome", () => {
     expect(o.diagnostics.droppedBytes).toBeGreaterThanOrEqual(
       o.diagnostics.stdoutBytes + o.diagnostics.stderrBytes - DIAGNOSTICS_MAX_BYTES,
     );
-    expect(growth).toBeLessThan(40 * (1 << 20));
+    // Bounded, not proportional: keeping the output would grow by 100 MiB or more. The
+    // bound leaves room for garbage the collector has not reclaimed yet on a busy machine
+    // (44 MiB was seen with every package's suite running at once).
+    expect(growth).toBeLessThan(64 * (1 << 20));
   });
 
   it("runs exactly the concurrency limit and rejects the rest at once", async () => {
