@@ -352,6 +352,29 @@ describe("the publication lock", () => {
 });
 
 describe("tool names", () => {
+  it("match vectors computed without Rukh's code", () => {
+    // Each fingerprint is coreutils' `sha256sum` of the RFC 8785 text of
+    // ["rukh.mcp-tool/1", namespace, revision id, identity], typed out by hand:
+    //   printf '%s' '["rukh.mcp-tool/1","acme-local","aaaa…aaaa","acme.tools/greet"]' | sha256sum
+    const rid = "a".repeat(64);
+    expect(toolName("acme-local", rid, "acme.tools/greet")).toBe(
+      "acme_tools_greet__9614b321681b876a789f660e64e1aa88a53e23cbc0ca94851fef96134e09c5e3",
+    );
+    expect(toolName("acme-local", rid, "acme.tools/greet", "compact")).toBe(
+      "greet__9614b321681b876a",
+    );
+    // The slug keeps [a-z0-9_-], lowercases, maps the rest to "_" and stops at 48 characters.
+    expect(
+      toolName(
+        "acme-local",
+        rid,
+        "Acme.Tools-x/Very.Long_command-name.with.many.parts.beyond.forty.eight",
+      ),
+    ).toBe(
+      "acme_tools-x_very_long_command-name_with_many_pa__c291e3f4c616a56c2da78d4ae4e87de9562195da38d46b3b5cd88f9cac672efb",
+    );
+  });
+
   it("are the fingerprint of the four strings, for any ids a revision can hold", () => {
     fc.assert(
       fc.property(
