@@ -358,6 +358,13 @@ class SchemaChecker {
               "invalid_keyword_value",
               `expected ${key} to be a finite number`,
             );
+          } else if (t === "integer" && Math.abs(v) > Number.MAX_SAFE_INTEGER) {
+            // A bound no integer result can meet exactly: JSON numbers past 2^53 round.
+            this.issue(
+              pointerAppend(path, key),
+              "invalid_keyword_value",
+              `is ${v}; expected ${key} of an integer to be within ±(2^53−1)`,
+            );
           } else {
             compiled[key] = v;
           }

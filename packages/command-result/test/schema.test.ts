@@ -97,6 +97,15 @@ describe("checkResultSchema rejects everything outside the subset", () => {
     ["an array as schema", [], [["", "not_a_schema"]]],
     ["a missing type", { minLength: 1 }, [["", "missing_keyword"]]],
     ["a type list", { type: ["string", "null"] }, [["/type", "invalid_keyword_value"]]],
+    [
+      "integer bounds past ±(2^53−1), which no exact integer result can meet",
+      { type: "integer", minimum: -(2 ** 53), maximum: 2 ** 60 },
+      [
+        ["/minimum", "invalid_keyword_value"],
+        ["/maximum", "invalid_keyword_value"],
+      ],
+    ],
+
     ["an unknown type", { type: "any" }, [["/type", "invalid_keyword_value"]]],
     ["a non-string title", { type: "null", title: 1 }, [["/title", "invalid_keyword_value"]]],
     [
