@@ -1,28 +1,17 @@
 import type { Readable, Writable } from "node:stream";
-// Types only: the SDK's wire types keep our hand-built results honest (ADR 0009).
-import type { DiscoverResult, InitializeResult } from "@modelcontextprotocol/server";
 import { createInvocationCore, type HostBinding, type InvocationCore } from "@rukh/core";
-import type { JsonObject, JsonValue } from "@rukh/json";
+import type { JsonValue } from "@rukh/json";
 import { StateDirectory } from "@rukh/profile";
 import { type ChannelCloseReason, StdioChannel } from "./_channel.js";
-import {
-  completeFor,
-  type Era,
-  eraOf,
-  isObject,
-  LEGACY_PROTOCOL_VERSIONS,
-  META_SERVER_INFO,
-  META_SUBSCRIPTION,
-  MODERN_PROTOCOL_VERSION,
-} from "./_era.js";
+import { createDispatcher } from "./_dispatch.js";
+import { completeFor } from "./_era.js";
 import { JSONRPC_ERROR_CODES, McpError } from "./_errors.js";
 import { type McpLimits, resolveLimits } from "./_limits.js";
 import { decodeMessage, type IncomingMessage, type RequestId } from "./_message.js";
-import { methodNotFound, RpcError } from "./_rpc.js";
+import { RpcError } from "./_rpc.js";
 import { hostTools } from "./_tools.js";
+import { ListWatcher } from "./_watch.js";
 
-/** How often the active revision is checked while someone listens for list changes. */
-const WATCH_INTERVAL_MS = 250;
 const HOST_VERSION = "0.1.0";
 
 /**
@@ -158,19 +147,23 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     transportSignal: transport.signal,
     serverInfo,
   });
-  const complete = (era: Era, result: Record<string, unknown>) =>
-    completeFor(era, result, serverInfo);
+  const watcher = new ListWatcher({
+    state,
+    send: (message) => channel.send(encode(message)),
+    complete: (result) => completeFor("modern", result, serverInfo),
+    serverInfo,
+    warn: (message, data) => logger.log("warn", message, data),
+  });
+  const dispatcher = createDispatcher({
+    tools,
+    watcher,
+    limits,
+    serverInfo,
+    info: (message, data) => logger.log("info", message, data),
+  });
   const pending = new Map<string, Pending>();
   const work = new Set<Promise<void>>();
-  let legacyVersion: string | undefined;
-  const erasSeen = new Set<Era>();
   let finishing = false;
-  // Open `subscriptions/listen` streams (modern) and whether a legacy client listens.
-  const listeners = new Map<string, { id: RequestId; end: () => void }>();
-  let legacyListening = false;
-  let watchTimer: NodeJS.Timeout | undefined;
-  let watchedRevision: string | null | undefined;
-  let watchBusy = false;
   let resolveClosed!: (r: McpCloseReason) => void;
   const closed = new Promise<McpCloseReason>((r) => {
     resolveClosed = r;
@@ -214,10 +207,8 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
       channel.stopReading();
       owner.abort(new Error("the host is shutting down"));
     } else transport.abort(new Error(`the client's transport was lost: ${reason}`));
-    stopWatching();
-    legacyListening = false;
     // Subscriptions end gracefully (a final listen result) when the channel can still carry it.
-    for (const l of [...listeners.values()]) l.end();
+    watcher.stop();
     // Owned work is bounded by its cancellation grace; each settles exactly once.
     while (work.size > 0) await Promise.allSettled([...work]);
     if (how !== "broken") await channel.drained();
@@ -287,7 +278,8 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     }
     const entry: Pending = { controller: new AbortController(), cancelled: false };
     pending.set(key, entry);
-    const job = handle(msg, entry)
+    const job = dispatcher
+      .handle(msg, entry.controller.signal)
       .then(
         (result) => {
           if (!entry.cancelled) sendResult(msg.id, result);
@@ -318,186 +310,9 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
       entry.cancelled = true;
       entry.controller.abort(new Error("cancelled by the client"));
     }
-    if (msg.method === "notifications/initialized" && legacyVersion !== undefined) {
-      legacyListening = true;
-      startWatching();
-    }
+    if (msg.method === "notifications/initialized" && dispatcher.initialized)
+      watcher.legacyListens();
     // Anything else carries nothing we act on.
-  }
-
-  function startWatching(): void {
-    if (watchTimer !== undefined || finishing) return;
-    watchTimer = setInterval(() => void checkRevision(), WATCH_INTERVAL_MS);
-    void checkRevision();
-  }
-
-  function stopWatching(): void {
-    clearInterval(watchTimer);
-    watchTimer = undefined;
-    watchedRevision = undefined;
-  }
-
-  async function checkRevision(): Promise<void> {
-    if (watchBusy) return;
-    watchBusy = true;
-    try {
-      const rid = await state.activeRevisionId();
-      const before = watchedRevision;
-      watchedRevision = rid;
-      if (before === undefined || before === rid || finishing) return;
-      if (legacyListening)
-        channel.send(encode({ jsonrpc: "2.0", method: "notifications/tools/list_changed" }));
-      for (const l of listeners.values())
-        channel.send(
-          encode({
-            jsonrpc: "2.0",
-            method: "notifications/tools/list_changed",
-            params: { _meta: { [META_SUBSCRIPTION]: l.id } },
-          }),
-        );
-    } catch (e) {
-      logger.log("warn", "cannot read the active revision", { error: String(e) });
-    } finally {
-      watchBusy = false;
-    }
-  }
-
-  /** A modern `subscriptions/listen` stream: acknowledged, then open until cancelled or shutdown. */
-  function listen(id: RequestId, params: JsonObject | undefined, entry: Pending): Promise<object> {
-    const wanted = params?.notifications;
-    if (!isObject(wanted))
-      throw new RpcError(
-        JSONRPC_ERROR_CODES.invalidParams,
-        "Invalid params: notifications must be an object",
-      );
-    const tools = wanted.toolsListChanged === true;
-    channel.send(
-      encode({
-        jsonrpc: "2.0",
-        method: "notifications/subscriptions/acknowledged",
-        params: {
-          notifications: tools ? { toolsListChanged: true } : {},
-          _meta: { [META_SUBSCRIPTION]: id },
-        },
-      }),
-    );
-    return new Promise((resolve) => {
-      const key = idKey(id);
-      const end = () => {
-        listeners.delete(key);
-        if (listeners.size === 0 && !legacyListening) stopWatching();
-        resolve(
-          complete("modern", {
-            _meta: { [META_SUBSCRIPTION]: id, [META_SERVER_INFO]: serverInfo },
-          }),
-        );
-      };
-      if (!tools) {
-        // Nothing this host can deliver was asked for: the stream ends at once.
-        end();
-        return;
-      }
-      listeners.set(key, { id, end });
-      entry.controller.signal.addEventListener("abort", end, { once: true });
-      startWatching();
-    });
-  }
-
-  async function withListDeadline<T>(what: string, run: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        run(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () =>
-              reject(
-                new RpcError(
-                  JSONRPC_ERROR_CODES.internalError,
-                  `${what} did not finish within ${limits.listDeadlineMs} ms`,
-                ),
-              ),
-            limits.listDeadlineMs,
-          );
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  async function handle(
-    msg: Extract<IncomingMessage, { kind: "request" }>,
-    entry: Pending,
-  ): Promise<object> {
-    const params = msg.params;
-    if (
-      params !== undefined &&
-      (Object.hasOwn(params, "requestState") || Object.hasOwn(params, "inputResponses"))
-    )
-      throw new RpcError(
-        JSONRPC_ERROR_CODES.invalidParams,
-        "Invalid params: continuation input (requestState/inputResponses) is not supported",
-      );
-    const era = eraOf(msg.method, params, legacyVersion !== undefined);
-    if (!erasSeen.has(era)) {
-      erasSeen.add(era);
-      logger.log("info", "serving a protocol era", {
-        era,
-        version: era === "modern" ? MODERN_PROTOCOL_VERSION : (legacyVersion ?? "pending"),
-      });
-    }
-    switch (msg.method) {
-      case "ping":
-        // The 2026-07-28 protocol has no ping: liveness is the request's own answer.
-        if (era === "modern") throw methodNotFound(msg.method);
-        return complete(era, {});
-      case "initialize":
-        return withListDeadline("initialize", async () => initialize(era, params));
-      case "server/discover":
-        if (era !== "modern") throw methodNotFound(msg.method);
-        return withListDeadline("server/discover", async () =>
-          complete(era, {
-            supportedVersions: [MODERN_PROTOCOL_VERSION],
-            capabilities: { tools: { listChanged: true } },
-            ttlMs: 0,
-            cacheScope: "private",
-          } satisfies DiscoverResult),
-        );
-      case "tools/list":
-        return withListDeadline("tools/list", () => tools.list(era, params));
-      case "tools/call":
-        return tools.call(era, params, entry.controller.signal);
-      case "subscriptions/listen":
-        if (era !== "modern") throw methodNotFound(msg.method);
-        return listen(msg.id, params, entry);
-      default:
-        throw methodNotFound(msg.method);
-    }
-  }
-
-  function initialize(era: Era, params: JsonObject | undefined): object {
-    if (era === "modern") throw methodNotFound("initialize");
-    if (legacyVersion !== undefined)
-      throw new RpcError(
-        JSONRPC_ERROR_CODES.invalidRequest,
-        "Invalid request: already initialized",
-      );
-    const requested = params?.protocolVersion;
-    if (typeof requested !== "string" || !isObject(params?.capabilities))
-      throw new RpcError(
-        JSONRPC_ERROR_CODES.invalidParams,
-        "Invalid params: initialize needs protocolVersion (string) and capabilities (object)",
-      );
-    const version = (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
-      ? requested
-      : LEGACY_PROTOCOL_VERSIONS[0];
-    legacyVersion = version;
-    return {
-      protocolVersion: version,
-      capabilities: { tools: { listChanged: true } },
-      serverInfo,
-    } satisfies InitializeResult;
   }
 
   const host: McpHost = {
