@@ -41,7 +41,7 @@ function descriptor(i) {
         runtime: "node",
         result: { kind: "text" },
       },
-      machine: { eligible: true, interaction: "none", requiredFeatures: [] },
+      machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
     })),
   };
 }

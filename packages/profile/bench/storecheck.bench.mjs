@@ -36,7 +36,7 @@ export default async function (suite) {
               runtime: "node",
               result: { kind: "text" },
             },
-            machine: { eligible: true, interaction: "none", requiredFeatures: [] },
+            machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
           },
         ],
       }),

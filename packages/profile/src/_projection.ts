@@ -152,6 +152,7 @@ export function outputEnvelope(command: CommandSpec): JsonObject {
 }
 
 const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
+const COMMAND_RESULT_FEATURE = "rukh.command-result/1";
 
 /**
  * A tool whose schemas are built the first time they are read (a first page
@@ -233,9 +234,9 @@ function checkedSize(tool: McpTool): number {
 
 /**
  * The commands of `extensions` that are MCP tools under `config`: eligible
- * for machines, needing no interaction, managed, needing only features this
- * host has, and exposed; throws `tool_too_large` for a description too long
- * for a tool.
+ * for machines, needing no interaction, managed, requiring
+ * `rukh.command-result/1` and no feature this host lacks, and exposed;
+ * throws `tool_too_large` for a description too long for a tool.
  */
 export function toolCommands(
   config: OwnerConfig,
@@ -250,6 +251,8 @@ export function toolCommands(
       if (m === undefined || !m.eligible || m.interaction === "required") continue;
       if (command.execute.mapping !== "managed") continue;
       if (!m.requiredFeatures.every((f) => FEATURES.has(f))) continue;
+      // The machine baseline: a tool's result is a command-result/1 result, declared as required.
+      if (!m.requiredFeatures.includes(COMMAND_RESULT_FEATURE)) continue;
       if (!exposedCommands.has(command.identity) && !exposedExtensions.has(descriptor.id)) continue;
       if ((command.description ?? command.summary).length > TOOL_DESCRIPTION_MAX_LENGTH)
         throw new ProfileError(

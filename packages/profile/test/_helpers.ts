@@ -55,7 +55,11 @@ export function descriptor(id: string, publisher: string, commands: readonly Com
         runtime: "node",
         result: { kind: "text" },
       },
-      machine: { eligible: c.eligible ?? true, interaction: "none", requiredFeatures: [] },
+      machine: {
+        eligible: c.eligible ?? true,
+        interaction: "none",
+        requiredFeatures: ["rukh.command-result/1"],
+      },
     })),
   };
 }

@@ -28,7 +28,7 @@ function bigCommand(ext: string, c: number) {
       runtime: "node",
       result: { kind: "text" },
     },
-    machine: { eligible: true, interaction: "none", requiredFeatures: [] },
+    machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
   };
 }
 
@@ -132,6 +132,6 @@ function indexableCommand() {
       runtime: "node",
       result: { kind: "text" },
     },
-    machine: { eligible: true, interaction: "none", requiredFeatures: [] },
+    machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
   };
 }

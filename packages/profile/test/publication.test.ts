@@ -32,6 +32,20 @@ async function code(p: Promise<unknown>): Promise<string | undefined> {
 }
 
 describe("publication", () => {
+  it("lists as a tool only an eligible command that requires rukh.command-result/1; the other still routes on the CLI", async () => {
+    const h = await home();
+    const d = descriptor("acme.files", "acme", [{ id: "with" }, { id: "without" }]) as {
+      commands: { machine: { requiredFeatures: string[] } }[];
+    };
+    d.commands[1]!.machine.requiredFeatures = [];
+    const r = await h.install(await makePackage(work, d));
+    expect(r.projection.tools.map((t) => t.identity)).toEqual(["acme.files/with"]);
+    expect(r.projection.routes.commands.map((c) => c.identity).sort()).toEqual([
+      "acme.files/with",
+      "acme.files/without",
+    ]);
+  });
+
   it("publishes nothing for a change that changes nothing; a rollback always publishes", async () => {
     const h = await home();
     const pkg = await makePackage(work, descriptor("acme.files", "acme", [{ id: "x" }]));

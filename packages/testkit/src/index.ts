@@ -124,7 +124,7 @@ export function managed(
  * machine("required");
  */
 export function machine(interaction: "none" | "optional" | "required" = "none"): object {
-  return { eligible: true, interaction, requiredFeatures: [] };
+  return { eligible: true, interaction, requiredFeatures: ["rukh.command-result/1"] };
 }
 
 /** One command of a descriptor built by {@link commandsDescriptor}. */
