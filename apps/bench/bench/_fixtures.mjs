@@ -42,7 +42,11 @@ export function runAsync(file, args, env = cleanEnv()) {
 }
 
 const managed = { mapping: "managed", program: "bin/main.mjs", runtime: "node" };
-const machine = { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] };
+const machine = {
+  eligible: true,
+  interaction: "none",
+  requiredFeatures: ["rukh.command-result/1"],
+};
 
 function descriptor(id, group, commands, version) {
   return {

@@ -72,7 +72,11 @@ export async function setup({ strict = false, journal } = {}) {
           runtime: "node",
           result: { kind: "text" },
         },
-        machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
+        machine: {
+          eligible: true,
+          interaction: "none",
+          requiredFeatures: ["rukh.command-result/1"],
+        },
       })),
     }),
   );

@@ -33,7 +33,11 @@ const managed = {
   runtime: "node",
   result: { kind: "text" },
 };
-const machine = { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] };
+const machine = {
+  eligible: true,
+  interaction: "none",
+  requiredFeatures: ["rukh.command-result/1"],
+};
 
 async function writePackage(dir, descriptor, program) {
   mkdirSync(join(dir, "bin"), { recursive: true });

@@ -36,7 +36,11 @@ export default async function (suite) {
               runtime: "node",
               result: { kind: "text" },
             },
-            machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
+            machine: {
+              eligible: true,
+              interaction: "none",
+              requiredFeatures: ["rukh.command-result/1"],
+            },
           },
         ],
       }),
