@@ -1,11 +1,20 @@
-// `mcp serve` and `mcp config`: the stdio server, and what a client needs to start it.
+// `mcp serve`, `mcp config` and `mcp install`: the stdio server, what a
+// client needs to start it, and writing that into the client's own file.
 
+import { resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
 import { candidates } from "./_current.js";
-import { flag, oneOf, text } from "./_inputs.js";
+import { bool, flag, oneOf, text } from "./_inputs.js";
 import { type AdminBody, OK, type Profile, print, STATE, USAGE, UsageError } from "./_kit.js";
 import { clientConfig, MCP_CLIENTS, type McpClient, nameLimit } from "./_mcp-clients.js";
+import {
+  clientFile,
+  lineDiff,
+  mergedConfig,
+  readConfigFile,
+  writeConfigFile,
+} from "./_mcp-install.js";
 import type { AdminOptions } from "./index.js";
 
 const PRESET = flag("preset", "The task preset the server binds (default: agent)", {
@@ -55,8 +64,63 @@ export function mcpBuiltins(
         return OK;
       }),
     },
+    {
+      path: ["mcp", "install"],
+      summary:
+        "Add this server to an MCP client's configuration file: merged in, the old file kept as a backup",
+      inputs: [
+        oneOf("client", "The MCP client", FILE_CLIENTS, { required: true }),
+        PRESET,
+        flag("file", "The configuration file (default: where the client keeps it)", {
+          maxLength: 4096,
+        }),
+        bool("dry_run", "Show the change as a line diff and write nothing"),
+      ],
+      suggest: (_id, stateDir) => candidates(stateDir, "presets"),
+      run: guarded(async (ctx, home, profile) => {
+        const preset = text(ctx.inputs, "preset") ?? "agent";
+        const client = text(ctx.inputs, "client") as McpClient;
+        const notes = await checkFit(home, profile, client, brand, preset);
+        const launch = {
+          name: brand,
+          command: options.executable,
+          args: ["mcp", "serve", "--preset", preset],
+          env: { RUKH_HOME: ctx.stateDir },
+        };
+        const file = resolve(
+          text(ctx.inputs, "file") ?? clientFile(client, ctx.env, process.cwd()),
+        );
+        const before = readConfigFile(file);
+        const after = mergedConfig(client, file, before, launch);
+        for (const n of notes) ctx.stderr.write(`${brand}: ${n}\n`);
+        const dryRun = ctx.inputs.dry_run === true;
+        if (!after.changed) {
+          print(ctx, `${file} already starts this server; nothing written`, {
+            client,
+            file,
+            changed: false,
+          });
+          return OK;
+        }
+        if (dryRun) {
+          const diff = lineDiff(file, before ?? "", after.text);
+          print(ctx, `${diff}\n(dry run: nothing written)`, { client, file, changed: true, diff });
+          return OK;
+        }
+        const backup = writeConfigFile(file, after.text, before !== undefined);
+        print(
+          ctx,
+          `added ${brand} to ${file}${backup === undefined ? "" : `; the previous file is ${backup}`}; restart ${client} to load it`,
+          { client, file, changed: true, ...(backup !== undefined && { backup }) },
+        );
+        return OK;
+      }),
+    },
   ];
 }
+
+/** The clients whose configuration is a file `mcp install` can write. */
+const FILE_CLIENTS = MCP_CLIENTS.filter((c) => c !== "inspector");
 
 /**
  * Checks the preset against the active profile and the preset's tool names

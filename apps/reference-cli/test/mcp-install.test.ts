@@ -1,0 +1,136 @@
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
+
+// `rukh mcp install` writes the client's own file: merged, backed up,
+// idempotent, previewed with --dry-run, and never half-written.
+const { at, rukh } = useSleeperCli("rukh-cli-mcp-install-");
+
+beforeAll(() => {
+  // Compact names, so that the 64-character clients accept the tools.
+  const config = JSON.parse(rukh("--json", "profile", "show").stdout).result.config;
+  const file = join(at.work, "compact.json");
+  writeFileSync(file, JSON.stringify({ ...config, mcp: { toolNames: "compact" } }));
+  expect(rukh("profile", "set-config", file).status).toBe(0);
+});
+
+const dir = () => mkdtempSync(join(tmpdir(), "rukh-mcp-install-"));
+const install = (...args: string[]) => rukh("mcp", "install", "--preset", "default", ...args);
+const server = () => ({
+  command: RUKH_BIN,
+  args: ["mcp", "serve", "--preset", "default"],
+  env: { RUKH_HOME: at.root },
+});
+const backups = (d: string) => readdirSync(d).filter((f) => f.endsWith(".bak"));
+
+describe("rukh mcp install", () => {
+  it("creates the file when there is none, readable by the user only", () => {
+    const file = join(dir(), "sub", "mcp.json");
+    const r = install("--client", "cursor", "--file", file);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ mcpServers: { rukh: server() } });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it("merges into an existing file, keeping everything else and a backup of what was there", () => {
+    const d = dir();
+    const file = join(d, "claude_desktop_config.json");
+    const before = { theme: "dark", mcpServers: { other: { command: "other", args: [] } } };
+    writeFileSync(file, JSON.stringify(before, null, 4));
+    const r = install("--client", "claude-desktop", "--file", file);
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
+      theme: "dark",
+      mcpServers: { other: { command: "other", args: [] }, rukh: server() },
+    });
+    const [backup] = backups(d);
+    expect(readFileSync(join(d, backup!), "utf8")).toBe(JSON.stringify(before, null, 4));
+    expect(r.stdout).toContain(`the previous file is ${join(d, backup!)}`);
+
+    // Again: nothing to do, nothing written, no second backup.
+    const again = install("--client", "claude-desktop", "--file", file);
+    expect(again.status).toBe(0);
+    expect(again.stdout).toContain("already starts this server; nothing written");
+    expect(backups(d)).toHaveLength(1);
+  });
+
+  it("shows a line diff with --dry-run and writes nothing", () => {
+    const d = dir();
+    const file = join(d, "mcp.json");
+    const text = `${JSON.stringify({ servers: {} }, null, 2)}\n`;
+    writeFileSync(file, text);
+    const r = install("--client", "vscode", "--file", file, "--dry-run");
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`--- ${file}`);
+    expect(r.stdout).toContain('-   "servers": {}');
+    expect(r.stdout).toContain('+       "type": "stdio",');
+    expect(r.stdout).toContain("(dry run: nothing written)");
+    expect(readFileSync(file, "utf8")).toBe(text);
+    expect(backups(d)).toEqual([]);
+  });
+
+  it("refuses a file that is not JSON, naming where, and leaves it alone", () => {
+    const d = dir();
+    const file = join(d, ".mcp.json");
+    writeFileSync(file, '{\n  "mcpServers": {\n    "x": 1,\n  }\n}\n');
+    const r = install("--client", "claude-code", "--file", file);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`${file.replaceAll(".", "\\.")}:4:3 is not valid JSON`));
+    expect(readFileSync(file, "utf8")).toBe('{\n  "mcpServers": {\n    "x": 1,\n  }\n}\n');
+    expect(backups(d)).toEqual([]);
+  });
+
+  it("replaces its own Codex table and keeps the others", () => {
+    const d = dir();
+    const file = join(d, "config.toml");
+    writeFileSync(
+      file,
+      'model = "o4"\n\n[mcp_servers.rukh]\ncommand = "old"\nargs = []\n\n[mcp_servers.other]\ncommand = "x"\n',
+    );
+    const r = install("--client", "codex", "--file", file);
+    expect(r.status, r.stderr).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(
+      [
+        'model = "o4"',
+        "",
+        "[mcp_servers.rukh]",
+        `command = ${JSON.stringify(RUKH_BIN)}`,
+        'args = ["mcp", "serve", "--preset", "default"]',
+        `env = { RUKH_HOME = ${JSON.stringify(at.root)} }`,
+        "",
+        "[mcp_servers.other]",
+        'command = "x"',
+        "",
+      ].join("\n"),
+    );
+    expect(install("--client", "codex", "--file", file).stdout).toContain("nothing written");
+  });
+
+  it("writes the project's file for Claude Code by default", () => {
+    const d = dir();
+    const r = spawnIn(d, "--client", "claude-code");
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(d, ".mcp.json"), "utf8"))).toEqual({
+      mcpServers: { rukh: server() },
+    });
+    expect(existsSync(join(d, ".mcp.json"))).toBe(true);
+  });
+});
+
+function spawnIn(cwd: string, ...args: string[]) {
+  return spawnSync(RUKH_BIN, ["mcp", "install", "--preset", "default", ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at.root },
+  });
+}
