@@ -2,12 +2,18 @@
 // client needs to start it, and writing that into the client's own file.
 
 import { resolve } from "node:path";
-import type { CliBuiltin } from "@rukh/cli";
+import type { BuiltinContext, CliBuiltin } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
 import { candidates } from "./_current.js";
 import { bool, flag, oneOf, text } from "./_inputs.js";
 import { type AdminBody, OK, type Profile, print, STATE, USAGE, UsageError } from "./_kit.js";
-import { clientConfig, MCP_CLIENTS, type McpClient, nameLimit } from "./_mcp-clients.js";
+import {
+  clientConfig,
+  MCP_CLIENTS,
+  type McpClient,
+  nameLimit,
+  type ServerLaunch,
+} from "./_mcp-clients.js";
 import {
   clientFile,
   lineDiff,
@@ -27,6 +33,19 @@ export function mcpBuiltins(
   guarded: (fn: AdminBody) => CliBuiltin["run"],
 ): CliBuiltin[] {
   const { brand } = options;
+  /** The client and preset asked for, checked against the profile, and how the server starts. */
+  async function prepare(ctx: BuiltinContext, home: StateDirectory, profile: Profile) {
+    const preset = text(ctx.inputs, "preset") ?? "agent";
+    const client = text(ctx.inputs, "client") as McpClient;
+    const notes = await checkFit(home, profile, client, brand, preset);
+    const launch: ServerLaunch = {
+      name: brand,
+      command: options.executable,
+      args: ["mcp", "serve", "--preset", preset],
+      env: { RUKH_HOME: ctx.stateDir },
+    };
+    return { client, preset, notes, launch };
+  }
   return [
     {
       path: ["mcp", "serve"],
@@ -49,15 +68,7 @@ export function mcpBuiltins(
       inputs: [oneOf("client", "The MCP client", MCP_CLIENTS, { required: true }), PRESET],
       suggest: (_id, stateDir) => candidates(stateDir, "presets"),
       run: guarded(async (ctx, home, profile) => {
-        const preset = text(ctx.inputs, "preset") ?? "agent";
-        const client = text(ctx.inputs, "client") as McpClient;
-        const notes = await checkFit(home, profile, client, brand, preset);
-        const launch = {
-          name: brand,
-          command: options.executable,
-          args: ["mcp", "serve", "--preset", preset],
-          env: { RUKH_HOME: ctx.stateDir },
-        };
+        const { client, preset, notes, launch } = await prepare(ctx, home, profile);
         const snippet = clientConfig(client, launch);
         for (const n of notes) ctx.stderr.write(`${brand}: ${n}\n`);
         print(ctx, snippet, { client, preset, snippet });
@@ -78,15 +89,7 @@ export function mcpBuiltins(
       ],
       suggest: (_id, stateDir) => candidates(stateDir, "presets"),
       run: guarded(async (ctx, home, profile) => {
-        const preset = text(ctx.inputs, "preset") ?? "agent";
-        const client = text(ctx.inputs, "client") as McpClient;
-        const notes = await checkFit(home, profile, client, brand, preset);
-        const launch = {
-          name: brand,
-          command: options.executable,
-          args: ["mcp", "serve", "--preset", preset],
-          env: { RUKH_HOME: ctx.stateDir },
-        };
+        const { client, notes, launch } = await prepare(ctx, home, profile);
         const file = resolve(
           text(ctx.inputs, "file") ?? clientFile(client, ctx.env, process.cwd()),
         );
