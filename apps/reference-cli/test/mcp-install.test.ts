@@ -1,14 +1,16 @@
 import { spawnSync } from "node:child_process";
 import {
   existsSync,
+  lstatSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
 
@@ -114,6 +116,55 @@ describe("rukh mcp install", () => {
       ].join("\n"),
     );
     expect(install("--client", "codex", "--file", file).stdout).toContain("nothing written");
+  });
+
+  it("finds its Codex table with a comment on the header and replaces its sub-tables; refuses a form it cannot rewrite", () => {
+    const d = dir();
+    const file = join(d, "config.toml");
+    writeFileSync(
+      file,
+      '[mcp_servers.rukh] # ours\ncommand = "old"\n\n[mcp_servers.rukh.env]\nRUKH_HOME = "/old"\n\n[other]\nx = 1\n',
+    );
+    expect(install("--client", "codex", "--file", file).status).toBe(0);
+    const text = readFileSync(file, "utf8");
+    expect(text.match(/\[mcp_servers\.rukh/g)).toHaveLength(1);
+    expect(text).not.toContain("/old");
+    expect(text).toContain("[other]\nx = 1\n");
+
+    const inline = join(d, "inline.toml");
+    const before = '[mcp_servers]\nrukh = { command = "old" }\n';
+    writeFileSync(inline, before);
+    const r = install("--client", "codex", "--file", inline);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`${inline}:2: the rukh server is defined there in a form`);
+    expect(readFileSync(inline, "utf8")).toBe(before);
+  });
+
+  it("keeps the user's own settings of its entry, writes through a symlink, and records an absolute RUKH_HOME", () => {
+    const d = dir();
+    const real = join(d, "real.json");
+    writeFileSync(
+      real,
+      JSON.stringify({
+        mcpServers: { rukh: { command: "old", disabled: false, autoApprove: ["x"] } },
+      }),
+    );
+    const link = join(d, "mcp.json");
+    symlinkSync(real, link);
+    const r = spawnSync(
+      RUKH_BIN,
+      ["mcp", "install", "--preset", "default", "--client", "cursor", "--file", link],
+      {
+        cwd: dirname(at.root),
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: basename(at.root) },
+      },
+    );
+    expect(r.status, r.stderr).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(JSON.parse(readFileSync(real, "utf8"))).toEqual({
+      mcpServers: { rukh: { ...server(), disabled: false, autoApprove: ["x"] } },
+    });
   });
 
   it("writes the project's file for Claude Code by default", () => {

@@ -108,6 +108,7 @@ describe("rukh mcp serve: shutdown and loss", () => {
   });
 
   it("ends a call transport_lost and exits promptly when its client is killed with kill -9", async () => {
+    const since = new Date().toISOString();
     // A real client process between the test and the server: it is the one killed.
     const client = spawn(
       process.execPath,
@@ -147,9 +148,19 @@ setInterval(() => {}, 1000);`,
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(Date.now() - killed).toBeLessThan(5_000);
-    const runs = JSON.parse(rukh("--json", "runs", "list", "--limit", "1").stdout).result.runs;
-    expect(runs[0]).toMatchObject({ command: "fx.sleep/nap", outcome: "cancelled" });
-    expect(outcomeOf(runs[0].invocationId)).toMatchObject({ reason: "transport_lost" });
+    // This call's run: the only nap started since the client was (runs of the tests before
+    // may be finalized later, by recovery, and listed first).
+    const runs = JSON.parse(rukh("--json", "runs", "list", "--limit", "20").stdout).result.runs as {
+      invocationId: string;
+      command: string;
+      startedAt: string;
+    }[];
+    const mine = runs.filter((r) => r.command === "fx.sleep/nap" && r.startedAt >= since);
+    expect(mine).toHaveLength(1);
+    expect(outcomeOf(mine[0]!.invocationId)).toMatchObject({
+      outcome: "cancelled",
+      reason: "transport_lost",
+    });
   });
 });
 

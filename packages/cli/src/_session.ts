@@ -34,8 +34,10 @@ export function readerSafe(stream: NodeJS.WriteStream): CliStream {
   if (safe === undefined) {
     let gone = false;
     stream.on("error", (e: NodeJS.ErrnoException) => {
-      if (e.code !== "EPIPE") throw e;
-      gone = true;
+      if (e.code === "EPIPE") gone = true;
+      // Another error is the business of whoever else listens (an MCP host's channel);
+      // with nobody else, it ends the process as it would without this listener.
+      else if (stream.listenerCount("error") === 1) throw e;
     });
     safe = {
       write: (text: string) => gone || stream.write(text),

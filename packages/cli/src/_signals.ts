@@ -6,13 +6,9 @@ import type { CliStream } from "./_session.js";
 
 export type OwnerSignal = "SIGINT" | "SIGTERM";
 
-/** How long after a second signal the process is ended whatever still runs. */
-const FORCE_EXIT_MS = 200;
-
 /**
  * Runs `body` with SIGINT/SIGTERM wired to an abort signal; a second signal
- * resolves at once with 130 or 143 (after `onForce`), and the process exits
- * with that code 200 ms later if nothing else ended it. With `handle` false
+ * resolves at once with 130 or 143 (after `onForce`). With `handle` false
  * the process's signals are left alone.
  */
 export async function withSignals(
@@ -36,12 +32,7 @@ export async function withSignals(
       return;
     }
     onForce?.();
-    const code = sig === "SIGTERM" ? EXIT_CODES.terminated : EXIT_CODES.interrupted;
-    force(code);
-    // Stopping at once means the process ends even if something (a child's
-    // pipe, a server's input) would keep it alive: shortly after the caller
-    // has written its last words.
-    setTimeout(() => process.exit(code), FORCE_EXIT_MS).unref();
+    force(sig === "SIGTERM" ? EXIT_CODES.terminated : EXIT_CODES.interrupted);
   };
   const onInt = handler("SIGINT");
   const onTerm = handler("SIGTERM");

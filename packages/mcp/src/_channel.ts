@@ -161,6 +161,9 @@ export class StdioChannel {
     if (this.#waiting) return;
     this.#waiting = true;
     this.#input.pause();
+    // The incomplete-line deadline counts only while the channel reads.
+    clearTimeout(this.#lineTimer);
+    this.#lineTimer = undefined;
   }
 
   /**
@@ -180,6 +183,11 @@ export class StdioChannel {
     this.#held = undefined;
     if (held !== undefined) this.#read(held);
     if (this.#waiting || this.#closed || this.#inputDone) return;
+    if (this.#lineTimer === undefined && (this.#partBytes > 0 || this.#discarding > 0))
+      this.#lineTimer = setTimeout(
+        () => this.close("partial_read_timeout"),
+        this.#limits.ioDeadlineMs,
+      );
     if (this.#endHeld) this.#finishInput("eof");
     else this.#input.resume();
   }
@@ -246,6 +254,7 @@ export class StdioChannel {
       this.#inFlight.splice(i, 1);
       this.#queuedBytes -= entry.bytes;
     }
+    if (this.#closed) return;
     if (err) {
       this.close("output_error");
       return;

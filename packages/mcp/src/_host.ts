@@ -13,6 +13,8 @@ import { hostTools } from "./_tools.js";
 import { ListWatcher } from "./_watch.js";
 
 const HOST_VERSION = "0.1.0";
+/** Most `subscriptions/listen` streams one client may hold open. */
+const LISTENS_MAX = 32;
 
 /**
  * Where the host's own log lines go (never stdout).
@@ -162,6 +164,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     info: (message, data) => logger.log("info", message, data),
   });
   const pending = new Map<string, Pending>();
+  let listening = 0;
   const work = new Set<Promise<void>>();
   let finishing = false;
   let resolveClosed!: (r: McpCloseReason) => void;
@@ -181,7 +184,8 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     },
     ended: (reason) => void finish(reason, "input_lost"),
     broken: (reason) => void finish(reason, "broken"),
-    busy: () => pending.size >= limits.pendingMaxRequests,
+    // A listen stream stays pending until it ends: only requests that will be answered count.
+    busy: () => pending.size - listening >= limits.pendingMaxRequests,
   });
 
   /**
@@ -276,6 +280,17 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
       sendError(null, JSONRPC_ERROR_CODES.invalidRequest, "Invalid request: id is already in use");
       return;
     }
+    // Open listen streams are bounded apart from the requests being answered.
+    const listens = msg.method === "subscriptions/listen";
+    if (listens && listening >= LISTENS_MAX) {
+      sendError(
+        msg.id,
+        JSONRPC_ERROR_CODES.invalidRequest,
+        `Invalid request: at most ${LISTENS_MAX} subscriptions/listen streams may be open at once`,
+      );
+      return;
+    }
+    if (listens) listening++;
     const entry: Pending = { controller: new AbortController(), cancelled: false };
     pending.set(key, entry);
     const job = dispatcher
@@ -295,6 +310,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
       )
       .finally(() => {
         pending.delete(key);
+        if (listens) listening--;
         work.delete(job);
         channel.resumeReading();
       });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, makeState, RawSession, type Wire } from "./_helpers.js";
+import { cleanup, MODERN_META, makeState, RawSession, type Wire } from "./_helpers.js";
 
 let root: string;
 let work: string;
@@ -287,6 +287,26 @@ describe("transport deadlines and end of input", () => {
       expect(s.lines.length + 1).toBe(10_000);
       await s.ping();
       expect(s.stderr).not.toContain("closed (");
+    } finally {
+      await s.close();
+    }
+  });
+
+  it("bounds open listen streams apart from requests, and keeps reading while they are open", async () => {
+    const s = new RawSession(root);
+    try {
+      for (let i = 0; i < 33; i++)
+        s.send({
+          jsonrpc: "2.0",
+          id: `l${i}`,
+          method: "subscriptions/listen",
+          params: { _meta: MODERN_META, notifications: { toolsListChanged: true } },
+        });
+      const refused = await s.reply("l32");
+      expect(refused.error).toMatchObject({ code: -32600 });
+      expect(refused.error.message).toContain("at most 32 subscriptions/listen streams");
+      // 32 streams stay open and reading goes on: a request is still answered.
+      await s.ping();
     } finally {
       await s.close();
     }

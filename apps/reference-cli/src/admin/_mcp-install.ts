@@ -11,13 +11,16 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  realpathSync,
   renameSync,
+  rmSync,
   statSync,
   writeSync,
 } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
+import { parseJson } from "@rukh/json";
 import { UsageError } from "./_kit.js";
 import { clientConfig, type McpClient, type ServerLaunch } from "./_mcp-clients.js";
 
@@ -73,22 +76,26 @@ export function readConfigFile(file: string): string | undefined {
   return readFileSync(file, "utf8");
 }
 
-/** Line and column (from 1) of a character offset. */
-function lineColumn(text: string, offset: number): string {
-  const before = text.slice(0, offset);
+/** Line and column (from 1, the column in characters) of a UTF-8 byte offset of `text`. */
+function lineColumn(text: string, byteOffset: number): string {
+  const before = Buffer.from(text, "utf8").subarray(0, byteOffset).toString("utf8");
   const line = before.split("\n").length;
-  return `${line}:${offset - before.lastIndexOf("\n")}`;
+  return `${line}:${[...before.slice(before.lastIndexOf("\n") + 1)].length + 1}`;
 }
 
 function parseJsonFile(file: string, text: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (e) {
-    const at = /position (\d+)/.exec((e as Error).message);
-    const where = at === null ? "" : `:${lineColumn(text, Number(at[1]))}`;
+  } catch {
+    // Where it fails, from the strict reader (which fails too); never the file's text,
+    // which may hold other servers' secrets.
+    const r = parseJson(text);
+    const where =
+      !r.ok && r.error.offset !== undefined ? `:${lineColumn(text, r.error.offset)}` : "";
+    const what = r.ok ? "" : ` (${r.error.code.replaceAll("_", " ")})`;
     throw new UsageError(
-      `${file}${where} is not valid JSON (${(e as Error).message}); fix or move it, nothing was written`,
+      `${file}${where} is not valid JSON${what}; fix or move it, nothing was written`,
     );
   }
   if (value === null || typeof value !== "object" || Array.isArray(value))
@@ -98,18 +105,38 @@ function parseJsonFile(file: string, text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** The Codex table of `name`: its header line through the line before the next table. */
-function replaceTomlTable(text: string, block: string, name: string): string {
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * `text` with the Codex table of `name` replaced by `block` (its header, any
+ * `[mcp_servers.<name>.…]` sub-tables, up to the next other table) or
+ * `block` appended. Forms it cannot replace safely — the server defined as
+ * an inline table or by dotted keys — are refused rather than duplicated.
+ */
+function replaceTomlTable(file: string, text: string, block: string, name: string): string {
+  const key = `(?:${escapeRegExp(name)}|"${escapeRegExp(name)}")`;
+  const own = new RegExp(`^\\s*\\[\\s*mcp_servers\\s*\\.\\s*${key}\\s*\\](\\s*#.*)?\\s*$`);
+  const sub = new RegExp(`^\\s*\\[\\s*mcp_servers\\s*\\.\\s*${key}\\s*\\.`);
   const lines = text.split("\n");
-  const header = block.split("\n")[0]!;
-  const quoted = `[mcp_servers.${JSON.stringify(name)}]`;
-  const start = lines.findIndex((l) => l.trim() === header || l.trim() === quoted);
+  let table = "";
+  for (const [i, l] of lines.entries()) {
+    const header = /^\s*\[\s*([^\]]*?)\s*\]/.exec(l);
+    if (header !== null) table = header[1]!;
+    else if (
+      (table === "mcp_servers" && new RegExp(`^\\s*${key}\\s*[.=]`).test(l)) ||
+      (table === "" && new RegExp(`^\\s*mcp_servers\\s*\\.\\s*${key}\\s*[.=]`).test(l))
+    )
+      throw new UsageError(
+        `${file}:${i + 1}: the ${name} server is defined there in a form this command does not rewrite; edit it by hand to the table \`mcp config --client codex\` prints`,
+      );
+  }
+  const start = lines.findIndex((l) => own.test(l));
   if (start === -1) {
     const body = text.replace(/\n*$/, "");
     return `${body === "" ? "" : `${body}\n\n`}${block}\n`;
   }
   let end = start + 1;
-  while (end < lines.length && !/^\s*\[/.test(lines[end]!)) end++;
+  while (end < lines.length && (!/^\s*\[/.test(lines[end]!) || sub.test(lines[end]!))) end++;
   // Blank lines that separate the table from the next one stay.
   while (end > start + 1 && lines[end - 1]!.trim() === "") end--;
   return [...lines.slice(0, start), ...block.split("\n"), ...lines.slice(end)].join("\n");
@@ -123,7 +150,7 @@ export function mergedConfig(
   launch: ServerLaunch,
 ): { readonly text: string; readonly changed: boolean } {
   if (client === "codex") {
-    const text = replaceTomlTable(existing ?? "", clientConfig(client, launch), launch.name);
+    const text = replaceTomlTable(file, existing ?? "", clientConfig(client, launch), launch.name);
     return { text, changed: text !== existing };
   }
   const key = client === "vscode" ? "servers" : "mcpServers";
@@ -134,16 +161,42 @@ export function mergedConfig(
   if (typeof servers !== "object" || servers === null || Array.isArray(servers))
     throw new UsageError(`${file}: "${key}" is not an object; expected the client's server table`);
   const table = servers as Record<string, unknown>;
-  if (existing !== undefined && isDeepStrictEqual(table[launch.name], entry))
+  // The user's own settings of this entry (disabled, autoApprove, cwd…) stay.
+  const old = table[launch.name];
+  const merged =
+    old !== null && typeof old === "object" && !Array.isArray(old) ? { ...old, ...entry } : entry;
+  if (existing !== undefined && isDeepStrictEqual(old, merged))
     return { text: existing, changed: false };
-  const text = `${JSON.stringify({ ...config, [key]: { ...table, [launch.name]: entry } }, null, 2)}\n`;
+  const text = `${JSON.stringify({ ...config, [key]: { ...table, [launch.name]: merged } }, null, 2)}\n`;
   return { text, changed: true };
 }
 
 /** A line diff of `before` and `after` (`-`/`+`/` ` lines), for `--dry-run`. */
 export function lineDiff(file: string, before: string, after: string): string {
-  const a = before === "" ? [] : before.replace(/\n$/, "").split("\n");
-  const b = after.replace(/\n$/, "").split("\n");
+  const all = before === "" ? [] : before.replace(/\n$/, "").split("\n");
+  const bll = after.replace(/\n$/, "").split("\n");
+  // The lines both share at the start and the end are context; only the middle is compared.
+  let head = 0;
+  while (head < all.length && head < bll.length && all[head] === bll[head]) head++;
+  let tail = 0;
+  while (
+    tail < all.length - head &&
+    tail < bll.length - head &&
+    all[all.length - 1 - tail] === bll[bll.length - 1 - tail]
+  )
+    tail++;
+  const a = all.slice(head, all.length - tail);
+  const b = bll.slice(head, bll.length - tail);
+  // Too large a middle for a line-by-line comparison: shown as removed, then added.
+  if (a.length * b.length > 4_000_000)
+    return [
+      `--- ${file}`,
+      `+++ ${file}`,
+      ...all.slice(0, head).map((l) => `  ${l}`),
+      ...a.map((l) => `- ${l}`),
+      ...b.map((l) => `+ ${l}`),
+      ...all.slice(all.length - tail).map((l) => `  ${l}`),
+    ].join("\n");
   // Longest common subsequence over lines: configuration files are small.
   const n = a.length;
   const m = b.length;
@@ -152,7 +205,7 @@ export function lineDiff(file: string, before: string, after: string): string {
     for (let j = m - 1; j >= 0; j--)
       lcs[i]![j] =
         a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
-  const out = [`--- ${file}`, `+++ ${file}`];
+  const out = [`--- ${file}`, `+++ ${file}`, ...all.slice(0, head).map((l) => `  ${l}`)];
   let i = 0;
   let j = 0;
   while (i < n || j < m) {
@@ -162,6 +215,7 @@ export function lineDiff(file: string, before: string, after: string): string {
     } else if (j < m && (i === n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) out.push(`+ ${b[j++]}`);
     else out.push(`- ${a[i++]}`);
   }
+  out.push(...all.slice(all.length - tail).map((l) => `  ${l}`));
   return out.join("\n");
 }
 
@@ -170,7 +224,9 @@ export function lineDiff(file: string, before: string, after: string): string {
  * renamed over it), after copying the file it replaces to
  * `<file>.<time>.bak`; returns the backup's path, if there was a file.
  */
-export function writeConfigFile(file: string, text: string, existed: boolean): string | undefined {
+export function writeConfigFile(path: string, text: string, existed: boolean): string | undefined {
+  // A symlinked file (a dotfile manager's) is written where it points, and stays a link.
+  const file = existed ? realpathSync(path) : path;
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   let backup: string | undefined;
   let mode = 0o600;
@@ -180,13 +236,18 @@ export function writeConfigFile(file: string, text: string, existed: boolean): s
     copyFileSync(file, backup);
   }
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fd = openSync(tmp, "wx", mode);
   try {
-    writeSync(fd, text);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    const fd = openSync(tmp, "wx", mode);
+    try {
+      writeSync(fd, text);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    throw e;
   }
-  renameSync(tmp, file);
   return backup;
 }

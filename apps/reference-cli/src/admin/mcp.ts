@@ -42,7 +42,8 @@ export function mcpBuiltins(
       name: brand,
       command: options.executable,
       args: ["mcp", "serve", "--preset", preset],
-      env: { RUKH_HOME: ctx.stateDir },
+      // The client starts the server from a directory of its own: the path must be absolute.
+      env: { RUKH_HOME: resolve(ctx.stateDir) },
     };
     return { client, preset, notes, launch };
   }
