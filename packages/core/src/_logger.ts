@@ -3,8 +3,9 @@
 // warn 40, error 50 — `time` as ISO 8601, the entry's fields, then `msg`).
 // It formats only; where a line goes, and what a failed write means, is the
 // caller's (see `DiagnosticsSink`). Formatting never throws: an error is
-// written as its type, message, code, stack and causes; a value that cannot
-// be written as JSON (a cycle, a BigInt) is written as a string saying so.
+// written as its type, message, code, errno, syscall, path, stack and
+// causes; a value that cannot be written as JSON (a cycle, a BigInt) is
+// written as a string saying so.
 
 /** The levels of a diagnostics entry. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
@@ -25,8 +26,11 @@ const MAX_CAUSES = 8;
 
 function errorFields(e: Error, depth: number): Record<string, unknown> {
   const out: Record<string, unknown> = { type: e.constructor?.name ?? "Error", message: e.message };
-  const code = (e as { code?: unknown }).code;
-  if (code !== undefined) out.code = code;
+  // What a system error says of itself (pino kept these too).
+  for (const key of ["code", "errno", "syscall", "path"] as const) {
+    const v = (e as unknown as Record<string, unknown>)[key];
+    if (typeof v === "string" || typeof v === "number") out[key] = v;
+  }
   if (e.stack !== undefined) out.stack = e.stack;
   if (e.cause !== undefined)
     out.cause =

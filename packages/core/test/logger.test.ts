@@ -38,6 +38,20 @@ describe("diagnostics lines", () => {
     expect(String(line!.err.stack)).toContain("cannot archive");
   });
 
+  it("write what a system error says of itself: errno, syscall and path", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const err = await readFile("/nonexistent/rukh-logger-test").catch((e: unknown) => e);
+    const [line] = logged((log) => log.error({ err }, "read failed")) as {
+      err: Record<string, unknown>;
+    }[];
+    expect(line!.err).toMatchObject({
+      code: "ENOENT",
+      syscall: "open",
+      path: "/nonexistent/rukh-logger-test",
+    });
+    expect(typeof line!.err.errno).toBe("number");
+  });
+
   it("never throw: a BigInt is written as digits and a cycle as a note of what was lost", () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
