@@ -92,6 +92,16 @@ describe("rukh mcp install", () => {
     expect(backups(d)).toEqual([]);
   });
 
+  it("refuses a configuration file over 1 MiB without reading it whole, and leaves it alone", () => {
+    const d = dir();
+    const file = join(d, "mcp.json");
+    writeFileSync(file, `{"pad":"${"x".repeat(1_048_576)}"}`);
+    const r = install("--client", "cursor", "--file", file);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`${file} is larger than 1048576 bytes`);
+    expect(backups(d)).toEqual([]);
+  });
+
   it("replaces its own Codex table and keeps the others", () => {
     const d = dir();
     const file = join(d, "config.toml");

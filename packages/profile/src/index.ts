@@ -1,4 +1,6 @@
 // The complete public surface of @rukh/profile: any export added here becomes public API.
+
+export { readBounded } from "./_bounded.js";
 export type {
   ConfigIssueCode,
   OwnerConfig,

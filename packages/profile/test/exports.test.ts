@@ -42,6 +42,7 @@ it("exports exactly these names", async () => {
       "presetNamed",
       "publicKeyBase64",
       "readActiveRoutes",
+      "readBounded",
       "removeTemporaryDebris",
       "resolveStateDir",
       "resolveTool",

@@ -10,7 +10,6 @@ import {
   fsyncSync,
   mkdirSync,
   openSync,
-  readFileSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -21,6 +20,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { parseJson } from "@rukh/json";
+import { readBounded } from "@rukh/profile";
 import { UsageError } from "./_kit.js";
 import { clientConfig, type McpClient, type ServerLaunch } from "./_mcp-clients.js";
 
@@ -62,18 +62,14 @@ export function clientFile(
   }
 }
 
-/** The file's text, or `undefined` when it does not exist; bounded. */
+/** The file's text, or `undefined` when it does not exist; never more than 1 MiB is read. */
 export function readConfigFile(file: string): string | undefined {
-  let size: number;
-  try {
-    size = statSync(file).size;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
-  }
-  if (size > CONFIG_FILE_MAX_BYTES)
-    throw new UsageError(`${file} is ${size} bytes; expected at most ${CONFIG_FILE_MAX_BYTES}`);
-  return readFileSync(file, "utf8");
+  const bytes = readBounded(file, CONFIG_FILE_MAX_BYTES);
+  if (bytes === "large")
+    throw new UsageError(
+      `${file} is larger than ${CONFIG_FILE_MAX_BYTES} bytes; expected a client configuration`,
+    );
+  return bytes?.toString("utf8");
 }
 
 /** Line and column (from 1, the column in characters) of a UTF-8 byte offset of `text`. */
