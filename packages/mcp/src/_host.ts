@@ -7,7 +7,7 @@ import { createDispatcher } from "./_dispatch.js";
 import { completeFor } from "./_era.js";
 import { JSONRPC_ERROR_CODES, McpError } from "./_errors.js";
 import { type McpLimits, resolveLimits } from "./_limits.js";
-import { decodeMessage, type IncomingMessage, type RequestId } from "./_message.js";
+import { decodeMessage, type IncomingMessage, idKey, type RequestId } from "./_message.js";
 import { RpcError } from "./_rpc.js";
 import { hostTools } from "./_tools.js";
 import { ListWatcher } from "./_watch.js";
@@ -79,10 +79,6 @@ interface Pending {
 }
 
 const noLogger: McpLogger = { log() {} };
-
-function idKey(id: RequestId): string {
-  return `${typeof id}:${id}`;
-}
 
 /**
  * Serves MCP on stdio for one immutable launch binding: newline-delimited

@@ -5,6 +5,11 @@ import type { McpLimits } from "./_limits.js";
 /** A JSON-RPC request id as received (a string or a safe integer). */
 export type RequestId = string | number;
 
+/** A request id as a map key: `1` and `"1"` are different requests. */
+export function idKey(id: RequestId): string {
+  return `${typeof id}:${id}`;
+}
+
 /** One decoded incoming message. */
 export type IncomingMessage =
   | {

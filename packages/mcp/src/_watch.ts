@@ -7,7 +7,7 @@ import type { JsonObject } from "@rukh/json";
 import type { StateDirectory } from "@rukh/profile";
 import { isObject, META_SERVER_INFO, META_SUBSCRIPTION } from "./_era.js";
 import { JSONRPC_ERROR_CODES } from "./_errors.js";
-import type { RequestId } from "./_message.js";
+import { idKey, type RequestId } from "./_message.js";
 import { RpcError } from "./_rpc.js";
 
 /** How often the active revision is checked while someone listens for list changes. */
@@ -66,7 +66,7 @@ export class ListWatcher {
       },
     });
     return new Promise((resolve) => {
-      const key = `${typeof id}:${id}`;
+      const key = idKey(id);
       const end = () => {
         this.#listeners.delete(key);
         if (this.#listeners.size === 0 && !this.#legacy) this.#pause();

@@ -14,6 +14,17 @@ import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
 // of them exceed 1 MiB, and the guard that keeps any one tool within a page.
 const work = tempDir();
 
+/** How every command here runs, and that it is a tool. */
+const RUNS = {
+  execute: {
+    mapping: "managed",
+    program: "bin/run.mjs",
+    runtime: "node",
+    result: { kind: "text" },
+  },
+  machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
+};
+
 /** A command whose input enum makes its tool about 40 KB. */
 function bigCommand(ext: string, c: number) {
   const values = Array.from({ length: 256 }, (_, v) => `${ext}-${c}-value-${v}-${"x".repeat(120)}`);
@@ -22,13 +33,7 @@ function bigCommand(ext: string, c: number) {
     path: [ext, `c${c}`],
     summary: `Command ${c}`,
     inputs: [{ id: "choice", type: "enum", summary: "One of many", values, required: true }],
-    execute: {
-      mapping: "managed",
-      program: "bin/run.mjs",
-      runtime: "node",
-      result: { kind: "text" },
-    },
-    machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
+    ...RUNS,
   };
 }
 
@@ -126,12 +131,6 @@ function indexableCommand() {
     aliases: [],
     summary: "Huge",
     inputs: [],
-    execute: {
-      mapping: "managed",
-      program: "bin/run.mjs",
-      runtime: "node",
-      result: { kind: "text" },
-    },
-    machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
+    ...RUNS,
   };
 }
