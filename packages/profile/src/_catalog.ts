@@ -13,6 +13,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { readBounded } from "./_bounded.js";
+import type { ToolNaming } from "./_endpoints.js";
 import { ioError, ProfileError } from "./_errors.js";
 import type { Part } from "./_parts.js";
 import {
@@ -193,6 +194,7 @@ export function catalogProjection(
   catalog: Catalog,
   onRouteKey: (routeKey: string) => void,
   cached: () => CliRouteTable | undefined = () => undefined,
+  naming?: ToolNaming,
 ): ToolProjection {
   const digestOf = new Map(revision.extensions.map((e) => [e.id, e.digest]));
   const enabled = revision.extensions.filter((e) => e.enabled);
@@ -211,5 +213,7 @@ export function catalogProjection(
       if (routes !== undefined) return routes;
       return buildRoutes(enabled.map((e) => ({ descriptor: catalog.descriptor(e.digest) }))).routes;
     },
+    false,
+    naming,
   );
 }

@@ -1,10 +1,6 @@
-import {
-  type JsonValue,
-  parseJson,
-  pointerAppend,
-  type Validation,
-  type ValidationIssue,
-} from "@rukh/json";
+import { type JsonValue, parseJson, pointerAppend, type Validation } from "@rukh/json";
+import { Checker } from "./_checker.js";
+import { checkEndpoints, type McpEndpointConfig } from "./_endpoints.js";
 import { CONFIG_MAX_BYTES, DEFAULT_OWNER_LIMITS, type OwnerLimits } from "./_limits.js";
 import { namespacesOverlap } from "./_trust.js";
 
@@ -91,7 +87,14 @@ export interface OwnerConfig {
   readonly presets: { readonly [name: string]: TaskPreset };
   readonly defaultPreset: string;
   readonly limits?: Partial<OwnerLimits>;
-  readonly mcp?: { readonly toolNames: "full" | "compact" };
+  /**
+   * MCP: the tool-name form of the profile's own projection (default
+   * `full`), and the named endpoints `mcp serve --endpoint` binds.
+   */
+  readonly mcp?: {
+    readonly toolNames?: "full" | "compact";
+    readonly endpoints?: { readonly [name: string]: McpEndpointConfig };
+  };
   /** Where bubblewrap is (an absolute path); default the first existing of /usr/bin/bwrap, /bin/bwrap. */
   readonly sandbox?: { readonly program: string };
   /**
@@ -115,7 +118,6 @@ const COMMAND = /^[a-z][a-z0-9]*([_-][a-z0-9]+)*$/;
 const PRESET = /^[a-z][a-z0-9_-]{0,63}$/;
 const REQUEST = /^[a-z][a-z0-9_.:-]*$/;
 const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
-const MAX_LIST = 4_096;
 
 /**
  * The preset named `name`, or `undefined`: names are data, so one that is an
@@ -137,98 +139,6 @@ export function isIdentity(s: string): boolean {
 /** Whether `s` is an extension id. */
 export function isExtensionId(s: string): boolean {
   return EXTENSION.test(s);
-}
-
-type Issue = ValidationIssue<ConfigIssueCode>;
-type Obj = { readonly [k: string]: JsonValue };
-
-class Checker {
-  readonly issues: Issue[] = [];
-  add(path: string, code: ConfigIssueCode, message: string): void {
-    this.issues.push({ path, code, message });
-  }
-  object(
-    path: string,
-    v: JsonValue | undefined,
-    required: string[],
-    optional: string[],
-  ): Obj | undefined {
-    if (typeof v !== "object" || v === null || Array.isArray(v)) {
-      this.add(path, "expected_object", `expected an object at "${path}"`);
-      return undefined;
-    }
-    for (const k of required)
-      if (!Object.hasOwn(v, k))
-        this.add(pointerAppend(path, k), "missing_member", `"${k}" is required`);
-    for (const k of Object.keys(v))
-      if (!required.includes(k) && !optional.includes(k))
-        this.add(
-          pointerAppend(path, k),
-          "unknown_member",
-          `unknown member "${k}"; expected one of ${[...required, ...optional].join(", ")}`,
-        );
-    return v;
-  }
-  string(
-    path: string,
-    v: JsonValue | undefined,
-    re: RegExp,
-    code: ConfigIssueCode,
-    what: string,
-  ): string | undefined {
-    if (typeof v !== "string") {
-      this.add(path, "expected_string", `expected a string (${what})`);
-      return undefined;
-    }
-    if (!re.test(v)) {
-      this.add(path, code, `"${v}" is not ${what}`);
-      return undefined;
-    }
-    return v;
-  }
-  strings(
-    path: string,
-    v: JsonValue | undefined,
-    test: (s: string) => boolean,
-    code: ConfigIssueCode,
-    what: string,
-  ): string[] {
-    if (!Array.isArray(v)) {
-      this.add(path, "expected_array", `expected an array of ${what}`);
-      return [];
-    }
-    if (v.length > MAX_LIST)
-      this.add(path, "invalid_value", `at most ${MAX_LIST} entries are allowed`);
-    const seen = new Set<string>();
-    v.forEach((item, i) => {
-      const p = pointerAppend(path, i);
-      if (typeof item !== "string") this.add(p, "expected_string", `expected a string (${what})`);
-      else if (!test(item)) this.add(p, code, `"${item}" is not ${what}`);
-      else if (seen.has(item)) this.add(p, "duplicate", `"${item}" is listed twice`);
-      else seen.add(item);
-    });
-    return [...seen];
-  }
-  integer(
-    path: string,
-    v: JsonValue | undefined,
-    max: number,
-    maxName: string,
-  ): number | undefined {
-    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1) {
-      this.add(path, "expected_integer", "expected a positive integer");
-      return undefined;
-    }
-    if (v > max) {
-      this.add(
-        path,
-        "limit_not_tighter",
-        `${v} exceeds ${maxName} ${max}; limits may only be lowered`,
-      );
-      return undefined;
-    }
-    return v;
-  }
 }
 
 /**
@@ -456,9 +366,10 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
       c.add("/defaultPreset", "unknown_preset", `preset "${d}" is not defined in /presets`);
   }
   if (root.mcp !== undefined) {
-    const m = c.object("/mcp", root.mcp, ["toolNames"], []);
+    const m = c.object("/mcp", root.mcp, [], ["toolNames", "endpoints"]);
     if (m?.toolNames !== undefined && m.toolNames !== "full" && m.toolNames !== "compact")
       c.add("/mcp/toolNames", "invalid_value", 'expected "full" or "compact"');
+    if (m?.endpoints !== undefined) checkEndpoints(c, m.endpoints, root.presets);
   }
   if (root.journal !== undefined) {
     const j = c.object("/journal", root.journal, [], ["maxAgeDays", "maxBytes", "recordInputs"]);

@@ -44,3 +44,41 @@ export const DEFAULT_OWNER_LIMITS: OwnerLimits = Object.freeze({
   maxConcurrency: 16,
   maxCommandResultBytes: 131_072,
 });
+
+/**
+ * The transport limits of an MCP endpoint. These values are the defaults and
+ * also the most an owner may set: an endpoint's `limits` can only lower them.
+ */
+export interface McpTransportLimits {
+  /** Largest incoming message (one line without its newline), in bytes. */
+  readonly messageMaxBytes: number;
+  /** Deepest nesting of an incoming message. */
+  readonly messageMaxDepth: number;
+  /** Most object members plus array elements in one incoming message. */
+  readonly messageMaxNodes: number;
+  /** Largest encoded response; a larger one becomes an error. */
+  readonly responseMaxBytes: number;
+  /** Messages waiting to be written at which reading pauses. */
+  readonly queueMaxMessages: number;
+  /** Bytes waiting to be written at which reading pauses. */
+  readonly queueMaxBytes: number;
+  /** Requests read but not yet answered at which reading pauses. */
+  readonly pendingMaxRequests: number;
+  /** How long a line may stay incomplete and a write may stay blocked, in ms. */
+  readonly ioDeadlineMs: number;
+  /** How long `server/discover`, `initialize` and `tools/list` may take, in ms. */
+  readonly listDeadlineMs: number;
+}
+
+/** The default (and largest allowed) MCP transport limits. */
+export const MCP_TRANSPORT_LIMITS: McpTransportLimits = Object.freeze({
+  messageMaxBytes: 1_048_576,
+  messageMaxDepth: 32,
+  messageMaxNodes: 4_096,
+  responseMaxBytes: 2_097_152,
+  queueMaxMessages: 32,
+  queueMaxBytes: 4_194_304,
+  pendingMaxRequests: 256,
+  ioDeadlineMs: 2_000,
+  listDeadlineMs: 30_000,
+});

@@ -8,6 +8,7 @@ import {
 } from "@rukh/descriptor";
 import { fingerprint, type JsonObject, sha256Hex } from "@rukh/json";
 import { type OwnerConfig, presetNamed } from "./_config.js";
+import { profileNaming, revisionNamings, type ToolNaming } from "./_endpoints.js";
 import { ProfileError } from "./_errors.js";
 import {
   CURSOR_MAX_LENGTH,
@@ -55,6 +56,8 @@ export interface ToolProjection {
   readonly revisionId: string;
   readonly commandGeneration: number;
   readonly endpointNamespace: string;
+  /** How its tools are named: the profile's naming, or an endpoint's. */
+  readonly naming: ToolNaming;
   /** Every projected MCP tool, in name order. */
   readonly tools: readonly McpTool[];
   readonly routes: CliRouteTable;
@@ -79,6 +82,16 @@ function slug(text: string, max: number): string {
     .replace(/[^a-z0-9_-]/g, "_")
     .slice(0, max);
 }
+
+/**
+ * The longest tool name of each form, whatever the identity: the slug's
+ * bound, `__`, and the fingerprint's hex digits.
+ *
+ * @example
+ * TOOL_NAME_MAX_LENGTH.compact; // 42
+ */
+export const TOOL_NAME_MAX_LENGTH: { readonly full: number; readonly compact: number } =
+  Object.freeze({ full: 48 + 2 + 64, compact: 24 + 2 + 16 });
 
 /**
  * The MCP tool name of a command in a revision: a readable slug, `__`, and
@@ -278,13 +291,14 @@ export function buildProjection(
   extensions: readonly LoadedExtension[],
   routes: CliRouteTable | (() => CliRouteTable),
   validate: boolean | ((identity: string) => boolean) = false,
+  naming: ToolNaming = profileNaming(config),
 ): ToolProjection {
   const tools = named(
-    config,
+    naming,
     revisionId,
     toolCommands(config, extensions).map((c) => [c.identity, c]),
   );
-  return assemble(revisionId, commandGeneration, config, tools, routes, validate);
+  return assemble(revisionId, commandGeneration, config, naming, tools, routes, validate);
 }
 
 /**
@@ -292,15 +306,14 @@ export function buildProjection(
  * throws when two identities get one name.
  */
 function named(
-  config: OwnerConfig,
+  naming: ToolNaming,
   revisionId: string,
   entries: readonly (readonly [string, CommandSpec | (() => CommandSpec), string?])[],
 ): McpTool[] {
-  const style = config.mcp?.toolNames ?? "full";
   const byName = new Map<string, McpTool>();
   const tools = entries.map(([identity, command, title]) => {
     const tool = new LazyTool(
-      toolName(config.endpointNamespace, revisionId, identity, style),
+      toolName(naming.namespace, revisionId, identity, naming.style),
       identity,
       command,
       title,
@@ -322,6 +335,7 @@ function assemble(
   revisionId: string,
   commandGeneration: number,
   config: OwnerConfig,
+  naming: ToolNaming,
   tools: readonly McpTool[],
   routes: CliRouteTable | (() => CliRouteTable),
   validate: boolean | ((identity: string) => boolean),
@@ -331,7 +345,8 @@ function assemble(
   const projection = {
     revisionId,
     commandGeneration,
-    endpointNamespace: config.endpointNamespace,
+    endpointNamespace: naming.namespace,
+    naming,
     tools,
     config,
   } as Partial<{ -readonly [K in keyof ToolProjection]: ToolProjection[K] }>;
@@ -362,8 +377,9 @@ function assemble(
 
 /**
  * Checks a revision's tool index before it is published, without building
- * its projection: no two tools get one name (`tool_name_conflict`), and each
- * tool `validate` names has a closed input schema and fits a page.
+ * its projection: under the profile's naming and every endpoint's, no two
+ * tools get one name (`tool_name_conflict`); each tool `validate` names has
+ * a closed input schema and fits a page under its longest name.
  */
 export function checkToolIndex(
   config: OwnerConfig,
@@ -372,19 +388,25 @@ export function checkToolIndex(
   commandOf: (identity: string) => CommandSpec,
   validate: boolean | ((identity: string) => boolean),
 ): void {
-  const style = config.mcp?.toolNames ?? "full";
-  const seen = new Map<string, string>();
-  for (const [identity] of index) {
-    const name = toolName(config.endpointNamespace, revisionId, identity, style);
-    const prior = seen.get(name);
-    if (prior !== undefined)
-      throw new ProfileError(
-        "tool_name_conflict",
-        `tool name ${name} is computed for both ${prior} and ${identity}`,
-      );
-    seen.set(name, identity);
-    if (validate === true || (validate !== false && validate(identity)))
-      checkedSize(new LazyTool(name, identity, commandOf(identity)));
+  const namings = revisionNamings(config);
+  // A full name is longer than a compact one, and its length does not depend
+  // on the namespace: a tool that fits a page under the longest naming fits
+  // under every one.
+  const longest = namings.find((n) => n.style === "full") ?? namings[0]!;
+  for (const naming of namings) {
+    const seen = new Map<string, string>();
+    for (const [identity] of index) {
+      const name = toolName(naming.namespace, revisionId, identity, naming.style);
+      const prior = seen.get(name);
+      if (prior !== undefined)
+        throw new ProfileError(
+          "tool_name_conflict",
+          `tool name ${name} is computed for both ${prior} and ${identity}`,
+        );
+      seen.set(name, identity);
+      if (naming === longest && (validate === true || (validate !== false && validate(identity))))
+        checkedSize(new LazyTool(name, identity, commandOf(identity)));
+    }
   }
 }
 
@@ -404,14 +426,15 @@ export function projectionFromIndex(
   commandOf: (identity: string) => CommandSpec,
   routes: () => CliRouteTable,
   validate: boolean | ((identity: string) => boolean) = false,
+  naming: ToolNaming = profileNaming(config),
 ): ToolProjection {
   const tools = named(
-    config,
+    naming,
     revisionId,
     index.map(([identity, , title]) => [identity, () => commandOf(identity), title]),
   );
   const known = new Map(index.map(([identity, bytes]) => [identity, bytes]));
-  return assemble(revisionId, commandGeneration, config, tools, routes, validate, known);
+  return assemble(revisionId, commandGeneration, config, naming, tools, routes, validate, known);
 }
 
 function inner(projection: ToolProjection): Internals {
@@ -460,7 +483,15 @@ function visibleFor(projection: ToolProjection, presetName: string) {
       );
     const patterns = new Set(preset.commands);
     const tools = projection.tools.filter((t) => allowedBy(patterns, t.identity));
-    const binding = fingerprint(["rukh.visibility/1", presetName, tools.map((t) => t.identity)]);
+    // The naming is bound too: the same position means another tool under another naming.
+    const { namespace, style } = projection.naming;
+    const binding = fingerprint([
+      "rukh.visibility/2",
+      namespace,
+      style,
+      presetName,
+      tools.map((t) => t.identity),
+    ]);
     v = { tools, binding };
     i.visible.set(presetName, v);
   }

@@ -16,6 +16,7 @@ import {
 } from "./_config.js";
 import { temporaryName } from "./_debris.js";
 import { type Derivation, derive, deriveCarried } from "./_derive.js";
+import { profileNaming, sameNaming, type ToolNaming } from "./_endpoints.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { collect, type GcOptions, type GcReport } from "./_gc.js";
 import { checkImports } from "./_imports.js";
@@ -185,6 +186,8 @@ export class StateDirectory {
   readonly #descriptors = new Map<string, ExtensionDescriptor>();
   readonly #routeKeys = new Map<string, string>();
   readonly #projections = new Map<string, ToolProjection>();
+  /** Projections under an endpoint's naming, keyed by revision id and naming. */
+  readonly #endpointProjections = new Map<string, ToolProjection>();
 
   constructor(root: string, options: StateDirectoryOptions = {}) {
     this.root = root;
@@ -427,7 +430,7 @@ export class StateDirectory {
    * @example
    * const tool = resolveTool(await home.projection(), name);
    */
-  async projection(id?: string): Promise<ToolProjection> {
+  async projection(id?: string, naming?: ToolNaming): Promise<ToolProjection> {
     const rid = id ?? (await this.activeRevisionId());
     if (rid === null)
       throw new ProfileError(
@@ -435,8 +438,11 @@ export class StateDirectory {
         "nothing has been published in this state directory yet",
       );
     const cached = this.#projections.get(rid);
-    if (cached !== undefined) return cached;
+    if (cached !== undefined && (naming === undefined || sameNaming(cached.naming, naming)))
+      return cached;
     const revision = await this.readRevision(rid);
+    if (naming !== undefined && !sameNaming(naming, profileNaming(revision.config)))
+      return this.#endpointProjection(rid, revision, naming);
     const catalog = await readCatalog(this.root, rid, revision);
     const keep = (routeKey: string) => this.#routeKeys.set(rid, routeKey);
     let projection: ToolProjection;
@@ -453,6 +459,47 @@ export class StateDirectory {
       });
     }
     this.#remember(rid, projection);
+    return projection;
+  }
+
+  /**
+   * A revision's projection under an endpoint's naming: built from the
+   * catalog (or the verified store) like the profile's own, cached apart.
+   */
+  async #endpointProjection(
+    rid: string,
+    revision: ProfileRevision,
+    naming: ToolNaming,
+  ): Promise<ToolProjection> {
+    const key = `${rid}\0${naming.namespace}\0${naming.style}`;
+    const cached = this.#endpointProjections.get(key);
+    if (cached !== undefined) return cached;
+    const catalog = await readCatalog(this.root, rid, revision);
+    let projection: ToolProjection;
+    if (catalog !== undefined)
+      projection = catalogProjection(
+        rid,
+        revision,
+        catalog,
+        () => {},
+        () => cachedRoutes(this.root, rid),
+        naming,
+      );
+    else {
+      const loaded = await this.#loaded(revision.extensions);
+      projection = buildProjection(
+        rid,
+        revision.commandGeneration,
+        revision.config,
+        loaded,
+        () => buildRoutes(loaded).routes,
+        false,
+        naming,
+      );
+    }
+    this.#endpointProjections.set(key, projection);
+    while (this.#endpointProjections.size > PROJECTION_CACHE)
+      this.#endpointProjections.delete(this.#endpointProjections.keys().next().value!);
     return projection;
   }
 
@@ -911,6 +958,8 @@ export class StateDirectory {
         this.#revisions.delete(id);
         this.#routeKeys.delete(id);
         this.#projections.delete(id);
+        for (const key of this.#endpointProjections.keys())
+          if (key.startsWith(`${id}\0`)) this.#endpointProjections.delete(key);
       }
       for (const digest of report.packages) this.#descriptors.delete(digest);
       return report;

@@ -17,14 +17,22 @@ export {
 } from "./_config.js";
 export type { TemporaryDebris } from "./_debris.js";
 export { findTemporaryDebris, removeTemporaryDebris } from "./_debris.js";
+export type { McpEndpoint, McpEndpointConfig, ToolNaming } from "./_endpoints.js";
+export {
+  DEFAULT_ENDPOINT,
+  DEFAULT_ENDPOINT_PRESET,
+  mcpEndpoint,
+  profileNaming,
+} from "./_endpoints.js";
 export type { ProfileErrorCode } from "./_errors.js";
 export { PROFILE_ERROR_CODES, ProfileError } from "./_errors.js";
 export type { GcOptions, GcReport } from "./_gc.js";
-export type { OwnerLimits } from "./_limits.js";
+export type { McpTransportLimits, OwnerLimits } from "./_limits.js";
 export {
   CONFIG_MAX_BYTES,
   CURSOR_MAX_LENGTH,
   DEFAULT_OWNER_LIMITS,
+  MCP_TRANSPORT_LIMITS,
   PACKAGE_MAX_BYTES,
   PACKAGE_MAX_COMPRESSED_BYTES,
   PACKAGE_MAX_FILE_BYTES,
@@ -57,7 +65,14 @@ export type {
   ToolPage,
   ToolProjection,
 } from "./_projection.js";
-export { cliRoutes, listTools, resolveTool, toolName, visibleTools } from "./_projection.js";
+export {
+  cliRoutes,
+  listTools,
+  resolveTool,
+  TOOL_NAME_MAX_LENGTH,
+  toolName,
+  visibleTools,
+} from "./_projection.js";
 export type { InstalledExtension, ProfileRevision } from "./_revision.js";
 export type { ActiveRoutes } from "./_routecache.js";
 export { readActiveRoutes } from "./_routecache.js";

@@ -1,0 +1,100 @@
+// The owner configuration's validator: collects every issue with its JSON
+// pointer, a stable code and what was expected, instead of stopping at the first.
+
+import { type JsonValue, pointerAppend, type ValidationIssue } from "@rukh/json";
+import type { ConfigIssueCode } from "./_config.js";
+
+/** Most entries in one list of a configuration. */
+const MAX_LIST = 4_096;
+
+type Issue = ValidationIssue<ConfigIssueCode>;
+export type Obj = { readonly [k: string]: JsonValue };
+
+export class Checker {
+  readonly issues: Issue[] = [];
+  add(path: string, code: ConfigIssueCode, message: string): void {
+    this.issues.push({ path, code, message });
+  }
+  object(
+    path: string,
+    v: JsonValue | undefined,
+    required: string[],
+    optional: string[],
+  ): Obj | undefined {
+    if (typeof v !== "object" || v === null || Array.isArray(v)) {
+      this.add(path, "expected_object", `expected an object at "${path}"`);
+      return undefined;
+    }
+    for (const k of required)
+      if (!Object.hasOwn(v, k))
+        this.add(pointerAppend(path, k), "missing_member", `"${k}" is required`);
+    for (const k of Object.keys(v))
+      if (!required.includes(k) && !optional.includes(k))
+        this.add(
+          pointerAppend(path, k),
+          "unknown_member",
+          `unknown member "${k}"; expected one of ${[...required, ...optional].join(", ")}`,
+        );
+    return v;
+  }
+  string(
+    path: string,
+    v: JsonValue | undefined,
+    re: RegExp,
+    code: ConfigIssueCode,
+    what: string,
+  ): string | undefined {
+    if (typeof v !== "string") {
+      this.add(path, "expected_string", `expected a string (${what})`);
+      return undefined;
+    }
+    if (!re.test(v)) {
+      this.add(path, code, `"${v}" is not ${what}`);
+      return undefined;
+    }
+    return v;
+  }
+  strings(
+    path: string,
+    v: JsonValue | undefined,
+    test: (s: string) => boolean,
+    code: ConfigIssueCode,
+    what: string,
+  ): string[] {
+    if (!Array.isArray(v)) {
+      this.add(path, "expected_array", `expected an array of ${what}`);
+      return [];
+    }
+    if (v.length > MAX_LIST)
+      this.add(path, "invalid_value", `at most ${MAX_LIST} entries are allowed`);
+    const seen = new Set<string>();
+    v.forEach((item, i) => {
+      const p = pointerAppend(path, i);
+      if (typeof item !== "string") this.add(p, "expected_string", `expected a string (${what})`);
+      else if (!test(item)) this.add(p, code, `"${item}" is not ${what}`);
+      else if (seen.has(item)) this.add(p, "duplicate", `"${item}" is listed twice`);
+      else seen.add(item);
+    });
+    return [...seen];
+  }
+  integer(
+    path: string,
+    v: JsonValue | undefined,
+    max: number,
+    maxName: string,
+  ): number | undefined {
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1) {
+      this.add(path, "expected_integer", "expected a positive integer");
+      return undefined;
+    }
+    if (v > max) {
+      this.add(
+        path,
+        "limit_not_tighter",
+        `${v} exceeds ${maxName} ${max}; limits may only be lowered`,
+      );
+      return undefined;
+    }
+    return v;
+  }
+}

@@ -1,0 +1,180 @@
+// MCP endpoints of an owner configuration: each one a launch binding a
+// server is started with (`mcp serve --endpoint NAME`): the preset it serves,
+// how its tools are named, its transport limits and its per-call deadline.
+
+import { type JsonValue, pointerAppend } from "@rukh/json";
+import type { Checker, Obj } from "./_checker.js";
+import type { OwnerConfig } from "./_config.js";
+import { MCP_TRANSPORT_LIMITS, type McpTransportLimits } from "./_limits.js";
+
+/** How a projection names its tools: the namespace in the fingerprint, and the form. */
+export interface ToolNaming {
+  readonly namespace: string;
+  readonly style: "full" | "compact";
+}
+
+/** One endpoint as the owner configuration holds it (`mcp.endpoints.<name>`). */
+export interface McpEndpointConfig {
+  /** The task preset every request of this endpoint is bound to. */
+  readonly preset: string;
+  /** The endpoint namespace its tool names are fingerprinted with; default the profile's. */
+  readonly namespace?: string;
+  /** `full` or `compact` tool names; default the profile's `mcp.toolNames`. */
+  readonly toolNames?: "full" | "compact";
+  /** The longest a call may run, in ms; at most the preset's `deadlineMs`. */
+  readonly deadlineMs?: number;
+  /** Transport limits, each at most its default. */
+  readonly limits?: Partial<McpTransportLimits>;
+}
+
+/** An endpoint with every default filled in. */
+export interface McpEndpoint {
+  readonly name: string;
+  readonly preset: string;
+  readonly naming: ToolNaming;
+  /** Absent: the preset's deadline alone bounds a call. */
+  readonly deadlineMs?: number;
+  readonly limits: Partial<McpTransportLimits>;
+}
+
+/** The endpoint `mcp serve` binds when none is named. */
+export const DEFAULT_ENDPOINT = "default";
+/** The preset of the default endpoint when the owner configures none: the confined one. */
+export const DEFAULT_ENDPOINT_PRESET = "agent";
+/** Most endpoints one configuration may hold. */
+const ENDPOINTS_MAX = 64;
+const ENDPOINT_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/** The naming of the profile's own projection (the CLI's and `tools list`'s). */
+export function profileNaming(config: OwnerConfig): ToolNaming {
+  return { namespace: config.endpointNamespace, style: config.mcp?.toolNames ?? "full" };
+}
+
+/** Whether two namings give every tool the same name. */
+export function sameNaming(a: ToolNaming, b: ToolNaming): boolean {
+  return a.namespace === b.namespace && a.style === b.style;
+}
+
+/**
+ * The endpoint `name` of a configuration with its defaults, or `undefined`.
+ * Without a name: the owner's `default` endpoint, or — when the owner
+ * configures none — the `agent` preset under the profile's naming.
+ *
+ * @example
+ * const endpoint = mcpEndpoint(config, flags.endpoint);
+ */
+export function mcpEndpoint(config: OwnerConfig, name?: string): McpEndpoint | undefined {
+  const endpoints = config.mcp?.endpoints ?? {};
+  const key = name ?? DEFAULT_ENDPOINT;
+  const e = Object.hasOwn(endpoints, key) ? endpoints[key] : undefined;
+  if (e === undefined)
+    return name === undefined
+      ? { name: key, preset: DEFAULT_ENDPOINT_PRESET, naming: profileNaming(config), limits: {} }
+      : undefined;
+  const naming = profileNaming(config);
+  return {
+    name: key,
+    preset: e.preset,
+    naming: {
+      namespace: e.namespace ?? naming.namespace,
+      style: e.toolNames ?? naming.style,
+    },
+    ...(e.deadlineMs !== undefined && { deadlineMs: e.deadlineMs }),
+    limits: { ...e.limits },
+  };
+}
+
+/** Every distinct naming a revision's tools get: the profile's, then each endpoint's. */
+export function revisionNamings(config: OwnerConfig): ToolNaming[] {
+  const out = [profileNaming(config)];
+  for (const name of Object.keys(config.mcp?.endpoints ?? {})) {
+    const n = mcpEndpoint(config, name)!.naming;
+    if (!out.some((o) => sameNaming(o, n))) out.push(n);
+  }
+  return out;
+}
+
+/** Checks `/mcp/endpoints` of a configuration whose presets are `presets`. */
+export function checkEndpoints(
+  c: Checker,
+  value: JsonValue | undefined,
+  presets: JsonValue | undefined,
+): void {
+  const all = c.object("/mcp/endpoints", value, [], Object.keys(value ?? {}));
+  if (all === undefined) return;
+  const names = Object.keys(all);
+  if (names.length > ENDPOINTS_MAX)
+    c.add("/mcp/endpoints", "invalid_value", `at most ${ENDPOINTS_MAX} endpoints are allowed`);
+  for (const name of names) {
+    const path = pointerAppend("/mcp/endpoints", name);
+    if (!ENDPOINT_NAME.test(name))
+      c.add(
+        path,
+        "invalid_name",
+        `"${name}" is not an endpoint name ([a-z][a-z0-9_-], at most 64)`,
+      );
+    const e = c.object(
+      path,
+      all[name],
+      ["preset"],
+      ["namespace", "toolNames", "deadlineMs", "limits"],
+    );
+    if (e === undefined) continue;
+    const preset = presetOf(c, `${path}/preset`, e.preset, presets);
+    if (e.namespace !== undefined)
+      c.string(
+        `${path}/namespace`,
+        e.namespace,
+        NAMESPACE,
+        "invalid_name",
+        "an endpoint namespace ([A-Za-z0-9._:-], at most 128)",
+      );
+    if (e.toolNames !== undefined && e.toolNames !== "full" && e.toolNames !== "compact")
+      c.add(`${path}/toolNames`, "invalid_value", 'expected "full" or "compact"');
+    if (e.deadlineMs !== undefined) {
+      const max =
+        typeof preset?.deadlineMs === "number" ? preset.deadlineMs : Number.MAX_SAFE_INTEGER;
+      c.integer(`${path}/deadlineMs`, e.deadlineMs, max, `the preset's deadlineMs`);
+    }
+    if (e.limits !== undefined) checkLimits(c, `${path}/limits`, e.limits);
+  }
+}
+
+/** The preset an endpoint names, when it is defined. */
+function presetOf(
+  c: Checker,
+  path: string,
+  value: JsonValue | undefined,
+  presets: JsonValue | undefined,
+): Obj | undefined {
+  if (value === undefined) return undefined;
+  const name = c.string(path, value, /^[a-z][a-z0-9_-]{0,63}$/, "invalid_name", "a preset name");
+  if (
+    name === undefined ||
+    typeof presets !== "object" ||
+    presets === null ||
+    Array.isArray(presets)
+  )
+    return undefined;
+  if (!Object.hasOwn(presets, name)) {
+    c.add(path, "unknown_preset", `preset "${name}" is not defined in /presets`);
+    return undefined;
+  }
+  const p = presets[name];
+  return typeof p === "object" && p !== null && !Array.isArray(p) ? p : undefined;
+}
+
+function checkLimits(c: Checker, path: string, value: JsonValue): void {
+  const keys = Object.keys(MCP_TRANSPORT_LIMITS);
+  const l = c.object(path, value, [], keys);
+  if (l === undefined) return;
+  for (const k of keys)
+    if (l[k] !== undefined)
+      c.integer(
+        pointerAppend(path, k),
+        l[k],
+        MCP_TRANSPORT_LIMITS[k as keyof McpTransportLimits],
+        `the default ${k}`,
+      );
+}

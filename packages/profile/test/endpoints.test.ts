@@ -1,0 +1,219 @@
+import { describe, expect, it } from "vitest";
+import { checkToolIndex, indexedTool } from "../src/_projection.js";
+import {
+  listTools,
+  mcpEndpoint,
+  type OwnerConfig,
+  type ProfileError,
+  StateDirectory,
+  TOOL_NAME_MAX_LENGTH,
+  toolName,
+  validateOwnerConfig,
+  visibleTools,
+} from "../src/index.js";
+import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
+
+// MCP endpoints in the owner configuration: what is accepted, what each
+// endpoint resolves to, and the tools a projection names under an
+// endpoint's naming.
+const work = tempDir();
+
+const withEndpoints = (endpoints: unknown, mcp: object = {}) =>
+  ownerConfig({ mcp: { ...mcp, endpoints } });
+
+describe("owner configuration: mcp.endpoints", () => {
+  it("accepts endpoints that tighten, and reports each wrong member by its pointer", () => {
+    const ok = validateOwnerConfig(
+      withEndpoints({
+        claude: { preset: "narrow", toolNames: "compact" },
+        ci: {
+          preset: "default",
+          namespace: "acme-ci",
+          deadlineMs: 500,
+          limits: { messageMaxBytes: 65_536, pendingMaxRequests: 8 },
+        },
+      }) as never,
+    );
+    expect(ok.ok, JSON.stringify(ok)).toBe(true);
+
+    const bad = validateOwnerConfig(
+      withEndpoints({
+        Upper: { preset: "default" },
+        none: {},
+        ghost: { preset: "nope" },
+        slow: { preset: "default", deadlineMs: 1001 },
+        loose: {
+          preset: "default",
+          limits: { messageMaxBytes: 1_048_577, nodes: 1, ioDeadlineMs: 0 },
+        },
+        odd: { preset: "default", toolNames: "short", namespace: "bad ns", extra: true },
+      }) as never,
+    );
+    expect(bad.ok).toBe(false);
+    const issues = bad.ok ? [] : bad.issues.map((i) => [i.path, i.code]);
+    expect(issues).toEqual(
+      expect.arrayContaining([
+        ["/mcp/endpoints/Upper", "invalid_name"],
+        ["/mcp/endpoints/none/preset", "missing_member"],
+        ["/mcp/endpoints/ghost/preset", "unknown_preset"],
+        ["/mcp/endpoints/slow/deadlineMs", "limit_not_tighter"],
+        ["/mcp/endpoints/loose/limits/messageMaxBytes", "limit_not_tighter"],
+        ["/mcp/endpoints/loose/limits/nodes", "unknown_member"],
+        ["/mcp/endpoints/loose/limits/ioDeadlineMs", "expected_integer"],
+        ["/mcp/endpoints/odd/toolNames", "invalid_value"],
+        ["/mcp/endpoints/odd/namespace", "invalid_name"],
+        ["/mcp/endpoints/odd/extra", "unknown_member"],
+      ]),
+    );
+    expect(issues).toHaveLength(10);
+    // `mcp.toolNames` alone is no longer required.
+    expect(validateOwnerConfig(ownerConfig({ mcp: {} }) as never).ok).toBe(true);
+  });
+
+  it("resolves an endpoint with the profile's defaults, and the default endpoint to the confined preset", () => {
+    const config = withEndpoints(
+      { claude: { preset: "narrow", toolNames: "compact", deadlineMs: 200 } },
+      { toolNames: "full" },
+    ) as unknown as OwnerConfig;
+    expect(mcpEndpoint(config, "claude")).toEqual({
+      name: "claude",
+      preset: "narrow",
+      naming: { namespace: "acme-test", style: "compact" },
+      deadlineMs: 200,
+      limits: {},
+    });
+    expect(mcpEndpoint(config)).toEqual({
+      name: "default",
+      preset: "agent",
+      naming: { namespace: "acme-test", style: "full" },
+      limits: {},
+    });
+    // Names are data: an Object member is no endpoint.
+    expect(mcpEndpoint(config, "constructor")).toBeUndefined();
+    expect(mcpEndpoint(config, "nope")).toBeUndefined();
+    const owned = withEndpoints({ default: { preset: "default" } }) as unknown as OwnerConfig;
+    expect(mcpEndpoint(owned)?.preset).toBe("default");
+  });
+});
+
+describe("a projection under an endpoint's naming", () => {
+  it("names every tool with the endpoint's namespace and form, apart from the profile's names and cursors", async () => {
+    const home = new StateDirectory(tempDir("rukh-endpoints-"));
+    await home.setConfig(
+      withEndpoints({
+        short: { preset: "default", toolNames: "compact" },
+        other: { preset: "default", namespace: "acme-other" },
+      }) as never,
+    );
+    const commands = Array.from({ length: 40 }, (_, i) => ({
+      id: `c${i}`,
+      path: [`c${i}`],
+      summary: `Command ${i}`,
+      inputs: [],
+      execute: {
+        mapping: "managed",
+        program: "bin/run.mjs",
+        runtime: "node",
+        result: { kind: "text" },
+      },
+      machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
+    }));
+    const source = await makePackage(work, {
+      format: "rukh.extension/2",
+      id: "acme.files",
+      version: "1.0.0",
+      publisher: "acme",
+      commands,
+    });
+    const { revisionId: rid } = await home.install(source);
+    const own = await home.projection(rid);
+    const short = await home.projection(rid, { namespace: "acme-test", style: "compact" });
+    const other = await home.projection(rid, { namespace: "acme-other", style: "full" });
+    // Asked again, the same objects: each naming is cached apart.
+    expect(await home.projection(rid, { namespace: "acme-test", style: "compact" })).toBe(short);
+    expect(await home.projection(rid)).toBe(own);
+    expect(await home.projection(rid, { namespace: "acme-test", style: "full" })).toBe(own);
+
+    const identities = (p: typeof own) =>
+      visibleTools(p, "default")
+        .map((t) => t.identity)
+        .sort();
+    expect(identities(short)).toEqual(identities(own));
+    expect(identities(other)).toEqual(identities(own));
+    for (const t of visibleTools(short, "default")) {
+      expect(t.name).toBe(toolName("acme-test", rid, t.identity, "compact"));
+      expect(t.name.length).toBeLessThanOrEqual(TOOL_NAME_MAX_LENGTH.compact);
+    }
+    for (const t of visibleTools(other, "default"))
+      expect(t.name).toBe(toolName("acme-other", rid, t.identity, "full"));
+    const ownNames = new Set(own.tools.map((t) => t.name));
+    expect(other.tools.some((t) => ownNames.has(t.name))).toBe(false);
+
+    // A cursor minted under one naming is stale under every other.
+    const cursorKey = await home.cursorKey();
+    const first = listTools(own, { preset: "default", cursorKey });
+    expect(first.nextCursor).toBeDefined();
+    for (const p of [short, other]) {
+      let caught: unknown;
+      try {
+        listTools(p, { preset: "default", cursorKey, cursor: first.nextCursor! });
+      } catch (e) {
+        caught = e;
+      }
+      expect((caught as ProfileError).code).toBe("stale_cursor");
+    }
+  });
+
+  it("checks at publication that every tool fits a page under the longest naming any endpoint uses", () => {
+    const command = (length: number) => ({
+      identity: "acme.files/huge",
+      id: "huge",
+      path: ["huge"],
+      aliases: [],
+      summary: "Huge",
+      description: "d".repeat(length),
+      inputs: [],
+      execute: {
+        mapping: "managed",
+        program: "bin/run.mjs",
+        runtime: "node",
+        result: { kind: "text" },
+      },
+      machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
+    });
+    const check = (config: object, length: number) => {
+      const c = command(length);
+      checkToolIndex(
+        config as never,
+        "a".repeat(64),
+        [indexedTool(c as never)],
+        () => c as never,
+        true,
+      );
+    };
+    const compact = ownerConfig({ mcp: { toolNames: "compact" } });
+    // The longest description that fits under compact names alone.
+    let lo = 0;
+    let hi = 1_048_576;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      try {
+        check(compact, mid);
+        lo = mid;
+      } catch {
+        hi = mid - 1;
+      }
+    }
+    expect(lo).toBeGreaterThan(1_000_000);
+    const withFull = ownerConfig({
+      mcp: { toolNames: "compact", endpoints: { wide: { preset: "default", toolNames: "full" } } },
+    });
+    let caught: unknown;
+    try {
+      check(withFull, lo);
+    } catch (e) {
+      caught = e;
+    }
+    expect((caught as ProfileError).code).toBe("tool_too_large");
+  });
+});
