@@ -77,6 +77,11 @@ export interface InvocationRequest {
    * left to receive the result. The command is cancelled as by the owner.
    */
   readonly transportSignal?: AbortSignal;
+  /**
+   * The caller's own deadline in ms (an MCP endpoint's `deadlineMs`): the
+   * call gets the shorter of it and the preset's. Ignored unless a positive integer.
+   */
+  readonly deadlineMs?: number;
   /** Raw arguments of a passthrough program (CLI only). */
   readonly passthroughArgs?: readonly string[];
   /** Working directory of the command process; default this process's. */

@@ -345,7 +345,7 @@ export async function createInvocationCore(
           message: "the invocation journal cannot be written (is the disk full?); nothing was run",
           diagnostics: NO_DIAGNOSTICS,
         });
-      const budget = budgetOf(startedAt, preset.deadlineMs);
+      const budget = budgetOf(startedAt, deadlineOf(preset.deadlineMs, request.deadlineMs));
       const result = await execute(execution, invocationId, planned, request, budget);
       return finalize(invocationId, identity, outcomeOf(invocationId, revisionId, result));
     } finally {
@@ -383,4 +383,11 @@ export async function createInvocationCore(
       liveness.release();
     },
   };
+}
+
+/** The shorter of the preset's deadline and the caller's, when the caller's is a positive integer. */
+function deadlineOf(preset: number, caller: number | undefined): number {
+  return caller !== undefined && Number.isSafeInteger(caller) && caller > 0
+    ? Math.min(preset, caller)
+    : preset;
 }

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from "node:stream";
 import { createInvocationCore, type HostBinding, type InvocationCore } from "@rukh/core";
 import type { JsonValue } from "@rukh/json";
-import { StateDirectory } from "@rukh/profile";
+import { StateDirectory, type ToolNaming } from "@rukh/profile";
 import { type ChannelCloseReason, StdioChannel } from "./_channel.js";
 import { createDispatcher } from "./_dispatch.js";
 import { completeFor } from "./_era.js";
@@ -45,6 +45,10 @@ export interface ServeStdioOptions {
   readonly logger?: McpLogger;
   /** Tighter limits than {@link MCP_LIMITS}. */
   readonly limits?: Partial<McpLimits>;
+  /** How tool names are formed (an endpoint's naming); default the profile's. */
+  readonly naming?: ToolNaming;
+  /** The longest a call may run, in ms (an endpoint's); the preset's deadline still bounds it. */
+  readonly deadlineMs?: number;
   /** `serverInfo` reported to clients; default `{ name: "rukh", version }`. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
 }
@@ -100,6 +104,9 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
   const state =
     typeof options.state === "string" ? new StateDirectory(options.state) : options.state;
   const binding: HostBinding = Object.freeze({ ...options.binding });
+  const deadline = options.deadlineMs;
+  if (deadline !== undefined && (!Number.isSafeInteger(deadline) || deadline < 1))
+    throw new McpError("invalid_limits", "deadlineMs must be a positive integer");
   for (const k of ["subject", "actor", "taskAuthorityRef", "preset"] as const)
     if (typeof binding[k] !== "string" || binding[k].length === 0)
       throw new McpError("invalid_binding", `binding.${k} must be a non-empty string`);
@@ -144,6 +151,8 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     ownerSignal: owner.signal,
     transportSignal: transport.signal,
     serverInfo,
+    ...(options.naming !== undefined && { naming: options.naming }),
+    ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
   });
   const watcher = new ListWatcher({
     state,

@@ -1,41 +1,33 @@
+import { MCP_TRANSPORT_LIMITS, type McpTransportLimits } from "@rukh/profile";
 import { McpError } from "./_errors.js";
 
 /** Largest accepted incoming message (one line without its newline), in bytes: 1 MiB. */
-export const MCP_MESSAGE_MAX_BYTES = 1_048_576;
+export const MCP_MESSAGE_MAX_BYTES = MCP_TRANSPORT_LIMITS.messageMaxBytes;
 /** Deepest accepted nesting of an incoming message. */
-export const MCP_MESSAGE_MAX_DEPTH = 32;
+export const MCP_MESSAGE_MAX_DEPTH = MCP_TRANSPORT_LIMITS.messageMaxDepth;
 /** Most object members plus array elements accepted in one incoming message. */
-export const MCP_MESSAGE_MAX_NODES = 4_096;
+export const MCP_MESSAGE_MAX_NODES = MCP_TRANSPORT_LIMITS.messageMaxNodes;
 /** Largest encoded response the host sends, in bytes: 2 MiB; a larger one becomes an error. */
-export const MCP_RESPONSE_MAX_BYTES = 2_097_152;
+export const MCP_RESPONSE_MAX_BYTES = MCP_TRANSPORT_LIMITS.responseMaxBytes;
 /** Messages waiting to be written at which the host stops reading until half are written. */
-export const MCP_QUEUE_MAX_MESSAGES = 32;
+export const MCP_QUEUE_MAX_MESSAGES = MCP_TRANSPORT_LIMITS.queueMaxMessages;
 /** Bytes waiting to be written at which the host stops reading (4 MiB); four times this closes the transport. */
-export const MCP_QUEUE_MAX_BYTES = 4_194_304;
+export const MCP_QUEUE_MAX_BYTES = MCP_TRANSPORT_LIMITS.queueMaxBytes;
 /** Requests read but not yet answered at which the host stops reading until one is answered. */
-export const MCP_PENDING_MAX_REQUESTS = 256;
+export const MCP_PENDING_MAX_REQUESTS = MCP_TRANSPORT_LIMITS.pendingMaxRequests;
 /** Time a line may stay incomplete (from its first byte) and a write may stay blocked. */
-export const MCP_IO_DEADLINE_MS = 2_000;
+export const MCP_IO_DEADLINE_MS = MCP_TRANSPORT_LIMITS.ioDeadlineMs;
 /** Time `server/discover`, `initialize` and `tools/list` may take before they fail. */
-export const MCP_LIST_DEADLINE_MS = 30_000;
+export const MCP_LIST_DEADLINE_MS = MCP_TRANSPORT_LIMITS.listDeadlineMs;
 
 /**
- * The limits of one stdio host. Owners may only tighten them.
+ * The limits of one stdio host (the owner configuration's endpoint limits).
+ * Owners may only tighten them.
  *
  * @example
  * const limits: McpLimits = { ...MCP_LIMITS, ioDeadlineMs: 1_000 };
  */
-export interface McpLimits {
-  readonly messageMaxBytes: number;
-  readonly messageMaxDepth: number;
-  readonly messageMaxNodes: number;
-  readonly responseMaxBytes: number;
-  readonly queueMaxMessages: number;
-  readonly queueMaxBytes: number;
-  readonly pendingMaxRequests: number;
-  readonly ioDeadlineMs: number;
-  readonly listDeadlineMs: number;
-}
+export type McpLimits = McpTransportLimits;
 
 /**
  * The default (and largest) limits.
@@ -43,17 +35,7 @@ export interface McpLimits {
  * @example
  * MCP_LIMITS.messageMaxBytes; // 1048576
  */
-export const MCP_LIMITS: McpLimits = Object.freeze({
-  messageMaxBytes: MCP_MESSAGE_MAX_BYTES,
-  messageMaxDepth: MCP_MESSAGE_MAX_DEPTH,
-  messageMaxNodes: MCP_MESSAGE_MAX_NODES,
-  responseMaxBytes: MCP_RESPONSE_MAX_BYTES,
-  queueMaxMessages: MCP_QUEUE_MAX_MESSAGES,
-  queueMaxBytes: MCP_QUEUE_MAX_BYTES,
-  pendingMaxRequests: MCP_PENDING_MAX_REQUESTS,
-  ioDeadlineMs: MCP_IO_DEADLINE_MS,
-  listDeadlineMs: MCP_LIST_DEADLINE_MS,
-});
+export const MCP_LIMITS: McpLimits = MCP_TRANSPORT_LIMITS;
 
 /** Applies tighter limits; a looser or non-positive value fails. */
 export function resolveLimits(over: Partial<McpLimits> | undefined): McpLimits {

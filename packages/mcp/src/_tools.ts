@@ -19,6 +19,7 @@ import {
   resolveTool,
   type StateDirectory,
   storedDescriptor,
+  type ToolNaming,
   type ToolProjection,
   visibleTools,
 } from "@rukh/profile";
@@ -36,6 +37,10 @@ export interface ToolsContext {
   /** Aborted when the client's transport is lost: running calls end `transport_lost`. */
   readonly transportSignal: AbortSignal;
   readonly serverInfo: { readonly name: string; readonly version: string };
+  /** How the tools are named; default the profile's naming. */
+  readonly naming?: ToolNaming;
+  /** The per-call deadline the host adds to the preset's. */
+  readonly deadlineMs?: number;
 }
 
 /** `tools/list` and `tools/call` of one host. */
@@ -63,7 +68,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
     if (cached !== undefined) return cached;
     let projection: ToolProjection;
     try {
-      projection = await state.projection(rid);
+      projection = await state.projection(rid, ctx.naming);
     } catch (e) {
       // No partial list: the whole list fails, and says which package and why.
       if (e instanceof ProfileError)
@@ -183,14 +188,17 @@ export function hostTools(ctx: ToolsContext): HostTools {
           issues: decoded.issues,
         }),
       );
+    // Resolved here, under this host's naming, and pinned to the revision it
+    // was resolved in: a newer revision makes the call fail as unknown.
     const outcome = await core.invoke({
-      command: { toolName: name },
+      command: { identity: tool.identity },
       supplied: decoded.value,
       surface: "mcp",
       revisionId: now.projection.revisionId,
       signal,
       ownerSignal: ctx.ownerSignal,
       transportSignal: ctx.transportSignal,
+      ...(ctx.deadlineMs !== undefined && { deadlineMs: ctx.deadlineMs }),
     });
     if (
       outcome.outcome === "rejected" &&
