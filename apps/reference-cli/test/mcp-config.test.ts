@@ -19,6 +19,44 @@ function words(line: string): string[] {
 }
 
 const config = (...args: string[]) => rukh("mcp", "config", ...args);
+const LIMITED = ["claude-code", "claude-desktop", "vscode", "cursor", "codex"];
+
+/** The owner configuration's endpoints. */
+const endpoints = (): Record<string, unknown> =>
+  JSON.parse(rukh("--json", "profile", "show").stdout).result.config.mcp?.endpoints ?? {};
+
+/** Publishes the owner configuration with one endpoint set. */
+function setEndpoint(name: string, endpoint: object): void {
+  const show = JSON.parse(rukh("--json", "profile", "show").stdout).result.config;
+  const file = join(at.work, `endpoint-${name}.json`);
+  const mcp = { ...show.mcp, endpoints: { ...show.mcp?.endpoints, [name]: endpoint } };
+  writeFileSync(file, JSON.stringify({ ...show, mcp }));
+  const r = rukh("profile", "set-config", file);
+  expect(r.status, r.stderr).toBe(0);
+}
+
+/** The tool names `rukh mcp serve <args>` lists, read from a real server process. */
+function servedNames(args: string[]): string[] {
+  const list = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/list",
+    params: {
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    },
+  };
+  const r = spawnSync(RUKH_BIN, ["mcp", "serve", ...args], {
+    input: `${JSON.stringify(list)}\n`,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at.root },
+  });
+  expect(r.status, r.stderr).toBe(0);
+  const reply = JSON.parse(r.stdout.trim().split("\n")[0]!);
+  return reply.result.tools.map((t: { name: string }) => t.name);
+}
 
 describe("rukh mcp config", () => {
   it("prints an Inspector command, pinned, whose words survive the shell exactly", () => {
@@ -51,14 +89,82 @@ describe("rukh mcp config", () => {
     expect(r.stderr).toContain('no preset "nope"; expected one of default');
   });
 
-  it("refuses a 64-character client while full tool names do not fit its prefix, and says how to fix it", () => {
-    for (const client of ["claude-code", "vscode", "cursor", "codex", "claude-desktop"]) {
+  it("creates an endpoint with compact names for a 64-character client, reuses it, and every name it serves fits with the prefix", () => {
+    const dryRun = rukh("mcp", "install", "--client", "cursor", "--preset", "default", "--dry-run");
+    expect(dryRun.status, dryRun.stderr).toBe(0);
+    expect(dryRun.stderr).toContain("would create endpoint cursor-default");
+    expect(endpoints()).toEqual({});
+
+    // The first 64-character client gets an endpoint of its own; the others reuse it.
+    const name = "claude-code-default";
+    for (const client of LIMITED) {
       const r = config("--client", client, "--preset", "default");
-      expect(r.status, client).toBe(2);
-      expect(r.stderr).toContain(`${client} accepts tool names of at most 64 characters`);
-      expect(r.stderr).toContain('"toolNames": "compact"');
-      expect(r.stdout).toBe("");
+      expect(r.status, r.stderr).toBe(0);
+      if (client === "claude-code")
+        expect(r.stderr).toContain(
+          `created endpoint ${name} (preset default, compact tool names) for ${client}; published profile revision`,
+        );
+      else expect(r.stderr).not.toContain("created");
+      expect(r.stdout).toContain(name);
+      // Asked again: the same endpoint, nothing published.
+      const again = config("--client", client, "--preset", "default");
+      expect(again.stderr).not.toContain("created");
+      expect(again.stdout).toBe(r.stdout);
     }
+    expect(endpoints()).toEqual({ [name]: { preset: "default", toolNames: "compact" } });
+    // What the printed configuration starts serves names every one of them accepts.
+    const names = servedNames(["--endpoint", name]);
+    expect(names.length).toBeGreaterThan(0);
+    for (const n of names) expect(`mcp__rukh__${n}`.length, n).toBeLessThanOrEqual(64);
+    // `tools list --endpoint` shows exactly what that endpoint serves.
+    const listed = JSON.parse(rukh("--json", "tools", "list", "--endpoint", name).stdout).result;
+    expect(listed.preset).toBe("default");
+    expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(names);
+    const code = config("--client", "claude-code", "--preset", "default");
+    expect(words(code.stdout.trim()).slice(-4)).toEqual([
+      "mcp",
+      "serve",
+      "--endpoint",
+      "claude-code-default",
+    ]);
+    // The profile's own names stay full: only the endpoint's are compact.
+    for (const n of servedNames(["--preset", "default"])) expect(n.length).toBeGreaterThan(64);
+  });
+
+  it("serves a named endpoint only if it exists, fits the client, and is not combined with --preset", () => {
+    const fits = config("--client", "vscode", "--endpoint", "claude-code-default");
+    expect(fits.status, fits.stderr).toBe(0);
+    expect(JSON.parse(fits.stdout).servers.rukh.args).toEqual([
+      "mcp",
+      "serve",
+      "--endpoint",
+      "claude-code-default",
+    ]);
+    const missing = config("--client", "vscode", "--endpoint", "nope");
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('no endpoint "nope"; expected one of');
+    const both = config(
+      "--client",
+      "vscode",
+      "--endpoint",
+      "claude-code-default",
+      "--preset",
+      "default",
+    );
+    expect(both.status).toBe(2);
+    expect(both.stderr).toContain("--endpoint and --preset cannot be combined");
+    // An endpoint with full names does not fit a 64-character client.
+    setEndpoint("wide", { preset: "default", toolNames: "full" });
+    const wide = config("--client", "claude-code", "--endpoint", "wide");
+    expect(wide.status).toBe(2);
+    expect(wide.stderr).toContain("claude-code accepts tool names of at most 64 characters");
+    expect(config("--client", "inspector", "--endpoint", "wide").status).toBe(0);
+
+    const serveMissing = rukh("mcp", "serve", "--endpoint", "nope");
+    expect(serveMissing.status).toBe(2);
+    expect(serveMissing.stderr).toContain('no endpoint "nope"; expected one of');
+    const serveBoth = rukh("mcp", "serve", "--endpoint", "wide", "--preset", "default");
+    expect(serveBoth.status).toBe(2);
   });
 
   it("prints each client's configuration once compact names fit, every name within the limit with the prefix", () => {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,8 +21,8 @@ function napTool(): string {
   return list.find((t: { identity: string }) => t.identity === "fx.sleep/nap").name;
 }
 
-function serve() {
-  const child = spawn(RUKH_BIN, ["mcp", "serve", "--preset", "default"], {
+function serve(args: readonly string[] = ["--preset", "default"]) {
+  const child = spawn(RUKH_BIN, ["mcp", "serve", ...args], {
     env: env(),
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -55,7 +55,8 @@ function serve() {
     }
     throw new Error(`no reply to ${id}; stderr: ${err}`);
   };
-  return { child, call, reply, exited, stderr: () => err };
+  const send = (line: string) => child.stdin!.write(`${line}\n`);
+  return { child, call, send, reply, exited, stderr: () => err };
 }
 
 const started = (child: ChildProcess) => new Promise((r) => setTimeout(r, 800, child));
@@ -161,6 +162,51 @@ setInterval(() => {}, 1000);`,
       outcome: "cancelled",
       reason: "transport_lost",
     });
+  });
+});
+
+describe("rukh mcp serve --endpoint", () => {
+  it("serves with the endpoint's limits and deadline, fixed when it starts", async () => {
+    const show = JSON.parse(rukh("--json", "profile", "show").stdout).result.config;
+    const file = join(at.work, "endpoint-tight.json");
+    const tight = { preset: "default", deadlineMs: 1_500, limits: { messageMaxBytes: 4_096 } };
+    writeFileSync(file, JSON.stringify({ ...show, mcp: { endpoints: { tight } } }));
+    expect(rukh("profile", "set-config", file).status).toBe(0);
+    const s = serve(["--endpoint", "tight"]);
+    try {
+      await started(s.child);
+      expect(s.stderr()).toContain("endpoint tight (preset default, full tool names)");
+      // A message the default limit (1 MiB) takes is refused at this endpoint's.
+      s.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: "big",
+          method: "tools/list",
+          params: { pad: "x".repeat(5_000) },
+        }),
+      );
+      // The error of an oversized message has no id: it is the next reply with a null one.
+      const big = (await s.reply(null as never)) as unknown as { error: { message: string } };
+      expect(big.error.message).toContain("message exceeds 4096 bytes");
+      // Editing the endpoint now changes nothing for this process.
+      writeFileSync(
+        file,
+        JSON.stringify({ ...show, mcp: { endpoints: { tight: { preset: "default" } } } }),
+      );
+      expect(rukh("profile", "set-config", file).status).toBe(0);
+      const t0 = Date.now();
+      s.call("n", napTool(), { wait_ms: 20_000 });
+      const n = await s.reply("n");
+      // The preset allows 30 s: the endpoint's 1.5 s ended it.
+      expect(Date.now() - t0).toBeLessThan(8_000);
+      expect(n.result.structuredContent).toMatchObject({
+        outcome: "cancelled",
+        reason: "deadline",
+      });
+    } finally {
+      s.child.stdin!.end();
+      await s.exited;
+    }
   });
 });
 

@@ -235,7 +235,7 @@ describe("truthful administration", () => {
 it("reserves the first word of every administrative command for the brand", async () => {
   const { adminBuiltins } = await import("../src/admin/index.js");
   const { RESERVED_CLI_WORDS } = await import("@rukh/profile");
-  const words = adminBuiltins({ brand: "rukh", executable: RUKH_BIN, serveMcp: async () => 0 }).map(
+  const words = adminBuiltins({ brand: "rukh", executable: RUKH_BIN, version: "0.0.0" }).map(
     (b) => b.path[0]!,
   );
   expect(words.filter((w) => !RESERVED_CLI_WORDS.includes(w))).toEqual([]);
@@ -244,7 +244,7 @@ it("reserves the first word of every administrative command for the brand", asyn
 it("declares every administrative command's inputs, and every declaration validates", async () => {
   const { adminBuiltins } = await import("../src/admin/index.js");
   const { builtinRoute } = await import("@rukh/cli");
-  for (const b of adminBuiltins({ brand: "rukh", executable: RUKH_BIN, serveMcp: async () => 0 })) {
+  for (const b of adminBuiltins({ brand: "rukh", executable: RUKH_BIN, version: "0.0.0" })) {
     expect(b.inputs, b.path.join(" ")).toBeDefined();
     expect((await builtinRoute(b))?.path, b.path.join(" ")).toEqual(b.path);
   }

@@ -83,7 +83,7 @@ export function reported(ctx: BuiltinContext, p: Publication, what: string): num
 /** Completion candidates from the active revision: extension ids, commands, publishers or presets. */
 export async function candidates(
   stateDir: string,
-  kind: "extensions" | "commands" | "publishers" | "presets",
+  kind: "extensions" | "commands" | "publishers" | "presets" | "endpoints",
 ): Promise<string[]> {
   const home = new (await loadProfile()).StateDirectory(stateDir);
   const id = await home.activeRevisionId();
@@ -96,6 +96,8 @@ export async function candidates(
       return rev.config.trustedPublishers.map((p) => p.id);
     case "presets":
       return Object.keys(rev.config.presets);
+    case "endpoints":
+      return Object.keys(rev.config.mcp?.endpoints ?? {});
     case "commands":
       return [
         ...rev.extensions.map((e) => e.id),

@@ -22,15 +22,22 @@ export function catalogBuiltins(
       path: ["tools", "list"],
       summary:
         "Show the exact MCP tool list of a preset (names, schemas, pages) without starting any extension",
-      inputs: [PRESET],
-      suggest: (_id, stateDir) => candidates(stateDir, "presets"),
+      inputs: [PRESET, ENDPOINT],
+      suggest: (id, stateDir) => candidates(stateDir, id === "endpoint" ? "endpoints" : "presets"),
       run: guarded(async (ctx, home, profile) => {
-        const { tools, pages, preset } = await allTools(profile, home, text(ctx.inputs, "preset"));
+        const endpoint = text(ctx.inputs, "endpoint");
+        const { tools, pages, preset } = await allTools(
+          profile,
+          home,
+          text(ctx.inputs, "preset"),
+          endpoint,
+        );
         const human = tools.map((t) => `${t.name}\n  ${t.title}  (${t.identity})`).join("\n");
+        const of = endpoint === undefined ? "" : ` at endpoint ${endpoint}`;
         print(
           ctx,
-          `${human || "no tools"}\n${tools.length} tools in ${pages} page${pages === 1 ? "" : "s"} for preset ${preset}`,
-          { preset, pages, tools },
+          `${human || "no tools"}\n${tools.length} tools in ${pages} page${pages === 1 ? "" : "s"} for preset ${preset}${of}`,
+          { preset, ...(endpoint !== undefined && { endpoint }), pages, tools },
         );
         return OK;
       }),
@@ -50,13 +57,32 @@ export function catalogBuiltins(
   ];
 }
 
+const ENDPOINT = flag(
+  "endpoint",
+  "Show the list as this MCP endpoint serves it (its preset and tool names)",
+  {
+    maxLength: 64,
+  },
+);
+
 async function allTools(
-  { listTools, presetNamed }: Profile,
+  { listTools, mcpEndpoint, presetNamed }: Profile,
   home: StateDirectory,
   preset: string | undefined,
+  endpoint?: string,
 ) {
-  const projection = await home.projection();
-  const name = preset ?? projection.config.defaultPreset;
+  let projection = await home.projection();
+  let name = preset ?? projection.config.defaultPreset;
+  if (endpoint !== undefined) {
+    if (preset !== undefined)
+      throw new UsageError(
+        "--endpoint and --preset cannot be combined: an endpoint names its own preset",
+      );
+    const e = mcpEndpoint(projection.config, endpoint);
+    if (e === undefined) throw new UsageError(`no endpoint ${JSON.stringify(endpoint)}`);
+    projection = await home.projection(projection.revisionId, e.naming);
+    name = e.preset;
+  }
   if (presetNamed(projection.config, name) === undefined)
     throw new UsageError(`no preset ${JSON.stringify(name)}`);
   const cursorKey = await home.cursorKey();

@@ -2,7 +2,7 @@
 // profile only through `@rukh/profile` publications and are built-ins of the
 // CLI: never MCP tools.
 
-import type { BuiltinContext, CliBuiltin } from "@rukh/cli";
+import type { CliBuiltin } from "@rukh/cli";
 import { guard } from "./_kit.js";
 import { catalogBuiltins } from "./catalog.js";
 import { doctorBuiltin } from "./doctor.js";
@@ -21,8 +21,8 @@ export interface AdminOptions {
   readonly brand: string;
   /** Absolute path of the brand's executable, for client configuration snippets. */
   readonly executable: string;
-  /** Runs the stdio MCP server until its input ends; returns the exit code. */
-  readonly serveMcp: (context: BuiltinContext, preset: string | undefined) => Promise<number>;
+  /** The brand's version, reported to MCP clients. */
+  readonly version: string;
 }
 
 /** Every administrative command of the brand. */

@@ -6,14 +6,9 @@ import type { BuiltinContext, CliBuiltin } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
 import { candidates } from "./_current.js";
 import { bool, flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, OK, type Profile, print, STATE, USAGE, UsageError } from "./_kit.js";
-import {
-  clientConfig,
-  MCP_CLIENTS,
-  type McpClient,
-  nameLimit,
-  type ServerLaunch,
-} from "./_mcp-clients.js";
+import { type AdminBody, OK, type Profile, print } from "./_kit.js";
+import { clientConfig, MCP_CLIENTS, type McpClient, type ServerLaunch } from "./_mcp-clients.js";
+import { endpointFor } from "./_mcp-endpoint.js";
 import {
   clientFile,
   lineDiff,
@@ -21,11 +16,19 @@ import {
   readConfigFile,
   writeConfigFile,
 } from "./_mcp-install.js";
+import { serveMcp } from "./_serve.js";
 import type { AdminOptions } from "./index.js";
 
 const PRESET = flag("preset", "The task preset the server binds (default: agent)", {
   maxLength: 64,
 });
+const ENDPOINT = flag("endpoint", "The owner configuration's MCP endpoint to serve", {
+  maxLength: 64,
+});
+
+/** Completes an endpoint or a preset name. */
+const suggest = (id: string, stateDir: string) =>
+  candidates(stateDir, id === "endpoint" ? "endpoints" : "presets");
 
 /** The `mcp` commands. */
 export function mcpBuiltins(
@@ -33,46 +36,66 @@ export function mcpBuiltins(
   guarded: (fn: AdminBody) => CliBuiltin["run"],
 ): CliBuiltin[] {
   const { brand } = options;
-  /** The client and preset asked for, checked against the profile, and how the server starts. */
+  /** The client, the endpoint chosen (or created) for it, and how the server starts. */
   async function prepare(ctx: BuiltinContext, home: StateDirectory, profile: Profile) {
-    const preset = text(ctx.inputs, "preset") ?? "agent";
     const client = text(ctx.inputs, "client") as McpClient;
-    const notes = await checkFit(home, profile, client, brand, preset);
+    const endpoint = text(ctx.inputs, "endpoint");
+    const preset = text(ctx.inputs, "preset");
+    const choice = await endpointFor(home, profile, {
+      client,
+      server: brand,
+      ...(endpoint !== undefined && { endpoint }),
+      ...(preset !== undefined && { preset }),
+      dryRun: ctx.inputs.dry_run === true,
+    });
     const launch: ServerLaunch = {
       name: brand,
       command: options.executable,
-      args: ["mcp", "serve", "--preset", preset],
+      args: choice.args,
       // The client starts the server from a directory of its own: the path must be absolute.
       env: { RUKH_HOME: resolve(ctx.stateDir) },
     };
-    return { client, preset, notes, launch };
+    return { client, choice, launch };
   }
   return [
     {
       path: ["mcp", "serve"],
       summary: "Serve the active profile's tools over MCP on stdio (stdout carries protocol only)",
-      inputs: [PRESET],
-      suggest: (_id, stateDir) => candidates(stateDir, "presets"),
+      inputs: [ENDPOINT, PRESET],
+      suggest,
       run: async (ctx) => {
-        try {
-          return await options.serveMcp(ctx, text(ctx.inputs, "preset"));
-        } catch (e) {
-          ctx.stderr.write(`${brand}: ${(e as Error).message}\n`);
-          return e instanceof UsageError ? USAGE : STATE;
-        }
+        const endpoint = text(ctx.inputs, "endpoint");
+        const preset = text(ctx.inputs, "preset");
+        return serveMcp(
+          ctx,
+          { name: brand, version: options.version },
+          {
+            ...(endpoint !== undefined && { endpoint }),
+            ...(preset !== undefined && { preset }),
+          },
+        );
       },
     },
     {
       path: ["mcp", "config"],
       summary:
         "Print what an MCP client needs to start this server: a command to run or its configuration file's content",
-      inputs: [oneOf("client", "The MCP client", MCP_CLIENTS, { required: true }), PRESET],
-      suggest: (_id, stateDir) => candidates(stateDir, "presets"),
+      inputs: [
+        oneOf("client", "The MCP client", MCP_CLIENTS, { required: true }),
+        ENDPOINT,
+        PRESET,
+      ],
+      suggest,
       run: guarded(async (ctx, home, profile) => {
-        const { client, preset, notes, launch } = await prepare(ctx, home, profile);
+        const { client, choice, launch } = await prepare(ctx, home, profile);
         const snippet = clientConfig(client, launch);
-        for (const n of notes) ctx.stderr.write(`${brand}: ${n}\n`);
-        print(ctx, snippet, { client, preset, snippet });
+        for (const n of choice.notes) ctx.stderr.write(`${brand}: ${n}\n`);
+        print(ctx, snippet, {
+          client,
+          ...(choice.endpoint !== undefined && { endpoint: choice.endpoint }),
+          preset: choice.preset,
+          snippet,
+        });
         return OK;
       }),
     },
@@ -82,21 +105,22 @@ export function mcpBuiltins(
         "Add this server to an MCP client's configuration file: merged in, the old file kept as a backup",
       inputs: [
         oneOf("client", "The MCP client", FILE_CLIENTS, { required: true }),
+        ENDPOINT,
         PRESET,
         flag("file", "The configuration file (default: where the client keeps it)", {
           maxLength: 4096,
         }),
         bool("dry_run", "Show the change as a line diff and write nothing"),
       ],
-      suggest: (_id, stateDir) => candidates(stateDir, "presets"),
+      suggest,
       run: guarded(async (ctx, home, profile) => {
-        const { client, notes, launch } = await prepare(ctx, home, profile);
+        const { client, choice, launch } = await prepare(ctx, home, profile);
         const file = resolve(
           text(ctx.inputs, "file") ?? clientFile(client, ctx.env, process.cwd()),
         );
         const before = readConfigFile(file);
         const after = mergedConfig(client, file, before, launch);
-        for (const n of notes) ctx.stderr.write(`${brand}: ${n}\n`);
+        for (const n of choice.notes) ctx.stderr.write(`${brand}: ${n}\n`);
         const dryRun = ctx.inputs.dry_run === true;
         if (!after.changed) {
           print(ctx, `${file} already starts this server; nothing written`, {
@@ -125,39 +149,3 @@ export function mcpBuiltins(
 
 /** The clients whose configuration is a file `mcp install` can write. */
 const FILE_CLIENTS = MCP_CLIENTS.filter((c) => c !== "inspector");
-
-/**
- * Checks the preset against the active profile and the preset's tool names
- * against the client's limit (with its prefix); returns notes for stderr.
- */
-async function checkFit(
-  home: StateDirectory,
-  profile: Profile,
-  client: McpClient,
-  server: string,
-  preset: string,
-): Promise<string[]> {
-  if ((await home.activeRevisionId()) === null)
-    return [
-      `nothing is installed yet: the preset and the tool names are checked against ${client}'s limits once there is a profile; run this again after installing`,
-    ];
-  const projection = await home.projection();
-  if (profile.presetNamed(projection.config, preset) === undefined)
-    throw new UsageError(
-      `no preset ${JSON.stringify(preset)}; expected one of ${Object.keys(projection.config.presets).join(", ")}`,
-    );
-  const limit = nameLimit(client, server);
-  if (limit === null) return [];
-  const longest = profile
-    .visibleTools(projection, preset)
-    .reduce((a, t) => (t.name.length > a.length ? t.name : a), "");
-  if (limit.prefix.length + longest.length <= limit.max) return [];
-  const compact = projection.config.mcp?.toolNames === "compact";
-  throw new UsageError(
-    `${client} accepts tool names of at most ${limit.max} characters with its prefix ("${limit.prefix}"), and ${longest} has ${longest.length}; ${
-      compact
-        ? "even compact names do not fit: choose a shorter brand"
-        : 'publish compact names (set "mcp": { "toolNames": "compact" } in the owner configuration and run `profile set-config`)'
-    }`,
-  );
-}

@@ -1,0 +1,128 @@
+// `mcp serve`: resolves the endpoint it is launched as, once, from the owner
+// configuration, and serves MCP on stdio until the client goes or the owner
+// stops it. Only this path loads the MCP host.
+
+import { userInfo } from "node:os";
+import type { BuiltinContext } from "@rukh/cli";
+import type { McpEndpoint, StateDirectory } from "@rukh/profile";
+import { STATE, USAGE, UsageError } from "./_kit.js";
+
+/** How `mcp serve` was asked to start: a named endpoint, or the default one with another preset. */
+export interface ServeRequest {
+  readonly endpoint?: string;
+  readonly preset?: string;
+}
+
+/** Serves the endpoint `request` names until the transport closes; returns the exit code. */
+export async function serveMcp(
+  ctx: BuiltinContext,
+  brand: { readonly name: string; readonly version: string },
+  request: ServeRequest,
+): Promise<number> {
+  const [{ serveStdio }, { StateDirectory }] = await Promise.all([
+    import("@rukh/mcp"),
+    import("@rukh/profile"),
+  ]);
+  const state = new StateDirectory(ctx.stateDir);
+  let endpoint: Launch;
+  try {
+    endpoint = await launchEndpoint(ctx, state, brand.name, request);
+  } catch (e) {
+    ctx.stderr.write(`${brand.name}: ${(e as Error).message}\n`);
+    return e instanceof UsageError ? USAGE : STATE;
+  }
+  ctx.stderr.write(
+    `${brand.name} mcp: endpoint ${endpoint.name} (preset ${endpoint.preset}${endpoint.naming === undefined ? "" : `, ${endpoint.naming.style} tool names`})\n`,
+  );
+  // What the host reports (its close reason among it) goes to stderr, one line each.
+  const logger = {
+    log(level: string, message: string, data?: Record<string, unknown>) {
+      const detail = data === undefined ? "" : ` ${JSON.stringify(data)}`;
+      ctx.stderr.write(`${brand.name} mcp: ${level}: ${message}${detail}\n`);
+    },
+  };
+  // The launch binding is fixed here, once, from the owner's side: nothing a
+  // client sends can change it, and a later edit of the endpoint applies at
+  // the next start.
+  let host: Awaited<ReturnType<typeof serveStdio>>;
+  try {
+    host = await serveStdio({
+      logger,
+      state,
+      binding: {
+        subject: userInfo().username,
+        actor: `${brand.name}-mcp`,
+        taskAuthorityRef: "local",
+        preset: endpoint.preset,
+      },
+      ...(endpoint.naming !== undefined && { naming: endpoint.naming }),
+      limits: endpoint.limits,
+      ...(endpoint.deadlineMs !== undefined && { deadlineMs: endpoint.deadlineMs }),
+      serverInfo: { name: brand.name, version: brand.version },
+    });
+  } catch (e) {
+    ctx.stderr.write(`${brand.name}: ${(e as Error).message}\n`);
+    return STATE;
+  }
+  ctx.signal.addEventListener("abort", () => void host.close(), { once: true });
+  const why = await host.closed;
+  ctx.stderr.write(`${brand.name} mcp: closed (${why})\n`);
+  return why === "eof" || why === "closed" ? 0 : 5;
+}
+
+/** An endpoint as a server starts it; without a naming, each revision's own naming applies. */
+type Launch = Omit<McpEndpoint, "naming"> & { readonly naming?: McpEndpoint["naming"] };
+
+/**
+ * The endpoint a server starts as: the one named (it must exist), or the
+ * default one — the owner's `default` endpoint, else the confined `agent`
+ * preset — whose preset `--preset` may replace. With nothing published yet,
+ * only the default endpoint can start: it serves an empty list until tools
+ * arrive.
+ */
+async function launchEndpoint(
+  ctx: BuiltinContext,
+  state: StateDirectory,
+  brand: string,
+  request: ServeRequest,
+): Promise<Launch> {
+  const { DEFAULT_ENDPOINT_PRESET, mcpEndpoint, presetNamed, profileNaming } = await import(
+    "@rukh/profile"
+  );
+  if (request.endpoint !== undefined && request.preset !== undefined)
+    throw new UsageError(
+      "--endpoint and --preset cannot be combined: an endpoint names its own preset",
+    );
+  const active = await state.activeRevisionId();
+  if (active === null) {
+    if (request.endpoint !== undefined)
+      throw new UsageError(
+        `no endpoint ${JSON.stringify(request.endpoint)}: nothing is published yet`,
+      );
+    // A client configured before the first install gets a live server.
+    ctx.stderr.write(`${brand} mcp: nothing is installed yet; serving an empty tool list\n`);
+    return { name: "default", preset: request.preset ?? DEFAULT_ENDPOINT_PRESET, limits: {} };
+  }
+  const config = (await state.readRevision(active)).config;
+  const found = mcpEndpoint(config, request.endpoint);
+  if (found === undefined) {
+    const names = Object.keys(config.mcp?.endpoints ?? {});
+    throw new UsageError(
+      `no endpoint ${JSON.stringify(request.endpoint)}; ${
+        names.length === 0
+          ? "the owner configuration defines none (`mcp config --client …` creates one)"
+          : `expected one of ${names.join(", ")}`
+      }`,
+    );
+  }
+  const endpoint =
+    request.preset === undefined
+      ? found
+      : // The profile's own naming and no endpoint's limits: nothing of the owner's endpoints.
+        { name: "default", preset: request.preset, naming: profileNaming(config), limits: {} };
+  if (presetNamed(config, endpoint.preset) === undefined)
+    throw new UsageError(
+      `no preset ${JSON.stringify(endpoint.preset)}; expected one of ${Object.keys(config.presets).join(", ")}`,
+    );
+  return endpoint;
+}
