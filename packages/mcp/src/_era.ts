@@ -22,7 +22,6 @@ export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 export const META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
 
 /** The form of a protocol version: a date. */
-const PROTOCOL_VERSION_FORM = /^\d{4}-\d{2}-\d{2}$/;
 
 export type Era = "modern" | "legacy";
 
@@ -38,11 +37,12 @@ export function eraOf(method: string, params: JsonObject | undefined, initialize
   const meta = params?._meta;
   if (isObject(meta) && Object.hasOwn(meta, META_VERSION)) {
     const requested = meta[META_VERSION];
-    // A version is a date string; anything else is a malformed request, not another version.
-    if (typeof requested !== "string" || !PROTOCOL_VERSION_FORM.test(requested))
+    // A version is a string; any other value is a malformed request. A string
+    // this host does not serve — whatever its form — is an unsupported version.
+    if (typeof requested !== "string")
       throw new RpcError(
         JSONRPC_ERROR_CODES.invalidParams,
-        `Invalid params: _meta["${META_VERSION}"] must be a protocol version (YYYY-MM-DD)`,
+        `Invalid params: _meta["${META_VERSION}"] must be a protocol version string`,
       );
     if (requested !== MODERN_PROTOCOL_VERSION)
       throw new RpcError(
