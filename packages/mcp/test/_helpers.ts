@@ -1,6 +1,8 @@
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import type { StateDirectory } from "@rukh/profile";
 import {
   commandsDescriptor,
@@ -199,4 +201,46 @@ export class RawSession {
     this.child.stdin.end();
     return this.exited;
   }
+}
+
+const INSPECTOR = join(PACKAGE_DIR, "node_modules", ".bin", "mcp-inspector");
+
+/**
+ * The MCP Inspector CLI against `serve.mjs` on the state directory `root`
+ * (its own files under `work`), in one protocol era: one request per call,
+ * its JSON output parsed; `stderr` is what the server and the Inspector logged.
+ */
+export function inspector(root: string, work: string) {
+  const run = promisify(execFile);
+  return async (
+    era: "legacy" | "modern",
+    ...args: string[]
+  ): Promise<{ out: Wire; stderr: string }> => {
+    const { stdout, stderr } = await run(
+      INSPECTOR,
+      [
+        "--cli",
+        process.execPath,
+        SERVE,
+        "default",
+        "--protocol-era",
+        era,
+        "--format",
+        "json",
+        "-e",
+        `RUKH_HOME=${root}`,
+        ...args,
+      ],
+      {
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: work,
+          MCP_CATALOG_PATH: join(work, "catalog.json"),
+          MCP_CLIENT_CONFIG_PATH: join(work, "client.json"),
+        },
+        timeout: 60_000,
+      },
+    );
+    return { out: JSON.parse(stdout), stderr };
+  };
 }

@@ -1,11 +1,5 @@
-import { execFile } from "node:child_process";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, makeState, PACKAGE_DIR, SERVE, toolNameOf, type Wire } from "./_helpers.js";
-
-const run = promisify(execFile);
-const INSPECTOR = join(PACKAGE_DIR, "node_modules", ".bin", "mcp-inspector");
+import { cleanup, inspector, makeState, toolNameOf, type Wire } from "./_helpers.js";
 
 let root: string;
 let work: string;
@@ -25,34 +19,10 @@ afterAll(() => {
 });
 
 async function inspect(era: "legacy" | "modern", ...args: string[]): Promise<Wire> {
-  const { stdout, stderr } = await run(
-    INSPECTOR,
-    [
-      "--cli",
-      process.execPath,
-      SERVE,
-      "default",
-      "--protocol-era",
-      era,
-      "--format",
-      "json",
-      "-e",
-      `RUKH_HOME=${root}`,
-      ...args,
-    ],
-    {
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: work,
-        MCP_CATALOG_PATH: join(work, "catalog.json"),
-        MCP_CLIENT_CONFIG_PATH: join(work, "client.json"),
-      },
-      timeout: 60_000,
-    },
-  );
+  const { out, stderr } = await inspector(root, work)(era, ...args);
   // The server logs the era it serves on stderr, which the Inspector passes through.
   expect(stderr).toContain(`"era":"${era}"`);
-  return JSON.parse(stdout);
+  return out;
 }
 
 describe.each(["legacy", "modern"] as const)("MCP Inspector CLI, %s era", (era) => {
