@@ -3,7 +3,7 @@
 
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { type BuiltinContext, outputEnvelope, terminalText } from "@rukh/cli";
-import type { StateDirectory } from "@rukh/profile";
+import type { OwnerConfig, StateDirectory, TaskPreset } from "@rukh/profile";
 
 /** Exit codes of administrative commands (the same table as extension commands, docs/cli.md). */
 export const OK = 0;
@@ -13,6 +13,10 @@ export const STATE = 5;
 
 /** A mistake in how the command was called: exit 2 with the message. */
 export class UsageError extends Error {}
+
+/** Why `--endpoint` and `--preset` are never given together. */
+export const ENDPOINT_OR_PRESET =
+  "--endpoint and --preset cannot be combined: an endpoint names its own preset";
 
 /** A well-formed request the profile's rules refuse: exit 4 with the message. */
 export class Refusal extends Error {}
@@ -108,4 +112,14 @@ function failed(ctx: BuiltinContext, brand: string, e: unknown, profile: Profile
 /** `1 call`, `2 calls`. */
 export function plural(count: number, word: string): string {
   return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
+
+/** The preset an owner named; a name that is not a preset (`__proto__` included) is a usage error. */
+export function presetOf({ presetNamed }: Profile, config: OwnerConfig, name: string): TaskPreset {
+  const preset = presetNamed(config, name);
+  if (preset === undefined)
+    throw new UsageError(
+      `no preset ${JSON.stringify(name)}; expected one of ${Object.keys(config.presets).join(", ")}`,
+    );
+  return preset;
 }

@@ -4,8 +4,7 @@
 
 import type { OwnerConfig, StateDirectory } from "@rukh/profile";
 import { current } from "./_current.js";
-import type { Profile } from "./_kit.js";
-import { UsageError } from "./_kit.js";
+import { ENDPOINT_OR_PRESET, type Profile, presetOf, UsageError } from "./_kit.js";
 import { type McpClient, nameLimit } from "./_mcp-clients.js";
 
 /** What a client was asked to start. */
@@ -46,10 +45,7 @@ export async function endpointFor(
   const fits = (style: "full" | "compact") => limit === null || longest(style) <= limit.max;
 
   if (request.endpoint !== undefined) {
-    if (request.preset !== undefined)
-      throw new UsageError(
-        "--endpoint and --preset cannot be combined: an endpoint names its own preset",
-      );
+    if (request.preset !== undefined) throw new UsageError(ENDPOINT_OR_PRESET);
     const e = profile.mcpEndpoint(config, request.endpoint);
     if (e === undefined)
       throw new UsageError(`no endpoint ${JSON.stringify(request.endpoint)}; ${listOf(config)}`);
@@ -66,10 +62,7 @@ export async function endpointFor(
   }
 
   const preset = request.preset ?? profile.DEFAULT_ENDPOINT_PRESET;
-  if (profile.presetNamed(config, preset) === undefined)
-    throw new UsageError(
-      `no preset ${JSON.stringify(preset)}; expected one of ${Object.keys(config.presets).join(", ")}`,
-    );
+  presetOf(profile, config, preset);
   // The default endpoint, when it fits: `mcp serve` alone, or with the preset.
   const byDefault = profile.mcpEndpoint(config)!;
   const customDefault = Object.hasOwn(config.mcp?.endpoints ?? {}, profile.DEFAULT_ENDPOINT);

@@ -5,7 +5,7 @@
 import { userInfo } from "node:os";
 import type { BuiltinContext } from "@rukh/cli";
 import type { McpEndpoint, StateDirectory } from "@rukh/profile";
-import { STATE, USAGE, UsageError } from "./_kit.js";
+import { ENDPOINT_OR_PRESET, presetOf, STATE, USAGE, UsageError } from "./_kit.js";
 
 /** How `mcp serve` was asked to start: a named endpoint, or the default one with another preset. */
 export interface ServeRequest {
@@ -86,13 +86,10 @@ async function launchEndpoint(
   brand: string,
   request: ServeRequest,
 ): Promise<Launch> {
-  const { DEFAULT_ENDPOINT_PRESET, mcpEndpoint, presetNamed, profileNaming } = await import(
-    "@rukh/profile"
-  );
+  const profile = await import("@rukh/profile");
+  const { DEFAULT_ENDPOINT_PRESET, mcpEndpoint, profileNaming } = profile;
   if (request.endpoint !== undefined && request.preset !== undefined)
-    throw new UsageError(
-      "--endpoint and --preset cannot be combined: an endpoint names its own preset",
-    );
+    throw new UsageError(ENDPOINT_OR_PRESET);
   const active = await state.activeRevisionId();
   if (active === null) {
     if (request.endpoint !== undefined)
@@ -120,9 +117,6 @@ async function launchEndpoint(
       ? found
       : // The profile's own naming and no endpoint's limits: nothing of the owner's endpoints.
         { name: "default", preset: request.preset, naming: profileNaming(config), limits: {} };
-  if (presetNamed(config, endpoint.preset) === undefined)
-    throw new UsageError(
-      `no preset ${JSON.stringify(endpoint.preset)}; expected one of ${Object.keys(config.presets).join(", ")}`,
-    );
+  presetOf(profile, config, endpoint.preset);
   return endpoint;
 }

@@ -5,7 +5,15 @@ import { builtinRoute, type CliBuiltin } from "@rukh/cli";
 import type { CliRoute, McpTool, StateDirectory } from "@rukh/profile";
 import { candidates } from "./_current.js";
 import { flag, text } from "./_inputs.js";
-import { type AdminBody, OK, type Profile, print, UsageError } from "./_kit.js";
+import {
+  type AdminBody,
+  ENDPOINT_OR_PRESET,
+  OK,
+  type Profile,
+  presetOf,
+  print,
+  UsageError,
+} from "./_kit.js";
 
 const PRESET = flag("preset", "The task preset whose view to show (default: the default preset)", {
   maxLength: 64,
@@ -66,7 +74,7 @@ const ENDPOINT = flag(
 );
 
 async function allTools(
-  { listTools, mcpEndpoint, presetNamed }: Profile,
+  profile: Profile,
   home: StateDirectory,
   preset: string | undefined,
   endpoint?: string,
@@ -74,23 +82,19 @@ async function allTools(
   let projection = await home.projection();
   let name = preset ?? projection.config.defaultPreset;
   if (endpoint !== undefined) {
-    if (preset !== undefined)
-      throw new UsageError(
-        "--endpoint and --preset cannot be combined: an endpoint names its own preset",
-      );
-    const e = mcpEndpoint(projection.config, endpoint);
+    if (preset !== undefined) throw new UsageError(ENDPOINT_OR_PRESET);
+    const e = profile.mcpEndpoint(projection.config, endpoint);
     if (e === undefined) throw new UsageError(`no endpoint ${JSON.stringify(endpoint)}`);
     projection = await home.projection(projection.revisionId, e.naming);
     name = e.preset;
   }
-  if (presetNamed(projection.config, name) === undefined)
-    throw new UsageError(`no preset ${JSON.stringify(name)}`);
+  presetOf(profile, projection.config, name);
   const cursorKey = await home.cursorKey();
   const tools: McpTool[] = [];
   let pages = 0;
   let cursor: string | undefined;
   do {
-    const page = listTools(projection, {
+    const page = profile.listTools(projection, {
       preset: name,
       cursorKey,
       ...(cursor !== undefined && { cursor }),

@@ -1,20 +1,10 @@
 // `preset`: what each task preset may run, and its bounds.
 
 import type { CliBuiltin } from "@rukh/cli";
-import type { OwnerConfig, TaskPreset } from "@rukh/profile";
+import type { TaskPreset } from "@rukh/profile";
 import { candidates, current, publishConfig } from "./_current.js";
 import { arg, many, text, texts } from "./_inputs.js";
-import { type AdminBody, OK, type Profile, print, UsageError } from "./_kit.js";
-
-/** The preset an owner named; a name that is not a preset (`__proto__` included) is a usage error. */
-function presetOf({ presetNamed }: Profile, config: OwnerConfig, name: string): TaskPreset {
-  const preset = presetNamed(config, name);
-  if (preset === undefined)
-    throw new UsageError(
-      `no preset ${JSON.stringify(name)}; expected one of ${Object.keys(config.presets).join(", ")}`,
-    );
-  return preset;
-}
+import { type AdminBody, OK, presetOf, print } from "./_kit.js";
 
 const PRESET = arg("preset", "The task preset's name", 0, { maxLength: 64 });
 
