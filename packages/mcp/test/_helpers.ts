@@ -158,6 +158,16 @@ export class RawSession {
     this.write(`${JSON.stringify(message)}\n`);
   }
 
+  /** Sends a 2026-07-28 `tools/call` (the reply comes through {@link reply}). */
+  call(id: string, name: string, args: object = {}): void {
+    this.send({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: args, _meta: MODERN_META },
+    });
+  }
+
   /** Waits for the next message matching `pred` (default: the next new one). */
   async next(pred: (m: Wire) => boolean, timeoutMs = 10_000): Promise<Wire> {
     const deadline = Date.now() + timeoutMs;

@@ -133,7 +133,6 @@ describe("each malformed or refused line is answered and the server keeps servin
   it.each([
     ["a number", 20260728],
     ["null", null],
-    ["not a date", "latest"],
   ])(
     "answers a malformed protocol version (%s) with -32602, not -32022",
     async (_name, version) => {
@@ -153,6 +152,24 @@ describe("each malformed or refused line is answered and the server keeps servin
       expect(r.error.message).toMatch(/protocolVersion/);
     },
   );
+
+  it("answers a version string that is not a date as an unsupported version, echoing it", async () => {
+    // The official conformance suite asks with "v999.0.0" and expects -32022.
+    session.send({
+      jsonrpc: "2.0",
+      id: "vs",
+      method: "tools/list",
+      params: {
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "latest",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    });
+    const r = await session.reply("vs");
+    expect(r.error.code).toBe(-32022);
+    expect(r.error.data).toEqual({ supported: ["2026-07-28"], requested: "latest" });
+  });
 
   it("answers ping in the 2026-07-28 era with -32601: that era has no ping", async () => {
     const r = await session.request("mp", "ping");

@@ -27,14 +27,6 @@ afterAll(() => {
   if (work) cleanup(work);
 });
 
-const call = (s: RawSession, id: string, name: string, args: object = {}) =>
-  s.send({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name, arguments: args, _meta: MODERN_META },
-  });
-
 async function finals(): Promise<Map<string, { outcome: string; reason: string }>> {
   const { records } = await readJournal(root);
   const out = new Map<string, { outcome: string; reason: string }>();
@@ -48,8 +40,8 @@ describe("cancellation", () => {
     try {
       const slow = await toolNameOf(state, "fx.main/slow");
       const before = new Set((await finals()).keys());
-      call(s, "a", slow, { wait_ms: 30_000 });
-      call(s, "b", slow, { wait_ms: 1_500 });
+      s.call("a", slow, { wait_ms: 30_000 });
+      s.call("b", slow, { wait_ms: 1_500 });
       await new Promise((r) => setTimeout(r, 400));
       s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "a" } });
       s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "zzz" } });
@@ -74,7 +66,7 @@ describe("cancellation", () => {
   it("a preset deadline gives a complete cancelled error result", async () => {
     const s = new RawSession(root, "short");
     try {
-      call(s, "d", await toolNameOf(state, "fx.main/slow"), { wait_ms: 10_000 });
+      s.call("d", await toolNameOf(state, "fx.main/slow"), { wait_ms: 10_000 });
       const d = await s.reply("d");
       expect(d.result.isError).toBe(true);
       expect(d.result.structuredContent).toMatchObject({
@@ -89,7 +81,7 @@ describe("cancellation", () => {
   it("a transport the host closes (a deadline) cancels running work as transport_lost and finalizes it", async () => {
     const s = new RawSession(root);
     const before = new Set((await finals()).keys());
-    call(s, "o", await toolNameOf(state, "fx.main/slow"), { wait_ms: 30_000 });
+    s.call("o", await toolNameOf(state, "fx.main/slow"), { wait_ms: 30_000 });
     await new Promise((r) => setTimeout(r, 400));
     s.write(`{"jsonrpc":`); // never completed: the 2 s partial-read deadline closes the transport
     expect(await s.exited).toBe(0);
@@ -101,8 +93,8 @@ describe("cancellation", () => {
   it("an owner shutdown (SIGTERM) answers every call in flight with a complete owner_cancel result, then exits", async () => {
     const s = new RawSession(root);
     const slow = await toolNameOf(state, "fx.main/slow");
-    call(s, "t1", slow, { wait_ms: 30_000 });
-    call(s, "t2", slow, { wait_ms: 30_000 });
+    s.call("t1", slow, { wait_ms: 30_000 });
+    s.call("t2", slow, { wait_ms: 30_000 });
     await new Promise((r) => setTimeout(r, 500));
     const started = Date.now();
     s.child.kill("SIGTERM");
@@ -125,7 +117,7 @@ describe("cancellation", () => {
 
   it("end of input is the client leaving: running calls end transport_lost at once, not when they finish", async () => {
     const s = new RawSession(root);
-    call(s, "e", await toolNameOf(state, "fx.main/slow"), { wait_ms: 30_000 });
+    s.call("e", await toolNameOf(state, "fx.main/slow"), { wait_ms: 30_000 });
     await new Promise((r) => setTimeout(r, 500));
     const started = Date.now();
     s.child.stdin.end();
@@ -147,7 +139,7 @@ describe("cancellation", () => {
   it("a client that vanishes (both pipes gone, as after kill -9) ends its calls transport_lost and the host exits", async () => {
     const s = new RawSession(root);
     const before = new Set((await finals()).keys());
-    call(s, "k", await toolNameOf(state, "fx.main/slow"), { wait_ms: 30_000 });
+    s.call("k", await toolNameOf(state, "fx.main/slow"), { wait_ms: 30_000 });
     await new Promise((r) => setTimeout(r, 500));
     const started = Date.now();
     s.child.stdout.destroy();
@@ -170,7 +162,7 @@ describe("result mapping", () => {
   ])("%s %j → isError %s, %s", async (identity, args, isError, outcome) => {
     const s = new RawSession(root);
     try {
-      call(s, "r", await toolNameOf(state, identity), args);
+      s.call("r", await toolNameOf(state, identity), args);
       const r = await s.reply("r");
       expect(r.result.isError).toBe(isError);
       expect(r.result.structuredContent.outcome).toBe(outcome);
@@ -201,7 +193,7 @@ describe("noise never reaches the protocol stream", () => {
     const s = new RawSession(root, "default", { RUKH_TEST_FLOOD: "1" });
     try {
       const noisy = await toolNameOf(state, "fx.main/noisy");
-      for (let i = 0; i < 3; i++) call(s, `n${i}`, noisy);
+      for (let i = 0; i < 3; i++) s.call(`n${i}`, noisy);
       for (let i = 0; i < 3; i++) {
         const r = await s.reply(`n${i}`, 20_000);
         expect(r.result.structuredContent).toMatchObject({
@@ -227,13 +219,13 @@ describe("a profile change between list and call", () => {
       const oldGreet = listed.result.tools.find((t: Wire) => t.name.startsWith("greet__")).name;
       await state.install(await makeExtension(work, "fx.main", "2.0.0"));
       const before = (await readJournal(root)).records.length;
-      call(s, "c1", oldGreet, { name: "x" });
+      s.call("c1", oldGreet, { name: "x" });
       expect((await s.reply("c1")).error).toEqual({ code: -32602, message: "Unknown tool" });
       expect((await readJournal(root)).records.length).toBe(before);
       const relisted = await s.request("l2", "tools/list");
       const newGreet = relisted.result.tools.find((t: Wire) => t.name.startsWith("greet__")).name;
       expect(newGreet).not.toBe(oldGreet);
-      call(s, "c2", newGreet, { name: "y" });
+      s.call("c2", newGreet, { name: "y" });
       expect((await s.reply("c2")).result.structuredContent.outcome).toBe("succeeded");
       // A cursor that profile did not sign is refused the same way.
       s.send({

@@ -3,7 +3,6 @@ import { type StateDirectory, toolName } from "@rukh/profile";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   cleanup,
-  MODERN_META,
   makeExtension,
   makeState,
   RawSession,
@@ -28,14 +27,6 @@ afterAll(() => {
   if (work) cleanup(work);
 });
 
-const call = (s: RawSession, id: string, name: string, args: object = {}) =>
-  s.send({
-    jsonrpc: "2.0",
-    id,
-    method: "tools/call",
-    params: { name, arguments: args, _meta: MODERN_META },
-  });
-
 describe("a host with an endpoint's naming", () => {
   it("lists and runs its own names only, and a new revision makes them unknown", async () => {
     const s = new RawSession(root, "default", { RUKH_TEST_NAMING: "acme-endpoint:full" });
@@ -51,21 +42,21 @@ describe("a host with an endpoint's naming", () => {
         if (names.includes(toolName("acme-endpoint", rid, t.identity, "full")))
           expect(names).not.toContain(t.name);
 
-      call(s, "c1", greet, { name: "ep" });
+      s.call("c1", greet, { name: "ep" });
       expect((await s.reply("c1")).result.structuredContent).toMatchObject({
         outcome: "succeeded",
         commandResult: { text: "hello ep" },
       });
       // The profile's own name of the same command is no tool of this endpoint.
       const before = (await readJournal(root)).records.length;
-      call(s, "c2", await toolNameOf(state, "fx.main/greet"), { name: "x" });
+      s.call("c2", await toolNameOf(state, "fx.main/greet"), { name: "x" });
       expect((await s.reply("c2")).error).toEqual({ code: -32602, message: "Unknown tool" });
 
       const next = await state.install(await makeExtension(work, "fx.main", "3.0.0"));
-      call(s, "c3", greet, { name: "x" });
+      s.call("c3", greet, { name: "x" });
       expect((await s.reply("c3")).error).toEqual({ code: -32602, message: "Unknown tool" });
       expect((await readJournal(root)).records.length).toBe(before);
-      call(s, "c4", toolName("acme-endpoint", next.revisionId, "fx.main/greet", "full"), {
+      s.call("c4", toolName("acme-endpoint", next.revisionId, "fx.main/greet", "full"), {
         name: "new",
       });
       expect((await s.reply("c4")).result.structuredContent.outcome).toBe("succeeded");
@@ -80,7 +71,7 @@ describe("a host with an endpoint's deadline", () => {
     const s = new RawSession(root, "default", { RUKH_TEST_DEADLINE_MS: "1200" });
     try {
       const t0 = Date.now();
-      call(s, "d", await toolNameOf(state, "fx.main/slow"), { wait_ms: 15_000 });
+      s.call("d", await toolNameOf(state, "fx.main/slow"), { wait_ms: 15_000 });
       const d = await s.reply("d");
       // The preset allows 20 s: only the endpoint's deadline ends it this soon.
       expect(Date.now() - t0).toBeLessThan(6_000);

@@ -96,6 +96,23 @@ async function finalOf(identity: string, since: number): Promise<Wire> {
   throw new Error(`no final record of ${identity}`);
 }
 
+/** Every tool name, page after page, as `list` returns them. */
+async function allPages(
+  list: (params: { cursor: string } | undefined) => Promise<{
+    tools: { name: string }[];
+    nextCursor?: string | undefined;
+  }>,
+): Promise<string[]> {
+  const names: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await list(cursor === undefined ? undefined : { cursor });
+    names.push(...page.tools.map((t) => t.name));
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return names;
+}
+
 interface Session {
   listAll(): Promise<string[]>;
   call(name: string, args: object, signal?: AbortSignal): Promise<Wire>;
@@ -119,16 +136,7 @@ async function sdk2(era: "modern" | "legacy"): Promise<Session> {
   expect(client.getProtocolEra()).toBe(era);
   const sub = era === "modern" ? await client.listen({ toolsListChanged: true }) : undefined;
   return {
-    async listAll() {
-      const names: string[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor === undefined ? undefined : { cursor });
-        names.push(...page.tools.map((t) => t.name));
-        cursor = page.nextCursor;
-      } while (cursor !== undefined);
-      return names;
-    },
+    listAll: () => allPages((cursor) => client.listTools(cursor)),
     call: (name, args, signal) =>
       client.callTool(
         { name, arguments: args as Record<string, unknown> },
@@ -148,16 +156,7 @@ async function sdk1(): Promise<Session> {
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => onChanged());
   await client.connect(new LegacyStdioClientTransport(serverParams()));
   return {
-    async listAll() {
-      const names: string[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor === undefined ? undefined : { cursor });
-        names.push(...page.tools.map((t) => t.name));
-        cursor = page.nextCursor;
-      } while (cursor !== undefined);
-      return names;
-    },
+    listAll: () => allPages((cursor) => client.listTools(cursor)),
     call: (name, args, signal) =>
       client.callTool({ name, arguments: args as Record<string, unknown> }, undefined, {
         ...(signal !== undefined && { signal }),

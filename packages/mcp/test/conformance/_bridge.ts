@@ -199,24 +199,13 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       res.writeHead(202).end();
       return;
     }
-    if (m.method === "subscriptions/listen") {
+    // A listen stream is SSE: its notifications, then its final result.
+    const listen = m.method === "subscriptions/listen";
+    const event = (x: Message) => res.write(`event: message\ndata: ${JSON.stringify(x)}\n\n`);
+    if (listen)
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store" });
-      const event = (x: Message) => res.write(`event: message\ndata: ${JSON.stringify(x)}\n\n`);
-      const call = upstream.request(m, event);
-      res.on("close", () => {
-        if (!res.writableEnded)
-          upstream.send({
-            jsonrpc: "2.0",
-            method: "notifications/cancelled",
-            params: { requestId: call.id },
-          });
-      });
-      const final = await call.done;
-      event(final);
-      res.end();
-      return;
-    }
-    const call = upstream.request(m);
+    const call = upstream.request(m, listen ? event : undefined);
+    // A client that goes away cancels its request.
     res.on("close", () => {
       if (!res.writableEnded)
         upstream.send({
@@ -226,7 +215,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         });
     });
     const r = await call.done;
-    json(res, statusOf(r), r);
+    if (!listen) return json(res, statusOf(r), r);
+    event(r);
+    res.end();
   }
 
   const server: Server = createServer((req, res) => {
