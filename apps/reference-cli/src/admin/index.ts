@@ -4,6 +4,7 @@
 
 import type { CliBuiltin } from "@rukh/cli";
 import { guard } from "./_kit.js";
+import { authorBuiltins } from "./author.js";
 import { catalogBuiltins } from "./catalog.js";
 import { doctorBuiltin } from "./doctor.js";
 import { exposeBuiltins } from "./expose.js";
@@ -31,6 +32,7 @@ export function adminBuiltins(options: AdminOptions): CliBuiltin[] {
   const guarded = guard(brand);
   const all: CliBuiltin[] = [
     ...extBuiltins(brand, guarded),
+    ...authorBuiltins(brand, guarded),
     ...trustBuiltins(brand, guarded),
     ...exposeBuiltins(brand, guarded),
     ...presetBuiltins(brand, guarded),

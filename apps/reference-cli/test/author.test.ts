@@ -1,0 +1,96 @@
+import { spawnSync } from "node:child_process";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { removeDir } from "@rukh/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+// @ts-expect-error: a plain ESM script without types
+import { buildExamples } from "../scripts/examples.mjs";
+import { RUKH_BIN } from "./_sleeper.js";
+
+// An author's keys and signature, from the built CLI: keygen, ext sign, and
+// an owner who trusts the new key installing and running the package.
+const work = mkdtempSync(join(tmpdir(), "rukh-cli-author-"));
+afterAll(() => removeDir(work));
+const home = join(work, "home");
+const rukh = (...args: string[]) =>
+  spawnSync(RUKH_BIN, args, {
+    encoding: "utf8",
+    cwd: work,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: home },
+  });
+
+describe("keygen and ext sign", () => {
+  it("make a key pair only the owner can read, sign a package that installs and runs, and never print the private key", async () => {
+    const made = rukh("--json", "keygen", "jane", "--out", work);
+    expect(made.status, made.stderr).toBe(0);
+    expect(made.stdout + made.stderr).not.toContain("PRIVATE KEY");
+    const result = JSON.parse(made.stdout).result;
+    expect(result.privateKey).toBe(join(work, "jane.key"));
+    expect(statSync(result.privateKey).mode & 0o777).toBe(0o600);
+    expect(readFileSync(result.privateKey, "utf8")).toContain("BEGIN PRIVATE KEY");
+    expect(readFileSync(result.publicKey, "utf8")).toBe(`${result.publicKeyBase64}\n`);
+
+    // Never over an existing key.
+    const again = rukh("keygen", "jane", "--out", work);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toContain(`${join(work, "jane.key")} already exists`);
+
+    // The example package (runtime vendored), now Jane's.
+    const built: Record<string, string> = await buildExamples(join(work, "examples"));
+    const pkg = join(work, "jane-tools");
+    cpSync(built["acme-tools"]!, pkg, { recursive: true });
+    const descriptor = JSON.parse(readFileSync(join(pkg, "rukh-extension.json"), "utf8"));
+    writeFileSync(
+      join(pkg, "rukh-extension.json"),
+      JSON.stringify({ ...descriptor, publisher: "jane" }, null, 2),
+    );
+    const signed = rukh("ext", "sign", pkg, "--key", result.privateKey);
+    expect(signed.status, signed.stderr).toBe(0);
+    expect(signed.stdout).toContain(`as jane`);
+    expect(signed.stdout).toContain(result.publicKeyBase64);
+    expect(existsSync(join(pkg, "rukh-signature.json"))).toBe(true);
+
+    const trusted = rukh(
+      "trust",
+      "add",
+      result.publicKey,
+      "--publisher",
+      "jane",
+      "--namespace",
+      "acme.tools",
+    );
+    expect(trusted.status, trusted.stderr).toBe(0);
+    const installed = rukh("ext", "install", pkg);
+    expect(installed.status, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain("installed acme.tools");
+    const ran = rukh("acme", "greet", "Ada");
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.stdout).toContain("Ada");
+  });
+
+  it("refuses a private key others can read, saying how to fix it", () => {
+    const key = join(work, "open.key");
+    writeFileSync(key, readFileSync(join(work, "jane.key")));
+    chmodSync(key, 0o644);
+    const r = rukh("ext", "sign", join(work, "jane-tools"), "--key", key);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(`can be read by others (mode 644)`);
+    expect(r.stderr).toContain(`chmod 600 ${key}`);
+  });
+
+  it("refuses a publisher id that is not one, and writes nothing", () => {
+    const r = rukh("keygen", "Jane Doe", "--out", work);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain("expected a lowercase publisher id");
+    expect(existsSync(join(work, "Jane Doe.key"))).toBe(false);
+  });
+});
