@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
   cpSync,
@@ -75,6 +75,61 @@ describe("keygen and ext sign", () => {
     const ran = rukh("acme", "greet", "Ada");
     expect(ran.status, ran.stderr).toBe(0);
     expect(ran.stdout).toContain("Ada");
+  });
+
+  it("shows the author where a result missed its declaration, on the CLI and over MCP", async () => {
+    const cli = rukh("acme", "misbehave", "bad-result");
+    expect(cli.status).toBe(3);
+    expect(cli.stderr).toContain("(execution_failed/invalid_result)");
+    expect(cli.stderr).toContain("  /data/ok: found a string; expected a boolean (type_mismatch)");
+
+    expect(rukh("expose", "add", "acme.tools").status).toBe(0);
+    const tools = JSON.parse(rukh("--json", "tools", "list").stdout).result.tools;
+    const name = tools.find(
+      (t: { identity: string }) => t.identity === "acme.tools/misbehave",
+    ).name;
+    const request = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name,
+        arguments: { mode: "bad-result" },
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    };
+    // Input stays open until the answer: end of input would be the client leaving.
+    // biome-ignore lint/suspicious/noExplicitAny: the test reads a wire message member by member
+    const reply = await new Promise<Record<string, any>>((resolve, reject) => {
+      const child = spawn(RUKH_BIN, ["mcp", "serve", "--preset", "default"], {
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: home },
+        stdio: ["pipe", "pipe", "ignore"],
+      });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString("utf8");
+        if (out.includes("\n")) {
+          child.stdin.end();
+          resolve(JSON.parse(out.slice(0, out.indexOf("\n"))));
+        }
+      });
+      child.on("exit", () => reject(new Error("the server ended without answering")));
+      child.stdin.write(`${JSON.stringify(request)}\n`);
+    });
+    expect(reply.result.structuredContent).toMatchObject({ reason: "invalid_result" });
+    expect(JSON.parse(reply.result.content[1].text)).toEqual({
+      message: "the command's result does not match its declaration",
+      issues: [
+        { path: "/data/ok", code: "type_mismatch", message: "found a string; expected a boolean" },
+      ],
+    });
+    const run = JSON.parse(
+      rukh("--json", "runs", "show", reply.result.structuredContent.invocationId).stdout,
+    ).result.run;
+    expect(run.resultIssues).toEqual([{ path: "/data/ok", code: "type_mismatch" }]);
   });
 
   it("refuses a private key others can read, saying how to fix it", () => {

@@ -52,6 +52,9 @@ export function render(
   stderr.write(
     `${style.error("error:")} ${what}${o.message !== undefined ? `: ${terminalText(o.message)}` : ""} (${o.outcome}/${o.reason})\n`,
   );
+  // Where the result missed its declaration: what its author needs to fix it.
+  for (const i of o.resultIssues ?? [])
+    stderr.write(`  ${terminalText(i.path || "/")}: ${terminalText(i.message)} (${i.code})\n`);
   if (o.diagnostics.logFile !== undefined && o.outcome === "execution_failed")
     stderr.write(`the command's output is in ${o.diagnostics.logFile}\n`);
   return code;

@@ -238,6 +238,12 @@ export async function createInvocationCore(
     outcome: InvocationOutcome,
   ): InvocationOutcome {
     journal.final(invocationId, command, outcome);
+    // The author's view of a result that missed its declaration; the journal keeps pointers only.
+    if (outcome.resultIssues !== undefined)
+      sink.logger.warn(
+        { invocationId, command, reason: outcome.reason, issues: outcome.resultIssues },
+        "the command's result does not match its declaration",
+      );
     return outcome;
   }
 

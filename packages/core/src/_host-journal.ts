@@ -102,6 +102,9 @@ export class HostJournal {
       reason: outcome.reason,
       ...(command !== undefined && { command }),
       ...diagnosticsFields(outcome.diagnostics),
+      ...(outcome.resultIssues !== undefined && {
+        resultIssues: outcome.resultIssues.map(({ path, code }) => ({ path, code })),
+      }),
     };
     if (!this.appendSoftly(record)) this.#unwritten.push(record);
   }

@@ -98,6 +98,11 @@ export interface JournalFinalRecord {
   readonly command?: string;
   /** What the command wrote besides its result, when it wrote anything. */
   readonly diagnostics?: JournalDiagnostics;
+  /**
+   * Where and how a result missed its declaration: pointers and codes only
+   * (messages may quote the result, which the journal never keeps).
+   */
+  readonly resultIssues?: readonly { readonly path: string; readonly code: string }[];
 }
 
 /**
@@ -206,6 +211,7 @@ const FINAL_KEYS: ReadonlySet<string> = new Set([
   "reason",
   "command",
   "diagnostics",
+  "resultIssues",
 ]);
 const DIAGNOSTICS_KEYS: ReadonlySet<string> = new Set([
   "stdoutBytes",
@@ -224,6 +230,20 @@ function isDiagnostics(v: JsonValue): boolean {
     ["stdoutBytes", "stderrBytes", "droppedBytes"].every((k) => Object.hasOwn(v, k)) &&
     counts.every(
       ([k, n]) => DIAGNOSTICS_KEYS.has(k) && Number.isSafeInteger(n) && (n as number) >= 0,
+    )
+  );
+}
+
+function isResultIssues(v: JsonValue): boolean {
+  return (
+    Array.isArray(v) &&
+    v.length <= 64 &&
+    v.every(
+      (i) =>
+        isObject(i) &&
+        Object.keys(i).sort().join(",") === "code,path" &&
+        typeof i.path === "string" &&
+        typeof i.code === "string",
     )
   );
 }
@@ -262,6 +282,8 @@ function checkRecord(value: JsonValue, line: number): JournalRecord {
     if (v.command !== undefined) str("command");
     if (v.diagnostics !== undefined && !isDiagnostics(v.diagnostics))
       throw bad('"diagnostics" is not a set of byte counts');
+    if (v.resultIssues !== undefined && !isResultIssues(v.resultIssues))
+      throw bad('"resultIssues" is not a list of pointers and codes');
     if (!KINDS.has(v.outcome as string) || !REASONS.has(v.reason as string))
       throw bad("unknown outcome or reason");
     return v as unknown as JournalFinalRecord;

@@ -1,4 +1,4 @@
-import type { CommandResult } from "@rukh/command-result";
+import type { CommandResult, CommandResultIssueCode } from "@rukh/command-result";
 import type { InputIssueCode } from "@rukh/descriptor";
 import type { ValidationIssue } from "@rukh/json";
 
@@ -93,6 +93,22 @@ export interface InvocationDiagnostics {
   readonly logWriteFailures?: number;
 }
 
+/** Most result issues an outcome carries. */
+export const RESULT_ISSUES_MAX = 16;
+
+/**
+ * One way a command's result differs from its declaration: where (a JSON
+ * pointer into the result), a stable code and what was expected.
+ *
+ * @example
+ * const i: ResultIssue = { path: "/data/count", code: "type_mismatch", message: "expected an integer" };
+ */
+export interface ResultIssue {
+  readonly path: string;
+  readonly code: CommandResultIssueCode;
+  readonly message: string;
+}
+
 /**
  * The one outcome of one invocation. `message` is safe to show a client (it
  * comes from the command's own completion or from the core, never from
@@ -114,6 +130,12 @@ export interface InvocationOutcome {
   /** A passthrough program's exit status (`command_failed`/`exit_status`). */
   readonly exitCode?: number;
   readonly issues?: readonly ValidationIssue<InputIssueCode>[];
+  /**
+   * Why a result did not match its declaration (`execution_failed`/
+   * `invalid_result` or `result_too_large`): at most
+   * {@link RESULT_ISSUES_MAX}, each message at most 200 characters.
+   */
+  readonly resultIssues?: readonly ResultIssue[];
   /** Which per-invocation limit an `execution_failed`/`resource_limit` call exceeded. */
   readonly resourceLimit?: ResourceLimitName;
   readonly diagnostics: InvocationDiagnostics;

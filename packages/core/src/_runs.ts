@@ -41,6 +41,8 @@ export interface RunSummary {
   readonly inputsOmitted?: "too_large";
   /** Bytes the command wrote to stdout and stderr, and what of it the cap dropped. */
   readonly diagnostics?: JournalDiagnostics;
+  /** Where a result missed its declaration: pointers and codes, as the journal keeps them. */
+  readonly resultIssues?: readonly { readonly path: string; readonly code: string }[];
   /** The journal segment it was read from, relative to the state directory. */
   readonly segment: string;
 }
@@ -85,6 +87,7 @@ export function absorb(r: Mutable<RunSummary>, rec: JournalRecord): void {
     r.reason = rec.reason;
     r.endedAt = rec.at;
     if (rec.diagnostics !== undefined) r.diagnostics = rec.diagnostics;
+    if (rec.resultIssues !== undefined) r.resultIssues = rec.resultIssues;
     if (r.command === undefined && rec.command !== undefined) r.command = rec.command;
   }
   if (r.startedAt !== undefined && r.endedAt !== undefined)

@@ -10,7 +10,13 @@ import type { CancelCause, CompletionMessage, IpcError } from "@rukh/ipc";
 import type { Planned } from "./_admission.js";
 import type { InvocationDiagnosticsBudget } from "./_diagnostics.js";
 import type { ResourceLimits } from "./_launch.js";
-import type { InvocationDiagnostics, InvocationOutcome, OutcomeReason } from "./_outcome.js";
+import {
+  type InvocationDiagnostics,
+  type InvocationOutcome,
+  type OutcomeReason,
+  RESULT_ISSUES_MAX,
+  type ResultIssue,
+} from "./_outcome.js";
 
 /** An outcome before the core gives it its invocation and revision ids. */
 export type RunResult = Omit<InvocationOutcome, "invocationId" | "revisionId">;
@@ -18,7 +24,10 @@ export type RunResult = Omit<InvocationOutcome, "invocationId" | "revisionId">;
 /** A result as checked against its declaration. */
 export type CheckedResult =
   | { ok: true; result?: CommandResult }
-  | { ok: false; reason: OutcomeReason };
+  | { ok: false; reason: OutcomeReason; issues?: readonly ResultIssue[] };
+
+/** The longest result-issue message kept: the issue list is bounded, whatever the result. */
+const ISSUE_MESSAGE_MAX = 200;
 
 /** How a process exited, as Node reports it. */
 export interface ProcessExit {
@@ -74,6 +83,14 @@ export function checkResult(admitted: Planned, c: CompletionMessage): CheckedRes
   return {
     ok: false,
     reason: v.issues.some((i) => SIZE_ISSUES.has(i.code)) ? "result_too_large" : "invalid_result",
+    issues: v.issues.slice(0, RESULT_ISSUES_MAX).map((i) => ({
+      path: i.path,
+      code: i.code,
+      message:
+        i.message.length > ISSUE_MESSAGE_MAX
+          ? `${i.message.slice(0, ISSUE_MESSAGE_MAX - 1)}…`
+          : i.message,
+    })),
   };
 }
 
@@ -177,7 +194,11 @@ export function decide(
     return failed("crashed", diagnostics);
   }
   if (channelError !== undefined) return failed("protocol_error", diagnostics);
-  if (!checked.ok) return failed(checked.reason, diagnostics);
+  if (!checked.ok)
+    return {
+      ...failed(checked.reason, diagnostics),
+      ...(checked.issues !== undefined && { resultIssues: checked.issues }),
+    };
   if (!cleanedUp) return failed("cleanup_failed", diagnostics);
   const extras = {
     ...(checked.result !== undefined && { commandResult: checked.result }),

@@ -42,8 +42,14 @@ export type {
   OutcomeKind,
   OutcomeReason,
   ResourceLimitName,
+  ResultIssue,
 } from "./_outcome.js";
-export { OUTCOME_KINDS, OUTCOME_REASONS, outcomeEnvelope } from "./_outcome.js";
+export {
+  OUTCOME_KINDS,
+  OUTCOME_REASONS,
+  outcomeEnvelope,
+  RESULT_ISSUES_MAX,
+} from "./_outcome.js";
 export type { JournalRepair } from "./_recovery.js";
 export { repairJournal } from "./_recovery.js";
 export type { RunFilter, RunSummary } from "./_runs.js";

@@ -38,6 +38,7 @@ export const MAIN_COMMANDS: FixtureCommand[] = [
   { id: "version", inputs: [int("wait_ms", { default: 0 })] },
   { id: "count", inputs: [int("n", { required: true })], result: COUNT_RESULT },
   { id: "bad_result", result: COUNT_RESULT },
+  { id: "many_bad", result: COUNT_RESULT },
   { id: "no_result", result: COUNT_RESULT },
   { id: "big_result" },
   { id: "fail" },

@@ -15,6 +15,7 @@ it("exports exactly these names", async () => {
       "OUTCOME_KINDS",
       "OUTCOME_REASONS",
       "RECORDED_INPUTS_MAX_BYTES",
+      "RESULT_ISSUES_MAX",
       "RUNS_MAX_LIMIT",
       "SANDBOX_PROGRAM_CANDIDATES",
       "TERMINATE_GRACE_MS",

@@ -7,7 +7,9 @@ import {
   CANCEL_GRACE_MS,
   CLEANUP_WAIT_MS,
   DIAGNOSTICS_MAX_BYTES,
+  findRun,
   type InvocationCore,
+  RESULT_ISSUES_MAX,
   readJournal,
 } from "../src/index.js";
 import { call, cleanup, MAIN_COMMANDS, makeExtension, makeState, openCore } from "./_helpers.js";
@@ -49,6 +51,35 @@ describe("each fault ends in exactly one outcome", () => {
       (r) => r.invocationId === o.invocationId && r.type === "final",
     );
     expect(finals).toEqual([expect.objectContaining({ outcome: "execution_failed", reason })]);
+  });
+
+  it("keeps why a result missed its declaration: in the outcome and the owner's log, pointers only in the journal", async () => {
+    const o = await (await core()).invoke(call("fx.main/bad_result"));
+    expect(o).toMatchObject({ outcome: "execution_failed", reason: "invalid_result" });
+    expect(o.resultIssues).toEqual([
+      expect.objectContaining({ path: "/data/total", code: "type_mismatch" }),
+    ]);
+    expect(o.resultIssues![0]!.message.length).toBeGreaterThan(0);
+    const final = (await readJournal(root)).records.find(
+      (r) => r.invocationId === o.invocationId && r.type === "final",
+    );
+    expect(final).toMatchObject({ resultIssues: [{ path: "/data/total", code: "type_mismatch" }] });
+    // The journal never quotes the result: no message, nothing of "many".
+    expect(JSON.stringify(final)).not.toContain("many");
+    expect(JSON.stringify(final)).not.toContain(o.resultIssues![0]!.message);
+    const log = readFileSync(o.diagnostics.logFile!, "utf8")
+      .split("\n")
+      .filter((l) => l.includes(o.invocationId) && l.includes("does not match its declaration"));
+    expect(log).toHaveLength(1);
+    expect(JSON.parse(log[0]!).issues).toEqual(o.resultIssues);
+    const run = await findRun(root, o.invocationId);
+    expect(run?.resultIssues).toEqual([{ path: "/data/total", code: "type_mismatch" }]);
+  });
+
+  it("bounds the result issues it keeps", async () => {
+    const o = await (await core()).invoke(call("fx.main/many_bad"));
+    expect(o.reason).toBe("invalid_result");
+    expect(o.resultIssues).toHaveLength(RESULT_ISSUES_MAX);
   });
 
   it("cancels a hang at the deadline and escalates to SIGTERM", async () => {

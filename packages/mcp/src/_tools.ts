@@ -213,12 +213,14 @@ export function hostTools(ctx: ToolsContext): HostTools {
     const content: { type: "text"; text: string }[] = [
       { type: "text", text: JSON.stringify(envelope) },
     ];
-    if (o.outcome !== "succeeded" && (o.message !== undefined || o.issues !== undefined))
+    // The safe diagnostic: the message, and the input or result issues.
+    const issues = o.issues ?? o.resultIssues;
+    if (o.outcome !== "succeeded" && (o.message !== undefined || issues !== undefined))
       content.push({
         type: "text",
         text: JSON.stringify({
           ...(o.message !== undefined && { message: o.message }),
-          ...(o.issues !== undefined && { issues: o.issues }),
+          ...(issues !== undefined && { issues }),
         }),
       });
     const result: CallToolResult = {

@@ -93,9 +93,18 @@ describe("cancellation", () => {
   it("an owner shutdown (SIGTERM) answers every call in flight with a complete owner_cancel result, then exits", async () => {
     const s = new RawSession(root);
     const slow = await toolNameOf(state, "fx.main/slow");
+    // An answer means the host serves, and so has its signal handlers (a loaded machine may take a while).
+    await s.request("up", "tools/list");
+    const before = new Set((await finals()).keys());
     s.call("t1", slow, { wait_ms: 30_000 });
     s.call("t2", slow, { wait_ms: 30_000 });
-    await new Promise((r) => setTimeout(r, 500));
+    // Both calls are running once both start records are on disk.
+    for (let i = 0; i < 100; i++) {
+      const { records } = await readJournal(root);
+      const starts = records.filter((r) => r.type === "start" && !before.has(r.invocationId));
+      if (starts.length >= 2) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const started = Date.now();
     s.child.kill("SIGTERM");
     for (const id of ["t1", "t2"]) {
