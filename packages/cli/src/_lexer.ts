@@ -1,6 +1,6 @@
 import type { CliCommandSpec, CliParameter, InputIssueCode } from "@rukh/descriptor";
 import type { ValidationIssue } from "@rukh/json";
-import { editDistance } from "./_routes.js";
+import { editDistance } from "@rukh/json";
 
 /** What the lexer found: raw tokens per input id, and the global flags given after the route. */
 export type Lexed =

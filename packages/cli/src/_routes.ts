@@ -1,4 +1,5 @@
 import type { ExtensionDescriptor, InputValue } from "@rukh/descriptor";
+import { editDistance } from "@rukh/json";
 import type { CliRoute, CliRouteTable } from "@rukh/profile";
 
 /**
@@ -282,20 +283,4 @@ export class RouteIndex {
     const limit = Math.max(2, Math.floor(key(typed).length / 3));
     return best.d <= limit ? best.path : undefined;
   }
-}
-
-/** Levenshtein distance, two rows. */
-export function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min(
-        prev[j]! + 1,
-        row[j - 1]! + 1,
-        prev[j - 1]! + (a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1),
-      );
-    prev = row;
-  }
-  return prev[b.length]!;
 }

@@ -1,6 +1,6 @@
 import type { CliRouteTable } from "@rukh/profile";
 import { describe, expect, it } from "vitest";
-import { editDistance, RouteIndex, tableSource } from "../src/_routes.js";
+import { RouteIndex, tableSource } from "../src/_routes.js";
 
 const spec = (path: string[]) => ({
   identity: `x/${path.join("_")}`,
@@ -76,17 +76,5 @@ describe("RouteIndex", () => {
     const root = index.children([]);
     expect(root.groups.map((g) => g.path.join(" "))).toEqual(["files", "net"]);
     expect(root.entries.map((e) => e.path.join(" "))).toEqual(["hello", "hi", "install"]);
-  });
-});
-
-describe("editDistance", () => {
-  it.each([
-    ["", "", 0],
-    ["abc", "abc", 0],
-    ["kitten", "sitting", 3],
-    ["count", "cuont", 2],
-    ["", "abc", 3],
-  ])("%s → %s is %i", (a, b, d) => {
-    expect(editDistance(a, b)).toBe(d);
   });
 });

@@ -1,4 +1,10 @@
-import { codePointLength, type JsonValue, pointerAppend, type Validation } from "@rukh/json";
+import {
+  codePointLength,
+  editDistance,
+  type JsonValue,
+  pointerAppend,
+  type Validation,
+} from "@rukh/json";
 import type { CommandResultIssueCode } from "./_codes.js";
 import { type CommandResultLimits, resolveLimits } from "./_limits.js";
 import { type Issue, readBounded } from "./_measure.js";
@@ -561,26 +567,4 @@ export function scalarProblem(
     default:
       return `cannot be used with type ${c.type}`;
   }
-}
-
-// Optimal string alignment distance, enough to suggest a near keyword.
-function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 2) return 3;
-  const d: number[][] = [];
-  for (let i = 0; i <= a.length; i++) {
-    d.push([i]);
-    for (let j = 1; j <= b.length; j++) {
-      if (i === 0) {
-        d[0]!.push(j);
-        continue;
-      }
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      }
-      d[i]!.push(v);
-    }
-  }
-  return d[a.length]![b.length]!;
 }

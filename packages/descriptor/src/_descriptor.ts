@@ -3,6 +3,8 @@ import {
   codePointLength,
   type JsonObject,
   type JsonValue,
+  lineColumn,
+  nearestWord,
   numberSourceText,
   parseJson,
   pointerAppend,
@@ -52,7 +54,18 @@ export const RESERVED_FLAGS = ["help", "version", "json", "home", "no-color"] as
 /** Short flags every Rukh CLI owns. */
 export const RESERVED_SHORT_FLAGS = ["h", "V"] as const;
 
-const TOP_FIELDS = ["format", "id", "version", "publisher", "summary", "groups", "commands"];
+const TOP_FIELDS = [
+  "$schema",
+  "format",
+  "id",
+  "version",
+  "publisher",
+  "summary",
+  "groups",
+  "commands",
+];
+/** Longest `$schema` reference accepted (it only points an editor at the JSON Schema). */
+const SCHEMA_REF_MAX_LENGTH = 2_048;
 const GROUP_FIELDS = ["path", "summary", "description"];
 const COMMAND_FIELDS = [
   "id",
@@ -118,7 +131,13 @@ export function parseDescriptor(
   });
   if (!parsed.ok) {
     const code = parsed.error.code === "too_large" ? "too_long" : "invalid_json";
-    return { ok: false, issues: [{ path: "", code, message: parsed.error.message }] };
+    const { offset, message } = parsed.error;
+    // Where an editor shows it: line and column, then the byte offset.
+    const where =
+      offset === undefined
+        ? message
+        : `line ${lineColumn(input, offset)} (byte ${offset}): ${message.replace(/ \(at byte \d+\)$/, "")}`;
+    return { ok: false, issues: [{ path: "", code, message: where }] };
   }
   return validateDescriptor(parsed.value);
 }
@@ -178,10 +197,11 @@ class Reader {
     }
     for (const key of Object.keys(v)) {
       if (!allowed.includes(key)) {
+        const near = nearestWord(key, allowed);
         this.add(
           pointerAppend(path, key),
           "unknown_field",
-          `unknown field ${shown(key)}; expected one of ${allowed.join(", ")}`,
+          `unknown field ${shown(key)}; ${near !== undefined ? `did you mean ${near}? ` : ""}expected one of ${allowed.join(", ")}`,
         );
       }
     }
@@ -310,6 +330,8 @@ class Reader {
     }
     this.format = format as DescriptorFormat;
     this.object("", v, TOP_FIELDS, ["id", "version", "publisher", "commands"]);
+    // For editors only: a reference to the JSON Schema, never part of the descriptor's meaning.
+    this.string("/$schema", v.$schema, { max: SCHEMA_REF_MAX_LENGTH, what: "a schema URL" });
     const id = this.string("/id", v.id, {
       re: EXTENSION_ID,
       what: "a lowercase dotted id such as acme.files",

@@ -19,3 +19,4 @@ export {
   numberSourceText,
   parseJson,
 } from "./_parse.js";
+export { editDistance, lineColumn, nearestWord } from "./_text.js";

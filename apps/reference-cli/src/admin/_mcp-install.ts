@@ -19,7 +19,7 @@ import {
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import { parseJson } from "@rukh/json";
+import { lineColumn, parseJson } from "@rukh/json";
 import { readBounded } from "@rukh/profile";
 import { UsageError } from "./_kit.js";
 import { clientConfig, type McpClient, type ServerLaunch } from "./_mcp-clients.js";
@@ -70,13 +70,6 @@ export function readConfigFile(file: string): string | undefined {
       `${file} is larger than ${CONFIG_FILE_MAX_BYTES} bytes; expected a client configuration`,
     );
   return bytes?.toString("utf8");
-}
-
-/** Line and column (from 1, the column in characters) of a UTF-8 byte offset of `text`. */
-function lineColumn(text: string, byteOffset: number): string {
-  const before = Buffer.from(text, "utf8").subarray(0, byteOffset).toString("utf8");
-  const line = before.split("\n").length;
-  return `${line}:${[...before.slice(before.lastIndexOf("\n") + 1)].length + 1}`;
 }
 
 function parseJsonFile(file: string, text: string): Record<string, unknown> {
