@@ -77,6 +77,42 @@ describe("keygen and ext sign", () => {
     expect(ran.stdout).toContain("Ada");
   });
 
+  it("ext validate reports every problem an install would, and the signature's state", () => {
+    const pkg = join(work, "jane-tools");
+    const good = JSON.parse(rukh("--json", "ext", "validate", pkg).stdout).result;
+    expect(good).toMatchObject({
+      ok: true,
+      problems: [],
+      extension: { id: "acme.tools", publisher: "jane" },
+      signature: { state: "current", publisher: "jane", verified: true },
+    });
+
+    const broken = join(work, "broken-tools");
+    cpSync(pkg, broken, { recursive: true });
+    const descriptor = JSON.parse(readFileSync(join(broken, "rukh-extension.json"), "utf8"));
+    descriptor.commands[0].sumary = "typo";
+    descriptor.commands[1].execute.program = "bin/missing.mjs";
+    writeFileSync(join(broken, "rukh-extension.json"), JSON.stringify(descriptor, null, 2));
+    const r = rukh("ext", "validate", broken);
+    expect(r.status).toBe(4);
+    expect(r.stdout).toContain(
+      'rukh-extension.json /commands/0/sumary: unknown field "sumary"; did you mean summary?',
+    );
+    expect(r.stdout).toContain(
+      "rukh-signature.json /manifestDigest: the files changed since the package was signed",
+    );
+    expect(r.stdout).toMatch(/problems?; signed by jane for other files/);
+
+    // Fixed but not yet signed again: the program is missing, and install would say the same.
+    delete descriptor.commands[0].sumary;
+    writeFileSync(join(broken, "rukh-extension.json"), JSON.stringify(descriptor, null, 2));
+    const missing = JSON.parse(rukh("--json", "ext", "validate", broken).stdout).result;
+    expect(missing.problems.map((p: { code: string }) => p.code).sort()).toEqual([
+      "digest_mismatch",
+      "missing_program",
+    ]);
+  });
+
   it("shows the author where a result missed its declaration, on the CLI and over MCP", async () => {
     const cli = rukh("acme", "misbehave", "bad-result");
     expect(cli.status).toBe(3);

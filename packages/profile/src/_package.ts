@@ -299,7 +299,8 @@ export async function packPackage(dir: string): Promise<Buffer> {
 const HEX64 = /^[0-9a-f]{64}$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
 
-function readSignature(bytes: Buffer): PackageSignature {
+/** Reads a `rukh-signature.json` strictly (`malformed_signature` otherwise). */
+export function readSignature(bytes: Buffer): PackageSignature {
   const bad = (why: string) => new ProfileError("malformed_signature", `${SIGNATURE_PATH}: ${why}`);
   const parsed = parseJson(bytes, {
     limits: { maxBytes: SIGNATURE_MAX_BYTES, maxDepth: 2, maxNodes: 16 },

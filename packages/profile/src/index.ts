@@ -92,3 +92,5 @@ export {
   namespacesOf,
   RESERVED_CLI_WORDS,
 } from "./_trust.js";
+export type { PackageProblem, PackageReport } from "./_validate.js";
+export { validatePackageDir } from "./_validate.js";

@@ -57,6 +57,7 @@ it("exports exactly these names", async () => {
       "storedDescriptor",
       "toolName",
       "validateOwnerConfig",
+      "validatePackageDir",
       "visibleTools",
     ]
   `);

@@ -1,6 +1,7 @@
-// An extension author's keys and signatures: `keygen` makes a publisher's
-// Ed25519 key pair, `ext sign` signs a package directory with it. The private
-// key is written for its owner only and never printed.
+// An extension author's tools: `keygen` makes a publisher's Ed25519 key pair,
+// `ext sign` signs a package directory with it (the private key is written
+// for its owner only and never printed), and `ext validate` runs every check
+// an install makes of a package without installing it.
 
 import { generateKeyPairSync } from "node:crypto";
 import {
@@ -15,7 +16,7 @@ import {
 import { join, resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
 import { arg, flag, text } from "./_inputs.js";
-import { type AdminBody, OK, print, readBounded, UsageError } from "./_kit.js";
+import { type AdminBody, OK, plural, print, REFUSED, readBounded, UsageError } from "./_kit.js";
 
 /** A PEM Ed25519 private key is about 120 bytes; anything much larger is not one. */
 const PRIVATE_KEY_MAX_BYTES = 4_096;
@@ -126,6 +127,50 @@ export function authorBuiltins(
           },
         );
         return OK;
+      }),
+    },
+    {
+      path: ["ext", "validate"],
+      summary:
+        "Run every check an install makes of a package directory, and report every problem, without installing it",
+      inputs: [arg("dir", "The package directory")],
+      run: guarded(async (ctx, home, { validatePackageDir }) => {
+        const dir = resolve(text(ctx.inputs, "dir")!);
+        // The signature is verified too when this state directory trusts its publisher.
+        const active = await home.activeRevisionId();
+        const config = active === null ? undefined : (await home.readRevision(active)).config;
+        const report = await validatePackageDir(dir, config);
+        const d = report.descriptor;
+        const sig = report.signature;
+        const signed =
+          sig.state === "unsigned"
+            ? "unsigned (sign it with `ext sign` before shipping)"
+            : sig.state === "stale"
+              ? `signed by ${sig.publisher} for other files`
+              : `signed by ${sig.publisher}${sig.verified === true ? ", verified with the trusted key" : sig.verified === false ? "" : " (this profile does not trust that publisher: not verified)"}`;
+        const lines = [
+          ...report.problems.map(
+            (p) => `${p.file}${p.path === "" ? "" : ` ${p.path}`}: ${p.message} (${p.code})`,
+          ),
+          report.ok
+            ? `${dir}: valid — ${d!.id}@${d!.version}, ${plural(d!.commands.length, "command")}; ${signed}`
+            : `${dir}: ${plural(report.problems.length, "problem")}; ${signed}`,
+        ];
+        print(ctx, lines.join("\n"), {
+          ok: report.ok,
+          problems: report.problems,
+          ...(d !== undefined && {
+            extension: {
+              id: d.id,
+              version: d.version,
+              publisher: d.publisher,
+              commands: d.commands.length,
+            },
+          }),
+          digest: report.digest,
+          signature: report.signature,
+        });
+        return report.ok ? OK : REFUSED;
       }),
     },
   ];
