@@ -6,6 +6,7 @@ import {
   mkdtempSync,
   readFileSync,
   statSync,
+  unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -166,6 +167,39 @@ describe("keygen and ext sign", () => {
       rukh("--json", "runs", "show", reply.result.structuredContent.invocationId).stdout,
     ).result.run;
     expect(run.resultIssues).toEqual([{ path: "/data/ok", code: "type_mismatch" }]);
+  });
+
+  it("ext init writes a package that tests, validates, signs, installs and runs unchanged", () => {
+    const pkg = join(work, "hello-ext");
+    const made = rukh("ext", "init", pkg, "--id", "jane.greeter");
+    expect(made.status, made.stderr).toBe(0);
+    const descriptor = JSON.parse(readFileSync(join(pkg, "rukh-extension.json"), "utf8"));
+    expect(descriptor.$schema).toBe("https://rukh.dev/schemas/rukh.extension.schema.json");
+    // Its own test passes with plain node.
+    const tested = spawnSync(process.execPath, ["--test"], { cwd: pkg, encoding: "utf8" });
+    expect(tested.status, tested.stdout).toBe(0);
+    expect(tested.stdout).toContain("# pass 1");
+    const checked = rukh("ext", "validate", pkg);
+    expect(checked.status, checked.stdout).toBe(0);
+    expect(checked.stdout).toContain("valid — jane.greeter@0.1.0, 1 command; unsigned");
+    // A key inside the package would be published with it.
+    writeFileSync(join(pkg, "inside.key"), readFileSync(join(work, "jane.key")));
+    chmodSync(join(pkg, "inside.key"), 0o600);
+    const inside = rukh("ext", "sign", pkg, "--key", join(pkg, "inside.key"));
+    expect(inside.status).toBe(2);
+    expect(inside.stderr).toContain("is inside the package it would sign");
+    unlinkSync(join(pkg, "inside.key"));
+    expect(rukh("ext", "sign", pkg, "--key", join(work, "jane.key")).status).toBe(0);
+    // Jane is trusted for her own namespace (jane.*) as well as acme.tools.
+    const installed = rukh("ext", "install", pkg);
+    expect(installed.status, installed.stderr).toBe(0);
+    const ran = rukh("greeter", "hello", "Ada");
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.stdout).toBe("Hello, Ada!\n");
+    // Again into the same directory: refused, nothing overwritten.
+    const twice = rukh("ext", "init", pkg, "--id", "jane.greeter");
+    expect(twice.status).toBe(2);
+    expect(twice.stderr).toContain("is not empty");
   });
 
   it("refuses a private key others can read, saying how to fix it", () => {

@@ -7,20 +7,30 @@ import { generateKeyPairSync } from "node:crypto";
 import {
   closeSync,
   constants,
+  copyFileSync,
+  existsSync,
   fchmodSync,
   fstatSync,
+  mkdirSync,
   openSync,
+  readdirSync,
+  realpathSync,
   unlinkSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
-import { join, resolve } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
-import { arg, flag, text } from "./_inputs.js";
+import { arg, flag, oneOf, text } from "./_inputs.js";
 import { type AdminBody, OK, plural, print, REFUSED, readBounded, UsageError } from "./_kit.js";
+import { SKELETON_LANGUAGES, skeletonFiles } from "./_skeleton.js";
 
 /** A PEM Ed25519 private key is about 120 bytes; anything much larger is not one. */
 const PRIVATE_KEY_MAX_BYTES = 4_096;
 const PUBLISHER = /^[a-z][a-z0-9-]{0,63}$/;
+/** `<publisher>.<name>`: the publisher's namespace first, as trust expects. */
+const EXTENSION_ID = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 
 /** Writes a new file (never over an existing one) with `mode`, whatever the umask. */
 function writeNew(path: string, data: string, mode: number): void {
@@ -114,7 +124,17 @@ export function authorBuiltins(
       ],
       run: guarded(async (ctx, _home, { publicKeyBase64, signPackage }) => {
         const dir = resolve(text(ctx.inputs, "dir")!);
-        const pem = readPrivateKey(resolve(text(ctx.inputs, "key")!));
+        const keyFile = resolve(text(ctx.inputs, "key")!);
+        if (!existsSync(keyFile)) throw new UsageError(`--key ${keyFile}: no such file`);
+        if (!existsSync(join(dir, "rukh-extension.json")))
+          throw new UsageError(`${dir} is not a package directory: it has no rukh-extension.json`);
+        // The package is published: a key inside it would be shipped with it.
+        const rel = relative(realpathSync(dir), realpathSync(keyFile));
+        if (!rel.startsWith("..") && !isAbsolute(rel))
+          throw new UsageError(
+            `${keyFile} is inside the package it would sign, and would be published with it; move the key out of ${dir}`,
+          );
+        const pem = readPrivateKey(keyFile);
         const signature = await signPackage(dir, pem);
         print(
           ctx,
@@ -171,6 +191,49 @@ export function authorBuiltins(
           signature: report.signature,
         });
         return report.ok ? OK : REFUSED;
+      }),
+    },
+    {
+      path: ["ext", "init"],
+      summary:
+        "Write a new extension package: a descriptor, one typed command, a test and a README, with the runtime vendored",
+      inputs: [
+        arg("dir", "The directory to create (it must not exist or be empty)"),
+        flag("id", "The extension id, <publisher>.<name> (for example jane.hello)", {
+          required: true,
+          maxLength: 64,
+        }),
+        oneOf("lang", "The language of the command (default: js)", SKELETON_LANGUAGES),
+      ],
+      run: guarded((ctx) => {
+        const dir = resolve(text(ctx.inputs, "dir")!);
+        const id = text(ctx.inputs, "id")!;
+        if (!EXTENSION_ID.test(id))
+          throw new UsageError(
+            `--id ${JSON.stringify(id)}: expected <publisher>.<name> in lowercase, such as jane.hello`,
+          );
+        if (existsSync(dir) && readdirSync(dir).length > 0)
+          throw new UsageError(
+            `${dir} is not empty; ext init writes only into a new or empty directory`,
+          );
+        const files = skeletonFiles(id, brand);
+        for (const [path, content] of Object.entries(files)) {
+          mkdirSync(dirname(join(dir, path)), { recursive: true });
+          writeFileSync(join(dir, path), content, { flag: "wx" });
+        }
+        // The child runtime, bundled into one module, as every package carries it.
+        const runtime = dirname(createRequire(import.meta.url).resolve("@rukh/ipc/runtime"));
+        const vendored = join(dir, "node_modules", "@rukh", "ipc");
+        mkdirSync(vendored, { recursive: true });
+        for (const f of ["package.json", "index.js"])
+          copyFileSync(join(runtime, f), join(vendored, f));
+        const written = [...Object.keys(files), "node_modules/@rukh/ipc/index.js"];
+        print(
+          ctx,
+          `wrote ${id} into ${dir}:\n${written.map((f) => `  ${f}`).join("\n")}\nnext: ${brand} ext validate ${dir}`,
+          { id, dir, files: written },
+        );
+        return OK;
       }),
     },
   ];
