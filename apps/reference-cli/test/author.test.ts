@@ -5,6 +5,7 @@ import {
   existsSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   statSync,
   unlinkSync,
   writeFileSync,
@@ -200,6 +201,42 @@ describe("keygen and ext sign", () => {
     const twice = rukh("ext", "init", pkg, "--id", "jane.greeter");
     expect(twice.status).toBe(2);
     expect(twice.stderr).toContain("is not empty");
+  });
+
+  it("ext pack writes a signed, self-contained .tgz that installs anywhere, leaving the source as it was", () => {
+    // The source without its runtime or signature: pack vendors and signs a staged copy.
+    const src = join(work, "greeter-src");
+    cpSync(join(work, "hello-ext"), src, { recursive: true });
+    rmSync(join(src, "node_modules"), { recursive: true });
+    rmSync(join(src, "rukh-signature.json"));
+    const unsigned = rukh("ext", "pack", src);
+    expect(unsigned.status).toBe(2);
+    expect(unsigned.stderr).toContain("is not signed; give --key");
+    const out = join(work, "greeter.tgz");
+    const packed = rukh("--json", "ext", "pack", src, "--key", join(work, "jane.key"), "-o", out);
+    expect(packed.status, packed.stderr).toBe(0);
+    expect(JSON.parse(packed.stdout).result).toMatchObject({
+      id: "jane.greeter",
+      file: out,
+      publisher: "jane",
+    });
+    expect(existsSync(join(src, "node_modules"))).toBe(false);
+    expect(existsSync(join(src, "rukh-signature.json"))).toBe(false);
+    const again = rukh("ext", "pack", src, "--key", join(work, "jane.key"), "-o", out);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toContain("already exists");
+
+    // Another owner, another state directory: the file alone is enough.
+    const other = join(work, "other-home");
+    const there = (...args: string[]) =>
+      spawnSync(RUKH_BIN, args, {
+        encoding: "utf8",
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: other },
+      });
+    expect(there("trust", "add", join(work, "jane.pub"), "--publisher", "jane").status).toBe(0);
+    const installed = there("ext", "install", out);
+    expect(installed.status, installed.stderr).toBe(0);
+    expect(there("greeter", "hello", "Bo").stdout).toBe("Hello, Bo!\n");
   });
 
   it("refuses a private key others can read, saying how to fix it", () => {

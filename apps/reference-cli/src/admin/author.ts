@@ -1,72 +1,33 @@
-// An extension author's tools: `keygen` makes a publisher's Ed25519 key pair,
-// `ext sign` signs a package directory with it (the private key is written
-// for its owner only and never printed), and `ext validate` runs every check
-// an install makes of a package without installing it.
+// An extension author's commands: `ext init` writes a new package, `keygen`
+// makes a publisher's Ed25519 key pair (the private key is written for its
+// owner only and never printed), `ext sign` signs a package with it, `ext
+// validate` runs every check an install makes without installing, and `ext
+// pack` writes the signed, self-contained file an owner installs.
 
 import { generateKeyPairSync } from "node:crypto";
 import {
-  closeSync,
-  constants,
-  copyFileSync,
+  cpSync,
   existsSync,
-  fchmodSync,
-  fstatSync,
   mkdirSync,
-  openSync,
+  mkdtempSync,
   readdirSync,
-  realpathSync,
+  rmSync,
   unlinkSync,
   writeFileSync,
-  writeSync,
 } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
+import { reportLines, signingKey, vendorRuntime, writeNew } from "./_authoring.js";
 import { arg, flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, OK, plural, print, REFUSED, readBounded, UsageError } from "./_kit.js";
+import { type AdminBody, OK, print, REFUSED, UsageError } from "./_kit.js";
 import { SKELETON_LANGUAGES, skeletonFiles } from "./_skeleton.js";
 
-/** A PEM Ed25519 private key is about 120 bytes; anything much larger is not one. */
-const PRIVATE_KEY_MAX_BYTES = 4_096;
 const PUBLISHER = /^[a-z][a-z0-9-]{0,63}$/;
 /** `<publisher>.<name>`: the publisher's namespace first, as trust expects. */
 const EXTENSION_ID = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)+$/;
 
-/** Writes a new file (never over an existing one) with `mode`, whatever the umask. */
-function writeNew(path: string, data: string, mode: number): void {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST")
-      throw new UsageError(`${path} already exists; keygen never replaces a key`);
-    throw e;
-  }
-  try {
-    fchmodSync(fd, mode);
-    writeSync(fd, data);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Reads a private key file that only its owner can read. */
-function readPrivateKey(path: string): string {
-  const fd = openSync(path, "r");
-  let mode: number;
-  try {
-    mode = fstatSync(fd).mode;
-  } finally {
-    closeSync(fd);
-  }
-  if ((mode & 0o077) !== 0)
-    throw new UsageError(
-      `${path} can be read by others (mode ${(mode & 0o777).toString(8)}); a private key must be the owner's alone: chmod 600 ${path}`,
-    );
-  return readBounded(path, PRIVATE_KEY_MAX_BYTES).toString("utf8");
-}
-
-/** `keygen` and `ext sign`. */
+/** The author's commands. */
 export function authorBuiltins(
   brand: string,
   guarded: (fn: AdminBody) => CliBuiltin["run"],
@@ -124,17 +85,7 @@ export function authorBuiltins(
       ],
       run: guarded(async (ctx, _home, { publicKeyBase64, signPackage }) => {
         const dir = resolve(text(ctx.inputs, "dir")!);
-        const keyFile = resolve(text(ctx.inputs, "key")!);
-        if (!existsSync(keyFile)) throw new UsageError(`--key ${keyFile}: no such file`);
-        if (!existsSync(join(dir, "rukh-extension.json")))
-          throw new UsageError(`${dir} is not a package directory: it has no rukh-extension.json`);
-        // The package is published: a key inside it would be shipped with it.
-        const rel = relative(realpathSync(dir), realpathSync(keyFile));
-        if (!rel.startsWith("..") && !isAbsolute(rel))
-          throw new UsageError(
-            `${keyFile} is inside the package it would sign, and would be published with it; move the key out of ${dir}`,
-          );
-        const pem = readPrivateKey(keyFile);
+        const pem = signingKey(dir, resolve(text(ctx.inputs, "key")!));
         const signature = await signPackage(dir, pem);
         print(
           ctx,
@@ -161,21 +112,7 @@ export function authorBuiltins(
         const config = active === null ? undefined : (await home.readRevision(active)).config;
         const report = await validatePackageDir(dir, config);
         const d = report.descriptor;
-        const sig = report.signature;
-        const signed =
-          sig.state === "unsigned"
-            ? "unsigned (sign it with `ext sign` before shipping)"
-            : sig.state === "stale"
-              ? `signed by ${sig.publisher} for other files`
-              : `signed by ${sig.publisher}${sig.verified === true ? ", verified with the trusted key" : sig.verified === false ? "" : " (this profile does not trust that publisher: not verified)"}`;
-        const lines = [
-          ...report.problems.map(
-            (p) => `${p.file}${p.path === "" ? "" : ` ${p.path}`}: ${p.message} (${p.code})`,
-          ),
-          report.ok
-            ? `${dir}: valid — ${d!.id}@${d!.version}, ${plural(d!.commands.length, "command")}; ${signed}`
-            : `${dir}: ${plural(report.problems.length, "problem")}; ${signed}`,
-        ];
+        const lines = reportLines(dir, report);
         print(ctx, lines.join("\n"), {
           ok: report.ok,
           problems: report.problems,
@@ -221,12 +158,7 @@ export function authorBuiltins(
           mkdirSync(dirname(join(dir, path)), { recursive: true });
           writeFileSync(join(dir, path), content, { flag: "wx" });
         }
-        // The child runtime, bundled into one module, as every package carries it.
-        const runtime = dirname(createRequire(import.meta.url).resolve("@rukh/ipc/runtime"));
-        const vendored = join(dir, "node_modules", "@rukh", "ipc");
-        mkdirSync(vendored, { recursive: true });
-        for (const f of ["package.json", "index.js"])
-          copyFileSync(join(runtime, f), join(vendored, f));
+        vendorRuntime(dir);
         const written = [...Object.keys(files), "node_modules/@rukh/ipc/index.js"];
         print(
           ctx,
@@ -234,6 +166,73 @@ export function authorBuiltins(
           { id, dir, files: written },
         );
         return OK;
+      }),
+    },
+    {
+      path: ["ext", "pack"],
+      summary:
+        "Write the signed, self-contained .tgz of a package directory (runtime vendored, every install check passed)",
+      inputs: [
+        arg("dir", "The package directory"),
+        flag("output", "The file to write (default: <id>-<version>.tgz here)", {
+          short: "o",
+          maxLength: 4096,
+        }),
+        flag("key", "Sign with this private key first (default: keep the package's signature)", {
+          maxLength: 4096,
+        }),
+      ],
+      run: guarded(async (ctx, home, profile) => {
+        const dir = resolve(text(ctx.inputs, "dir")!);
+        const keyFile = text(ctx.inputs, "key");
+        const pem = keyFile === undefined ? undefined : signingKey(dir, resolve(keyFile));
+        // Staged in a copy: the author's directory is left as it is.
+        const stage = mkdtempSync(join(tmpdir(), "rukh-pack-"));
+        try {
+          cpSync(dir, stage, { recursive: true, verbatimSymlinks: true });
+          const active = await home.activeRevisionId();
+          const config = active === null ? undefined : (await home.readRevision(active)).config;
+          let report = await profile.validatePackageDir(stage, config);
+          const node = report.descriptor?.commands.some((c) => c.execute.runtime === "node");
+          if (node === true && !existsSync(join(stage, "node_modules", "@rukh", "ipc", "index.js")))
+            vendorRuntime(stage);
+          if (pem !== undefined) await profile.signPackage(stage, pem);
+          report = await profile.validatePackageDir(stage, config);
+          if (report.signature.state === "unsigned" && report.ok)
+            throw new UsageError(
+              `${dir} is not signed; give --key <file> to sign it as it is packed`,
+            );
+          if (!report.ok) {
+            ctx.stderr.write(`${reportLines(dir, report).join("\n")}\n`);
+            return REFUSED;
+          }
+          const d = report.descriptor!;
+          const out = resolve(text(ctx.inputs, "output") ?? `${d.id}-${d.version}.tgz`);
+          const tgz = await profile.packPackage(stage);
+          try {
+            writeFileSync(out, tgz, { flag: "wx", mode: 0o644 });
+          } catch (e) {
+            if ((e as NodeJS.ErrnoException).code === "EEXIST")
+              throw new UsageError(`${out} already exists; give -o another file`);
+            throw e;
+          }
+          const sig = report.signature as { publisher: string };
+          print(
+            ctx,
+            `packed ${d.id}@${d.version} into ${out} (${tgz.length} bytes, signed by ${sig.publisher})`,
+            {
+              id: d.id,
+              version: d.version,
+              file: out,
+              bytes: tgz.length,
+              digest: report.digest,
+              publisher: sig.publisher,
+            },
+          );
+          return OK;
+        } finally {
+          rmSync(stage, { recursive: true, force: true });
+        }
       }),
     },
   ];
