@@ -42,6 +42,14 @@ beforeAll(async () => {
           machine: machine(),
         },
         {
+          id: "progress",
+          path: ["say", "progress"],
+          summary: "Report progress, then say something",
+          inputs: [],
+          execute: managed({ kind: "text" }, "bin/say.mjs"),
+          machine: machine(),
+        },
+        {
           id: "fail",
           path: ["say", "fail"],
           summary: "Fail saying something",
@@ -56,6 +64,13 @@ beforeAll(async () => {
 await runCommandProcess({ handlers: {
   "fx.say/text": () => textResult(${JSON.stringify(HOSTILE)}),
   "fx.say/fail": () => { throw new CommandFailure(${JSON.stringify(HOSTILE)}); },
+  "fx.say/progress": async (ctx) => {
+    for (let i = 1; i <= 3; i++) {
+      ctx.progress(i, 3, i === 2 ? ${JSON.stringify(HOSTILE)} : "step " + i);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    return textResult("said\\n");
+  },
 } });
 `,
     },
@@ -69,6 +84,20 @@ it.skipIf(!hasScript)(
     expect(onTty("say", "text")).toContain(SHOWN);
     expect(onTty("say", "text")).not.toContain(ESC);
     expect(rukh("say", "text").stdout).toBe(HOSTILE);
+  },
+);
+
+it.skipIf(!hasScript)(
+  "shows progress as one line on a terminal, its text escaped and erased before the result; a pipe gets none",
+  () => {
+    const seen = onTty("say", "progress");
+    expect(seen).toContain("rukh say progress: 33% step 1");
+    expect(seen).toContain("rukh say progress: 66% fine\\u001b]0;pwned");
+    // The line is erased (carriage return, erase line) before the result.
+    expect(seen).toMatch(/\r\u001b\[2Ksaid\n$/);
+    const piped = rukh("say", "progress");
+    expect(piped.stdout).toBe("said\n");
+    expect(piped.stderr).toBe("");
   },
 );
 

@@ -7,6 +7,7 @@ import type { CommandSpec } from "@rukh/descriptor";
 import type { CliRoute, StateDirectory } from "@rukh/profile";
 import type { CliOptions } from "./_cli.js";
 import { issueMessage, lex } from "./_lexer.js";
+import { progressLine } from "./_progress.js";
 import { render } from "./_render.js";
 import type { PublishedDescriptor } from "./_routes.js";
 import { errStyle, internal, type Session, usage, usageLines } from "./_session.js";
@@ -98,6 +99,7 @@ export async function runCommand(
     options.handleSignals !== false,
     s.stderr,
     async (signal, seen) => {
+      const progress = progressLine(s, [s.brand, ...route.path].join(" "));
       const outcome = await core.invoke({
         command: { identity: route.identity },
         supplied: decoded.value,
@@ -106,7 +108,9 @@ export async function runCommand(
         ownerSignal: signal,
         ...(cli.passthrough && { passthroughArgs: after }),
         ...(options.cwd !== undefined && { cwd: options.cwd }),
+        ...(progress !== undefined && { onProgress: (p) => progress.report(p) }),
       });
+      progress?.clear();
       const signalSeen: OwnerSignal | undefined = seen();
       await core.close();
       return render(s, route, outcome, signalSeen);

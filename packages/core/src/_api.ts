@@ -46,6 +46,19 @@ export interface InvocationCoreOptions {
 }
 
 /**
+ * One progress report of a running command: how far (`progress`, of
+ * `total` when known) and an optional line of its own words (at most 4 KiB).
+ *
+ * @example
+ * const p: InvocationProgress = { progress: 3, total: 10, message: "indexing" };
+ */
+export interface InvocationProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+/**
  * Names the command to run: its canonical identity, or an MCP tool name the
  * core resolves in the pinned revision (exact match only).
  *
@@ -82,6 +95,12 @@ export interface InvocationRequest {
    * call gets the shorter of it and the preset's. Ignored unless a positive integer.
    */
   readonly deadlineMs?: number;
+  /**
+   * Called for each progress report of a managed command, in order, while
+   * the call runs (never after it ended). Reports never extend the deadline;
+   * an error thrown here is ignored.
+   */
+  readonly onProgress?: (progress: InvocationProgress) => void;
   /** Raw arguments of a passthrough program (CLI only). */
   readonly passthroughArgs?: readonly string[];
   /** Working directory of the command process; default this process's. */

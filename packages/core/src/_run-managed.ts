@@ -50,6 +50,17 @@ export function runManaged(
       detached: true,
       shadowFds: inheritableDescriptors(),
       onLog: (entry) => diag.log(entry),
+      // Only while the call runs: nothing is reported once it is ending.
+      onProgress: (p) => {
+        if (done || cause !== undefined || completion !== undefined) return;
+        try {
+          request.onProgress?.({
+            progress: p.progress,
+            ...(p.total !== undefined && { total: p.total }),
+            ...(p.message !== undefined && { message: p.message }),
+          });
+        } catch {}
+      },
     });
     const child = proc.child;
     const watchdog = ctx.recordProcess(invocationId, admitted, child.pid, true);

@@ -6,6 +6,7 @@ export type {
   HostBinding,
   InvocationCore,
   InvocationCoreOptions,
+  InvocationProgress,
   InvocationRequest,
 } from "./_api.js";
 export type { JournalReport } from "./_archive.js";

@@ -39,6 +39,7 @@ export const MAIN_COMMANDS: FixtureCommand[] = [
   { id: "count", inputs: [int("n", { required: true })], result: COUNT_RESULT },
   { id: "bad_result", result: COUNT_RESULT },
   { id: "many_bad", result: COUNT_RESULT },
+  { id: "progress" },
   { id: "no_result", result: COUNT_RESULT },
   { id: "big_result" },
   { id: "fail" },

@@ -76,6 +76,23 @@ describe("each fault ends in exactly one outcome", () => {
     expect(run?.resultIssues).toEqual([{ path: "/data/total", code: "type_mismatch" }]);
   });
 
+  it("hands progress reports to the caller in order while the call runs, whatever the caller throws", async () => {
+    const seen: unknown[] = [];
+    const o = await (await core()).invoke({
+      ...call("fx.main/progress"),
+      onProgress: (p) => {
+        seen.push(p);
+        throw new Error("a careless listener");
+      },
+    });
+    expect(o).toMatchObject({ outcome: "succeeded", commandResult: { text: "done" } });
+    expect(seen).toEqual([
+      { progress: 1, total: 3, message: "step 1" },
+      { progress: 2, total: 3, message: "step 2" },
+      { progress: 3, total: 3, message: "step 3" },
+    ]);
+  });
+
   it("bounds the result issues it keeps", async () => {
     const o = await (await core()).invoke(call("fx.main/many_bad"));
     expect(o.reason).toBe("invalid_result");
