@@ -151,6 +151,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     ownerSignal: owner.signal,
     transportSignal: transport.signal,
     serverInfo,
+    notify: (message) => channel.send(encode(message)),
     ...(options.naming !== undefined && { naming: options.naming }),
     ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
   });

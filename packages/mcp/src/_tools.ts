@@ -8,6 +8,7 @@ import {
   type HostBinding,
   type InvocationCore,
   type InvocationOutcome,
+  type InvocationProgress,
   outcomeEnvelope,
 } from "@rukh/core";
 import { type CommandSpec, decodeJsonInputs, type ExtensionDescriptor } from "@rukh/descriptor";
@@ -41,7 +42,12 @@ export interface ToolsContext {
   readonly naming?: ToolNaming;
   /** The per-call deadline the host adds to the preset's. */
   readonly deadlineMs?: number;
+  /** Queues a notification to the client. */
+  notify(message: object): void;
 }
+
+/** Shortest time between two progress notifications of one call. */
+const PROGRESS_INTERVAL_MS = 100;
 
 /** `tools/list` and `tools/call` of one host. */
 export interface HostTools {
@@ -188,6 +194,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
           issues: decoded.issues,
         }),
       );
+    const progress = progressReporter(params, ctx.notify);
     // Resolved here, under this host's naming, and pinned to the revision it
     // was resolved in: a newer revision makes the call fail as unknown.
     const outcome = await core.invoke({
@@ -199,7 +206,10 @@ export function hostTools(ctx: ToolsContext): HostTools {
       ownerSignal: ctx.ownerSignal,
       transportSignal: ctx.transportSignal,
       ...(ctx.deadlineMs !== undefined && { deadlineMs: ctx.deadlineMs }),
+      ...(progress !== undefined && { onProgress: progress.report }),
     });
+    // Nothing about a call follows its result.
+    progress?.end();
     if (
       outcome.outcome === "rejected" &&
       (outcome.reason === "not_found" || outcome.reason === "obsolete_revision")
@@ -232,4 +242,46 @@ export function hostTools(ctx: ToolsContext): HostTools {
   }
 
   return { list, call };
+}
+
+/**
+ * `notifications/progress` for a call whose request asked for them with a
+ * `progressToken`: at most one per {@link PROGRESS_INTERVAL_MS}, each with
+ * more progress than the last (as MCP requires), none after `end`.
+ */
+function progressReporter(
+  params: JsonObject | undefined,
+  notify: (message: object) => void,
+): { report: (p: InvocationProgress) => void; end: () => void } | undefined {
+  const meta = params?._meta;
+  const token =
+    typeof meta === "object" && meta !== null && !Array.isArray(meta)
+      ? (meta as JsonObject).progressToken
+      : undefined;
+  if (typeof token !== "string" && !(typeof token === "number" && Number.isSafeInteger(token)))
+    return undefined;
+  let ended = false;
+  let last = 0;
+  let highest = Number.NEGATIVE_INFINITY;
+  return {
+    report(p) {
+      const now = Date.now();
+      if (ended || p.progress <= highest || now - last < PROGRESS_INTERVAL_MS) return;
+      last = now;
+      highest = p.progress;
+      notify({
+        jsonrpc: "2.0",
+        method: "notifications/progress",
+        params: {
+          progressToken: token,
+          progress: p.progress,
+          ...(p.total !== undefined && { total: p.total }),
+          ...(p.message !== undefined && { message: p.message }),
+        },
+      });
+    },
+    end() {
+      ended = true;
+    },
+  };
 }

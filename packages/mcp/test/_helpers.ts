@@ -43,6 +43,7 @@ export const COMMANDS: readonly FixtureCommand[] = [
   { id: "slow", inputs: [int("wait_ms", { default: 0 })] },
   { id: "noisy" },
   { id: "fail" },
+  { id: "progress" },
 ];
 
 /** Writes and signs an extension package whose program is `fixtures/commands.mjs`. */
