@@ -255,3 +255,13 @@ export function inspector(root: string, work: string) {
     return { out: JSON.parse(stdout), stderr };
   };
 }
+
+/** How an SDK client's stdio transport starts `serve.mjs` on the state directory `root`. */
+export function serverParams(root: string) {
+  return {
+    command: process.execPath,
+    args: [SERVE, "default"],
+    env: { PATH: process.env.PATH ?? "", RUKH_HOME: root },
+    stderr: "pipe" as const,
+  };
+}

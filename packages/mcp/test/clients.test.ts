@@ -3,7 +3,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as LegacyStdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, makeState, SERVE, toolNameOf } from "./_helpers.js";
+import { cleanup, makeState, serverParams, toolNameOf } from "./_helpers.js";
 
 let root: string;
 let work: string;
@@ -22,13 +22,6 @@ afterAll(() => {
   if (work) cleanup(work);
 });
 
-const serverParams = () => ({
-  command: process.execPath,
-  args: [SERVE, "default"],
-  env: { PATH: process.env.PATH ?? "", RUKH_HOME: root },
-  stderr: "pipe" as const,
-});
-
 type Era = "modern" | "legacy";
 
 async function connectV2(era: Era): Promise<Client> {
@@ -36,7 +29,7 @@ async function connectV2(era: Era): Promise<Client> {
     { name: "rukh-test", version: "1.0.0" },
     era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
   );
-  await client.connect(new StdioClientTransport(serverParams()));
+  await client.connect(new StdioClientTransport(serverParams(root)));
   return client;
 }
 
@@ -79,7 +72,7 @@ describe("SDK 2.x client, auto negotiation", () => {
       { name: "rukh-test", version: "1.0.0" },
       { versionNegotiation: { mode: "auto" } },
     );
-    await client.connect(new StdioClientTransport(serverParams()));
+    await client.connect(new StdioClientTransport(serverParams(root)));
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
       const hello = await client.callTool({ name: greet, arguments: { name: "al" } });
@@ -93,7 +86,7 @@ describe("SDK 2.x client, auto negotiation", () => {
 describe("SDK 1.x client (legacy)", () => {
   it("negotiates 2025-11-25, lists and calls", async () => {
     const client = new LegacyClient({ name: "rukh-test-v1", version: "1.0.0" });
-    await client.connect(new LegacyStdioClientTransport(serverParams()));
+    await client.connect(new LegacyStdioClientTransport(serverParams(root)));
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toContain(sum);
@@ -139,7 +132,7 @@ describe("list changes reach real clients", () => {
         listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => changed() } },
       },
     );
-    await client.connect(new StdioClientTransport(serverParams()));
+    await client.connect(new StdioClientTransport(serverParams(root)));
     try {
       const sub = era === "modern" ? await client.listen({ toolsListChanged: true }) : undefined;
       await new Promise((r) => setTimeout(r, 300));
@@ -159,7 +152,7 @@ describe("list changes reach real clients", () => {
     const seen = new Promise<void>((r) =>
       client.setNotificationHandler(ToolListChangedNotificationSchema, async () => r()),
     );
-    await client.connect(new LegacyStdioClientTransport(serverParams()));
+    await client.connect(new LegacyStdioClientTransport(serverParams(root)));
     try {
       await new Promise((r) => setTimeout(r, 300));
       await publish();

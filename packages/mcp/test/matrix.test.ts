@@ -17,6 +17,7 @@ import {
   makeExtension,
   ownerConfig,
   SERVE,
+  serverParams,
   toolNameOf,
   type Wire,
 } from "./_helpers.js";
@@ -61,13 +62,6 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (work) cleanup(work);
-});
-
-const serverParams = () => ({
-  command: process.execPath,
-  args: [SERVE, "default"],
-  env: { PATH: process.env.PATH ?? "", RUKH_HOME: root },
-  stderr: "pipe" as const,
 });
 
 /** Every visible tool name of the active revision, as the profile lists them. */
@@ -132,7 +126,7 @@ async function sdk2(era: "modern" | "legacy"): Promise<Session> {
       },
     },
   );
-  await client.connect(new StdioClientTransport(serverParams()));
+  await client.connect(new StdioClientTransport(serverParams(root)));
   expect(client.getProtocolEra()).toBe(era);
   const sub = era === "modern" ? await client.listen({ toolsListChanged: true }) : undefined;
   return {
@@ -154,7 +148,7 @@ async function sdk1(): Promise<Session> {
   const client = new LegacyClient({ name: "rukh-matrix-v1", version: "1.0.0" });
   let onChanged: () => void = () => {};
   client.setNotificationHandler(ToolListChangedNotificationSchema, async () => onChanged());
-  await client.connect(new LegacyStdioClientTransport(serverParams()));
+  await client.connect(new LegacyStdioClientTransport(serverParams(root)));
   return {
     listAll: () => allPages((cursor) => client.listTools(cursor)),
     call: (name, args, signal) =>

@@ -9,7 +9,7 @@ import {
   MODERN_META,
   makeState,
   RawSession,
-  SERVE,
+  serverParams,
   toolNameOf,
   type Wire,
 } from "./_helpers.js";
@@ -31,13 +31,6 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (work) cleanup(work);
-});
-
-const serverParams = () => ({
-  command: process.execPath,
-  args: [SERVE, "default"],
-  env: { PATH: process.env.PATH ?? "", RUKH_HOME: root },
-  stderr: "pipe" as const,
 });
 
 describe("notifications/progress", () => {
@@ -81,7 +74,7 @@ describe("notifications/progress", () => {
         { name: "rukh-progress", version: "1.0.0" },
         era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
       );
-      await client.connect(new StdioClientTransport(serverParams()));
+      await client.connect(new StdioClientTransport(serverParams(root)));
       try {
         const seen: number[] = [];
         const r = await client.callTool(
@@ -99,7 +92,7 @@ describe("notifications/progress", () => {
 
   it("reaches the SDK 1.x client's onprogress", async () => {
     const client = new LegacyClient({ name: "rukh-progress-v1", version: "1.0.0" });
-    await client.connect(new LegacyStdioClientTransport(serverParams()));
+    await client.connect(new LegacyStdioClientTransport(serverParams(root)));
     try {
       const seen: number[] = [];
       await client.callTool({ name: tool, arguments: {} }, undefined, {
