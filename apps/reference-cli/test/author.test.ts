@@ -48,6 +48,11 @@ describe("keygen and ext sign", () => {
 
     // The example package (runtime vendored), now Jane's.
     const built: Record<string, string> = await buildExamples(join(work, "examples"));
+    // Never into a package directory, whose every file is published.
+    const intoPackage = rukh("keygen", "jim", "--out", join(work, "examples", "acme-tools"));
+    expect(intoPackage.status).toBe(2);
+    expect(intoPackage.stderr).toContain("is a package directory");
+
     const pkg = join(work, "jane-tools");
     cpSync(built["acme-tools"]!, pkg, { recursive: true });
     const descriptor = JSON.parse(readFileSync(join(pkg, "rukh-extension.json"), "utf8"));
@@ -211,7 +216,7 @@ describe("keygen and ext sign", () => {
     rmSync(join(src, "rukh-signature.json"));
     const unsigned = rukh("ext", "pack", src);
     expect(unsigned.status).toBe(2);
-    expect(unsigned.stderr).toContain("is not signed; give --key");
+    expect(unsigned.stderr).toContain("give --key <file> to sign");
     const out = join(work, "greeter.tgz");
     const packed = rukh("--json", "ext", "pack", src, "--key", join(work, "jane.key"), "-o", out);
     expect(packed.status, packed.stderr).toBe(0);
@@ -225,6 +230,31 @@ describe("keygen and ext sign", () => {
     const again = rukh("ext", "pack", src, "--key", join(work, "jane.key"), "-o", out);
     expect(again.status).toBe(2);
     expect(again.stderr).toContain("already exists");
+    const inside = rukh(
+      "ext",
+      "pack",
+      src,
+      "--key",
+      join(work, "jane.key"),
+      "-o",
+      join(src, "x.tgz"),
+    );
+    expect(inside.status).toBe(2);
+    expect(inside.stderr).toContain("is inside the package");
+    // A private key anywhere in the package is refused, whatever its name.
+    writeFileSync(join(src, "..notes"), readFileSync(join(work, "jane.key")));
+    const leaked = rukh(
+      "ext",
+      "pack",
+      src,
+      "--key",
+      join(work, "jane.key"),
+      "-o",
+      join(work, "y.tgz"),
+    );
+    expect(leaked.status).toBe(2);
+    expect(leaked.stderr).toContain("holds a private key");
+    rmSync(join(src, "..notes"));
 
     // Another owner, another state directory: the file alone is enough.
     const other = join(work, "other-home");

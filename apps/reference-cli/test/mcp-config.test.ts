@@ -94,6 +94,21 @@ describe("rukh mcp config", () => {
     expect(dryRun.status, dryRun.stderr).toBe(0);
     expect(dryRun.stderr).toContain("would create endpoint cursor-default");
     expect(endpoints()).toEqual({});
+    // A client file that cannot be merged is refused before anything is published.
+    const bad = join(at.work, "bad-client.json");
+    writeFileSync(bad, "{ not json");
+    const refused = rukh(
+      "mcp",
+      "install",
+      "--client",
+      "cursor",
+      "--preset",
+      "default",
+      "--file",
+      bad,
+    );
+    expect(refused.status).toBe(2);
+    expect(endpoints()).toEqual({});
 
     // The first 64-character client gets an endpoint of its own; the others reuse it.
     const name = "claude-code-default";

@@ -22,22 +22,44 @@ export function progressLine(s: Session, command: string): ProgressLine | undefi
   if (!s.errTTY || s.g.json) return undefined;
   let shown = false;
   let last = 0;
+  let waiting: InvocationProgress | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const draw = (p: InvocationProgress) => {
+    last = Date.now();
+    const amount =
+      p.total !== undefined && p.total > 0
+        ? `${Math.min(100, Math.floor((p.progress / p.total) * 100))}%`
+        : String(p.progress);
+    let line = `${command}: ${amount}${p.message !== undefined ? ` ${terminalText(p.message).replace(/[\r\n\t]/g, " ")}` : ""}`;
+    // One terminal row: wrapped, the erase below would leave the rest behind.
+    const cols = s.stderr.columns;
+    const width =
+      cols !== undefined && cols > 0 ? Math.max(20, Math.min(LINE_MAX, cols - 1)) : LINE_MAX;
+    if ([...line].length > width) line = `${[...line].slice(0, width - 1).join("")}…`;
+    // Carriage return and erase-line: the line is redrawn in place.
+    s.stderr.write(`\r\u001b[2K${line}`);
+    shown = true;
+  };
   return {
     report(p) {
-      const now = Date.now();
-      if (now - last < REDRAW_MS) return;
-      last = now;
-      const amount =
-        p.total !== undefined && p.total > 0
-          ? `${Math.min(100, Math.floor((p.progress / p.total) * 100))}%`
-          : String(p.progress);
-      let line = `${command}: ${amount}${p.message !== undefined ? ` ${terminalText(p.message).replace(/[\r\n\t]/g, " ")}` : ""}`;
-      if ([...line].length > LINE_MAX) line = `${[...line].slice(0, LINE_MAX - 1).join("")}…`;
-      // Carriage return and erase-line: the line is redrawn in place.
-      s.stderr.write(`\r\u001b[2K${line}`);
-      shown = true;
+      const wait = last + REDRAW_MS - Date.now();
+      if (wait <= 0) {
+        waiting = undefined;
+        draw(p);
+        return;
+      }
+      // Too soon: the latest report is drawn when its turn comes.
+      waiting = p;
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        if (waiting !== undefined) draw(waiting);
+        waiting = undefined;
+      }, wait);
     },
     clear() {
+      clearTimeout(timer);
+      timer = undefined;
+      waiting = undefined;
       if (shown) s.stderr.write("\r\u001b[2K");
       shown = false;
     },

@@ -100,17 +100,21 @@ export async function runCommand(
     s.stderr,
     async (signal, seen) => {
       const progress = progressLine(s, [s.brand, ...route.path].join(" "));
-      const outcome = await core.invoke({
-        command: { identity: route.identity },
-        supplied: decoded.value,
-        surface: "cli",
-        ...(revisionId !== undefined && { revisionId }),
-        ownerSignal: signal,
-        ...(cli.passthrough && { passthroughArgs: after }),
-        ...(options.cwd !== undefined && { cwd: options.cwd }),
-        ...(progress !== undefined && { onProgress: (p) => progress.report(p) }),
-      });
-      progress?.clear();
+      let outcome: Awaited<ReturnType<typeof core.invoke>>;
+      try {
+        outcome = await core.invoke({
+          command: { identity: route.identity },
+          supplied: decoded.value,
+          surface: "cli",
+          ...(revisionId !== undefined && { revisionId }),
+          ownerSignal: signal,
+          ...(cli.passthrough && { passthroughArgs: after }),
+          ...(options.cwd !== undefined && { cwd: options.cwd }),
+          ...(progress !== undefined && { onProgress: (p) => progress.report(p) }),
+        });
+      } finally {
+        progress?.clear();
+      }
       const signalSeen: OwnerSignal | undefined = seen();
       await core.close();
       return render(s, route, outcome, signalSeen);

@@ -15,6 +15,8 @@ import type { RouteIndex } from "./_routes.js";
 export interface CliStream {
   write(text: string): unknown;
   readonly isTTY?: boolean;
+  /** The terminal's width, when it is one. */
+  readonly columns?: number;
 }
 
 // One listener per stream, however many CLIs a process creates.
@@ -43,6 +45,9 @@ export function readerSafe(stream: NodeJS.WriteStream): CliStream {
       write: (text: string) => gone || stream.write(text),
       get isTTY() {
         return stream.isTTY;
+      },
+      get columns() {
+        return stream.columns;
       },
     };
     safeStreams.set(stream, safe);

@@ -8,6 +8,7 @@ import {
   JournalWriter,
   journalTuning,
 } from "./_journal.js";
+import { JOURNAL_RECORD_MAX_BYTES } from "./_limits.js";
 import type { Logger } from "./_logger.js";
 import type { InvocationDiagnostics, InvocationOutcome } from "./_outcome.js";
 
@@ -93,7 +94,7 @@ export class HostJournal {
    * on disk yet: when it is not, its record is owed.
    */
   final(invocationId: string, command: string | undefined, outcome: InvocationOutcome): void {
-    const record: JournalFinalRecord = {
+    let record: JournalFinalRecord = {
       type: "final",
       invocationId,
       at: new Date().toISOString(),
@@ -106,6 +107,14 @@ export class HostJournal {
         resultIssues: outcome.resultIssues.map(({ path, code }) => ({ path, code })),
       }),
     };
+    // A final always fits a record: the problems' pointers go first if it would not.
+    if (
+      record.resultIssues !== undefined &&
+      Buffer.byteLength(JSON.stringify(record)) > JOURNAL_RECORD_MAX_BYTES / 2
+    ) {
+      const { resultIssues: _, ...rest } = record;
+      record = rest;
+    }
     if (!this.appendSoftly(record)) this.#unwritten.push(record);
   }
 

@@ -26,8 +26,13 @@ export type CheckedResult =
   | { ok: true; result?: CommandResult }
   | { ok: false; reason: OutcomeReason; issues?: readonly ResultIssue[] };
 
-/** The longest result-issue message kept: the issue list is bounded, whatever the result. */
+/** The longest result-issue message and pointer kept: the issue list is bounded, whatever the result. */
 const ISSUE_MESSAGE_MAX = 200;
+const ISSUE_PATH_MAX = 256;
+
+/** `s` cut to `max` characters, the cut marked with an ellipsis. */
+const cut = (s: string, max: number) =>
+  [...s].length > max ? `${[...s].slice(0, max - 1).join("")}…` : s;
 
 /** How a process exited, as Node reports it. */
 export interface ProcessExit {
@@ -83,13 +88,11 @@ export function checkResult(admitted: Planned, c: CompletionMessage): CheckedRes
   return {
     ok: false,
     reason: v.issues.some((i) => SIZE_ISSUES.has(i.code)) ? "result_too_large" : "invalid_result",
+    // A pointer names the result's own keys, which may be long: both are cut.
     issues: v.issues.slice(0, RESULT_ISSUES_MAX).map((i) => ({
-      path: i.path,
+      path: cut(i.path, ISSUE_PATH_MAX),
       code: i.code,
-      message:
-        i.message.length > ISSUE_MESSAGE_MAX
-          ? `${i.message.slice(0, ISSUE_MESSAGE_MAX - 1)}…`
-          : i.message,
+      message: cut(i.message, ISSUE_MESSAGE_MAX),
     })),
   };
 }

@@ -40,6 +40,7 @@ export const MAIN_COMMANDS: FixtureCommand[] = [
   { id: "bad_result", result: COUNT_RESULT },
   { id: "many_bad", result: COUNT_RESULT },
   { id: "progress" },
+  { id: "long_keys", result: COUNT_RESULT },
   { id: "no_result", result: COUNT_RESULT },
   { id: "big_result" },
   { id: "fail" },

@@ -93,6 +93,19 @@ describe("each fault ends in exactly one outcome", () => {
     ]);
   });
 
+  it("cuts long pointers, and a final record always fits the journal, so the next call still runs", async () => {
+    const c = await core();
+    const o = await c.invoke(call("fx.main/long_keys"));
+    expect(o.reason).toBe("invalid_result");
+    for (const i of o.resultIssues ?? []) expect([...i.path].length).toBeLessThanOrEqual(256);
+    const final = (await readJournal(root)).records.find(
+      (r) => r.invocationId === o.invocationId && r.type === "final",
+    );
+    expect(final).toMatchObject({ outcome: "execution_failed", reason: "invalid_result" });
+    const next = await c.invoke(call("fx.main/hello", { name: "after" }));
+    expect(next.outcome).toBe("succeeded");
+  });
+
   it("bounds the result issues it keeps", async () => {
     const o = await (await core()).invoke(call("fx.main/many_bad"));
     expect(o.reason).toBe("invalid_result");

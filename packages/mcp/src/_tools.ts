@@ -246,8 +246,10 @@ export function hostTools(ctx: ToolsContext): HostTools {
 
 /**
  * `notifications/progress` for a call whose request asked for them with a
- * `progressToken`: at most one per {@link PROGRESS_INTERVAL_MS}, each with
- * more progress than the last (as MCP requires), none after `end`.
+ * `progressToken`: at most one per {@link PROGRESS_INTERVAL_MS} (a report
+ * that comes sooner is sent when its slot comes, unless a newer one
+ * replaced it), each with more progress than the last (as MCP requires),
+ * none after `end`.
  */
 function progressReporter(
   params: JsonObject | undefined,
@@ -263,25 +265,42 @@ function progressReporter(
   let ended = false;
   let last = 0;
   let highest = Number.NEGATIVE_INFINITY;
+  // A report that came too soon waits for its slot, so the latest one (often 100%) is sent.
+  let waiting: InvocationProgress | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const send = (p: InvocationProgress) => {
+    last = Date.now();
+    highest = p.progress;
+    notify({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: {
+        progressToken: token,
+        progress: p.progress,
+        ...(p.total !== undefined && { total: p.total }),
+        ...(p.message !== undefined && { message: p.message }),
+      },
+    });
+  };
   return {
     report(p) {
-      const now = Date.now();
-      if (ended || p.progress <= highest || now - last < PROGRESS_INTERVAL_MS) return;
-      last = now;
-      highest = p.progress;
-      notify({
-        jsonrpc: "2.0",
-        method: "notifications/progress",
-        params: {
-          progressToken: token,
-          progress: p.progress,
-          ...(p.total !== undefined && { total: p.total }),
-          ...(p.message !== undefined && { message: p.message }),
-        },
-      });
+      if (ended || p.progress <= highest) return;
+      const wait = last + PROGRESS_INTERVAL_MS - Date.now();
+      if (wait <= 0) {
+        waiting = undefined;
+        send(p);
+        return;
+      }
+      waiting = p;
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        if (!ended && waiting !== undefined && waiting.progress > highest) send(waiting);
+        waiting = undefined;
+      }, wait);
     },
     end() {
       ended = true;
+      clearTimeout(timer);
     },
   };
 }

@@ -58,8 +58,8 @@ export function sameNaming(a: ToolNaming, b: ToolNaming): boolean {
 
 /**
  * The endpoint `name` of a configuration with its defaults, or `undefined`.
- * Without a name: the owner's `default` endpoint, or — when the owner
- * configures none — the `agent` preset under the profile's naming.
+ * Without a name (or named `default`): the owner's `default` endpoint, or —
+ * when the owner configures none — the `agent` preset under the profile's naming.
  *
  * @example
  * const endpoint = mcpEndpoint(config, flags.endpoint);
@@ -69,7 +69,7 @@ export function mcpEndpoint(config: OwnerConfig, name?: string): McpEndpoint | u
   const key = name ?? DEFAULT_ENDPOINT;
   const e = Object.hasOwn(endpoints, key) ? endpoints[key] : undefined;
   if (e === undefined)
-    return name === undefined
+    return key === DEFAULT_ENDPOINT
       ? { name: key, preset: DEFAULT_ENDPOINT_PRESET, naming: profileNaming(config), limits: {} }
       : undefined;
   const naming = profileNaming(config);

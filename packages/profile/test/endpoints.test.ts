@@ -91,6 +91,8 @@ describe("owner configuration: mcp.endpoints", () => {
     // Names are data: an Object member is no endpoint.
     expect(mcpEndpoint(config, "constructor")).toBeUndefined();
     expect(mcpEndpoint(config, "nope")).toBeUndefined();
+    // The implicit default endpoint can be named too.
+    expect(mcpEndpoint(config, "default")).toEqual(mcpEndpoint(config));
     const owned = withEndpoints({ default: { preset: "default" } }) as unknown as OwnerConfig;
     expect(mcpEndpoint(owned)?.preset).toBe("default");
   });

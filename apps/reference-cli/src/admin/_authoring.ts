@@ -11,13 +11,18 @@ import {
   fstatSync,
   mkdirSync,
   openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
   realpathSync,
+  statSync,
+  unlinkSync,
   writeSync,
 } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, isAbsolute, join, relative } from "node:path";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { PackageReport } from "@rukh/profile";
-import { plural, readBounded, UsageError } from "./_kit.js";
+import { plural, UsageError } from "./_kit.js";
 
 /** A PEM Ed25519 private key is about 120 bytes; anything much larger is not one. */
 const PRIVATE_KEY_MAX_BYTES = 4_096;
@@ -35,25 +40,61 @@ export function writeNew(path: string, data: string, mode: number): void {
   try {
     fchmodSync(fd, mode);
     writeSync(fd, data);
+  } catch (e) {
+    // A half-written key would block the next try: nothing stays behind.
+    closeSync(fd);
+    unlinkSync(path);
+    throw e;
+  }
+  closeSync(fd);
+}
+
+/** Reads a private key file that only its owner can read: checked and read through one descriptor. */
+function readPrivateKey(path: string): string {
+  // O_NONBLOCK: a FIFO put where the key should be cannot hang the open.
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new UsageError(`--key ${path} is not a regular file`);
+    if ((st.mode & 0o077) !== 0)
+      throw new UsageError(
+        `${path} can be read by others (mode ${(st.mode & 0o777).toString(8)}); a private key must be the owner's alone: chmod 600 ${path}`,
+      );
+    if (st.size > PRIVATE_KEY_MAX_BYTES)
+      throw new UsageError(
+        `${path} is ${st.size} bytes; a private key has at most ${PRIVATE_KEY_MAX_BYTES}`,
+      );
+    const buf = Buffer.alloc(PRIVATE_KEY_MAX_BYTES + 1);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    if (n > PRIVATE_KEY_MAX_BYTES)
+      throw new UsageError(`${path} grew past ${PRIVATE_KEY_MAX_BYTES} bytes while it was read`);
+    return buf.subarray(0, n).toString("utf8");
   } finally {
     closeSync(fd);
   }
 }
 
-/** Reads a private key file that only its owner can read. */
-function readPrivateKey(path: string): string {
-  const fd = openSync(path, "r");
-  let mode: number;
-  try {
-    mode = fstatSync(fd).mode;
-  } finally {
-    closeSync(fd);
-  }
-  if ((mode & 0o077) !== 0)
-    throw new UsageError(
-      `${path} can be read by others (mode ${(mode & 0o777).toString(8)}); a private key must be the owner's alone: chmod 600 ${path}`,
-    );
-  return readBounded(path, PRIVATE_KEY_MAX_BYTES).toString("utf8");
+/** Whether `inner` is `outer` or lies under it (both real paths). */
+export function isInside(outer: string, inner: string): boolean {
+  const rel = relative(outer, inner);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+/** Refuses a package that holds a private key: whatever is in it is published. */
+export function refuseKeysInside(dir: string): void {
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const full = join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else if (e.isFile() && statSync(full).size <= 1_048_576) {
+        if (readFileSync(full).includes("PRIVATE KEY-----"))
+          throw new UsageError(
+            `${full} holds a private key, and everything in ${dir} is published; move it out of the package`,
+          );
+      }
+    }
+  };
+  walk(dir);
 }
 
 /**
@@ -64,8 +105,7 @@ export function signingKey(dir: string, keyFile: string): string {
   if (!existsSync(keyFile)) throw new UsageError(`--key ${keyFile}: no such file`);
   if (!existsSync(join(dir, "rukh-extension.json")))
     throw new UsageError(`${dir} is not a package directory: it has no rukh-extension.json`);
-  const rel = relative(realpathSync(dir), realpathSync(keyFile));
-  if (!rel.startsWith("..") && !isAbsolute(rel))
+  if (isInside(realpathSync(dir), realpathSync(keyFile)))
     throw new UsageError(
       `${keyFile} is inside the package it would sign, and would be published with it; move the key out of ${dir}`,
     );

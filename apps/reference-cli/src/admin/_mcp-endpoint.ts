@@ -24,10 +24,16 @@ export interface EndpointChoice {
   readonly endpoint?: string;
   readonly preset: string;
   readonly notes: readonly string[];
+  /**
+   * Publishes the endpoint the choice needs (absent: it exists already) and
+   * returns the note saying so. Called last, once nothing else can fail.
+   */
+  readonly publish?: () => Promise<string>;
 }
 
 /**
- * Chooses (or creates and publishes) the endpoint `request` asks for. A name
+ * Chooses the endpoint `request` asks for, or the one to create (published
+ * by the choice's `publish`, which the caller runs last). A name
  * fits when the longest name its form can produce does, with the client's
  * prefix: extensions installed later then fit too.
  */
@@ -104,12 +110,15 @@ export async function endpointFor(
       preset,
       notes: [`would create ${what} (dry run: nothing published)`],
     };
-  const p = await home.setConfig(created, { base: from.base });
   return {
     args: ["mcp", "serve", "--endpoint", name],
     endpoint: name,
     preset,
-    notes: [`created ${what}; published profile revision ${p.revisionId.slice(0, 12)}`],
+    notes: [],
+    publish: async () => {
+      const p = await home.setConfig(created, { base: from.base });
+      return `created ${what}; published profile revision ${p.revisionId.slice(0, 12)}`;
+    },
   };
 }
 

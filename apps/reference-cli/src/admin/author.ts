@@ -11,14 +11,22 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  realpathSync,
   rmSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
-import { reportLines, signingKey, vendorRuntime, writeNew } from "./_authoring.js";
+import {
+  isInside,
+  refuseKeysInside,
+  reportLines,
+  signingKey,
+  vendorRuntime,
+  writeNew,
+} from "./_authoring.js";
 import { arg, flag, oneOf, text } from "./_inputs.js";
 import { type AdminBody, OK, print, REFUSED, UsageError } from "./_kit.js";
 import { SKELETON_LANGUAGES, skeletonFiles } from "./_skeleton.js";
@@ -52,6 +60,10 @@ export function authorBuiltins(
             `<publisher> ${JSON.stringify(publisher)}: expected a lowercase publisher id such as acme`,
           );
         const dir = resolve(text(ctx.inputs, "out") ?? process.cwd());
+        if (existsSync(join(dir, "rukh-extension.json")))
+          throw new UsageError(
+            `${dir} is a package directory, and everything in it is published; give --out a directory outside it`,
+          );
         const keyFile = join(dir, `${publisher}.key`);
         const pubFile = join(dir, `${publisher}.pub`);
         const { privateKey, publicKey } = generateKeyPairSync("ed25519");
@@ -86,6 +98,7 @@ export function authorBuiltins(
       run: guarded(async (ctx, _home, { publicKeyBase64, signPackage }) => {
         const dir = resolve(text(ctx.inputs, "dir")!);
         const pem = signingKey(dir, resolve(text(ctx.inputs, "key")!));
+        refuseKeysInside(dir);
         const signature = await signPackage(dir, pem);
         print(
           ctx,
@@ -190,12 +203,21 @@ export function authorBuiltins(
         const stage = mkdtempSync(join(tmpdir(), "rukh-pack-"));
         try {
           cpSync(dir, stage, { recursive: true, verbatimSymlinks: true });
+          refuseKeysInside(stage);
           const active = await home.activeRevisionId();
           const config = active === null ? undefined : (await home.readRevision(active)).config;
           let report = await profile.validatePackageDir(stage, config);
           const node = report.descriptor?.commands.some((c) => c.execute.runtime === "node");
-          if (node === true && !existsSync(join(stage, "node_modules", "@rukh", "ipc", "index.js")))
+          if (
+            node === true &&
+            !existsSync(join(stage, "node_modules", "@rukh", "ipc", "index.js"))
+          ) {
+            if (pem === undefined)
+              throw new UsageError(
+                `${dir} has no vendored runtime; pack adds it, which changes the signed files: give --key <file> to sign them`,
+              );
             vendorRuntime(stage);
+          }
           if (pem !== undefined) await profile.signPackage(stage, pem);
           report = await profile.validatePackageDir(stage, config);
           if (report.signature.state === "unsigned" && report.ok)
@@ -208,6 +230,9 @@ export function authorBuiltins(
           }
           const d = report.descriptor!;
           const out = resolve(text(ctx.inputs, "output") ?? `${d.id}-${d.version}.tgz`);
+          // Inside the package it would be packed again next time.
+          if (isInside(realpathSync(dir), resolve(realpathSync(dirname(out)), basename(out))))
+            throw new UsageError(`${out} is inside the package; give -o a file outside ${dir}`);
           const tgz = await profile.packPackage(stage);
           try {
             writeFileSync(out, tgz, { flag: "wx", mode: 0o644 });

@@ -89,7 +89,8 @@ export function mcpBuiltins(
       run: guarded(async (ctx, home, profile) => {
         const { client, choice, launch } = await prepare(ctx, home, profile);
         const snippet = clientConfig(client, launch);
-        for (const n of choice.notes) ctx.stderr.write(`${brand}: ${n}\n`);
+        const notes = [...choice.notes, ...(choice.publish ? [await choice.publish()] : [])];
+        for (const n of notes) ctx.stderr.write(`${brand}: ${n}\n`);
         print(ctx, snippet, {
           client,
           ...(choice.endpoint !== undefined && { endpoint: choice.endpoint }),
@@ -118,10 +119,15 @@ export function mcpBuiltins(
         const file = resolve(
           text(ctx.inputs, "file") ?? clientFile(client, ctx.env, process.cwd()),
         );
+        // The file is read and merged first: a file that cannot be, publishes nothing.
         const before = readConfigFile(file);
         const after = mergedConfig(client, file, before, launch);
-        for (const n of choice.notes) ctx.stderr.write(`${brand}: ${n}\n`);
         const dryRun = ctx.inputs.dry_run === true;
+        const notes = [
+          ...choice.notes,
+          ...(choice.publish && !dryRun ? [await choice.publish()] : []),
+        ];
+        for (const n of notes) ctx.stderr.write(`${brand}: ${n}\n`);
         if (!after.changed) {
           print(ctx, `${file} already starts this server; nothing written`, {
             client,
