@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -36,7 +36,21 @@ it("reports on a fresh state directory without failing on missing confinement", 
   expect(r.stdout).toContain(home);
   expect(r.stdout).toMatch(/strict profile: (available|unavailable)/);
   expect(r.stdout).toMatch(/host-trusted process trees: (pid-namespace|process-group)/);
-  expect(r.status).toBe(5); // nothing published yet
+  // Nothing published is a new owner's state, not a fault.
+  expect(r.stdout).toContain("note  active profile: nothing published yet");
+  expect(r.status, r.stdout).toBe(0);
+});
+
+it("passes on a state directory that does not exist yet, and creates nothing", () => {
+  const missing = join(home, "not-yet");
+  const r = spawnSync(bin, ["doctor"], {
+    env: { ...env, RUKH_HOME: missing },
+    encoding: "utf8",
+  });
+  expect(r.stdout).toContain(`note  state directory: ${missing} does not exist yet`);
+  expect(r.stdout).not.toContain("ENOENT");
+  expect(r.status, r.stdout).toBe(0);
+  expect(existsSync(missing)).toBe(false);
 });
 
 it("refuses an oversized key file before reading it, naming the file and the limit", () => {

@@ -2,7 +2,8 @@
 // machine's confinement look like, in the words a call would meet them; with
 // `--repair`, first doing what the next start-up would and clearing debris.
 
-import { accessSync, constants, realpathSync, statfsSync } from "node:fs";
+import { accessSync, constants, existsSync, realpathSync, statfsSync } from "node:fs";
+import { dirname } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
 import { bool } from "./_inputs.js";
@@ -95,13 +96,20 @@ async function doctor(
       checks.push({ name, ok: false, detail: (e as Error).message });
     }
   };
+  // A new owner's first run: nothing is wrong, there is just nothing yet.
+  const fresh = !existsSync(home.root);
   await check("state directory", () => {
+    if (fresh)
+      return new Note(
+        `${home.root} does not exist yet; the first \`trust add\` or \`ext install\` creates it`,
+      );
     accessSync(home.root, constants.W_OK);
     return home.root;
   });
   await check("active profile", async () => {
     const id = await home.activeRevisionId();
-    if (id === null) throw new Error("nothing published yet (run `trust add` and `ext install`)");
+    // A new owner's state, not a fault: there is just nothing to check yet.
+    if (id === null) return new Note("nothing published yet (run `trust add` and `ext install`)");
     const rev = await home.readRevision(id);
     return `${id.slice(0, 12)}, ${n(rev.extensions.length, "extension")}, ${n(rev.config.trustedPublishers.length, "trusted publisher")}`;
   });
@@ -137,7 +145,10 @@ async function doctor(
       : "matches the verified descriptors";
   });
   await check("free space", () => {
-    const { bavail, bsize } = statfsSync(home.root);
+    // Before the directory exists, the room is that of where it will be made.
+    let at = home.root;
+    while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+    const { bavail, bsize } = statfsSync(at);
     const free = bavail * bsize;
     const mib = `${Math.floor(free / 1024 / 1024)} MiB free`;
     // With less than a record's room, calls end journal_failed and diagnostics are dropped.
@@ -164,6 +175,7 @@ async function doctor(
     return history;
   });
   await check("publication lock", async () => {
+    if (fresh) return "free (no state directory yet)";
     // Held by the kernel for a live publisher only: it is never stale, so there is nothing to break.
     const lock = await holdNamedLock(stateLockName("publication", realpathSync(home.root)));
     if (lock === null) return new Note("held by a publication in progress");
@@ -182,7 +194,8 @@ async function doctor(
   const active = await home.activeRevisionId().catch(() => null);
   const configured =
     active === null ? undefined : (await home.readRevision(active)).config.sandbox?.program;
-  const c = await describeConfinement(configured, home.root);
+  // Nothing is written where nothing exists yet: doctor only looks.
+  const c = await describeConfinement(configured, fresh ? undefined : home.root);
   // Unavailable confinement is not a fault: strict calls are then rejected, never run unconfined.
   await check("strict profile", () =>
     c.strict.available
