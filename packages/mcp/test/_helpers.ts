@@ -11,9 +11,11 @@ import {
   fixturePreset,
   fixtureState,
   int,
+  removeDir,
   str,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { afterAll, beforeAll } from "vitest";
 
 export type { FixtureCommand } from "@rukh/testkit";
 export { removeDir as cleanup } from "@rukh/testkit";
@@ -264,4 +266,19 @@ export function serverParams(root: string) {
     env: { PATH: process.env.PATH ?? "", RUKH_HOME: root },
     stderr: "pipe" as const,
   };
+}
+
+/**
+ * A fresh state directory (see {@link makeState}) made before a file's tests
+ * and removed after them; its fields are set once `beforeAll` has run.
+ */
+export function useState(): { root: string; work: string; state: StateDirectory } {
+  const at = {} as { root: string; work: string; state: StateDirectory };
+  beforeAll(async () => {
+    Object.assign(at, await makeState());
+  });
+  afterAll(() => {
+    if (at.work) removeDir(at.work);
+  });
+  return at;
 }

@@ -1,43 +1,23 @@
 import { readJournal } from "@rukh/core";
-import { type StateDirectory, toolName } from "@rukh/profile";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  cleanup,
-  makeExtension,
-  makeState,
-  RawSession,
-  toolNameOf,
-  type Wire,
-} from "./_helpers.js";
+import { toolName } from "@rukh/profile";
+import { describe, expect, it } from "vitest";
+import { makeExtension, RawSession, toolNameOf, useState, type Wire } from "./_helpers.js";
 
 // A host started as an endpoint: its own tool naming and per-call deadline,
 // over a real stdio process.
-let root: string;
-let work: string;
-let state: StateDirectory;
-
-beforeAll(async () => {
-  const s = await makeState();
-  root = s.root;
-  work = s.work;
-  state = s.state;
-});
-
-afterAll(() => {
-  if (work) cleanup(work);
-});
+const at = useState();
 
 describe("a host with an endpoint's naming", () => {
   it("lists and runs its own names only, and a new revision makes them unknown", async () => {
-    const s = new RawSession(root, "default", { RUKH_TEST_NAMING: "acme-endpoint:full" });
+    const s = new RawSession(at.root, "default", { RUKH_TEST_NAMING: "acme-endpoint:full" });
     try {
-      const rid = (await state.activeRevisionId())!;
+      const rid = (await at.state.activeRevisionId())!;
       const listed = await s.request("l1", "tools/list");
       const names: string[] = listed.result.tools.map((t: Wire) => t.name);
       expect(names.length).toBeGreaterThan(0);
       const greet = toolName("acme-endpoint", rid, "fx.main/greet", "full");
       expect(names).toContain(greet);
-      const projection = await state.projection(rid);
+      const projection = await at.state.projection(rid);
       for (const t of projection.tools)
         if (names.includes(toolName("acme-endpoint", rid, t.identity, "full")))
           expect(names).not.toContain(t.name);
@@ -48,14 +28,14 @@ describe("a host with an endpoint's naming", () => {
         commandResult: { text: "hello ep" },
       });
       // The profile's own name of the same command is no tool of this endpoint.
-      const before = (await readJournal(root)).records.length;
-      s.call("c2", await toolNameOf(state, "fx.main/greet"), { name: "x" });
+      const before = (await readJournal(at.root)).records.length;
+      s.call("c2", await toolNameOf(at.state, "fx.main/greet"), { name: "x" });
       expect((await s.reply("c2")).error).toEqual({ code: -32602, message: "Unknown tool" });
 
-      const next = await state.install(await makeExtension(work, "fx.main", "3.0.0"));
+      const next = await at.state.install(await makeExtension(at.work, "fx.main", "3.0.0"));
       s.call("c3", greet, { name: "x" });
       expect((await s.reply("c3")).error).toEqual({ code: -32602, message: "Unknown tool" });
-      expect((await readJournal(root)).records.length).toBe(before);
+      expect((await readJournal(at.root)).records.length).toBe(before);
       s.call("c4", toolName("acme-endpoint", next.revisionId, "fx.main/greet", "full"), {
         name: "new",
       });
@@ -68,10 +48,10 @@ describe("a host with an endpoint's naming", () => {
 
 describe("a host with an endpoint's deadline", () => {
   it("cancels a call at the endpoint's deadline, shorter than the preset's", async () => {
-    const s = new RawSession(root, "default", { RUKH_TEST_DEADLINE_MS: "1200" });
+    const s = new RawSession(at.root, "default", { RUKH_TEST_DEADLINE_MS: "1200" });
     try {
       const t0 = Date.now();
-      s.call("d", await toolNameOf(state, "fx.main/slow"), { wait_ms: 15_000 });
+      s.call("d", await toolNameOf(at.state, "fx.main/slow"), { wait_ms: 15_000 });
       const d = await s.reply("d");
       // The preset allows 20 s: only the endpoint's deadline ends it this soon.
       expect(Date.now() - t0).toBeLessThan(6_000);

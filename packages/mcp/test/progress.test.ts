@@ -2,40 +2,27 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as LegacyStdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import type { StateDirectory } from "@rukh/profile";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
-  cleanup,
   MODERN_META,
-  makeState,
   RawSession,
   serverParams,
   toolNameOf,
+  useState,
   type Wire,
 } from "./_helpers.js";
 
 // A command's progress reaches MCP clients that ask for it with a
 // progressToken: as notifications/progress, before the result, never after.
-let root: string;
-let work: string;
-let state: StateDirectory;
+const at = useState();
 let tool: string;
-
 beforeAll(async () => {
-  const s = await makeState();
-  root = s.root;
-  work = s.work;
-  state = s.state;
-  tool = await toolNameOf(state, "fx.main/progress");
-});
-
-afterAll(() => {
-  if (work) cleanup(work);
+  tool = await toolNameOf(at.state, "fx.main/progress");
 });
 
 describe("notifications/progress", () => {
   it("carries the token, rises, comes before the result and never after it; none without a token", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     try {
       s.send({
         jsonrpc: "2.0",
@@ -74,7 +61,7 @@ describe("notifications/progress", () => {
         { name: "rukh-progress", version: "1.0.0" },
         era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
       );
-      await client.connect(new StdioClientTransport(serverParams(root)));
+      await client.connect(new StdioClientTransport(serverParams(at.root)));
       try {
         const seen: number[] = [];
         const r = await client.callTool(
@@ -92,7 +79,7 @@ describe("notifications/progress", () => {
 
   it("reaches the SDK 1.x client's onprogress", async () => {
     const client = new LegacyClient({ name: "rukh-progress-v1", version: "1.0.0" });
-    await client.connect(new LegacyStdioClientTransport(serverParams(root)));
+    await client.connect(new LegacyStdioClientTransport(serverParams(at.root)));
     try {
       const seen: number[] = [];
       await client.callTool({ name: tool, arguments: {} }, undefined, {

@@ -4,6 +4,11 @@
 import { type JsonValue, pointerAppend, type ValidationIssue } from "@rukh/json";
 import type { ConfigIssueCode } from "./_config.js";
 
+/** A preset's or an endpoint's name: lowercase, at most 64 characters. */
+export const NAME = /^[a-z][a-z0-9_-]{0,63}$/;
+/** An endpoint namespace (part of every tool name's fingerprint). */
+export const ENDPOINT_NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
 /** Most entries in one list of a configuration. */
 const MAX_LIST = 4_096;
 

@@ -1,5 +1,5 @@
 import { type JsonValue, parseJson, pointerAppend, type Validation } from "@rukh/json";
-import { Checker } from "./_checker.js";
+import { Checker, ENDPOINT_NAMESPACE, NAME } from "./_checker.js";
 import { checkEndpoints, type McpEndpointConfig } from "./_endpoints.js";
 import { CONFIG_MAX_BYTES, DEFAULT_OWNER_LIMITS, type OwnerLimits } from "./_limits.js";
 import { namespacesOverlap } from "./_trust.js";
@@ -111,11 +111,9 @@ export interface OwnerConfig {
 
 const BRAND = /^[a-z][a-z0-9-]{0,31}$/;
 const NAMESPACE_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*(\.\*)?$/;
-const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 const PUBLISHER = /^[a-z][a-z0-9-]*$/;
 const EXTENSION = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$/;
 const COMMAND = /^[a-z][a-z0-9]*([_-][a-z0-9]+)*$/;
-const PRESET = /^[a-z][a-z0-9_-]{0,63}$/;
 const REQUEST = /^[a-z][a-z0-9_.:-]*$/;
 const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
 
@@ -170,7 +168,7 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
     c.string(
       "/endpointNamespace",
       root.endpointNamespace,
-      NAMESPACE,
+      ENDPOINT_NAMESPACE,
       "invalid_name",
       "an endpoint namespace ([A-Za-z0-9._:-], at most 128)",
     );
@@ -281,7 +279,7 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
     if (presets !== undefined)
       for (const [name, p] of Object.entries(presets)) {
         const path = pointerAppend("/presets", name);
-        if (!PRESET.test(name))
+        if (!NAME.test(name))
           c.add(
             path,
             "invalid_name",
@@ -349,13 +347,7 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
       }
   }
   if (root.defaultPreset !== undefined) {
-    const d = c.string(
-      "/defaultPreset",
-      root.defaultPreset,
-      PRESET,
-      "invalid_name",
-      "a preset name",
-    );
+    const d = c.string("/defaultPreset", root.defaultPreset, NAME, "invalid_name", "a preset name");
     if (
       d !== undefined &&
       typeof root.presets === "object" &&

@@ -3,7 +3,7 @@
 // how its tools are named, its transport limits and its per-call deadline.
 
 import { type JsonValue, pointerAppend } from "@rukh/json";
-import type { Checker, Obj } from "./_checker.js";
+import { type Checker, ENDPOINT_NAMESPACE, NAME, type Obj } from "./_checker.js";
 import type { OwnerConfig } from "./_config.js";
 import { MCP_TRANSPORT_LIMITS, type McpTransportLimits } from "./_limits.js";
 
@@ -43,8 +43,6 @@ export const DEFAULT_ENDPOINT = "default";
 export const DEFAULT_ENDPOINT_PRESET = "agent";
 /** Most endpoints one configuration may hold. */
 const ENDPOINTS_MAX = 64;
-const ENDPOINT_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
-const NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /** The naming of the profile's own projection (the CLI's and `tools list`'s). */
 export function profileNaming(config: OwnerConfig): ToolNaming {
@@ -108,7 +106,7 @@ export function checkEndpoints(
     c.add("/mcp/endpoints", "invalid_value", `at most ${ENDPOINTS_MAX} endpoints are allowed`);
   for (const name of names) {
     const path = pointerAppend("/mcp/endpoints", name);
-    if (!ENDPOINT_NAME.test(name))
+    if (!NAME.test(name))
       c.add(
         path,
         "invalid_name",
@@ -126,7 +124,7 @@ export function checkEndpoints(
       c.string(
         `${path}/namespace`,
         e.namespace,
-        NAMESPACE,
+        ENDPOINT_NAMESPACE,
         "invalid_name",
         "an endpoint namespace ([A-Za-z0-9._:-], at most 128)",
       );
@@ -149,7 +147,7 @@ function presetOf(
   presets: JsonValue | undefined,
 ): Obj | undefined {
   if (value === undefined) return undefined;
-  const name = c.string(path, value, /^[a-z][a-z0-9_-]{0,63}$/, "invalid_name", "a preset name");
+  const name = c.string(path, value, NAME, "invalid_name", "a preset name");
   if (
     name === undefined ||
     typeof presets !== "object" ||
