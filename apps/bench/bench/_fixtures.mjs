@@ -74,7 +74,7 @@ function descriptor(id, group, commands, version) {
 /**
  * Writes and signs one extension package as an author ships it: descriptor,
  * program, library modules, data, a README and the vendored child runtime
- * (18 files).
+ * (19 files).
  */
 export async function writePackage(dir, { id, group, commands, version = "1.0.0" }) {
   rmSync(dir, { recursive: true, force: true });
@@ -111,8 +111,7 @@ const ids = Array.from({ length: ${commands} }, (_, c) => ${JSON.stringify(id)} 
 await runCommandProcess({ handlers: handlers(ids) });
 `,
   );
-  for (const f of ["package.json", "index.js"])
-    cpSync(join(RUNTIME, f), join(dir, "node_modules/@rukh/ipc", f));
+  cpSync(RUNTIME, join(dir, "node_modules/@rukh/ipc"), { recursive: true });
   await signPackage(dir, KEY, { publisher: "acme" });
   return dir;
 }

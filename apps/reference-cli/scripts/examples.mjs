@@ -14,14 +14,14 @@ export const EXAMPLE_KEY = join(root, "fixtures/keys/example-publisher.key");
 export const EXAMPLE_PUB = join(root, "fixtures/keys/example-publisher.pub");
 export const EXAMPLE_PUBLISHER = "acme";
 
-// The child runtime as this workspace bundled it: one module and its
-// package.json, vendored as node_modules/@rukh/ipc.
+// The child runtime as this workspace bundled it: one module, its types and
+// its package.json, vendored as node_modules/@rukh/ipc.
 const runtimeDir = dirname(createRequire(import.meta.url).resolve("@rukh/ipc/runtime"));
 
 function vendorRuntime(into) {
   const to = join(into, "node_modules", "@rukh", "ipc");
   mkdirSync(to, { recursive: true });
-  for (const f of ["package.json", "index.js"]) cpSync(join(runtimeDir, f), join(to, f));
+  cpSync(runtimeDir, to, { recursive: true });
 }
 
 /**

@@ -33,4 +33,6 @@ export type {
 export { DESCRIPTOR_FORMATS, REGISTERED_FEATURES, SCALAR_TYPES } from "./_model.js";
 export type { CliCommandSpec, CliParameter } from "./_projection.js";
 export { cliSpec, mcpInputSchema } from "./_projection.js";
+export type { DescriptorTypesOptions } from "./_typescript.js";
+export { descriptorTypes } from "./_typescript.js";
 export { compareDecimal, DECIMAL_PATTERN } from "./_values.js";

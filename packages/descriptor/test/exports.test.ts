@@ -20,6 +20,7 @@ it("exports exactly these names", async () => {
       "decodeCliInputs",
       "decodeJsonInputs",
       "defaultFlag",
+      "descriptorTypes",
       "mcpInputSchema",
       "parseDescriptor",
       "validateDescriptor",

@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // Bundles the child runtime (src/runtime.ts and everything it imports,
-// @rukh/json included) into one ES module, dist/runtime/index.js, beside a
-// package.json naming it: the directory a package vendors as
-// node_modules/@rukh/ipc, so a command process resolves a single module.
+// @rukh/json included) into one ES module, dist/runtime/index.js, with its
+// types in one declaration file beside it and a package.json naming both:
+// the directory a package vendors as node_modules/@rukh/ipc, so a command
+// process resolves a single module and an author's editor or tsc finds the
+// handler types without installing anything.
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -22,6 +26,30 @@ await build({
   logLevel: "warning",
   banner: { js: `// @rukh/ipc ${version}: the child runtime, bundled. Generated; do not edit.` },
 });
+// The runtime's declarations, @rukh/json's types inlined, checked by tsc.
+const dts = createRequire(import.meta.url).resolve(
+  "dts-bundle-generator/dist/bin/dts-bundle-generator.js",
+);
+execFileSync(
+  process.execPath,
+  [
+    dts,
+    "--silent",
+    "--project",
+    `${root}tsconfig.build.json`,
+    "--external-inlines",
+    "@rukh/json",
+    "--no-banner",
+    "-o",
+    `${out}/index.d.ts`,
+    `${root}src/runtime.ts`,
+  ],
+  { stdio: "inherit" },
+);
+writeFileSync(
+  `${out}/index.d.ts`,
+  `// @rukh/ipc ${version}: the child runtime's types. Generated; do not edit.\n${readFileSync(`${out}/index.d.ts`, "utf8")}`,
+);
 writeFileSync(
   `${out}/package.json`,
   `${JSON.stringify(
@@ -31,7 +59,7 @@ writeFileSync(
       description: "The Rukh child runtime as one module, for vendoring into extension packages.",
       license: "MIT",
       type: "module",
-      exports: "./index.js",
+      exports: { ".": { types: "./index.d.ts", default: "./index.js" } },
     },
     null,
     2,

@@ -37,21 +37,21 @@ export interface CommandLogger {
 }
 
 /**
- * Everything a handler receives for one invocation.
+ * Everything a handler receives for one invocation. `I` is the type of the
+ * inputs: the generated types of `ext types` give each command its own.
  *
  * @example
- * const handler: CommandHandler = async (ctx) => {
- *   const name = ctx.inputs.name as string;
- *   ctx.log.info(`greeting ${name}`);
- *   return textResult(`hello ${name}`);
+ * const handler: CommandHandler<{ readonly name: string }> = async (ctx) => {
+ *   ctx.log.info(`greeting ${ctx.inputs.name}`);
+ *   return textResult(`hello ${ctx.inputs.name}`);
  * };
  */
-export interface CommandContext {
+export interface CommandContext<I = JsonObject> {
   readonly invocationId: string;
   /** Canonical command identity `<extension id>/<command id>`. */
   readonly command: string;
   /** Typed inputs, already validated by the host, defaults applied. */
-  readonly inputs: JsonObject;
+  readonly inputs: I;
   /** Ids of the inputs the caller supplied explicitly. */
   readonly explicitInputIds: readonly string[];
   readonly features: readonly string[];
@@ -69,25 +69,58 @@ export interface CommandContext {
 /**
  * What a handler returns on success (build it with {@link textResult} or
  * {@link structuredResult}); returning nothing completes without a result.
+ * `R` is the type of the command result.
  *
  * @example
  * const done: CommandSuccess = { commandResult: { kind: "text", text: "ok" }, effects: ["file:///tmp/out"] };
  */
-export interface CommandSuccess {
-  readonly commandResult?: JsonValue;
+export interface CommandSuccess<R = JsonValue> {
+  readonly commandResult?: R;
   readonly effects?: readonly string[];
   readonly message?: string;
 }
 
 /**
- * One command's implementation.
+ * One command's implementation, for inputs `I` and results `R`.
  *
  * @example
  * const handlers: Record<string, CommandHandler> = { "acme.hello/greet": () => textResult("hi") };
  */
-export type CommandHandler = (
-  context: CommandContext,
-) => CommandSuccess | undefined | Promise<CommandSuccess | undefined>;
+export type CommandHandler<I = JsonObject, R = JsonValue> = (
+  context: CommandContext<I>,
+) => CommandSuccess<R> | undefined | Promise<CommandSuccess<R> | undefined>;
+
+/**
+ * The handler of a command that declares its result: it must return one of
+ * type `R`. The generated types of `ext types` use it for every command of a
+ * `rukh.extension/2` descriptor.
+ *
+ * @example
+ * const greet: TypedHandler<{ readonly name: string }, TextResult> = (ctx) => textResult(`hi ${ctx.inputs.name}`);
+ */
+export type TypedHandler<I, R> = (context: CommandContext<I>) => ResultOf<R> | Promise<ResultOf<R>>;
+
+type ResultOf<R> = CommandSuccess<R> & { readonly commandResult: R };
+
+/** A command-result/1 text result. */
+export interface TextResult {
+  readonly kind: "text";
+  readonly text: string;
+}
+
+/** A command-result/1 structured result whose data has type `D`. */
+export interface StructuredResult<D> {
+  readonly kind: "structured";
+  readonly data: D;
+}
+
+/**
+ * Any handler, whatever its input and result types: a context whose inputs
+ * are `never` can be given to every handler.
+ */
+type AnyHandler = (
+  context: CommandContext<never>,
+) => CommandSuccess<unknown> | undefined | Promise<CommandSuccess<unknown> | undefined>;
 
 /**
  * Options of {@link runCommandProcess}.
@@ -97,7 +130,7 @@ export type CommandHandler = (
  */
 export interface RunCommandProcessOptions {
   /** One handler per canonical command identity this program implements. */
-  readonly handlers: Readonly<Record<string, CommandHandler>>;
+  readonly handlers: Readonly<Record<string, AnyHandler>>;
 }
 
 /** Extras a result helper can attach. */
@@ -135,7 +168,12 @@ export class CommandFailure extends Error {
  * @example
  * return textResult("3 files changed");
  */
-export function textResult(text: string, extras?: ResultExtras): CommandSuccess {
+export function textResult(
+  text: string,
+  extras?: ResultExtras,
+): CommandSuccess<TextResult> & {
+  readonly commandResult: TextResult;
+} {
   return { ...extras, commandResult: { kind: "text", text } };
 }
 
@@ -146,7 +184,10 @@ export function textResult(text: string, extras?: ResultExtras): CommandSuccess 
  * @example
  * return structuredResult({ changed: 3, files: ["a.ts"] });
  */
-export function structuredResult(data: JsonValue, extras?: ResultExtras): CommandSuccess {
+export function structuredResult<D extends JsonValue | object>(
+  data: D,
+  extras?: ResultExtras,
+): CommandSuccess<StructuredResult<D>> & { readonly commandResult: StructuredResult<D> } {
   return { ...extras, commandResult: { kind: "structured", data } };
 }
 
@@ -205,7 +246,7 @@ function fatal(error: IpcError): Promise<never> {
 
 class ChildChannel {
   #socket: Socket;
-  #handlers: Readonly<Record<string, CommandHandler>>;
+  #handlers: Readonly<Record<string, AnyHandler>>;
   #preamble: Buffer[] = [];
   #preambleBytes = 0;
   #secret: Buffer | undefined;
@@ -219,7 +260,7 @@ class ChildChannel {
   #droppedLines = 0;
   #progressFrames = 0;
 
-  constructor(socket: Socket, handlers: Readonly<Record<string, CommandHandler>>) {
+  constructor(socket: Socket, handlers: Readonly<Record<string, AnyHandler>>) {
     this.#socket = socket;
     this.#handlers = handlers;
     socket.on("data", (chunk: Buffer) => this.#onData(chunk));
@@ -320,7 +361,8 @@ class ChildChannel {
     };
     let completion: CompletionMessage;
     try {
-      const success = (await handler(context)) ?? {};
+      // The host validated the inputs against the descriptor the handler's types come from.
+      const success = ((await handler(context as CommandContext<never>)) ?? {}) as CommandSuccess;
       completion = completionOf("succeeded", success);
     } catch (error) {
       if (!(error instanceof CommandFailure)) {

@@ -12,6 +12,9 @@ export type {
   CommandSuccess,
   ResultExtras,
   RunCommandProcessOptions,
+  StructuredResult,
+  TextResult,
+  TypedHandler,
 } from "./_runtime.js";
 export {
   CommandFailure,

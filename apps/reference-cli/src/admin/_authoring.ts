@@ -5,7 +5,7 @@
 import {
   closeSync,
   constants,
-  copyFileSync,
+  cpSync,
   existsSync,
   fchmodSync,
   fstatSync,
@@ -117,7 +117,8 @@ export function vendorRuntime(dir: string): void {
   const runtime = dirname(createRequire(import.meta.url).resolve("@rukh/ipc/runtime"));
   const vendored = join(dir, "node_modules", "@rukh", "ipc");
   mkdirSync(vendored, { recursive: true });
-  for (const f of ["package.json", "index.js"]) copyFileSync(join(runtime, f), join(vendored, f));
+  // The bundled runtime's directory is the unit: its module, types and package.json.
+  cpSync(runtime, vendored, { recursive: true });
 }
 
 /** A package report in words: one line per problem, then the verdict and the signature. */

@@ -1,13 +1,25 @@
 // The files of a new extension package (`ext init`): a descriptor that
 // points editors at the JSON Schema, one command with a typed input, its
 // handler kept apart from the process entry so a plain `node --test` can call
-// it, a test, and a README that walks through validate, sign and install.
+// it, the handler types generated from the descriptor, a test, and a README
+// that walks through validate, sign and install.
+
+import { descriptorTypes, parseDescriptor } from "@rukh/descriptor";
 
 /** The languages `ext init` can write a skeleton in. */
-export const SKELETON_LANGUAGES = ["js"] as const;
+export const SKELETON_LANGUAGES = ["js", "ts"] as const;
+/** One of {@link SKELETON_LANGUAGES}. */
+export type SkeletonLanguage = (typeof SKELETON_LANGUAGES)[number];
+
+/** Where `ext init` and `ext types` put the generated types, in the package. */
+export const TYPES_FILE = "rukh-types.d.ts";
 
 /** The files of a new package for extension `id` (`<publisher>.<name>`), by path. */
-export function skeletonFiles(id: string, brand: string): Record<string, string> {
+export function skeletonFiles(
+  id: string,
+  brand: string,
+  lang: SkeletonLanguage,
+): Record<string, string> {
   const publisher = id.slice(0, id.indexOf("."));
   const group = id.slice(id.lastIndexOf(".") + 1);
   const descriptor = {
@@ -37,7 +49,7 @@ export function skeletonFiles(id: string, brand: string): Record<string, string>
         ],
         execute: {
           mapping: "managed",
-          program: "bin/hello.mjs",
+          program: lang === "ts" ? "bin/hello.js" : "bin/hello.mjs",
           runtime: "node",
           result: { kind: "text" },
         },
@@ -49,40 +61,126 @@ export function skeletonFiles(id: string, brand: string): Record<string, string>
       },
     ],
   };
+  const parsed = parseDescriptor(JSON.stringify(descriptor));
+  if (!parsed.ok)
+    throw new Error(`the skeleton descriptor is invalid: ${parsed.issues[0]?.message}`);
+  const identity = JSON.stringify(`${id}/hello`);
+  const files = lang === "ts" ? tsFiles(identity) : jsFiles(identity);
   return {
     "rukh-extension.json": `${JSON.stringify(descriptor, null, 2)}\n`,
+    [TYPES_FILE]: descriptorTypes(parsed.value, { generator: `${brand} ext types` }),
+    ...files,
+    "README.md": readme(id, brand, publisher, group, lang),
+  };
+}
+
+/** A JavaScript package: ES modules, type-checked by editors through JSDoc. */
+function jsFiles(identity: string): Record<string, string> {
+  return {
     "bin/hello.mjs": `// The command process: the host starts it, and the runtime calls the handler.
 import { runCommandProcess } from "@rukh/ipc";
 import { handlers } from "../src/handlers.mjs";
 
 await runCommandProcess({ handlers });
 `,
-    "src/handlers.mjs": `// One handler per command, by its identity. \`ctx.inputs\` holds the inputs the
-// host already validated against the descriptor.
+    "src/handlers.mjs": `// @ts-check
+// One handler per command, by its identity. \`ctx.inputs\` holds the inputs the
+// host already validated against the descriptor; their types come from
+// rukh-types.d.ts, which \`ext types\` regenerates after a descriptor change.
 import { textResult } from "@rukh/ipc";
 
+/** @type {import("../rukh-types.js").Handlers} */
 export const handlers = {
-  /** @param {{ inputs: { name: string } }} ctx */
-  ${JSON.stringify(`${id}/hello`)}: (ctx) => textResult(\`Hello, \${ctx.inputs.name}!\\n\`),
+  ${identity}: (ctx) => textResult(\`Hello, \${ctx.inputs.name}!\\n\`),
 };
 `,
-    "test/hello.test.mjs": `import assert from "node:assert/strict";
+    "test/hello.test.mjs": helloTest("../src/handlers.mjs", identity),
+    "tsconfig.json": tsconfig({ allowJs: true, checkJs: true, noEmit: true }, ["src", "bin"]),
+  };
+}
+
+/**
+ * A TypeScript package: sources in src/, compiled by tsc into bin/, which is
+ * what runs. `ext init` writes bin/ as tsc would, so the package validates,
+ * installs and runs before anything is built.
+ */
+function tsFiles(identity: string): Record<string, string> {
+  const handlers = (
+    typed: boolean,
+  ) => `// One handler per command, by its identity. \`ctx.inputs\` holds the inputs the
+// host already validated against the descriptor; their types come from
+// rukh-types.d.ts, which \`ext types\` regenerates after a descriptor change.
+import { textResult } from "@rukh/ipc";
+${typed ? 'import type { Handlers } from "../rukh-types.js";\n' : ""}
+export const handlers${typed ? ": Handlers" : ""} = {
+  ${identity}: (ctx) => textResult(\`Hello, \${ctx.inputs.name}!\\n\`),
+};
+`;
+  const main = `// The command process: the host starts it, and the runtime calls the handler.
+import { runCommandProcess } from "@rukh/ipc";
+import { handlers } from "./handlers.js";
+
+await runCommandProcess({ handlers });
+`;
+  return {
+    "package.json": `${JSON.stringify({ type: "module", private: true }, null, 2)}\n`,
+    "src/hello.ts": main,
+    "src/handlers.ts": handlers(true),
+    "bin/hello.js": main,
+    "bin/handlers.js": handlers(false),
+    "test/hello.test.mjs": helloTest("../bin/handlers.js", identity),
+    // A failed compile leaves the last good bin/ in place.
+    "tsconfig.json": tsconfig({ rootDir: "src", outDir: "bin", noEmitOnError: true }, ["src"]),
+  };
+}
+
+function tsconfig(options: Record<string, unknown>, include: string[]): string {
+  const compilerOptions = {
+    target: "es2022",
+    module: "nodenext",
+    moduleResolution: "nodenext",
+    strict: true,
+    types: [],
+    ...options,
+  };
+  return `${JSON.stringify({ compilerOptions, include: [...include, "rukh-types.d.ts"] }, null, 2)}\n`;
+}
+
+function helloTest(handlers: string, identity: string): string {
+  return `import assert from "node:assert/strict";
 import { test } from "node:test";
-import { handlers } from "../src/handlers.mjs";
+import { handlers } from "${handlers}";
 
 test("hello greets by name", () => {
-  const result = handlers[${JSON.stringify(`${id}/hello`)}]({ inputs: { name: "Ada" } });
+  const result = handlers[${identity}]({ inputs: { name: "Ada" } });
   assert.deepEqual(result, { commandResult: { kind: "text", text: "Hello, Ada!\\n" } });
 });
-`,
-    "README.md": `# ${id}
+`;
+}
+
+function readme(
+  id: string,
+  brand: string,
+  publisher: string,
+  group: string,
+  lang: SkeletonLanguage,
+): string {
+  const build =
+    lang === "ts"
+      ? `npx -y -p typescript@5 tsc                 # src/*.ts into bin/, type-checked\n`
+      : `npx -y -p typescript@5 tsc                 # optional: type-check the JavaScript\n`;
+  return `# ${id}
 
 An extension for ${brand}. The commands are declared in \`rukh-extension.json\`;
-\`bin/hello.mjs\` runs them, with the Rukh runtime vendored under
-\`node_modules/@rukh/ipc\` (one file, nothing to install).
+\`bin/hello.${lang === "ts" ? "js" : "mjs"}\` runs them, with the Rukh runtime vendored under
+\`node_modules/@rukh/ipc\` (one module and its types, nothing to install).
+Every file in this directory is part of the package.
+
+\`rukh-types.d.ts\` types each command's inputs and result; after changing the
+descriptor, regenerate it with \`${brand} ext types .\`.
 
 \`\`\`sh
-node --test                                   # the handlers' tests
+${build}node --test                                # the handlers' tests
 ${brand} ext validate .                       # every check an install makes
 ${brand} keygen ${publisher} --out ..         # once, outside the package: ${publisher}.key (yours alone) and ${publisher}.pub
 ${brand} ext sign . --key ../${publisher}.key # after every change
@@ -90,6 +188,5 @@ ${brand} trust add ../${publisher}.pub --publisher ${publisher}
 ${brand} ext install .
 ${brand} ${group} hello Ada
 \`\`\`
-`,
-  };
+`;
 }
