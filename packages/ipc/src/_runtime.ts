@@ -255,6 +255,8 @@ class ChildChannel {
   #state: "preamble" | "invoke" | "running" | "done" = "preamble";
   #controller = new AbortController();
   #cause: CancelCause | undefined;
+  /** Whether the host sent its one cancel. */
+  #cancelled = false;
   #deadlineTimer: NodeJS.Timeout | undefined;
   #logLines = 0;
   #droppedLines = 0;
@@ -265,7 +267,11 @@ class ChildChannel {
     this.#handlers = handlers;
     socket.on("data", (chunk: Buffer) => this.#onData(chunk));
     socket.on("end", () =>
-      this.#fail(new IpcError("closed_before_completion", "the host closed the channel")),
+      this.#fail(
+        (this.#reader?.pending ?? 0) > 0
+          ? new IpcError("truncated_frame", "the host closed the channel inside a frame")
+          : new IpcError("closed_before_completion", "the host closed the channel"),
+      ),
     );
     socket.on("error", (error) =>
       this.#fail(
@@ -310,11 +316,10 @@ class ChildChannel {
     if (this.#state === "invoke" && message.type === "invoke") {
       this.#state = "running";
       void this.#run(message);
-    } else if (
-      this.#state === "running" &&
-      message.type === "cancel" &&
-      this.#cause === undefined
-    ) {
+    } else if (this.#state === "running" && message.type === "cancel" && !this.#cancelled) {
+      // One cancel may come at any time before the completion, even after
+      // this process's own deadline passed (the first cause is kept).
+      this.#cancelled = true;
       this.#abort(message.cause);
     } else {
       throw new IpcError("unexpected_message", `the host sent ${message.type} out of order`);
