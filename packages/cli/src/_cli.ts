@@ -1,4 +1,5 @@
 import type { HostBinding } from "@rukh/core";
+import { refreshDevLinks } from "./_devlinks.js";
 import { CliError } from "./_errors.js";
 import { EXIT_CODES } from "./_exit.js";
 import { stateDirOf } from "./_fastpath.js";
@@ -164,6 +165,15 @@ export function createCli(options: CliOptions): Cli {
     const focus = focusOf(rest);
     let t = await indexTable(s, root, builtins, verified, focus);
     if (typeof t === "number") return t;
+    // A development link follows its directory; completion never waits for it.
+    if (
+      (t.loaded.table.dev?.size ?? 0) > 0 &&
+      rest[0] !== "__complete" &&
+      (await refreshDevLinks(s, root))
+    ) {
+      t = await indexTable(s, root, builtins, verified, focus);
+      if (typeof t === "number") return t;
+    }
     let focused = t.index.resolve(focus);
     // Words that name nothing in the part of the table read for them are
     // looked up (and suggested from) in the whole table.

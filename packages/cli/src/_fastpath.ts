@@ -40,6 +40,7 @@ export function cachedRoutes(
   if (!r.ok) return undefined;
   const { revisionId } = r;
   const all: RouteSource = {
+    dev: r.dev,
     groups: r.groups,
     get commands() {
       return r.commands;
@@ -61,6 +62,7 @@ export function cachedRoutes(
   return {
     revisionId,
     source: {
+      dev: r.dev,
       groups: r.groups,
       commands: b.commands,
       route: (i) => b.route(i),
@@ -88,6 +90,7 @@ function rootSource(r: Extract<ReturnType<typeof readRouteCache>, { ok: true }>)
     .filter((w) => !declared.has(w))
     .map((w) => ({ path: [w], summary: "", extensions: [] }));
   return {
+    dev: r.dev,
     groups: [...r.groups, ...implicit],
     commands: r.tops,
     route: (i) => {

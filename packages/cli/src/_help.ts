@@ -39,10 +39,13 @@ const GLOBAL_FLAGS: readonly (readonly [string, string])[] = [
 function listing(index: RouteIndex, path: readonly string[], brand: string): string[] {
   const { groups, entries } = index.children(path);
   const rows: [string, string][] = [
-    ...groups.map((g): [string, string] => [`${g.path.at(-1)!} …`, g.summary]),
+    ...groups.map((g): [string, string] => [
+      `${g.path.at(-1)!} …`,
+      `${g.summary}${g.dev === true ? " [dev]" : ""}`,
+    ]),
     ...entries.map((e): [string, string] => [
       e.path.at(-1)!,
-      e.alias ? `${e.summary} (alias of ${brand} ${target(e).join(" ")})` : e.summary,
+      `${e.alias ? `${e.summary} (alias of ${brand} ${target(e).join(" ")})` : e.summary}${e.dev === undefined ? "" : " [dev]"}`,
     ]),
   ];
   return rows.length === 0 ? ["  (none installed)"] : table(rows);
@@ -147,6 +150,12 @@ export function commandHelp(brand: string, entry: Entry, s: Style, declared?: Cl
   const ex = example(brand, route.path, cli);
   const lines = [`${s.heading("Usage:")} ${usage}`, "", cli.summary];
   if (cli.description) lines.push("", cli.description);
+  if (entry.dev !== undefined)
+    lines.push(
+      "",
+      `[dev] Linked for development from ${entry.dev}: unsigned, run from a copy taken`,
+      "when the directory last changed, and not visible to agents unless the owner names it.",
+    );
   if (cli.passthrough)
     lines.push(
       "",

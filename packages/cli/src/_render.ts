@@ -2,7 +2,7 @@
 // (the JSON envelope with --json), what went wrong on stderr, and the exit
 // code of docs/cli.md.
 
-import { type InvocationOutcome, outcomeEnvelope } from "@rukh/core";
+import { type InvocationOutcome, outcomeDiagnostic, outcomeEnvelope } from "@rukh/core";
 import type { CliRoute } from "@rukh/profile";
 import { exitCodeOf } from "./_exit.js";
 import { RUNNABLE } from "./_help.js";
@@ -20,8 +20,11 @@ export function render(
 ): number {
   const { stdout, stderr, outTTY } = s;
   if (s.g.json) {
-    // The same object MCP returns as structured content.
-    stdout.write(`${JSON.stringify(outcomeEnvelope(o), null, outTTY ? 2 : undefined)}\n`);
+    // The same object MCP returns as structured content, and for a failure
+    // what MCP returns beside it: the safe message and the issues.
+    const diagnostic = outcomeDiagnostic(o);
+    const json = { ...outcomeEnvelope(o), ...(diagnostic !== undefined && { diagnostic }) };
+    stdout.write(`${JSON.stringify(json, null, outTTY ? 2 : undefined)}\n`);
   } else if (o.commandResult !== undefined) {
     const result = o.commandResult;
     // On a terminal, a result's control characters are shown, not obeyed; a pipe gets its bytes.

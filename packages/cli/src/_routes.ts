@@ -82,6 +82,8 @@ export interface RouteSource {
   route(i: number): CliRoute;
   /** The descriptor publication validated for `commands[i]`'s package, when the source holds it. */
   published?(i: number): PublishedDescriptor | undefined;
+  /** The revision's development links: extension id → source directory. */
+  readonly dev?: ReadonlyMap<string, string>;
 }
 
 /** A package's descriptor as publication validated it, and the package's digest. */
@@ -91,8 +93,12 @@ export interface PublishedDescriptor {
 }
 
 /** A source over a fully loaded route table. */
-export function tableSource(table: CliRouteTable): RouteSource {
+export function tableSource(
+  table: CliRouteTable,
+  dev: ReadonlyMap<string, string> = new Map(),
+): RouteSource {
   return {
+    dev,
     groups: table.groups,
     commands: table.commands.map((c) => ({
       path: c.path,
@@ -101,6 +107,10 @@ export function tableSource(table: CliRouteTable): RouteSource {
     })),
     route: (i) => table.commands[i]!,
   };
+}
+
+function devSource(dev: ReadonlyMap<string, string>, identity: string): string | undefined {
+  return dev.get(identity.slice(0, identity.indexOf("/")));
 }
 
 /** A command of the route table; its full route is parsed on first use. */
@@ -134,12 +144,16 @@ export interface Entry {
   readonly target: Target;
   readonly alias: boolean;
   readonly hidden: boolean;
+  /** The source directory, when the command comes from a development link. */
+  readonly dev?: string;
 }
 
 export interface GroupEntry {
   readonly path: readonly string[];
   readonly summary: string;
   readonly description?: string;
+  /** True when only development links declare it. */
+  readonly dev?: boolean;
 }
 
 export type Resolution =
@@ -160,8 +174,11 @@ export class RouteIndex {
   readonly entries = new Map<string, Entry>();
   readonly groups = new Map<string, GroupEntry>();
   readonly depth: number;
+  /** The revision's development links: extension id → source directory. */
+  readonly dev: ReadonlyMap<string, string>;
 
   constructor(table: RouteSource, builtins: readonly CliBuiltin[]) {
+    this.dev = table.dev ?? new Map();
     // Start-up with 1,000 commands is on the help path: one key per path,
     // no per-command closures, prefixes checked only where a built-in could
     // shadow them.
@@ -186,14 +203,24 @@ export class RouteIndex {
       return false;
     };
     const commands = table.commands;
+    // Only where something is linked for development is each command's route read to mark it.
+    const dev = table.dev !== undefined && table.dev.size > 0 ? table.dev : undefined;
     for (let n = 0; n < commands.length; n++) {
       const head = commands[n]!;
       const target = new CommandTarget(head, table, n);
+      const source = dev === undefined ? undefined : devSource(dev, target.load().identity);
       for (let i = 0; i <= head.aliases.length; i++) {
         const path = i === 0 ? head.path : head.aliases[i - 1]!;
         const k = key(path);
         if (this.entries.has(k) || shadowed(path)) continue;
-        this.entries.set(k, { path, summary: head.summary, target, alias: i > 0, hidden: false });
+        this.entries.set(k, {
+          path,
+          summary: head.summary,
+          target,
+          alias: i > 0,
+          hidden: false,
+          ...(source !== undefined && { dev: source }),
+        });
       }
     }
     for (const g of table.groups) {
@@ -203,6 +230,9 @@ export class RouteIndex {
           path: g.path,
           summary: g.summary,
           ...(g.description !== undefined && { description: g.description }),
+          ...(this.dev.size > 0 &&
+            g.extensions.length > 0 &&
+            g.extensions.every((e) => this.dev.has(e)) && { dev: true }),
         });
     }
     let depth = 0;

@@ -41,7 +41,8 @@ export async function loadTable(
     // A damaged cache is only a cache: rebuild the table from the revision.
     if (!(e instanceof profile.ProfileError && e.code === "invalid_state")) throw e;
   }
-  if (cached !== null) return { table: tableSource(cached.routes), revisionId: cached.revisionId };
+  if (cached !== null)
+    return { table: tableSource(cached.routes, cached.dev), revisionId: cached.revisionId };
   const state = new profile.StateDirectory(root);
   const revisionId = (await state.activeRevisionId()) ?? undefined;
   if (revisionId === undefined) return { table: NO_COMMANDS, revisionId };
@@ -56,7 +57,12 @@ export async function loadTable(
       if (!(e instanceof profile.ProfileError && e.code === "invalid_state")) throw e;
     }
   routes ??= await state.verifiedRoutes(revisionId);
-  return { table: tableSource(routes), revisionId };
+  const dev = new Map(
+    (await state.readRevision(revisionId)).extensions.flatMap((e) =>
+      e.dev === undefined ? [] : [[e.id, e.dev] as const],
+    ),
+  );
+  return { table: tableSource(routes, dev), revisionId };
 }
 
 /**

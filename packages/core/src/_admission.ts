@@ -57,6 +57,8 @@ export interface Admitted {
   readonly resultMaxBytes: number;
   /** Whether the journal keeps the inputs themselves, not only their digest. */
   readonly recordInputs: boolean;
+  /** Whether the package is a development link (unsigned, the local user's own). */
+  readonly dev: boolean;
 }
 
 /** An admitted request and how it is launched. */
@@ -211,6 +213,7 @@ export function admit(
     limits: { ...PRESET_RESOURCE_DEFAULTS, ...preset.limits },
     resultMaxBytes: config.limits?.maxCommandResultBytes ?? 131_072,
     recordInputs: config.journal?.recordInputs === true,
+    dev: extension.dev !== undefined,
   };
 }
 

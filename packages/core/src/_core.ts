@@ -342,6 +342,7 @@ export async function createInvocationCore(
         taskAuthorityRef: binding.taskAuthorityRef,
         preset: binding.preset,
         ...inputsFields(planned.validated.values as JsonObject, planned.recordInputs),
+        ...(planned.dev && { dev: true as const }),
       });
       // A call whose start is not on disk is never run: a host crash would leave no trace of it.
       if (!started)

@@ -57,6 +57,8 @@ export interface JournalStartRecord {
   readonly inputs?: JsonObject;
   /** Set when recording was on but the inputs were larger than {@link RECORDED_INPUTS_MAX_BYTES}. */
   readonly inputsOmitted?: "too_large";
+  /** Set when the command came from a development link (`ext link`): an unsigned package. */
+  readonly dev?: true;
 }
 
 /**
@@ -201,7 +203,12 @@ const START_KEYS = [
   "type",
 ];
 
-const START_OPTIONAL: ReadonlySet<string> = new Set(["inputsDigest", "inputs", "inputsOmitted"]);
+const START_OPTIONAL: ReadonlySet<string> = new Set([
+  "inputsDigest",
+  "inputs",
+  "inputsOmitted",
+  "dev",
+]);
 const FINAL_KEYS: ReadonlySet<string> = new Set([
   "type",
   "invocationId",
@@ -271,6 +278,7 @@ function checkRecord(value: JsonValue, line: number): JournalRecord {
     if (v.inputs !== undefined && !isObject(v.inputs)) throw bad('"inputs" is not an object');
     if (v.inputsOmitted !== undefined && v.inputsOmitted !== "too_large")
       throw bad('"inputsOmitted" is not "too_large"');
+    if (v.dev !== undefined && v.dev !== true) throw bad('"dev" is not true');
     if (!Number.isSafeInteger(v.pid)) throw bad('"pid" is not an integer');
     if (v.surface !== "cli" && v.surface !== "mcp") throw bad('"surface" is not cli or mcp');
     return v as unknown as JournalStartRecord;

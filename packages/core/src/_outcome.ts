@@ -175,3 +175,28 @@ export function outcomeEnvelope(o: InvocationOutcome): OutcomeEnvelope {
     ...(o.effects !== undefined && o.effects.length > 0 && { effects: o.effects }),
   };
 }
+
+/**
+ * What a failed call may show its caller beyond the envelope: the safe
+ * message and the input or result issues. MCP sends it as the second text
+ * block of an error result; the CLI's `--json` output as `diagnostic`.
+ * `undefined` for a success, or when there is nothing to add.
+ *
+ * @example
+ * const extra = outcomeDiagnostic(outcome); // { message, issues: [{ path: "/data/ok", … }] }
+ */
+export function outcomeDiagnostic(o: InvocationOutcome): OutcomeDiagnostic | undefined {
+  const issues = o.issues ?? o.resultIssues;
+  if (o.outcome === "succeeded" || (o.message === undefined && issues === undefined))
+    return undefined;
+  return {
+    ...(o.message !== undefined && { message: o.message }),
+    ...(issues !== undefined && { issues }),
+  };
+}
+
+/** See {@link outcomeDiagnostic}. */
+export interface OutcomeDiagnostic {
+  readonly message?: string;
+  readonly issues?: NonNullable<InvocationOutcome["issues"] | InvocationOutcome["resultIssues"]>;
+}

@@ -39,6 +39,8 @@ export interface RunSummary {
   /** The inputs, when the owner's `journal.recordInputs` was on and they fit. */
   readonly inputs?: JsonObject;
   readonly inputsOmitted?: "too_large";
+  /** The command came from a development link (`ext link`). */
+  readonly dev?: true;
   /** Bytes the command wrote to stdout and stderr, and what of it the cap dropped. */
   readonly diagnostics?: JournalDiagnostics;
   /** Where a result missed its declaration: pointers and codes, as the journal keeps them. */
@@ -81,6 +83,7 @@ export function absorb(r: Mutable<RunSummary>, rec: JournalRecord): void {
       ...(rec.inputsDigest !== undefined && { inputsDigest: rec.inputsDigest }),
       ...(rec.inputs !== undefined && { inputs: rec.inputs }),
       ...(rec.inputsOmitted !== undefined && { inputsOmitted: rec.inputsOmitted }),
+      ...(rec.dev === true && { dev: true as const }),
     });
   } else if (rec.type === "final") {
     r.outcome = rec.outcome;

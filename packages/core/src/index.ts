@@ -39,6 +39,7 @@ export {
 export type {
   InvocationDiagnostics,
   InvocationOutcome,
+  OutcomeDiagnostic,
   OutcomeEnvelope,
   OutcomeKind,
   OutcomeReason,
@@ -48,6 +49,7 @@ export type {
 export {
   OUTCOME_KINDS,
   OUTCOME_REASONS,
+  outcomeDiagnostic,
   outcomeEnvelope,
   RESULT_ISSUES_MAX,
 } from "./_outcome.js";

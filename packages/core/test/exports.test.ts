@@ -25,6 +25,7 @@ it("exports exactly these names", async () => {
       "findRun",
       "followRuns",
       "listRuns",
+      "outcomeDiagnostic",
       "outcomeEnvelope",
       "readJournal",
       "repairJournal",

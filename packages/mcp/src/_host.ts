@@ -49,6 +49,8 @@ export interface ServeStdioOptions {
   readonly naming?: ToolNaming;
   /** The longest a call may run, in ms (an endpoint's); the preset's deadline still bounds it. */
   readonly deadlineMs?: number;
+  /** Development links the owner named for this endpoint; every other one stays hidden. */
+  readonly devExtensions?: readonly string[];
   /** `serverInfo` reported to clients; default `{ name: "rukh", version }`. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
 }
@@ -154,6 +156,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     notify: (message) => channel.send(encode(message)),
     ...(options.naming !== undefined && { naming: options.naming }),
     ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
+    devExtensions: options.devExtensions ?? [],
   });
   const watcher = new ListWatcher({
     state,

@@ -9,6 +9,7 @@ import {
   type InvocationCore,
   type InvocationOutcome,
   type InvocationProgress,
+  outcomeDiagnostic,
   outcomeEnvelope,
 } from "@rukh/core";
 import { type CommandSpec, decodeJsonInputs, type ExtensionDescriptor } from "@rukh/descriptor";
@@ -42,6 +43,8 @@ export interface ToolsContext {
   readonly naming?: ToolNaming;
   /** The per-call deadline the host adds to the preset's. */
   readonly deadlineMs?: number;
+  /** The development links this endpoint may see. */
+  readonly devExtensions: readonly string[];
   /** Queues a notification to the client. */
   notify(message: object): void;
 }
@@ -88,7 +91,9 @@ export function hostTools(ctx: ToolsContext): HostTools {
     cursorKey ??= await state.cursorKey();
     let visible: Set<string>;
     try {
-      visible = new Set(visibleTools(projection, binding.preset).map((t) => t.name));
+      visible = new Set(
+        visibleTools(projection, binding.preset, ctx.devExtensions).map((t) => t.name),
+      );
     } catch (e) {
       if (e instanceof ProfileError && e.code === "unknown_preset") throw presetMissing();
       throw e;
@@ -144,6 +149,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
     try {
       const page = listTools(now.projection, {
         preset: binding.preset,
+        devAllowed: ctx.devExtensions,
         cursorKey,
         ...(cursor !== undefined && { cursor }),
       });
@@ -224,15 +230,8 @@ export function hostTools(ctx: ToolsContext): HostTools {
       { type: "text", text: JSON.stringify(envelope) },
     ];
     // The safe diagnostic: the message, and the input or result issues.
-    const issues = o.issues ?? o.resultIssues;
-    if (o.outcome !== "succeeded" && (o.message !== undefined || issues !== undefined))
-      content.push({
-        type: "text",
-        text: JSON.stringify({
-          ...(o.message !== undefined && { message: o.message }),
-          ...(issues !== undefined && { issues }),
-        }),
-      });
+    const diagnostic = outcomeDiagnostic(o);
+    if (diagnostic !== undefined) content.push({ type: "text", text: JSON.stringify(diagnostic) });
     const result: CallToolResult = {
       content,
       structuredContent: envelope,

@@ -23,7 +23,7 @@ import {
   type ToolProjection,
   toolCommands,
 } from "./_projection.js";
-import type { ProfileRevision } from "./_revision.js";
+import { devLinkIds, type ProfileRevision } from "./_revision.js";
 import { buildRoutes, type Routing, routingOf } from "./_routes.js";
 import { PART_MAX_BYTES, partLine, partPath } from "./route-cache.js";
 
@@ -203,6 +203,7 @@ export function catalogProjection(
     id,
     revision.commandGeneration,
     revision.config,
+    devLinkIds(revision.extensions),
     catalog.tools,
     (identity) =>
       catalog

@@ -103,3 +103,17 @@ export class Checker {
     return v;
   }
 }
+
+const EXTENSION = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$/;
+const COMMAND = /^[a-z][a-z0-9]*([_-][a-z0-9]+)*$/;
+
+/** Whether `s` is `<extension id>/<command id>`. */
+export function isIdentity(s: string): boolean {
+  const slash = s.indexOf("/");
+  return slash > 0 && EXTENSION.test(s.slice(0, slash)) && COMMAND.test(s.slice(slash + 1));
+}
+
+/** Whether `s` is an extension id. */
+export function isExtensionId(s: string): boolean {
+  return EXTENSION.test(s);
+}

@@ -1,5 +1,5 @@
 import { type JsonValue, parseJson, pointerAppend, type Validation } from "@rukh/json";
-import { Checker, ENDPOINT_NAMESPACE, NAME } from "./_checker.js";
+import { Checker, ENDPOINT_NAMESPACE, isExtensionId, isIdentity, NAME } from "./_checker.js";
 import { checkEndpoints, type McpEndpointConfig } from "./_endpoints.js";
 import { CONFIG_MAX_BYTES, DEFAULT_OWNER_LIMITS, type OwnerLimits } from "./_limits.js";
 import { namespacesOverlap } from "./_trust.js";
@@ -112,8 +112,6 @@ export interface OwnerConfig {
 const BRAND = /^[a-z][a-z0-9-]{0,31}$/;
 const NAMESPACE_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*(\.\*)?$/;
 const PUBLISHER = /^[a-z][a-z0-9-]*$/;
-const EXTENSION = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$/;
-const COMMAND = /^[a-z][a-z0-9]*([_-][a-z0-9]+)*$/;
 const REQUEST = /^[a-z][a-z0-9_.:-]*$/;
 const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
 
@@ -126,17 +124,6 @@ const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
  */
 export function presetNamed(config: OwnerConfig, name: string): TaskPreset | undefined {
   return Object.hasOwn(config.presets, name) ? config.presets[name] : undefined;
-}
-
-/** Whether `s` is `<extension id>/<command id>`. */
-export function isIdentity(s: string): boolean {
-  const slash = s.indexOf("/");
-  return slash > 0 && EXTENSION.test(s.slice(0, slash)) && COMMAND.test(s.slice(slash + 1));
-}
-
-/** Whether `s` is an extension id. */
-export function isExtensionId(s: string): boolean {
-  return EXTENSION.test(s);
 }
 
 /**

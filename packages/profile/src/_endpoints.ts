@@ -3,7 +3,7 @@
 // how its tools are named, its transport limits and its per-call deadline.
 
 import { type JsonValue, pointerAppend } from "@rukh/json";
-import { type Checker, ENDPOINT_NAMESPACE, NAME, type Obj } from "./_checker.js";
+import { type Checker, ENDPOINT_NAMESPACE, isExtensionId, NAME, type Obj } from "./_checker.js";
 import type { OwnerConfig } from "./_config.js";
 import { MCP_TRANSPORT_LIMITS, type McpTransportLimits } from "./_limits.js";
 
@@ -25,6 +25,12 @@ export interface McpEndpointConfig {
   readonly deadlineMs?: number;
   /** Transport limits, each at most its default. */
   readonly limits?: Partial<McpTransportLimits>;
+  /**
+   * Extensions linked for development (`ext link`) whose tools this endpoint
+   * may list and call, when its preset allows them; no other endpoint sees a
+   * development link.
+   */
+  readonly devExtensions?: readonly string[];
 }
 
 /** An endpoint with every default filled in. */
@@ -35,6 +41,8 @@ export interface McpEndpoint {
   /** Absent: the preset's deadline alone bounds a call. */
   readonly deadlineMs?: number;
   readonly limits: Partial<McpTransportLimits>;
+  /** The development links named for it (none unless the owner names some). */
+  readonly devExtensions: readonly string[];
 }
 
 /** The endpoint `mcp serve` binds when none is named. */
@@ -68,7 +76,13 @@ export function mcpEndpoint(config: OwnerConfig, name?: string): McpEndpoint | u
   const e = Object.hasOwn(endpoints, key) ? endpoints[key] : undefined;
   if (e === undefined)
     return key === DEFAULT_ENDPOINT
-      ? { name: key, preset: DEFAULT_ENDPOINT_PRESET, naming: profileNaming(config), limits: {} }
+      ? {
+          name: key,
+          preset: DEFAULT_ENDPOINT_PRESET,
+          naming: profileNaming(config),
+          limits: {},
+          devExtensions: [],
+        }
       : undefined;
   const naming = profileNaming(config);
   return {
@@ -80,6 +94,7 @@ export function mcpEndpoint(config: OwnerConfig, name?: string): McpEndpoint | u
     },
     ...(e.deadlineMs !== undefined && { deadlineMs: e.deadlineMs }),
     limits: { ...e.limits },
+    devExtensions: [...(e.devExtensions ?? [])],
   };
 }
 
@@ -116,7 +131,7 @@ export function checkEndpoints(
       path,
       all[name],
       ["preset"],
-      ["namespace", "toolNames", "deadlineMs", "limits"],
+      ["namespace", "toolNames", "deadlineMs", "limits", "devExtensions"],
     );
     if (e === undefined) continue;
     const preset = presetOf(c, `${path}/preset`, e.preset, presets);
@@ -136,6 +151,14 @@ export function checkEndpoints(
       c.integer(`${path}/deadlineMs`, e.deadlineMs, max, `the preset's deadlineMs`);
     }
     if (e.limits !== undefined) checkLimits(c, `${path}/limits`, e.limits);
+    if (e.devExtensions !== undefined)
+      c.strings(
+        `${path}/devExtensions`,
+        e.devExtensions,
+        isExtensionId,
+        "invalid_identity",
+        "an extension id",
+      );
   }
 }
 

@@ -37,6 +37,7 @@ export const PROFILE_ERROR_CODES = [
   "lock_timeout",
   "unknown_revision",
   "invalid_revision",
+  "invalid_link",
   "invalid_state",
   "store_corrupt",
   "unknown_preset",

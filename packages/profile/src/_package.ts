@@ -364,20 +364,39 @@ export function verifyPackage(files: PackageFiles, config: OwnerConfig): Verifie
       "bad_signature",
       `the signature does not verify with the key of publisher "${sig.publisher}"`,
     );
-  const d = parseDescriptor(descriptorBytes);
+  const descriptor = runnableDescriptor(descriptorBytes, files);
+  if (descriptor.publisher !== sig.publisher)
+    throw new ProfileError(
+      "publisher_mismatch",
+      `descriptor publisher "${descriptor.publisher}" differs from signing publisher "${sig.publisher}"`,
+    );
+  return { digest, descriptor, files };
+}
+
+/**
+ * Checks an unsigned package linked for development (`ext link`): every
+ * check of {@link verifyPackage} but the signature's. Nothing in it is
+ * trusted by this; what makes it safe is that only the local user links it,
+ * and that no MCP endpoint sees it unless the owner names it there.
+ */
+export function devPackage(files: PackageFiles): VerifiedPackage {
+  const descriptorBytes = files.get(DESCRIPTOR_PATH);
+  if (descriptorBytes === undefined)
+    throw new ProfileError("missing_descriptor", `package has no ${DESCRIPTOR_PATH} at its root`);
+  return { digest: digestOf(files), descriptor: runnableDescriptor(descriptorBytes, files), files };
+}
+
+/** A package's valid descriptor, every program of which is a file of the package. */
+function runnableDescriptor(bytes: Uint8Array, files: PackageFiles): ExtensionDescriptor {
+  const d = parseDescriptor(bytes);
   if (!d.ok)
     throw new ProfileError(
       "invalid_descriptor",
-      `${DESCRIPTOR_PATH} is not a valid descriptor: ${d.issues[0]?.path} ${d.issues[0]?.message}`,
+      `${DESCRIPTOR_PATH} is not a valid descriptor: ${[d.issues[0]?.path, d.issues[0]?.message].filter((x) => x !== "" && x !== undefined).join(" ")}`,
       { issues: d.issues },
     );
-  if (d.value.publisher !== sig.publisher)
-    throw new ProfileError(
-      "publisher_mismatch",
-      `descriptor publisher "${d.value.publisher}" differs from signing publisher "${sig.publisher}"`,
-    );
   checkPrograms(d.value, files);
-  return { digest, descriptor: d.value, files };
+  return d.value;
 }
 
 /**

@@ -62,6 +62,11 @@ export interface ToolProjection {
   readonly tools: readonly McpTool[];
   readonly routes: CliRouteTable;
   readonly config: OwnerConfig;
+  /**
+   * The ids of the extensions linked for development (`ext link`), sorted:
+   * their tools are visible only to an endpoint whose owner names them.
+   */
+  readonly devExtensions: readonly string[];
 }
 
 /** One enabled extension with its verified descriptor. */
@@ -288,6 +293,7 @@ export function buildProjection(
   revisionId: string,
   commandGeneration: number,
   config: OwnerConfig,
+  devExtensions: readonly string[],
   extensions: readonly LoadedExtension[],
   routes: CliRouteTable | (() => CliRouteTable),
   validate: boolean | ((identity: string) => boolean) = false,
@@ -298,7 +304,16 @@ export function buildProjection(
     revisionId,
     toolCommands(config, extensions).map((c) => [c.identity, c]),
   );
-  return assemble(revisionId, commandGeneration, config, naming, tools, routes, validate);
+  return assemble(
+    revisionId,
+    commandGeneration,
+    config,
+    devExtensions,
+    naming,
+    tools,
+    routes,
+    validate,
+  );
 }
 
 /**
@@ -335,6 +350,7 @@ function assemble(
   revisionId: string,
   commandGeneration: number,
   config: OwnerConfig,
+  devExtensions: readonly string[],
   naming: ToolNaming,
   tools: readonly McpTool[],
   routes: CliRouteTable | (() => CliRouteTable),
@@ -349,6 +365,7 @@ function assemble(
     naming,
     tools,
     config,
+    devExtensions: [...devExtensions].sort(),
   } as Partial<{ -readonly [K in keyof ToolProjection]: ToolProjection[K] }>;
   // An MCP host never reads the CLI routes: built on first use when given as a function.
   if (typeof routes !== "function") projection.routes = routes;
@@ -422,6 +439,7 @@ export function projectionFromIndex(
   revisionId: string,
   commandGeneration: number,
   config: OwnerConfig,
+  devExtensions: readonly string[],
   index: readonly IndexedTool[],
   commandOf: (identity: string) => CommandSpec,
   routes: () => CliRouteTable,
@@ -434,7 +452,17 @@ export function projectionFromIndex(
     index.map(([identity, , title]) => [identity, () => commandOf(identity), title]),
   );
   const known = new Map(index.map(([identity, bytes]) => [identity, bytes]));
-  return assemble(revisionId, commandGeneration, config, naming, tools, routes, validate, known);
+  return assemble(
+    revisionId,
+    commandGeneration,
+    config,
+    devExtensions,
+    naming,
+    tools,
+    routes,
+    validate,
+    known,
+  );
 }
 
 function inner(projection: ToolProjection): Internals {
@@ -471,9 +499,14 @@ function allowedBy(patterns: ReadonlySet<string>, identity: string): boolean {
   return patterns.has(identity) || patterns.has(`${identity.slice(0, identity.indexOf("/"))}/*`);
 }
 
-function visibleFor(projection: ToolProjection, presetName: string) {
+function visibleFor(
+  projection: ToolProjection,
+  presetName: string,
+  devAllowed: readonly string[] = [],
+) {
   const i = inner(projection);
-  let v = i.visible.get(presetName);
+  const key = `${presetName}\0${devAllowed.join(",")}`;
+  let v = i.visible.get(key);
   if (v === undefined) {
     const preset = presetNamed(projection.config, presetName);
     if (preset === undefined)
@@ -482,7 +515,13 @@ function visibleFor(projection: ToolProjection, presetName: string) {
         `preset "${presetName}" is not defined in this revision`,
       );
     const patterns = new Set(preset.commands);
-    const tools = projection.tools.filter((t) => allowedBy(patterns, t.identity));
+    // A development link's tools only where the owner named it.
+    const hidden = new Set(projection.devExtensions.filter((e) => !devAllowed.includes(e)));
+    const tools = projection.tools.filter(
+      (t) =>
+        allowedBy(patterns, t.identity) &&
+        !hidden.has(t.identity.slice(0, t.identity.indexOf("/"))),
+    );
     // The naming is bound too: the same position means another tool under another naming.
     const { namespace, style } = projection.naming;
     const binding = fingerprint([
@@ -493,26 +532,33 @@ function visibleFor(projection: ToolProjection, presetName: string) {
       tools.map((t) => t.identity),
     ]);
     v = { tools, binding };
-    i.visible.set(presetName, v);
+    i.visible.set(key, v);
   }
   return v;
 }
 
 /**
  * The tools a preset may see, in name order: what every page of
- * {@link listTools} together holds, without building any page.
+ * {@link listTools} together holds, without building any page. Tools of a
+ * development link are left out unless `devAllowed` names its extension.
  *
  * @example
  * const visible = new Set(visibleTools(projection, "agent").map((t) => t.name));
  */
-export function visibleTools(projection: ToolProjection, preset: string): readonly McpTool[] {
-  return visibleFor(projection, preset).tools;
+export function visibleTools(
+  projection: ToolProjection,
+  preset: string,
+  devAllowed: readonly string[] = [],
+): readonly McpTool[] {
+  return visibleFor(projection, preset, devAllowed).tools;
 }
 
 /** Options of {@link listTools}. */
 export interface ListToolsOptions {
   /** The task preset whose visibility applies. */
   readonly preset: string;
+  /** The development links this endpoint's owner named for it (see {@link visibleTools}). */
+  readonly devAllowed?: readonly string[];
   /** The `nextCursor` of the previous page. */
   readonly cursor?: string;
   /** The HMAC key for cursors (see `StateDirectory.cursorKey`). */
@@ -546,7 +592,7 @@ function mac(key: Uint8Array, payload: string): Buffer {
 export function listTools(projection: ToolProjection, options: ListToolsOptions): ToolPage {
   if (options.cursorKey.length < 16)
     throw new ProfileError("invalid_key", "cursor key must have at least 16 bytes");
-  const { tools, binding } = visibleFor(projection, options.preset);
+  const { tools, binding } = visibleFor(projection, options.preset, options.devAllowed);
   let start = 0;
   if (options.cursor !== undefined) {
     const c = options.cursor;

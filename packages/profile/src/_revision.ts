@@ -9,6 +9,12 @@ export interface InstalledExtension {
   /** Digest of the package manifest; the package lives at `store/<digest>`. */
   readonly digest: string;
   readonly enabled: boolean;
+  /**
+   * The absolute source directory of a development link (`ext link`): an
+   * unsigned copy of it, stored like any package, for the local user only.
+   * Absent for an installed package.
+   */
+  readonly dev?: string;
 }
 
 /** An immutable, published profile revision. Its id is `fingerprint()` of this object. */
@@ -28,7 +34,13 @@ export interface ProfileRevision {
   readonly catalogDigest?: string;
 }
 
+/** The ids of the development links among `extensions`. */
+export function devLinkIds(extensions: readonly InstalledExtension[]): string[] {
+  return extensions.filter((e) => e.dev !== undefined).map((e) => e.id);
+}
+
 export const REVISION_ID = /^[0-9a-f]{64}$/;
+const DEV_SOURCE_MAX_LENGTH = 4096;
 const EXTENSION_KEYS = ["digest", "enabled", "id", "publisher", "version"].join(",");
 const REVISION_KEYS = [
   "commandGeneration",
@@ -96,7 +108,13 @@ export function validateRevision(value: JsonValue): Validation<ProfileRevision> 
     let prev = "";
     value.extensions.forEach((e, i) => {
       const path = `/extensions/${i}`;
-      if (!isObject(e) || Object.keys(e).sort().join(",") !== EXTENSION_KEYS) {
+      if (
+        !isObject(e) ||
+        Object.keys(e)
+          .filter((k) => k !== "dev")
+          .sort()
+          .join(",") !== EXTENSION_KEYS
+      ) {
         add(path, `expected an object with exactly ${EXTENSION_KEYS}`);
         return;
       }
@@ -108,6 +126,17 @@ export function validateRevision(value: JsonValue): Validation<ProfileRevision> 
       if (typeof e.digest !== "string" || !REVISION_ID.test(e.digest))
         add(`${path}/digest`, "expected 64 lowercase hex digits");
       if (typeof e.enabled !== "boolean") add(`${path}/enabled`, "expected a boolean");
+      if (
+        e.dev !== undefined &&
+        (typeof e.dev !== "string" ||
+          !e.dev.startsWith("/") ||
+          e.dev.length > DEV_SOURCE_MAX_LENGTH ||
+          e.dev.includes("\0"))
+      )
+        add(
+          `${path}/dev`,
+          `expected an absolute directory of at most ${DEV_SOURCE_MAX_LENGTH} characters`,
+        );
     });
   }
   if (issues.length > 0) return { ok: false, issues };

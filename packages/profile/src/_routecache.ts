@@ -16,6 +16,8 @@ export interface ActiveRoutes {
   readonly revisionId: string;
   readonly commandGeneration: number;
   readonly routes: CliRouteTable;
+  /** The development links of the revision: extension id → source directory. */
+  readonly dev: ReadonlyMap<string, string>;
 }
 
 /** One command of a route cache: its header entry, where its route is (package part and line) and the line's digest. */
@@ -143,6 +145,7 @@ export async function readActiveRoutes(root: string): Promise<ActiveRoutes | nul
     revisionId: r.revisionId,
     commandGeneration: r.commandGeneration,
     routes: { commands, groups: r.groups },
+    dev: r.dev,
   };
 }
 

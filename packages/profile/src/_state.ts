@@ -16,6 +16,7 @@ import {
 } from "./_config.js";
 import { temporaryName } from "./_debris.js";
 import { type Derivation, derive, deriveCarried } from "./_derive.js";
+import { type LinkProblem, linkedPackage, staleLinks } from "./_devlink.js";
 import { profileNaming, sameNaming, type ToolNaming } from "./_endpoints.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { collect, type GcOptions, type GcReport } from "./_gc.js";
@@ -40,6 +41,7 @@ import {
   type ToolProjection,
 } from "./_projection.js";
 import {
+  devLinkIds,
   type InstalledExtension,
   type ProfileRevision,
   REVISION_ID,
@@ -66,7 +68,8 @@ function sameExtensions(
         e.version === o.version &&
         e.publisher === o.publisher &&
         e.digest === o.digest &&
-        e.enabled === o.enabled
+        e.enabled === o.enabled &&
+        e.dev === o.dev
       );
     })
   );
@@ -124,6 +127,13 @@ export type ProfileChange =
       readonly allowIn?: string;
       /** Install a version lower than the installed one (otherwise `downgrade`). */
       readonly allowDowngrade?: boolean;
+    }
+  | {
+      /** A development link: an unsigned package directory, for the local user only (see `InstalledExtension.dev`). */
+      readonly op: "link";
+      readonly source: string;
+      /** As for `install`: a preset that gets `<extension id>/*` when this links a new extension. */
+      readonly allowIn?: string;
     }
   | { readonly op: "remove"; readonly id: string }
   | { readonly op: "enable"; readonly id: string }
@@ -452,11 +462,18 @@ export class StateDirectory {
       );
     else {
       const loaded = await this.#loaded(revision.extensions);
-      projection = buildProjection(rid, revision.commandGeneration, revision.config, loaded, () => {
-        const built = buildRoutes(loaded);
-        keep(built.routeKey);
-        return built.routes;
-      });
+      projection = buildProjection(
+        rid,
+        revision.commandGeneration,
+        revision.config,
+        devLinkIds(revision.extensions),
+        loaded,
+        () => {
+          const built = buildRoutes(loaded);
+          keep(built.routeKey);
+          return built.routes;
+        },
+      );
     }
     this.#remember(rid, projection);
     return projection;
@@ -491,6 +508,7 @@ export class StateDirectory {
         rid,
         revision.commandGeneration,
         revision.config,
+        devLinkIds(revision.extensions),
         loaded,
         () => buildRoutes(loaded).routes,
         false,
@@ -551,6 +569,11 @@ export class StateDirectory {
           await checkImports(pkg.descriptor, pkg.files);
           const d = pkg.descriptor;
           const prior = extensions.get(d.id);
+          if (prior?.dev !== undefined)
+            throw new ProfileError(
+              "extension_conflict",
+              `extension "${d.id}" is linked for development from ${prior.dev}; unlink it before installing a package of it`,
+            );
           checkSource(
             config.trustedPublishers.find((t) => t.id === d.publisher)!,
             d.id,
@@ -574,6 +597,33 @@ export class StateDirectory {
             publisher: d.publisher,
             digest: pkg.digest,
             enabled: prior?.enabled ?? true,
+          });
+          pending.set(pkg.digest, pkg);
+          if (prior === undefined && change.allowIn !== undefined)
+            config = allowExtension(config, change.allowIn, d.id);
+          break;
+        }
+        case "link": {
+          if (config === undefined)
+            throw new ProfileError(
+              "no_active_revision",
+              "publish an owner configuration before linking",
+            );
+          const pkg = await linkedPackage(change.source, config);
+          const d = pkg.descriptor;
+          const prior = extensions.get(d.id);
+          if (prior !== undefined && prior.dev === undefined)
+            throw new ProfileError(
+              "extension_conflict",
+              `extension "${d.id}" is installed from publisher "${prior.publisher}"; remove it before linking a development copy`,
+            );
+          extensions.set(d.id, {
+            id: d.id,
+            version: d.version,
+            publisher: d.publisher,
+            digest: pkg.digest,
+            enabled: prior?.enabled ?? true,
+            dev: pkg.source,
           });
           pending.set(pkg.digest, pkg);
           if (prior === undefined && change.allowIn !== undefined)
@@ -609,8 +659,10 @@ export class StateDirectory {
       );
     const list = [...extensions.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
     const trusted = new Set(config.trustedPublishers.map((p) => p.id));
-    // A disabled extension may outlive its publisher's trust; it cannot run or be enabled.
-    const enabled = list.filter((e) => e.enabled);
+    // A disabled extension may outlive its publisher's trust; it cannot run or
+    // be enabled. A development link is trusted by no one: it is the local
+    // user's own, and no endpoint sees it unless the owner names it.
+    const enabled = list.filter((e) => e.enabled && e.dev === undefined);
     for (const e of enabled)
       if (!trusted.has(e.publisher))
         throw new ProfileError(
@@ -706,6 +758,7 @@ export class StateDirectory {
             id,
             revision.commandGeneration,
             config,
+            devLinkIds(list),
             derivation.tools,
             derivation.commandOf,
             derivation.routes,
@@ -822,6 +875,45 @@ export class StateDirectory {
    */
   install(source: string, options?: PublishOptions): Promise<Publication> {
     return this.apply([{ op: "install", source }], options);
+  }
+
+  /**
+   * Links an unsigned package directory for development and publishes the
+   * result: a copy is stored and run like an installed package, marked
+   * `dev`, and {@link refreshLinks} links it again after it changes.
+   *
+   * @example
+   * await home.link("./jane-hello");
+   */
+  link(source: string, options?: PublishOptions): Promise<Publication> {
+    return this.apply([{ op: "link", source }], options);
+  }
+
+  /**
+   * Links again, in one publication, every development link whose directory
+   * changed since it was linked. A link whose directory can no longer be
+   * read or checked keeps its last copy and is reported in `problems`.
+   *
+   * @example
+   * const { refreshed, problems } = await home.refreshLinks();
+   */
+  async refreshLinks(): Promise<{ refreshed: string[]; problems: LinkProblem[] }> {
+    for (let attempt = 0; ; attempt++) {
+      const base = await this.activeRevisionId();
+      if (base === null) return { refreshed: [], problems: [] };
+      const { stale, problems } = await staleLinks(await this.readRevision(base));
+      if (stale.length === 0) return { refreshed: [], problems };
+      try {
+        await this.apply(
+          stale.map((p) => ({ op: "link", source: p.source })),
+          { base },
+        );
+        return { refreshed: stale.map((p) => p.descriptor.id), problems };
+      } catch (e) {
+        // Another process published first (perhaps the same refresh): look again.
+        if (!(e instanceof ProfileError && e.code === "conflict") || attempt > 2) throw e;
+      }
+    }
   }
 
   /**

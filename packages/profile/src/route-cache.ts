@@ -64,6 +64,8 @@ export type RouteCacheRead =
       readonly revisionId: string;
       readonly commandGeneration: number;
       readonly groups: CliRouteTable["groups"];
+      /** The development links of the revision: extension id → source directory. */
+      readonly dev: ReadonlyMap<string, string>;
       /** Every first word of a command path or alias, sorted. */
       readonly words: readonly string[];
       /** The commands with a one-word path or alias, and the word whose bucket holds each. */
@@ -164,6 +166,7 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
       ok: true,
       revisionId: id,
       commandGeneration: revision.commandGeneration,
+      dev: devLinks(revision.extensions),
       groups: v.groups,
       words: buckets.words,
       tops: v.tops,
@@ -186,4 +189,13 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
   } catch (e) {
     return damaged(`the route cache cannot be read: ${(e as Error).message}`);
   }
+}
+
+/** The development links among a revision's extensions (a revision the reader parsed, not yet validated). */
+function devLinks(extensions: unknown): ReadonlyMap<string, string> {
+  const links = new Map<string, string>();
+  if (Array.isArray(extensions))
+    for (const e of extensions)
+      if (typeof e?.dev === "string" && typeof e.id === "string") links.set(e.id, e.dev);
+  return links;
 }

@@ -81,12 +81,14 @@ describe("owner configuration: mcp.endpoints", () => {
       naming: { namespace: "acme-test", style: "compact" },
       deadlineMs: 200,
       limits: {},
+      devExtensions: [],
     });
     expect(mcpEndpoint(config)).toEqual({
       name: "default",
       preset: "agent",
       naming: { namespace: "acme-test", style: "full" },
       limits: {},
+      devExtensions: [],
     });
     // Names are data: an Object member is no endpoint.
     expect(mcpEndpoint(config, "constructor")).toBeUndefined();

@@ -58,6 +58,7 @@ export async function serveMcp(
       ...(endpoint.naming !== undefined && { naming: endpoint.naming }),
       limits: endpoint.limits,
       ...(endpoint.deadlineMs !== undefined && { deadlineMs: endpoint.deadlineMs }),
+      devExtensions: endpoint.devExtensions,
       serverInfo: { name: brand.name, version: brand.version },
     });
   } catch (e) {
@@ -98,7 +99,12 @@ async function launchEndpoint(
       );
     // A client configured before the first install gets a live server.
     ctx.stderr.write(`${brand} mcp: nothing is installed yet; serving an empty tool list\n`);
-    return { name: "default", preset: request.preset ?? DEFAULT_ENDPOINT_PRESET, limits: {} };
+    return {
+      name: "default",
+      preset: request.preset ?? DEFAULT_ENDPOINT_PRESET,
+      limits: {},
+      devExtensions: [],
+    };
   }
   const config = (await state.readRevision(active)).config;
   const found = mcpEndpoint(config, request.endpoint);
@@ -116,7 +122,13 @@ async function launchEndpoint(
     request.preset === undefined
       ? found
       : // The profile's own naming and no endpoint's limits: nothing of the owner's endpoints.
-        { name: "default", preset: request.preset, naming: profileNaming(config), limits: {} };
+        {
+          name: "default",
+          preset: request.preset,
+          naming: profileNaming(config),
+          limits: {},
+          devExtensions: [],
+        };
   presetOf(profile, config, endpoint.preset);
   return endpoint;
 }

@@ -8,6 +8,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { existsSync, unlinkSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
+import { devBuiltins } from "./_author-dev.js";
 import { packageBuiltins } from "./_author-package.js";
 import { sourceBuiltins } from "./_author-source.js";
 import { refuseKeysInside, signingKey, writeNew } from "./_authoring.js";
@@ -96,5 +97,6 @@ export function authorBuiltins(
     },
     ...packageBuiltins(brand, guarded),
     ...sourceBuiltins(brand, guarded),
+    ...devBuiltins(brand, guarded),
   ];
 }

@@ -34,18 +34,29 @@ export function catalogBuiltins(
       suggest: (id, stateDir) => candidates(stateDir, id === "endpoint" ? "endpoints" : "presets"),
       run: guarded(async (ctx, home, profile) => {
         const endpoint = text(ctx.inputs, "endpoint");
-        const { tools, pages, preset } = await allTools(
+        const { tools, pages, preset, dev } = await allTools(
           profile,
           home,
           text(ctx.inputs, "preset"),
           endpoint,
         );
-        const human = tools.map((t) => `${t.name}\n  ${t.title}  (${t.identity})`).join("\n");
+        const isDev = (t: McpTool) => dev.includes(t.identity.slice(0, t.identity.indexOf("/")));
+        const human = tools
+          .map(
+            (t) =>
+              `${t.name}\n  ${t.title}  (${t.identity})${isDev(t) ? ` [dev]${endpoint === undefined ? " (no endpoint lists it unless the owner names it in devExtensions)" : ""}` : ""}`,
+          )
+          .join("\n");
         const of = endpoint === undefined ? "" : ` at endpoint ${endpoint}`;
         print(
           ctx,
           `${human || "no tools"}\n${tools.length} tools in ${pages} page${pages === 1 ? "" : "s"} for preset ${preset}${of}`,
-          { preset, ...(endpoint !== undefined && { endpoint }), pages, tools },
+          {
+            preset,
+            ...(endpoint !== undefined && { endpoint }),
+            pages,
+            tools: tools.map((t) => (isDev(t) ? { ...t, dev: true } : t)),
+          },
         );
         return OK;
       }),
@@ -81,12 +92,15 @@ async function allTools(
 ) {
   let projection = await home.projection();
   let name = preset ?? projection.config.defaultPreset;
+  // A preset's view shows development links too (marked); an endpoint's, only those it names.
+  let devAllowed = projection.devExtensions;
   if (endpoint !== undefined) {
     if (preset !== undefined) throw new UsageError(ENDPOINT_OR_PRESET);
     const e = profile.mcpEndpoint(projection.config, endpoint);
     if (e === undefined) throw new UsageError(`no endpoint ${JSON.stringify(endpoint)}`);
     projection = await home.projection(projection.revisionId, e.naming);
     name = e.preset;
+    devAllowed = e.devExtensions;
   }
   presetOf(profile, projection.config, name);
   const cursorKey = await home.cursorKey();
@@ -96,6 +110,7 @@ async function allTools(
   do {
     const page = profile.listTools(projection, {
       preset: name,
+      devAllowed,
       cursorKey,
       ...(cursor !== undefined && { cursor }),
     });
@@ -103,7 +118,7 @@ async function allTools(
     pages++;
     cursor = page.nextCursor;
   } while (cursor !== undefined);
-  return { tools, pages, preset: name };
+  return { tools, pages, preset: name, dev: projection.devExtensions };
 }
 
 /** One command's section: summary, description, aliases and its parameters. */

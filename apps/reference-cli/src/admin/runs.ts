@@ -63,7 +63,7 @@ const FILTERS: readonly object[] = [
 function runLine(r: RunSummary): string {
   const ended = r.outcome === undefined ? "running or lost" : `${r.outcome}/${r.reason}`;
   const took = r.durationMs === undefined ? "" : `  ${r.durationMs} ms`;
-  return `${r.invocationId}  ${r.startedAt ?? r.endedAt ?? "?"}  ${r.surface ?? "-"}  ${safe(r.command ?? "-")}  ${ended}${took}  ${safe(r.actor ?? "")}`;
+  return `${r.invocationId}  ${r.startedAt ?? r.endedAt ?? "?"}  ${r.surface ?? "-"}  ${safe(r.command ?? "-")}${r.dev === true ? " [dev]" : ""}  ${ended}${took}  ${safe(r.actor ?? "")}`;
 }
 
 /** Every field of one run, one per line; inputs and counts as JSON. */

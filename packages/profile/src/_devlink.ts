@@ -1,0 +1,69 @@
+// Development links (`ext link`): an author's unsigned package directory,
+// stored like any package so that a call runs an immutable, digest-checked
+// copy, and linked again whenever the directory no longer matches that copy.
+
+import { lstat, realpath } from "node:fs/promises";
+import { effectiveLimits, type OwnerConfig } from "./_config.js";
+import { ioError, ProfileError } from "./_errors.js";
+import { checkImports } from "./_imports.js";
+import { devPackage, readLimits, readPackageDir, type VerifiedPackage } from "./_package.js";
+import type { ProfileRevision } from "./_revision.js";
+
+/** A linked package: checked like an install except for its signature, and where it came from. */
+export interface LinkedPackage extends VerifiedPackage {
+  /** The real path of the directory. */
+  readonly source: string;
+}
+
+/** Reads and checks the package directory `source` for a link. */
+export async function linkedPackage(source: string, config: OwnerConfig): Promise<LinkedPackage> {
+  let real: string;
+  try {
+    real = await realpath(source);
+  } catch (cause) {
+    throw ioError(`cannot read package directory "${source}"`, cause);
+  }
+  if (!(await lstat(real)).isDirectory())
+    throw new ProfileError(
+      "invalid_link",
+      `"${source}" is not a directory; a development link runs a package from its source directory (install a .tgz with ext install)`,
+    );
+  const files = await readPackageDir(real, readLimits(effectiveLimits(config)));
+  const pkg = devPackage(files);
+  await checkImports(pkg.descriptor, pkg.files);
+  return { ...pkg, source: real };
+}
+
+/** A development link that could not be read again: it keeps running its last linked copy. */
+export interface LinkProblem {
+  readonly id: string;
+  readonly source: string;
+  readonly message: string;
+}
+
+/**
+ * The links of `revision` whose directories changed since they were linked,
+ * each read and checked again (`stale`), and those that can no longer be
+ * (`problems`).
+ */
+export async function staleLinks(
+  revision: ProfileRevision,
+): Promise<{ stale: LinkedPackage[]; problems: LinkProblem[] }> {
+  const stale: LinkedPackage[] = [];
+  const problems: LinkProblem[] = [];
+  for (const e of revision.extensions) {
+    if (e.dev === undefined || !e.enabled) continue;
+    try {
+      const pkg = await linkedPackage(e.dev, revision.config);
+      if (pkg.descriptor.id !== e.id)
+        throw new ProfileError(
+          "invalid_link",
+          `its descriptor now declares "${pkg.descriptor.id}"; unlink ${e.id} and link the directory again`,
+        );
+      if (pkg.digest !== e.digest) stale.push(pkg);
+    } catch (error) {
+      problems.push({ id: e.id, source: e.dev, message: (error as Error).message });
+    }
+  }
+  return { stale, problems };
+}
