@@ -99,11 +99,16 @@ describe("keygen and ext sign", () => {
     const descriptor = JSON.parse(readFileSync(join(broken, "rukh-extension.json"), "utf8"));
     descriptor.commands[0].sumary = "typo";
     descriptor.commands[1].execute.program = "bin/missing.mjs";
-    writeFileSync(join(broken, "rukh-extension.json"), JSON.stringify(descriptor, null, 2));
+    const text = JSON.stringify(descriptor, null, 2);
+    writeFileSync(join(broken, "rukh-extension.json"), text);
     const r = rukh("ext", "validate", broken);
     expect(r.status).toBe(4);
+    // Where an editor shows the typo: its line and column.
+    const lines = text.split("\n");
+    const line = lines.findIndex((l) => l.includes('"sumary"'));
+    const at = `${line + 1}:${lines[line]!.indexOf('"sumary"') + 1}`;
     expect(r.stdout).toContain(
-      'rukh-extension.json /commands/0/sumary: unknown field "sumary"; did you mean summary?',
+      `rukh-extension.json:${at} /commands/0/sumary: unknown field "sumary"; did you mean summary?`,
     );
     expect(r.stdout).toContain(
       "rukh-signature.json /manifestDigest: the files changed since the package was signed",
@@ -169,6 +174,13 @@ describe("keygen and ext sign", () => {
         { path: "/data/ok", code: "type_mismatch", message: "found a string; expected a boolean" },
       ],
     });
+    // The CLI's --json holds the same diagnostic beside the same envelope.
+    const json = JSON.parse(rukh("--json", "acme", "misbehave", "bad-result").stdout);
+    expect(json.diagnostic).toEqual(JSON.parse(reply.result.content[1].text));
+    const { diagnostic: _, ...envelope } = json;
+    expect(Object.keys(envelope).sort()).toEqual(
+      Object.keys(reply.result.structuredContent).sort(),
+    );
     const run = JSON.parse(
       rukh("--json", "runs", "show", reply.result.structuredContent.invocationId).stdout,
     ).result.run;

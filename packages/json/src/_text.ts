@@ -16,6 +16,117 @@ export function lineColumn(text: string | Uint8Array, byteOffset: number): strin
 }
 
 /**
+ * The UTF-8 byte offset in the JSON `text` of what the JSON pointer names:
+ * an object member's key, an array element, or the whole document for `""`;
+ * `undefined` when the text holds no such member or is not JSON enough to
+ * tell. Pair it with {@link lineColumn} to show where an issue is.
+ *
+ * @example
+ * pointerOffset('{\n  "a": [1, 2]\n}', "/a/1"); // 13
+ */
+export function pointerOffset(text: string, pointer: string): number | undefined {
+  if (pointer !== "" && !pointer.startsWith("/")) return undefined;
+  const tokens =
+    pointer === ""
+      ? []
+      : pointer
+          .slice(1)
+          .split("/")
+          .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"));
+  let at = space(text, 0);
+  for (const [n, token] of tokens.entries()) {
+    const found =
+      text[at] === "{"
+        ? member(text, at, token)
+        : text[at] === "["
+          ? element(text, at, token)
+          : undefined;
+    if (found === undefined) return undefined;
+    // The last token names where the member starts; the others, where its value does.
+    at = n === tokens.length - 1 ? found[0] : found[1];
+  }
+  return Buffer.byteLength(text.slice(0, at), "utf8");
+}
+
+/** In the object at `at`: [where member `key` starts, where its value starts]. */
+function member(text: string, at: number, key: string): [number, number] | undefined {
+  let i = space(text, at + 1);
+  while (text[i] === '"') {
+    const end = stringEnd(text, i);
+    if (end === undefined) return undefined;
+    let name: unknown;
+    try {
+      name = JSON.parse(text.slice(i, end));
+    } catch {
+      return undefined;
+    }
+    const colon = space(text, end);
+    if (text[colon] !== ":") return undefined;
+    const value = space(text, colon + 1);
+    if (name === key) return [i, value];
+    const after = valueEnd(text, value);
+    if (after === undefined) return undefined;
+    i = space(text, after);
+    if (text[i] !== ",") return undefined;
+    i = space(text, i + 1);
+  }
+  return undefined;
+}
+
+/** In the array at `at`: [where element `index` starts, the same]. */
+function element(text: string, at: number, index: string): [number, number] | undefined {
+  if (!/^(0|[1-9][0-9]*)$/.test(index)) return undefined;
+  let i = space(text, at + 1);
+  for (let n = 0; text[i] !== "]" && i < text.length; n++) {
+    if (n === Number(index)) return [i, i];
+    const after = valueEnd(text, i);
+    if (after === undefined) return undefined;
+    i = space(text, after);
+    if (text[i] !== ",") return undefined;
+    i = space(text, i + 1);
+  }
+  return undefined;
+}
+
+function space(text: string, i: number): number {
+  while (i < text.length && " \t\n\r".includes(text[i]!)) i++;
+  return i;
+}
+
+/** Just past the string starting at `i`. */
+function stringEnd(text: string, i: number): number | undefined {
+  for (let j = i + 1; j < text.length; j++) {
+    if (text[j] === "\\") j++;
+    else if (text[j] === '"') return j + 1;
+  }
+  return undefined;
+}
+
+/** Just past the value starting at `i` (strings and nesting followed, nothing else checked). */
+function valueEnd(text: string, i: number): number | undefined {
+  if (text[i] === '"') return stringEnd(text, i);
+  if (text[i] !== "{" && text[i] !== "[") {
+    let j = i;
+    while (j < text.length && !",]} \t\n\r".includes(text[j]!)) j++;
+    return j === i ? undefined : j;
+  }
+  let depth = 0;
+  for (let j = i; j < text.length; j++) {
+    const c = text[j];
+    if (c === '"') {
+      const end = stringEnd(text, j);
+      if (end === undefined) return undefined;
+      j = end - 1;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") {
+      depth--;
+      if (depth === 0) return j + 1;
+    }
+  }
+  return undefined;
+}
+
+/**
  * The optimal string alignment distance of two words: insertions,
  * deletions, substitutions and swaps of neighbours each cost 1.
  *

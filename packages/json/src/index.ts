@@ -19,4 +19,4 @@ export {
   numberSourceText,
   parseJson,
 } from "./_parse.js";
-export { editDistance, lineColumn, nearestWord } from "./_text.js";
+export { editDistance, lineColumn, nearestWord, pointerOffset } from "./_text.js";

@@ -20,6 +20,7 @@ it("exports exactly these names", async () => {
       "numberSourceText",
       "parseJson",
       "pointerAppend",
+      "pointerOffset",
       "sha256Hex",
     ]
   `);

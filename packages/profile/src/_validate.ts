@@ -5,7 +5,7 @@
 import { verify } from "node:crypto";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { parseDescriptor } from "@rukh/descriptor";
-import { fingerprint, type ValidationIssue } from "@rukh/json";
+import { fingerprint, lineColumn, pointerOffset, type ValidationIssue } from "@rukh/json";
 import { effectiveLimits, type OwnerConfig } from "./_config.js";
 import { ProfileError } from "./_errors.js";
 import { checkImports } from "./_imports.js";
@@ -29,6 +29,8 @@ export interface PackageProblem {
   readonly path: string;
   readonly code: string;
   readonly message: string;
+  /** Where `path` is in the file, `line:column`, when it is a JSON pointer the file holds. */
+  readonly at?: string;
 }
 
 /** What {@link validatePackageDir} found. */
@@ -89,9 +91,20 @@ export async function validatePackageDir(
   else {
     const d = parseDescriptor(bytes);
     if (d.ok) descriptor = d.value;
-    else
-      for (const i of d.issues as readonly ValidationIssue<string>[])
-        problems.push({ file: DESCRIPTOR_PATH, path: i.path, code: i.code, message: i.message });
+    else {
+      const text = Buffer.from(bytes).toString("utf8");
+      for (const i of d.issues as readonly ValidationIssue<string>[]) {
+        // Where an editor shows it (a syntax error names its own place).
+        const offset = i.path === "" ? undefined : nearestOffset(text, i.path);
+        problems.push({
+          file: DESCRIPTOR_PATH,
+          path: i.path,
+          code: i.code,
+          message: i.message,
+          ...(offset !== undefined && { at: lineColumn(text, offset) }),
+        });
+      }
+    }
   }
   if (descriptor !== undefined) {
     try {
@@ -168,4 +181,13 @@ function signatureOf(
       message: `the signature does not verify with the key this profile trusts for "${sig.publisher}"`,
     });
   return { state: "current", publisher: sig.publisher, verified };
+}
+
+/** Where the member `pointer` names is, or its nearest ancestor that is there (a missing member's object). */
+function nearestOffset(text: string, pointer: string): number | undefined {
+  for (let p = pointer; p !== ""; p = p.slice(0, p.lastIndexOf("/"))) {
+    const offset = pointerOffset(text, p);
+    if (offset !== undefined) return offset;
+  }
+  return undefined;
 }

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join, resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
 import { descriptorTypes, type ExtensionDescriptor } from "@rukh/descriptor";
-import { reportLines, vendorRuntime } from "./_authoring.js";
+import { reportLines, vendorPythonRuntime, vendorRuntime } from "./_authoring.js";
 import { arg, bool, flag, oneOf, text } from "./_inputs.js";
 import { type AdminBody, OK, print, REFUSED, UsageError } from "./_kit.js";
 import {
@@ -34,7 +34,11 @@ export function sourceBuiltins(
           required: true,
           maxLength: 64,
         }),
-        oneOf("lang", "The language of the command: js or ts (default: js)", SKELETON_LANGUAGES),
+        oneOf(
+          "lang",
+          "The language of the command: js, ts or python (default: js)",
+          SKELETON_LANGUAGES,
+        ),
       ],
       run: guarded((ctx) => {
         const dir = resolve(text(ctx.inputs, "dir")!);
@@ -53,8 +57,12 @@ export function sourceBuiltins(
           mkdirSync(dirname(join(dir, path)), { recursive: true });
           writeFileSync(join(dir, path), content, { flag: "wx" });
         }
-        vendorRuntime(dir);
-        const written = [...Object.keys(files), "node_modules/@rukh/ipc/"];
+        if (lang === "python") vendorPythonRuntime(dir);
+        else vendorRuntime(dir);
+        const written = [
+          ...Object.keys(files),
+          lang === "python" ? "bin/rukh_ipc.py" : "node_modules/@rukh/ipc/",
+        ];
         print(
           ctx,
           `wrote ${id} into ${dir}:\n${written.map((f) => `  ${f}`).join("\n")}\nnext: ${brand} ext validate ${dir}`,

@@ -121,6 +121,13 @@ export function vendorRuntime(dir: string): void {
   cpSync(runtime, vendored, { recursive: true });
 }
 
+/** Copies the single-file Python runtime into the package as `bin/rukh_ipc.py`, beside its programs. */
+export function vendorPythonRuntime(dir: string): void {
+  const file = createRequire(import.meta.url).resolve("@rukh/ipc/python/rukh_ipc.py");
+  mkdirSync(join(dir, "bin"), { recursive: true });
+  cpSync(file, join(dir, "bin", "rukh_ipc.py"));
+}
+
 /** A package report in words: one line per problem, then the verdict and the signature. */
 export function reportLines(dir: string, report: PackageReport): string[] {
   const d = report.descriptor;
@@ -133,7 +140,8 @@ export function reportLines(dir: string, report: PackageReport): string[] {
         : `signed by ${sig.publisher}${sig.verified === true ? ", verified with the trusted key" : sig.verified === false ? "" : " (this profile does not trust that publisher: not verified)"}`;
   return [
     ...report.problems.map(
-      (p) => `${p.file}${p.path === "" ? "" : ` ${p.path}`}: ${p.message} (${p.code})`,
+      (p) =>
+        `${p.file}${p.at === undefined ? "" : `:${p.at}`}${p.path === "" ? "" : ` ${p.path}`}: ${p.message} (${p.code})`,
     ),
     report.ok && d !== undefined
       ? `${dir}: valid — ${d.id}@${d.version}, ${plural(d.commands.length, "command")}; ${signed}`

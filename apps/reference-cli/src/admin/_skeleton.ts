@@ -7,9 +7,16 @@
 import { descriptorTypes, parseDescriptor } from "@rukh/descriptor";
 
 /** The languages `ext init` can write a skeleton in. */
-export const SKELETON_LANGUAGES = ["js", "ts"] as const;
+export const SKELETON_LANGUAGES = ["js", "ts", "python"] as const;
 /** One of {@link SKELETON_LANGUAGES}. */
 export type SkeletonLanguage = (typeof SKELETON_LANGUAGES)[number];
+
+/** The program each language's command runs. */
+const PROGRAMS: Record<SkeletonLanguage, string> = {
+  js: "bin/hello.mjs",
+  ts: "bin/hello.js",
+  python: "bin/hello.py",
+};
 
 /** Where `ext init` and `ext types` put the generated types, in the package. */
 export const TYPES_FILE = "rukh-types.d.ts";
@@ -49,8 +56,8 @@ export function skeletonFiles(
         ],
         execute: {
           mapping: "managed",
-          program: lang === "ts" ? "bin/hello.js" : "bin/hello.mjs",
-          runtime: "node",
+          program: PROGRAMS[lang],
+          runtime: lang === "python" ? "native" : "node",
           result: { kind: "text" },
         },
         machine: {
@@ -65,10 +72,17 @@ export function skeletonFiles(
   if (!parsed.ok)
     throw new Error(`the skeleton descriptor is invalid: ${parsed.issues[0]?.message}`);
   const identity = JSON.stringify(`${id}/hello`);
-  const files = lang === "ts" ? tsFiles(identity) : jsFiles(identity);
+  const files =
+    lang === "ts"
+      ? tsFiles(identity)
+      : lang === "python"
+        ? pythonFiles(identity)
+        : jsFiles(identity);
   return {
     "rukh-extension.json": `${JSON.stringify(descriptor, null, 2)}\n`,
-    [TYPES_FILE]: descriptorTypes(parsed.value, { generator: `${brand} ext types` }),
+    ...(lang !== "python" && {
+      [TYPES_FILE]: descriptorTypes(parsed.value, { generator: `${brand} ext types` }),
+    }),
     ...files,
     "README.md": readme(id, brand, publisher, group, lang),
   };
@@ -134,6 +148,61 @@ await runCommandProcess({ handlers });
   };
 }
 
+/**
+ * A Python package: a native program (its shebang finds python3) beside its
+ * handlers and the vendored single-file runtime, which `ext init` copies in.
+ * Nothing writes bytecode into the package, whose every file is published.
+ */
+function pythonFiles(identity: string): Record<string, string> {
+  return {
+    "bin/hello.py": `#!/usr/bin/env python3
+"""The command process: the host starts it, and the runtime calls the handler."""
+import sys
+
+sys.dont_write_bytecode = True
+
+from handlers import HANDLERS  # noqa: E402
+from rukh_ipc import run_command_process  # noqa: E402
+
+run_command_process(HANDLERS)
+`,
+    "bin/handlers.py": `"""One handler per command, by its identity. ctx.inputs holds the inputs the
+host already validated against the descriptor."""
+from rukh_ipc import text_result
+
+
+def hello(ctx):
+    return text_result("Hello, %s!\\n" % ctx.inputs["name"])
+
+
+HANDLERS = {${identity}: hello}
+`,
+    "test/test_hello.py": `import os
+import sys
+import unittest
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bin"))
+
+from handlers import HANDLERS  # noqa: E402
+
+
+class Context:
+    inputs = {"name": "Ada"}
+
+
+class HelloTest(unittest.TestCase):
+    def test_greets_by_name(self):
+        result = HANDLERS[${identity}](Context())
+        self.assertEqual(result.command_result, {"kind": "text", "text": "Hello, Ada!\\n"})
+
+
+if __name__ == "__main__":
+    unittest.main()
+`,
+  };
+}
+
 function tsconfig(options: Record<string, unknown>, include: string[]): string {
   const compilerOptions = {
     target: "es2022",
@@ -168,19 +237,31 @@ function readme(
   const build =
     lang === "ts"
       ? `npx -y -p typescript@5 tsc                 # src/*.ts into bin/, type-checked\n`
-      : `npx -y -p typescript@5 tsc                 # optional: type-check the JavaScript\n`;
+      : lang === "js"
+        ? `npx -y -p typescript@5 tsc                 # optional: type-check the JavaScript\n`
+        : "";
+  const test =
+    lang === "python"
+      ? "python3 -B -m unittest discover -s test    # the handlers' tests"
+      : "node --test                                # the handlers' tests";
+  const runtime =
+    lang === "python"
+      ? "`bin/hello.py` runs them (a native program: its shebang finds `python3`),\nwith the single-file Rukh runtime vendored as `bin/rukh_ipc.py`."
+      : `\`bin/hello.${lang === "ts" ? "js" : "mjs"}\` runs them, with the Rukh runtime vendored under
+\`node_modules/@rukh/ipc\` (one module and its types, nothing to install).`;
+  const types =
+    lang === "python"
+      ? ""
+      : `\n\`rukh-types.d.ts\` types each command's inputs and result; after changing the
+descriptor, regenerate it with \`${brand} ext types .\`.\n`;
   return `# ${id}
 
 An extension for ${brand}. The commands are declared in \`rukh-extension.json\`;
-\`bin/hello.${lang === "ts" ? "js" : "mjs"}\` runs them, with the Rukh runtime vendored under
-\`node_modules/@rukh/ipc\` (one module and its types, nothing to install).
+${runtime}
 Every file in this directory is part of the package.
-
-\`rukh-types.d.ts\` types each command's inputs and result; after changing the
-descriptor, regenerate it with \`${brand} ext types .\`.
-
+${types}
 \`\`\`sh
-${build}node --test                                # the handlers' tests
+${build}${test}
 ${brand} ext validate .                       # every check an install makes
 ${brand} keygen ${publisher} --out ..         # once, outside the package: ${publisher}.key (yours alone) and ${publisher}.pub
 ${brand} ext sign . --key ../${publisher}.key # after every change
@@ -188,5 +269,9 @@ ${brand} trust add ../${publisher}.pub --publisher ${publisher}
 ${brand} ext install .
 ${brand} ${group} hello Ada
 \`\`\`
+
+While you work, \`${brand} ext link .\` runs the package from this directory
+instead, unsigned and for you only: each edit applies on the next call
+(\`${brand} ext unlink ${id}\` before installing the signed package).
 `;
 }

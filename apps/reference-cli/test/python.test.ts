@@ -1,0 +1,134 @@
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { removeDir } from "@rukh/testkit";
+import { afterAll, describe, expect, it } from "vitest";
+import { RUKH_BIN } from "./_sleeper.js";
+
+// A Python extension from the built CLI: `ext init --lang python` writes a
+// package whose own tests pass, that validates, links, installs and runs,
+// through the single-file runtime it vendors.
+const PYTHON = "/usr/bin/python3";
+const missing = existsSync(PYTHON) ? undefined : `${PYTHON} is not installed`;
+if (missing !== undefined) console.warn(`skipping the Python skeleton: ${missing}`);
+const strictMissing = existsSync("/usr/bin/bwrap") ? undefined : "bubblewrap is not installed";
+if (strictMissing !== undefined)
+  console.warn(`skipping the Python skeleton in the strict sandbox: ${strictMissing}`);
+
+const work = mkdtempSync(join(tmpdir(), "rukh-cli-python-"));
+afterAll(() => removeDir(work));
+const home = join(work, "home");
+const env = { PATH: "/usr/bin:/bin", RUKH_HOME: home };
+const rukh = (...args: string[]) => spawnSync(RUKH_BIN, args, { encoding: "utf8", cwd: work, env });
+const pkg = join(work, "py");
+
+describe.skipIf(missing !== undefined)(
+  missing === undefined ? "ext init --lang python" : `skipped: ${missing}`,
+  () => {
+    it("writes a package whose tests pass and that validates, with the runtime beside its program", () => {
+      const made = rukh("ext", "init", pkg, "--id", "jane.py", "--lang", "python");
+      expect(made.status, made.stderr).toBe(0);
+      expect(made.stdout).toContain("bin/rukh_ipc.py");
+      expect(readFileSync(join(pkg, "bin", "rukh_ipc.py"), "utf8")).toContain("rukh.ipc/1");
+      expect(existsSync(join(pkg, "node_modules"))).toBe(false);
+      const tested = spawnSync(PYTHON, ["-m", "unittest", "discover", "-s", "test"], {
+        cwd: pkg,
+        encoding: "utf8",
+      });
+      expect(tested.status, tested.stderr).toBe(0);
+      expect(tested.stderr).toContain("Ran 1 test");
+      // Its tests wrote no bytecode into the package, whose every file is published.
+      expect(readdirSync(join(pkg, "bin")).sort()).toEqual([
+        "handlers.py",
+        "hello.py",
+        "rukh_ipc.py",
+      ]);
+      const checked = rukh("ext", "validate", pkg);
+      expect(checked.status, checked.stdout).toBe(0);
+      expect(checked.stdout).toContain("valid — jane.py@0.1.0, 1 command; unsigned");
+    });
+
+    it("runs linked and installed, and an edit on the next call", () => {
+      expect(rukh("ext", "link", pkg).status).toBe(0);
+      const ran = rukh("py", "hello", "Ada");
+      expect(ran.status, ran.stderr).toBe(0);
+      expect(ran.stdout).toBe("Hello, Ada!\n");
+      const file = join(pkg, "bin", "handlers.py");
+      writeFileSync(file, readFileSync(file, "utf8").replace("Hello, ", "Hi, "));
+      expect(rukh("py", "hello", "Ada").stdout).toBe("Hi, Ada!\n");
+      expect(rukh("ext", "unlink", "jane.py").status).toBe(0);
+
+      const key = JSON.parse(rukh("--json", "keygen", "jane", "--out", work).stdout).result;
+      expect(rukh("ext", "sign", pkg, "--key", key.privateKey).status).toBe(0);
+      expect(rukh("trust", "add", key.publicKey, "--publisher", "jane").status).toBe(0);
+      expect(rukh("ext", "install", pkg).status).toBe(0);
+      const json = JSON.parse(rukh("--json", "py", "hello", "Ada").stdout);
+      expect(json).toMatchObject({
+        outcome: "succeeded",
+        commandResult: { kind: "text", text: "Hi, Ada!\n" },
+      });
+    });
+
+    it("answers an MCP client through the same core", async () => {
+      expect(rukh("expose", "add", "jane.py").status).toBe(0);
+      const reply = await call("default");
+      expect(reply.result.structuredContent).toMatchObject({
+        outcome: "succeeded",
+        commandResult: { kind: "text", text: "Hi, Bo!\n" },
+      });
+    });
+
+    it.skipIf(strictMissing !== undefined)(
+      strictMissing === undefined
+        ? "runs confined by the strict sandbox"
+        : `skipped (strict sandbox): ${strictMissing}`,
+      async () => {
+        expect(rukh("preset", "allow", "agent", "jane.py/*").status).toBe(0);
+        const reply = await call("agent");
+        expect(reply.result.structuredContent).toMatchObject({
+          outcome: "succeeded",
+          commandResult: { kind: "text", text: "Hi, Bo!\n" },
+        });
+      },
+    );
+  },
+);
+
+/** Calls jane.py/hello once through a real `mcp serve` of `preset`. */
+// biome-ignore lint/suspicious/noExplicitAny: the test reads a wire message member by member
+async function call(preset: string): Promise<Record<string, any>> {
+  const tool = JSON.parse(rukh("--json", "tools", "list", "--preset", preset).stdout).result
+    .tools[0];
+  // biome-ignore lint/suspicious/noExplicitAny: the test reads a wire message member by member
+  return new Promise<Record<string, any>>((resolve, reject) => {
+    const child = spawn(RUKH_BIN, ["mcp", "serve", "--preset", preset], {
+      env,
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString("utf8");
+      if (out.includes("\n")) {
+        child.stdin.end();
+        resolve(JSON.parse(out.slice(0, out.indexOf("\n"))));
+      }
+    });
+    child.on("exit", () => reject(new Error("the server ended without answering")));
+    child.stdin.write(
+      `${JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: tool.name,
+          arguments: { name: "Bo" },
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      })}\n`,
+    );
+  });
+}
