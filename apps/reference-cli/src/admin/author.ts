@@ -11,6 +11,7 @@ import type { CliBuiltin } from "@rukh/cli";
 import { devBuiltins } from "./_author-dev.js";
 import { packageBuiltins } from "./_author-package.js";
 import { sourceBuiltins } from "./_author-source.js";
+import { testBuiltins } from "./_author-test.js";
 import { refuseKeysInside, signingKey, writeNew } from "./_authoring.js";
 import { arg, flag, text } from "./_inputs.js";
 import { type AdminBody, OK, print, UsageError } from "./_kit.js";
@@ -98,5 +99,6 @@ export function authorBuiltins(
     ...packageBuiltins(brand, guarded),
     ...sourceBuiltins(brand, guarded),
     ...devBuiltins(brand, guarded),
+    ...testBuiltins(guarded),
   ];
 }
