@@ -2,8 +2,8 @@
 // (workspace: ranges replaced by versions) into `dest`, and returns
 // { name → tarball path }. Used by the pack-and-import and scaffold tests.
 import { execFileSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -19,11 +19,27 @@ export function publicPackages() {
     .map((p) => ({ name: p.manifest.name, dir: p.dir }));
 }
 
+/**
+ * pnpm as the workspace pins it: the one on PATH when there is one (as
+ * under `pnpm test`), else fetched by npx at the version `packageManager`
+ * names, so plain `node scripts/pack-workspace.mjs` works too.
+ */
+function pnpm() {
+  try {
+    execFileSync("pnpm", ["--version"], { stdio: "ignore" });
+    return ["pnpm"];
+  } catch {
+    const pinned = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).packageManager;
+    return ["npx", "-y", pinned];
+  }
+}
+
 /** @returns {Map<string, string>} */
 export function packWorkspace(dest) {
   const tarballs = new Map();
+  const [command, ...pre] = pnpm();
   for (const p of publicPackages()) {
-    const out = execFileSync("pnpm", ["pack", "--pack-destination", dest], {
+    const out = execFileSync(command, [...pre, "pack", "--pack-destination", dest], {
       cwd: p.dir,
       encoding: "utf8",
     });
@@ -31,4 +47,16 @@ export function packWorkspace(dest) {
     tarballs.set(p.name, isAbsolute(file) ? file : join(dest, file));
   }
   return tarballs;
+}
+
+// `node scripts/pack-workspace.mjs <dir>`: the tarballs, one `name file` per line.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const dest = process.argv[2];
+  if (dest === undefined) {
+    process.stderr.write("usage: node scripts/pack-workspace.mjs <directory for the tarballs>\n");
+    process.exit(2);
+  }
+  mkdirSync(dest, { recursive: true });
+  for (const [name, file] of packWorkspace(resolve(dest)))
+    process.stdout.write(`${name} ${file}\n`);
 }

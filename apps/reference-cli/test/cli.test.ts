@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { stateDirVariable } from "@rukh/profile/route-cache";
 import { afterAll, expect, it } from "vitest";
 import { BRAND } from "../src/main.js";
 
@@ -10,7 +11,8 @@ import { BRAND } from "../src/main.js";
 const bin = fileURLToPath(new URL("../bin/rukh", import.meta.url));
 const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
 const home = mkdtempSync(join(tmpdir(), `${BRAND}-cli-test-`));
-const env = { ...process.env, RUKH_HOME: home, NO_COLOR: "1" };
+// The brand's own variable names its state directory (RUKH_HOME for rukh, ACME_HOME for acme).
+const env = { ...process.env, [stateDirVariable(BRAND)]: home, NO_COLOR: "1" };
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 it("prints its version", () => {
@@ -44,7 +46,7 @@ it("reports on a fresh state directory without failing on missing confinement", 
 it("passes on a state directory that does not exist yet, and creates nothing", () => {
   const missing = join(home, "not-yet");
   const r = spawnSync(bin, ["doctor"], {
-    env: { ...env, RUKH_HOME: missing },
+    env: { ...env, [stateDirVariable(BRAND)]: missing },
     encoding: "utf8",
   });
   expect(r.stdout).toContain(`note  state directory: ${missing} does not exist yet`);

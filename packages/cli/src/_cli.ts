@@ -28,9 +28,9 @@ export interface CliOptions {
   readonly brand: string;
   /** Printed by `--version` and in root help. */
   readonly version?: string;
-  /** Default state directory when neither `RUKH_HOME` nor `--home` is given (default: the XDG location of the brand). */
+  /** Default state directory when neither `<BRAND>_HOME` nor `--home` is given (default: the XDG location of the brand). */
   readonly stateDir?: string;
-  /** Environment read for `RUKH_HOME`, `XDG_STATE_HOME`, `NO_COLOR`; default `process.env`. */
+  /** Environment read for `<BRAND>_HOME` (`RUKH_HOME` for brand rukh), `XDG_STATE_HOME`, `NO_COLOR`; default `process.env`. */
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly stdout?: CliStream;
   readonly stderr?: CliStream;

@@ -1,7 +1,5 @@
-import { homedir } from "node:os";
-import { join } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
-import { type RouteSet, readRouteCache } from "@rukh/profile/route-cache";
+import { type RouteSet, readRouteCache, resolveStateDir } from "@rukh/profile/route-cache";
 import type { PublishedDescriptor, RouteSource } from "./_routes.js";
 
 // Listing, help and completion must start about as fast as bare Node, and
@@ -11,16 +9,13 @@ import type { PublishedDescriptor, RouteSource } from "./_routes.js";
 // caller takes the authoritative path (`readActiveRoutes`, `projection()`). A
 // contract test (test/fastpath.test.ts) keeps the two in step.
 
-/** `resolveStateDir` of @rukh/profile: `RUKH_HOME`, else `home`, else XDG, else `~/.local/state/<brand>`. */
+/** The state directory of `brand` (see `resolveStateDir` of @rukh/profile, its one home). */
 export function stateDirOf(
   brand: string,
   env: Readonly<Record<string, string | undefined>>,
   home: string | undefined,
 ): string {
-  if (env.RUKH_HOME) return env.RUKH_HOME;
-  if (home) return home;
-  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, brand);
-  return join(homedir(), ".local", "state", brand);
+  return resolveStateDir({ brand, env, ...(home !== undefined && { home }) });
 }
 
 /**

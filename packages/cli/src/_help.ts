@@ -1,5 +1,6 @@
 import type { CliCommandSpec, CliParameter } from "@rukh/descriptor";
 import type { CliRoute } from "@rukh/profile";
+import { stateDirVariable } from "@rukh/profile/route-cache";
 import type { CliBuiltin, Entry, GroupEntry, RouteIndex } from "./_routes.js";
 
 /** Text styling; identity functions when colour is off. */
@@ -28,11 +29,14 @@ function table(rows: readonly (readonly [string, string])[]): string[] {
   );
 }
 
-const GLOBAL_FLAGS: readonly (readonly [string, string])[] = [
+const globalFlags = (brand: string): readonly (readonly [string, string])[] => [
   ["-h, --help", "Show help for the CLI, a group or a command"],
   ["-V, --version", "Print the version"],
   ["    --json", "Print the outcome envelope as JSON (for scripts)"],
-  ["    --home <dir>", "State directory, before the command path (RUKH_HOME wins)"],
+  [
+    "    --home <dir>",
+    `State directory, before the command path (${stateDirVariable(brand)} wins)`,
+  ],
   ["    --no-color", "No ANSI colour (NO_COLOR and a non-TTY also turn it off)"],
 ];
 
@@ -76,7 +80,7 @@ export function rootHelp(
     ...listing(index, [], brand),
     "",
     s.heading("Global flags:"),
-    ...table(GLOBAL_FLAGS),
+    ...table(globalFlags(brand)),
     "",
     s.heading("Examples:"),
     ...examples,

@@ -236,7 +236,7 @@ export interface Ran {
   readonly stderr: string;
 }
 
-/** Runs the test binary with `RUKH_HOME=home`. */
+/** Runs the test binary with `ACME_HOME=home`. */
 export function acme(
   home: string,
   args: readonly string[],
@@ -244,7 +244,7 @@ export function acme(
   options: SpawnOptions = {},
 ): Promise<Ran> & { child: ReturnType<typeof spawn> } {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? "", RUKH_HOME: home, ...env },
+    env: { PATH: process.env.PATH ?? "", ACME_HOME: home, ...env },
     stdio: ["ignore", "pipe", "pipe"],
     ...options,
   });

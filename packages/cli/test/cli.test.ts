@@ -13,7 +13,7 @@ function cli(over: Partial<CliOptions> = {}, env: Record<string, string> = {}) {
   const c = createCli({
     brand: "acme",
     version: "1.0.0",
-    env: { RUKH_HOME: home, ...env },
+    env: { ACME_HOME: home, ...env },
     stdout: { write: (s: string) => (out += s) },
     stderr: { write: (s: string) => (err += s) },
     isTTY: false,
@@ -353,7 +353,7 @@ describe("API misuse", () => {
     expect((await cli()("completion", "fish")).code).toBe(EXIT_CODES.usage);
   });
 
-  it("--home picks the state directory when RUKH_HOME is unset", async () => {
+  it("--home picks the state directory when ACME_HOME is unset", async () => {
     const run = cli({ env: {} });
     expect((await run("--home", home, "hello", "x")).out).toBe("hello x\n");
     expect((await run(`--home=${home}`, "files", "--help")).out).toContain("count");

@@ -1,6 +1,6 @@
 import { cpSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { readActiveRoutes, resolveStateDir } from "@rukh/profile";
+import { readActiveRoutes, stateDirVariable } from "@rukh/profile";
 import { managed } from "@rukh/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
 import { cachedRoutes, stateDirOf } from "../src/_fastpath.js";
@@ -40,15 +40,22 @@ describe("fast route-cache reader agrees with @rukh/profile", () => {
   }, 30_000);
 
   it.each([
-    [{ RUKH_HOME: "/r" }, "/h"],
-    [{}, "/h"],
-    [{ XDG_STATE_HOME: "/x" }, undefined],
-    [{ RUKH_HOME: "", XDG_STATE_HOME: "/x" }, undefined],
-    [{}, undefined],
-  ])("resolves the state directory like resolveStateDir (%j, home %s)", (env, h) => {
-    expect(stateDirOf("acme", env, h)).toBe(
-      resolveStateDir({ brand: "acme", env, ...(h !== undefined && { home: h }) }),
-    );
+    [{ ACME_HOME: "/r" }, "/h", "/r"],
+    [{ RUKH_HOME: "/r" }, "/h", "/h"],
+    [{}, "/h", "/h"],
+    [{ XDG_STATE_HOME: "/x" }, undefined, "/x/acme"],
+    [{ ACME_HOME: "", XDG_STATE_HOME: "/x" }, undefined, "/x/acme"],
+  ])(
+    "finds brand acme's state directory from its own variable only (%j, home %s)",
+    (env, h, want) => {
+      expect(stateDirOf("acme", env, h)).toBe(want);
+    },
+  );
+
+  it("names each brand's variable after the brand", () => {
+    expect(stateDirVariable("rukh")).toBe("RUKH_HOME");
+    expect(stateDirVariable("my-cli")).toBe("MY_CLI_HOME");
+    expect(stateDirOf("my-cli", { MY_CLI_HOME: "/m" }, undefined)).toBe("/m");
   });
 });
 
@@ -86,7 +93,7 @@ describe("reading only what the typed words need", () => {
     let err = "";
     const cli = createCli({
       brand: "acme",
-      env: { RUKH_HOME: root },
+      env: { ACME_HOME: root },
       stdout: { write: (t: string) => (out += t) },
       stderr: { write: (t: string) => (err += t) },
       handleSignals: false,
@@ -144,7 +151,7 @@ describe("a damaged or missing route cache", () => {
       let out = "";
       const cli = createCli({
         brand: "acme",
-        env: { RUKH_HOME: root },
+        env: { ACME_HOME: root },
         stdout: { write: (s: string) => (out += s) },
         stderr: { write: () => {} },
         handleSignals: false,

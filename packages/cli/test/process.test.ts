@@ -170,7 +170,7 @@ describe("shell completion", () => {
         `source ${JSON.stringify(script)}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _acme_complete; printf '%s\\n' "\${COMPREPLY[@]}"`,
       ],
       {
-        env: { PATH: `${join(bin, "..")}:${process.env.PATH}`, RUKH_HOME: home },
+        env: { PATH: `${join(bin, "..")}:${process.env.PATH}`, ACME_HOME: home },
         encoding: "utf8",
       },
     )

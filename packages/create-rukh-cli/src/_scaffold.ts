@@ -27,6 +27,7 @@ const RUKH_PACKAGES = [
   "command-result",
   "core",
   "descriptor",
+  "harness",
   "ipc",
   "json",
   "mcp",

@@ -50,11 +50,12 @@ describe("scaffold", () => {
 // tests and one command.
 describe("a scaffolded CLI", () => {
   const dir = join(temp, "acme");
+  let local: Record<string, string> = {};
   beforeAll(() => {
     const tarballs = packWorkspace(mkdtempSync(join(temp, "tarballs-")));
     scaffold({ name: "acme", dir });
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    const local = Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`]));
+    local = Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`]));
     for (const name of Object.keys(pkg.dependencies)) pkg.dependencies[name] = local[name];
     pkg.overrides = local;
     writeFileSync(join(dir, "package.json"), JSON.stringify(pkg, null, 2));
@@ -80,11 +81,83 @@ describe("a scaffolded CLI", () => {
     expect(execFileSync(join(dir, "bin/acme"), ["--version"], { encoding: "utf8" })).toBe(
       "acme 0.1.0\n",
     );
-    const r = spawnSync(join(dir, "bin/acme"), ["trust", "list"], {
+    // Its state directory is named by ACME_HOME: rukh's variable is not its business.
+    const r = spawnSync(join(dir, "bin/acme"), ["doctor"], {
       encoding: "utf8",
-      env: { ...process.env, RUKH_HOME: join(temp, "acme-home") },
+      env: {
+        ...process.env,
+        RUKH_HOME: join(temp, "rukh-home"),
+        ACME_HOME: join(temp, "acme-home"),
+      },
     });
-    expect(r.stdout).toContain("no trusted publishers");
-    expect(r.status).toBe(0);
+    expect(r.stdout).toContain(`state directory: ${join(temp, "acme-home")}`);
+
+    expect(r.stdout).not.toContain("rukh-home");
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    const help = execFileSync(join(dir, "bin/acme"), ["--help"], { encoding: "utf8" });
+    expect(help).toContain("(ACME_HOME wins)");
   });
+
+  // An extension author with nothing but the brand's CLI and the packages:
+  // a project of their own, outside this repository.
+  it("gives an extension author outside this repository the whole toolkit", () => {
+    const acme = join(dir, "bin/acme");
+    const env = { ...process.env, ACME_HOME: join(temp, "author-home") };
+    const run = (args: string[], cwd: string) =>
+      spawnSync(acme, args, { cwd, env, encoding: "utf8" });
+    const project = join(temp, "author");
+    mkdirSync(project);
+    const made = run(["ext", "init", "hello", "--id", "jane.hello"], project);
+    expect(made.status, made.stderr).toBe(0);
+    // The skeleton speaks the brand's name.
+    expect(readFileSync(join(project, "hello", "README.md"), "utf8")).toContain(
+      "acme ext validate .",
+    );
+    expect(run(["ext", "validate", "hello"], project).status).toBe(0);
+    expect(run(["ext", "link", "hello"], project).status).toBe(0);
+    const ran = run(["hello", "hello", "Ada"], project);
+    expect(ran.stdout, ran.stderr).toBe("Hello, Ada!\n");
+
+    // The harness from the author's own test runner, installed like any package.
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({
+        name: "jane-hello-tests",
+        private: true,
+        type: "module",
+        devDependencies: { "@rukh/harness": local["@rukh/harness"] },
+        overrides: local,
+      }),
+    );
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], {
+      cwd: project,
+      stdio: "pipe",
+    });
+    mkdirSync(join(project, "test"));
+    writeFileSync(
+      join(project, "test", "hello.test.mjs"),
+      `import assert from "node:assert/strict";
+import { test } from "node:test";
+import { testExtension } from "@rukh/harness";
+
+test("hello greets through the real core", async () => {
+  const h = await testExtension(new URL("../hello", import.meta.url).pathname);
+  try {
+    const out = await h.call("hello", { name: "Ada" });
+    assert.deepEqual(out.commandResult, { kind: "text", text: "Hello, Ada!\\n" });
+    const bad = await h.call("hello", { name: "" });
+    assert.equal(bad.reason, "invalid_input");
+  } finally {
+    await h.close();
+  }
+});
+`,
+    );
+    const tested = spawnSync(process.execPath, ["--test", "test/hello.test.mjs"], {
+      cwd: project,
+      encoding: "utf8",
+    });
+    expect(tested.stdout, tested.stderr).toContain("# pass 1");
+    expect(tested.status).toBe(0);
+  }, 300_000);
 });

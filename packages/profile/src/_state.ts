@@ -1,7 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { link, mkdir, open, readFile, realpath, rename, unlink } from "node:fs/promises";
-import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
@@ -73,32 +72,6 @@ function sameExtensions(
       );
     })
   );
-}
-
-/** Options of {@link resolveStateDir}. */
-export interface StateDirOptions {
-  /** Explicit directory (e.g. from `--home`); `RUKH_HOME` still wins. */
-  readonly home?: string;
-  /** Brand name used for the XDG default; defaults to `"rukh"`. */
-  readonly brand?: string;
-  /** Environment to read; defaults to `process.env`. */
-  readonly env?: Readonly<Record<string, string | undefined>>;
-}
-
-/**
- * The state directory: `RUKH_HOME`, else `options.home`, else
- * `$XDG_STATE_HOME/<brand>`, else `~/.local/state/<brand>`.
- *
- * @example
- * const home = new StateDirectory(resolveStateDir({ brand: "acme" }));
- */
-export function resolveStateDir(options: StateDirOptions = {}): string {
-  const env = options.env ?? process.env;
-  const brand = options.brand ?? "rukh";
-  if (env.RUKH_HOME) return env.RUKH_HOME;
-  if (options.home) return options.home;
-  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, brand);
-  return join(homedir(), ".local", "state", brand);
 }
 
 /** `config` with `<id>/*` added to preset `preset`'s commands (once). */

@@ -82,9 +82,10 @@ export type {
   Publication,
   PublishOptions,
   StateDirectoryOptions,
-  StateDirOptions,
 } from "./_state.js";
-export { resolveStateDir, StateDirectory } from "./_state.js";
+export { StateDirectory } from "./_state.js";
+export type { StateDirOptions } from "./_statedir.js";
+export { resolveStateDir, stateDirVariable } from "./_statedir.js";
 export { checkStoredPackage, corruptExtension } from "./_storecheck.js";
 export { storedDescriptor } from "./_stored-descriptor.js";
 export {

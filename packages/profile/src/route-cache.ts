@@ -18,6 +18,8 @@ import {
   sha256,
 } from "./_route-buckets.js";
 
+// Where the state directory is: as light as this reader, for the same fast path.
+export { resolveStateDir, stateDirVariable } from "./_statedir.js";
 export { PART_MAX_BYTES, partLine, partPath, type RouteHead, type RouteSet, routeLineDigest };
 
 /**

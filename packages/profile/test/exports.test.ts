@@ -53,6 +53,7 @@ it("exports exactly these names", async () => {
       "resolveStateDir",
       "resolveTool",
       "signPackage",
+      "stateDirVariable",
       "stateLockName",
       "storedDescriptor",
       "toolName",

@@ -4,6 +4,7 @@
 import { resolve } from "node:path";
 import type { BuiltinContext, CliBuiltin } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
+import { stateDirVariable } from "@rukh/profile/route-cache";
 import { candidates } from "./_current.js";
 import { bool, flag, oneOf, text } from "./_inputs.js";
 import { type AdminBody, OK, type Profile, print } from "./_kit.js";
@@ -53,7 +54,7 @@ export function mcpBuiltins(
       command: options.executable,
       args: choice.args,
       // The client starts the server from a directory of its own: the path must be absolute.
-      env: { RUKH_HOME: resolve(ctx.stateDir) },
+      env: { [stateDirVariable(brand)]: resolve(ctx.stateDir) },
     };
     return { client, choice, launch };
   }

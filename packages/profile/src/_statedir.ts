@@ -1,0 +1,45 @@
+// Where a brand's state directory is. It needs only node:os and node:path,
+// so the CLI's fast path takes it from `@rukh/profile/route-cache` without
+// loading the rest of the profile: one rule for every reader.
+
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** Options of {@link resolveStateDir}. */
+export interface StateDirOptions {
+  /** Explicit directory (e.g. from `--home`); the brand's variable still wins. */
+  readonly home?: string;
+  /** Brand name: its `<BRAND>_HOME` variable and XDG folder; defaults to `"rukh"`. */
+  readonly brand?: string;
+  /** Environment to read; defaults to `process.env`. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The environment variable naming a brand's state directory: the brand in
+ * upper case, every other character `_`, then `_HOME` (`acme` →
+ * `ACME_HOME`, `my-cli` → `MY_CLI_HOME`, `rukh` → `RUKH_HOME`).
+ *
+ * @example
+ * stateDirVariable("acme"); // "ACME_HOME"
+ */
+export function stateDirVariable(brand: string): string {
+  return `${brand.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_HOME`;
+}
+
+/**
+ * The state directory: the brand's `<BRAND>_HOME`, else `options.home`, else
+ * `$XDG_STATE_HOME/<brand>`, else `~/.local/state/<brand>`.
+ *
+ * @example
+ * const home = new StateDirectory(resolveStateDir({ brand: "acme" }));
+ */
+export function resolveStateDir(options: StateDirOptions = {}): string {
+  const env = options.env ?? process.env;
+  const brand = options.brand ?? "rukh";
+  const named = env[stateDirVariable(brand)];
+  if (named) return named;
+  if (options.home) return options.home;
+  if (env.XDG_STATE_HOME) return join(env.XDG_STATE_HOME, brand);
+  return join(homedir(), ".local", "state", brand);
+}
