@@ -1,9 +1,12 @@
 // What the active profile offers, shown without starting any extension: the
 // MCP tool list of a preset and a Markdown reference of every command.
 
-import { builtinRoute, type CliBuiltin } from "@rukh/cli";
+import { statSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { builtinRoute, type CliBuiltin, terminalText } from "@rukh/cli";
 import type { CliRoute, McpTool, StateDirectory } from "@rukh/profile";
 import { candidates } from "./_current.js";
+import { docsCacheKey, keepDocs, readDocs } from "./_docs-cache.js";
 import { flag, text } from "./_inputs.js";
 import {
   type AdminBody,
@@ -67,9 +70,22 @@ export function catalogBuiltins(
       inputs: [PRESET],
       suggest: (_id, stateDir) => candidates(stateDir, "presets"),
       run: guarded(async (ctx, home, profile) => {
-        const md = await markdown(profile, home, brand, text(ctx.inputs, "preset"), admin);
+        const preset = text(ctx.inputs, "preset");
+        const revisionId = await home.activeRevisionId();
+        // A revision's reference is rendered once and kept: the same revision,
+        // preset, brand and build give the same text.
+        const key =
+          revisionId === null
+            ? undefined
+            : docsCacheKey([revisionId, preset ?? "", brand, build()]);
+        let md = key === undefined ? undefined : readDocs(home.root, key);
+        if (md === undefined) {
+          md = [...(await markdown(profile, home, brand, preset, admin))].join("");
+          if (key !== undefined) keepDocs(home.root, key, md);
+        }
         // --json gets the Markdown inside a versioned envelope, not bare Markdown.
-        print(ctx, md, { markdown: md });
+        if (ctx.json) print(ctx, md, { markdown: md });
+        else ctx.stdout.write(terminalText(md));
         return OK;
       }),
     },
@@ -146,41 +162,56 @@ function routeDoc(brand: string, r: CliRoute, mcp: boolean): string[] {
   return out;
 }
 
+/** This build of the CLI: the reference of its own commands changes with it. */
+function build(): string {
+  const entry = fileURLToPath(import.meta.url);
+  const st = statSync(entry);
+  return `${entry}:${st.size}:${st.mtimeMs}`;
+}
+
+/** The Markdown reference, section by section (each ends with a newline). */
 async function markdown(
   profile: Profile,
   home: StateDirectory,
   brand: string,
   preset: string | undefined,
   admin: () => readonly CliBuiltin[],
-): Promise<string> {
+): Promise<Iterable<string>> {
   const projection = await home.projection();
   const routes = profile.cliRoutes(projection);
-  const out = [
-    `# ${brand} command reference`,
-    "",
-    `Profile revision \`${projection.revisionId}\`.`,
-    "",
-    "## Commands",
-    "",
-  ];
-  for (const r of routes.commands) out.push(...routeDoc(brand, r, true));
-  // The brand's own commands, from their declarations: the same generator.
-  out.push("## Administration", "", `Built into ${brand}; never MCP tools.`, "");
+  const admins: CliRoute[] = [];
   for (const b of admin()) {
     const r = await builtinRoute(b);
-    if (r !== undefined && b.hidden !== true) out.push(...routeDoc(brand, r, false));
+    if (r !== undefined && b.hidden !== true) admins.push(r);
   }
-  const { tools, preset: name } = await allTools(profile, home, preset);
-  out.push(`## MCP tools (preset \`${name}\`)`, "");
-  if (tools.length === 0) out.push("No tools are visible to this preset.", "");
-  // A tool's description is its command's, written in the command's section above.
-  const pathOf = new Map(routes.commands.map((r) => [r.identity, r.path.join(" ")]));
-  for (const t of tools)
-    out.push(
-      `### ${t.title}`,
+  const name = preset ?? projection.config.defaultPreset;
+  presetOf(profile, projection.config, name);
+  // Every tool the preset sees, as its pages hold them, without building the pages.
+  const tools = profile.visibleTools(projection, name, projection.devExtensions);
+  const lines = (l: readonly string[]) => `${l.join("\n")}\n`;
+  return (function* () {
+    yield lines([
+      `# ${brand} command reference`,
       "",
-      `Name: \`${t.name}\` (command \`${t.identity}\`, \`${brand} ${pathOf.get(t.identity)}\`)`,
+      `Profile revision \`${projection.revisionId}\`.`,
       "",
-    );
-  return `${out.join("\n")}\n`;
+      "## Commands",
+      "",
+    ]);
+    for (const r of routes.commands) yield lines(routeDoc(brand, r, true));
+    // The brand's own commands, from their declarations: the same generator.
+    yield lines(["## Administration", "", `Built into ${brand}; never MCP tools.`, ""]);
+    for (const r of admins) yield lines(routeDoc(brand, r, false));
+    yield lines([`## MCP tools (preset \`${name}\`)`, ""]);
+    if (tools.length === 0) yield lines(["No tools are visible to this preset.", ""]);
+    // A tool's description is its command's, written in the command's section above.
+    const pathOf = new Map(routes.commands.map((r) => [r.identity, r.path.join(" ")]));
+    for (const t of tools)
+      yield lines([
+        `### ${t.title}`,
+        "",
+        `Name: \`${t.name}\` (command \`${t.identity}\`, \`${brand} ${pathOf.get(t.identity)}\`)`,
+        "",
+      ]);
+  })();
 }

@@ -1,0 +1,94 @@
+// The rendered `docs` of a revision, kept in the state directory's cache:
+// a revision is immutable, so its reference for one preset, brand and CLI
+// version is too. The first `docs` renders it and keeps it; later ones
+// stream the kept file after checking it against its SHA-256. Only a cache:
+// anything wrong with it (missing, damaged, unwritable disk) renders again.
+
+import { createHash, randomBytes } from "node:crypto";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+
+/** Rendered references kept at once (the newest; each is megabytes at 10,000 commands). */
+const KEPT = 4;
+/** Largest reference kept or read. */
+const MAX_BYTES = 256 * 1024 * 1024;
+
+const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+
+/** Where the reference of `parts` (revision, preset, brand, version…) is kept under `stateDir`. */
+export function docsCacheKey(parts: readonly string[]): string {
+  return sha256(JSON.stringify(["rukh.docs/1", ...parts]));
+}
+
+/** The kept reference of `key`, when it is there and matches its digest. */
+export function readDocs(stateDir: string, key: string): string | undefined {
+  const dir = join(stateDir, "cache", "docs");
+  try {
+    const digest = readFileSync(join(dir, `${key}.sha256`), "latin1").trim();
+    const fd = openSync(join(dir, `${key}.md`), constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      const size = fstatSync(fd).size;
+      if (size > MAX_BYTES) return undefined;
+      const bytes = Buffer.alloc(size);
+      let at = 0;
+      while (at < size) {
+        const n = readSync(fd, bytes, at, size - at, at);
+        if (n === 0) return undefined;
+        at += n;
+      }
+      return sha256(bytes) === digest ? bytes.toString("utf8") : undefined;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps `markdown` as the reference of `key` (best effort: a failure only means rendering again next time). */
+export function keepDocs(stateDir: string, key: string, markdown: string): void {
+  if (Buffer.byteLength(markdown) > MAX_BYTES) return;
+  const dir = join(stateDir, "cache", "docs");
+  try {
+    mkdirSync(dir, { recursive: true });
+    const tmp = (name: string) => join(dir, `.${name}.${randomBytes(6).toString("hex")}.tmp`);
+    // The file first, then its digest: a reader never takes a half-written file.
+    const md = tmp(`${key}.md`);
+    writeFileSync(md, markdown, { flag: "wx", mode: 0o644 });
+    renameSync(md, join(dir, `${key}.md`));
+    const sum = tmp(`${key}.sha256`);
+    writeFileSync(sum, `${sha256(markdown)}\n`, { flag: "wx", mode: 0o644 });
+    renameSync(sum, join(dir, `${key}.sha256`));
+    prune(dir);
+  } catch {
+    // Only a cache.
+  }
+}
+
+/** Removes all but the newest {@link KEPT} references, and temporary files left by a crash. */
+function prune(dir: string): void {
+  const kept = readdirSync(dir)
+    .filter((f) => f.endsWith(".md") && !f.startsWith("."))
+    .map((f) => ({ f, at: statSync(join(dir, f)).mtimeMs }))
+    .sort((a, b) => b.at - a.at);
+  for (const { f } of kept.slice(KEPT)) {
+    const key = f.slice(0, -".md".length);
+    for (const name of [`${key}.sha256`, f]) unlinkSync(join(dir, name));
+  }
+  const hour = Date.now() - 3_600_000;
+  for (const f of readdirSync(dir))
+    if (f.endsWith(".tmp") && statSync(join(dir, f)).mtimeMs < hour) unlinkSync(join(dir, f));
+}
