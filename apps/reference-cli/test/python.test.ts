@@ -49,6 +49,18 @@ describe.skipIf(missing !== undefined)(
       expect(checked.stdout).toContain("valid — jane.py@0.1.0, 1 command; unsigned");
     });
 
+    it("says when a program's interpreter is missing here, before any call fails", () => {
+      const file = join(pkg, "bin", "hello.py");
+      const text = readFileSync(file, "utf8");
+      writeFileSync(file, text.replace("#!/usr/bin/env python3", "#!/usr/bin/env python9"));
+      const r = rukh("ext", "validate", pkg);
+      expect(r.stdout).toContain(
+        "note: bin/hello.py starts with #!/usr/bin/env python9, which this machine does not have on /usr/bin:/bin: its first call would fail",
+      );
+      writeFileSync(file, text);
+      expect(rukh("ext", "validate", pkg).stdout).not.toContain("note:");
+    });
+
     it("runs linked and installed, and an edit on the next call", () => {
       expect(rukh("ext", "link", pkg).status).toBe(0);
       const ran = rukh("py", "hello", "Ada");

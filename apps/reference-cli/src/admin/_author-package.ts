@@ -9,6 +9,7 @@ import type { CliBuiltin } from "@rukh/cli";
 import { typesState } from "./_author-source.js";
 import {
   isInside,
+  missingInterpreters,
   refuseKeysInside,
   reportLines,
   signingKey,
@@ -41,6 +42,15 @@ export function packageBuiltins(
         const types = d === undefined ? undefined : typesState(dir, d, brand).state;
         if (types === "out of date")
           lines.push(`note: ${TYPES_FILE} is out of date; run: ${brand} ext types ${dir}`);
+        if (d !== undefined)
+          lines.push(
+            ...missingInterpreters(
+              dir,
+              d.commands
+                .filter((c) => c.execute.runtime === "native")
+                .map((c) => c.execute.program),
+            ),
+          );
         print(ctx, lines.join("\n"), {
           ok: report.ok,
           problems: report.problems,

@@ -148,3 +148,41 @@ export function reportLines(dir: string, report: PackageReport): string[] {
       : `${dir}: ${plural(report.problems.length, "problem")}; ${signed}`,
   ];
 }
+
+/** The `PATH` a command process gets (the core's child environment). */
+const COMMAND_PATH = ["/usr/bin", "/bin"];
+
+/**
+ * Native programs whose `#!` line names an interpreter this machine does not
+ * have where a command process looks (`/usr/bin:/bin`), each as a note: it
+ * would pass every install check and fail at its first call.
+ */
+export function missingInterpreters(dir: string, programs: readonly string[]): string[] {
+  const notes: string[] = [];
+  for (const program of new Set(programs)) {
+    let head: string;
+    try {
+      const fd = openSync(join(dir, program), "r");
+      try {
+        const buf = Buffer.alloc(256);
+        head = buf.subarray(0, readSync(fd, buf, 0, 256, 0)).toString("latin1");
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      continue;
+    }
+    if (!head.startsWith("#!")) continue;
+    const [interpreter, arg] = head.slice(2).split("\n")[0]!.trim().split(/\s+/);
+    if (interpreter === undefined) continue;
+    const found =
+      interpreter === "/usr/bin/env" && arg !== undefined
+        ? COMMAND_PATH.some((d) => existsSync(join(d, arg)))
+        : existsSync(interpreter);
+    if (!found)
+      notes.push(
+        `note: ${program} starts with #!${interpreter}${arg === undefined ? "" : ` ${arg}`}, which this machine does not have${interpreter === "/usr/bin/env" ? " on /usr/bin:/bin" : ""}: its first call would fail`,
+      );
+  }
+  return notes;
+}
