@@ -166,13 +166,14 @@ export function createCli(options: CliOptions): Cli {
     let t = await indexTable(s, root, builtins, verified, focus);
     if (typeof t === "number") return t;
     // A development link follows its directory; completion never waits for it.
-    if (
-      (t.loaded.table.dev?.size ?? 0) > 0 &&
-      rest[0] !== "__complete" &&
-      (await refreshDevLinks(s, root))
-    ) {
-      t = await indexTable(s, root, builtins, verified, focus);
-      if (typeof t === "number") return t;
+    // Whatever published (this refresh or another process's), the line is
+    // routed in the revision that is active now, which the call then pins.
+    if ((t.loaded.table.dev?.size ?? 0) > 0 && rest[0] !== "__complete") {
+      const now = await refreshDevLinks(s, root);
+      if (now !== undefined && now !== t.loaded.revisionId) {
+        t = await indexTable(s, root, builtins, verified, focus);
+        if (typeof t === "number") return t;
+      }
     }
     let focused = t.index.resolve(focus);
     // Words that name nothing in the part of the table read for them are

@@ -2,6 +2,7 @@ import type { CliCommandSpec, CliParameter } from "@rukh/descriptor";
 import type { CliRoute } from "@rukh/profile";
 import { stateDirVariable } from "@rukh/profile/route-cache";
 import type { CliBuiltin, Entry, GroupEntry, RouteIndex } from "./_routes.js";
+import { terminalText } from "./_terminal.js";
 
 /** Text styling; identity functions when colour is off. */
 export interface Style {
@@ -157,7 +158,7 @@ export function commandHelp(brand: string, entry: Entry, s: Style, declared?: Cl
   if (entry.dev !== undefined)
     lines.push(
       "",
-      `[dev] Linked for development from ${entry.dev}: unsigned, run from a copy taken`,
+      `[dev] Linked for development from ${terminalText(entry.dev)}: unsigned, run from a copy taken`,
       "when the directory last changed, and not visible to agents unless the owner names it.",
     );
   if (cli.passthrough)

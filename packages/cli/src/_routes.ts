@@ -109,7 +109,14 @@ export function tableSource(
   };
 }
 
-function devSource(dev: ReadonlyMap<string, string>, identity: string): string | undefined {
+/** The source directory of `target`'s development link, if it is one (a route that cannot be read is not). */
+function devSource(dev: ReadonlyMap<string, string>, target: CommandTarget): string | undefined {
+  let identity: string;
+  try {
+    identity = target.load().identity;
+  } catch {
+    return undefined;
+  }
   return dev.get(identity.slice(0, identity.indexOf("/")));
 }
 
@@ -203,24 +210,20 @@ export class RouteIndex {
       return false;
     };
     const commands = table.commands;
-    // Only where something is linked for development is each command's route read to mark it.
+    // Only where something is linked for development does an entry say
+    // whether it is, reading its route when help first asks.
     const dev = table.dev !== undefined && table.dev.size > 0 ? table.dev : undefined;
     for (let n = 0; n < commands.length; n++) {
       const head = commands[n]!;
       const target = new CommandTarget(head, table, n);
-      const source = dev === undefined ? undefined : devSource(dev, target.load().identity);
       for (let i = 0; i <= head.aliases.length; i++) {
         const path = i === 0 ? head.path : head.aliases[i - 1]!;
         const k = key(path);
         if (this.entries.has(k) || shadowed(path)) continue;
-        this.entries.set(k, {
-          path,
-          summary: head.summary,
-          target,
-          alias: i > 0,
-          hidden: false,
-          ...(source !== undefined && { dev: source }),
-        });
+        const entry = { path, summary: head.summary, target, alias: i > 0, hidden: false };
+        if (dev !== undefined)
+          Object.defineProperty(entry, "dev", { get: () => devSource(dev, target) });
+        this.entries.set(k, entry);
       }
     }
     for (const g of table.groups) {

@@ -76,6 +76,8 @@ export interface AdmissionInput {
   readonly revision: ProfileRevision;
   /** The revision's projection; needed only for MCP calls and tool names. */
   readonly projection: ToolProjection | undefined;
+  /** The development links MCP calls of this host may run (see `InvocationCoreOptions.devExtensions`). */
+  readonly devAllowed: readonly string[];
 }
 
 const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
@@ -177,6 +179,9 @@ export function admit(
       return no("feature_unsupported", "the command requires an unsupported feature");
     if (projection === undefined || !exposedTools(projection).has(identity))
       return no("not_exposed", "the command is not an exposed tool");
+    // Unsigned and the local user's own: only where the owner named it.
+    if (extension.dev !== undefined && !input.devAllowed.includes(extension.id))
+      return no("not_exposed", "the command is a development link this endpoint does not name");
     if (command.machine?.interaction === "optional")
       return no(
         "interaction_unavailable",

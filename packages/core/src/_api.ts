@@ -43,6 +43,12 @@ export interface InvocationCoreOptions {
    * Whichever it is must pass the ownership check.
    */
   readonly sandboxProgram?: string | null;
+  /**
+   * Development links (`ext link`) this host's MCP calls may run: an MCP
+   * endpoint's `devExtensions`. Any other development link is `not_exposed`
+   * to an MCP call, whatever the preset allows. Default none.
+   */
+  readonly devExtensions?: readonly string[];
 }
 
 /**

@@ -180,7 +180,14 @@ export async function createInvocationCore(
     } catch (e) {
       return storeCorrupt(e, id);
     }
-    const input: AdmissionInput = { request, binding, activeRevisionId, revision, projection };
+    const input: AdmissionInput = {
+      request,
+      binding,
+      activeRevisionId,
+      revision,
+      projection,
+      devAllowed: options.devExtensions ?? [],
+    };
     const target = targetOf(input);
     if ("reject" in target) return target;
     // The package must still be what was signed, every time it is used.

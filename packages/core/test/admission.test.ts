@@ -43,6 +43,8 @@ type Over = {
   binding?: Partial<HostBinding>;
   /** Changes to the revision's owner configuration and extensions. */
   revision?: (r: ProfileRevision) => ProfileRevision;
+  /** The development links the host's MCP calls may run. */
+  devAllowed?: readonly string[];
 };
 
 /** Admission exactly as the core runs it, on inputs read once from a real installed state. */
@@ -55,6 +57,7 @@ function decide(identity: string, values: Record<string, string | number>, over:
     activeRevisionId: revisionId,
     revision: rev,
     projection,
+    devAllowed: over.devAllowed ?? [],
   };
   const target = targetOf(input);
   if ("reject" in target) return target;
@@ -70,6 +73,11 @@ const withPreset = (name: string, over: object) => (r: ProfileRevision) => ({
     ...r.config,
     presets: { ...r.config.presets, [name]: { ...r.config.presets.default!, ...over } },
   },
+});
+
+const linked = (id: string) => (r: ProfileRevision) => ({
+  ...r,
+  extensions: r.extensions.map((e) => (e.id === id ? { ...e, dev: "/src/fx-main" } : e)),
 });
 
 const disabled = (id: string) => (r: ProfileRevision) => ({
@@ -111,6 +119,27 @@ describe("admission", () => {
       { name: "Ada" },
       { revision: disabled("fx.main") },
       "not_exposed",
+    ],
+    [
+      "a development link over MCP, by identity, where the host does not name it",
+      "fx.main/hello",
+      { name: "Ada" },
+      { revision: linked("fx.main") },
+      "not_exposed",
+    ],
+    [
+      "a development link over MCP where the host names it",
+      "fx.main/hello",
+      { name: "Ada" },
+      { revision: linked("fx.main"), devAllowed: ["fx.main"] },
+      "admitted",
+    ],
+    [
+      "a development link on the CLI",
+      "fx.main/hello",
+      { name: "Ada" },
+      { revision: linked("fx.main"), request: { surface: "cli" } },
+      "admitted",
     ],
     ["a passthrough program over MCP", "fx.main/pt", {}, {}, "passthrough_cli_only"],
     [

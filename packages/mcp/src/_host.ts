@@ -118,7 +118,11 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
   });
   let core: InvocationCore;
   try {
-    core = await createInvocationCore({ state, binding });
+    core = await createInvocationCore({
+      state,
+      binding,
+      devExtensions: options.devExtensions ?? [],
+    });
   } catch (e) {
     throw new McpError("state_unavailable", "cannot open the invocation core", { cause: e });
   }

@@ -23,7 +23,7 @@ import {
 import type { InstalledExtension } from "./_revision.js";
 import { type RouteRow, routesFileTextOf } from "./_routecache.js";
 import { buildRoutes, claimRoutes, type Routing } from "./_routes.js";
-import { checkCliOwnership } from "./_trust.js";
+import { checkCliOwnership, routingOwner } from "./_trust.js";
 import type { RouteCacheRead } from "./route-cache.js";
 
 /** The files and checks a publication derives, before its revision id is known. */
@@ -52,9 +52,9 @@ export function derive(
   extensions: readonly InstalledExtension[],
   loaded: readonly LoadedExtension[],
 ): Derivation {
-  checkCliOwnership(loaded.map((l) => l.descriptor));
-  const { routes, routeKey } = buildRoutes(loaded);
   const enabled = extensions.filter((e) => e.enabled);
+  checkCliOwnership(loaded.map((l, i) => routingOwner(l.descriptor, enabled[i]!)));
+  const { routes, routeKey } = buildRoutes(loaded);
   const parts = enabled.map((e, i) => packagePart(e.digest, loaded[i]!.descriptor));
   const rows = byPath(parts.flatMap((p) => p.rows));
   const descriptors = new Map(loaded.map((l) => [l.descriptor.id, l.descriptor]));
@@ -109,7 +109,7 @@ export function deriveCarried(
   const routings: Routing[] = enabled.map(
     (e) => fresh.get(e.digest) ?? base.catalog.routing(e.digest),
   );
-  checkCliOwnership(routings);
+  checkCliOwnership(routings.map((r, i) => routingOwner(r, enabled[i]!)));
   const { groups, routeKey } = claimRoutes(routings);
 
   const baseTools = new Map<string, IndexedTool[]>();

@@ -18,12 +18,14 @@ export interface LinkedPackage extends VerifiedPackage {
 /** Reads and checks the package directory `source` for a link. */
 export async function linkedPackage(source: string, config: OwnerConfig): Promise<LinkedPackage> {
   let real: string;
+  let isDir: boolean;
   try {
     real = await realpath(source);
+    isDir = (await lstat(real)).isDirectory();
   } catch (cause) {
     throw ioError(`cannot read package directory "${source}"`, cause);
   }
-  if (!(await lstat(real)).isDirectory())
+  if (!isDir)
     throw new ProfileError(
       "invalid_link",
       `"${source}" is not a directory; a development link runs a package from its source directory (install a .tgz with ext install)`,
@@ -36,9 +38,22 @@ export async function linkedPackage(source: string, config: OwnerConfig): Promis
 
 /** A development link that could not be read again: it keeps running its last linked copy. */
 export interface LinkProblem {
+  /** The extension id it is linked as. */
   readonly id: string;
+  /** Its source directory. */
   readonly source: string;
+  /** Why it was not linked again. */
   readonly message: string;
+}
+
+/** What `StateDirectory.refreshLinks` did. */
+export interface LinkRefresh {
+  /** The links linked again. */
+  readonly refreshed: readonly string[];
+  /** The links that keep their last copy, and why. */
+  readonly problems: readonly LinkProblem[];
+  /** The active revision afterwards (`null`: nothing is published). */
+  readonly revisionId: string | null;
 }
 
 /**

@@ -131,11 +131,11 @@ export function validateRevision(value: JsonValue): Validation<ProfileRevision> 
         (typeof e.dev !== "string" ||
           !e.dev.startsWith("/") ||
           e.dev.length > DEV_SOURCE_MAX_LENGTH ||
-          e.dev.includes("\0"))
+          /[\u0000-\u001f\u007f-\u009f]/.test(e.dev))
       )
         add(
           `${path}/dev`,
-          `expected an absolute directory of at most ${DEV_SOURCE_MAX_LENGTH} characters`,
+          `expected an absolute directory of at most ${DEV_SOURCE_MAX_LENGTH} characters, without control characters`,
         );
     });
   }

@@ -15,7 +15,7 @@ import {
 } from "./_config.js";
 import { temporaryName } from "./_debris.js";
 import { type Derivation, derive, deriveCarried } from "./_derive.js";
-import { type LinkProblem, linkedPackage, staleLinks } from "./_devlink.js";
+import { type LinkRefresh, linkedPackage, staleLinks } from "./_devlink.js";
 import { profileNaming, sameNaming, type ToolNaming } from "./_endpoints.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { collect, type GcOptions, type GcReport } from "./_gc.js";
@@ -107,6 +107,8 @@ export type ProfileChange =
       readonly source: string;
       /** As for `install`: a preset that gets `<extension id>/*` when this links a new extension. */
       readonly allowIn?: string;
+      /** Refuse the link (`invalid_link`) unless the directory declares this id. */
+      readonly expectId?: string;
     }
   | { readonly op: "remove"; readonly id: string }
   | { readonly op: "enable"; readonly id: string }
@@ -584,6 +586,11 @@ export class StateDirectory {
             );
           const pkg = await linkedPackage(change.source, config);
           const d = pkg.descriptor;
+          if (change.expectId !== undefined && d.id !== change.expectId)
+            throw new ProfileError(
+              "invalid_link",
+              `${pkg.source} now declares "${d.id}", not "${change.expectId}"; unlink ${change.expectId} and link the directory again`,
+            );
           const prior = extensions.get(d.id);
           if (prior !== undefined && prior.dev === undefined)
             throw new ProfileError(
@@ -870,22 +877,39 @@ export class StateDirectory {
    * @example
    * const { refreshed, problems } = await home.refreshLinks();
    */
-  async refreshLinks(): Promise<{ refreshed: string[]; problems: LinkProblem[] }> {
+  async refreshLinks(): Promise<LinkRefresh> {
     for (let attempt = 0; ; attempt++) {
       const base = await this.activeRevisionId();
-      if (base === null) return { refreshed: [], problems: [] };
+      if (base === null) return { refreshed: [], problems: [], revisionId: null };
       const { stale, problems } = await staleLinks(await this.readRevision(base));
-      if (stale.length === 0) return { refreshed: [], problems };
+      if (stale.length === 0) return { refreshed: [], problems, revisionId: base };
+      const change = (p: (typeof stale)[number]) => ({
+        op: "link" as const,
+        source: p.source,
+        expectId: p.descriptor.id,
+      });
       try {
-        await this.apply(
-          stale.map((p) => ({ op: "link", source: p.source })),
-          { base },
-        );
-        return { refreshed: stale.map((p) => p.descriptor.id), problems };
+        const published = await this.apply(stale.map(change), { base });
+        return {
+          refreshed: stale.map((p) => p.descriptor.id),
+          problems,
+          revisionId: published.revisionId,
+        };
       } catch (e) {
         // Another process published first (perhaps the same refresh): look again.
-        if (!(e instanceof ProfileError && e.code === "conflict") || attempt > 2) throw e;
+        if (e instanceof ProfileError && e.code === "conflict" && attempt < 3) continue;
+        if (stale.length === 1) throw e;
       }
+      // One of them cannot be linked: each on its own, so that it alone keeps its last copy.
+      const refreshed: string[] = [];
+      for (const p of stale)
+        try {
+          await this.apply([change(p)]);
+          refreshed.push(p.descriptor.id);
+        } catch (e) {
+          problems.push({ id: p.descriptor.id, source: p.source, message: (e as Error).message });
+        }
+      return { refreshed, problems, revisionId: await this.activeRevisionId() };
     }
   }
 

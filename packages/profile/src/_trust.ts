@@ -5,6 +5,7 @@
 
 import type { TrustedPublisher } from "./_config.js";
 import { ProfileError } from "./_errors.js";
+import type { InstalledExtension } from "./_revision.js";
 import type { Routing } from "./_routes.js";
 
 /**
@@ -125,6 +126,20 @@ export function checkNamespaces(
         `publisher "${p.id}" may install extension ids in ${owned.join(", ")}; "${e.id}" is outside them`,
       );
   }
+}
+
+/**
+ * Who owns what `routing` claims in the CLI: its publisher, except for a
+ * development link, which owns only what it brings itself. Its descriptor
+ * may name any publisher, and no key stands behind that.
+ */
+export function routingOwner(routing: Routing, installed: InstalledExtension): Routing {
+  return installed.dev === undefined
+    ? routing
+    : {
+        ...routing,
+        publisher: `${routing.publisher}, unsigned (development link ${installed.id})`,
+      };
 }
 
 /**

@@ -185,9 +185,8 @@ function signatureOf(
 
 /** Where the member `pointer` names is, or its nearest ancestor that is there (a missing member's object). */
 function nearestOffset(text: string, pointer: string): number | undefined {
-  for (let p = pointer; p !== ""; p = p.slice(0, p.lastIndexOf("/"))) {
+  for (let p = pointer; ; p = p.slice(0, p.lastIndexOf("/"))) {
     const offset = pointerOffset(text, p);
-    if (offset !== undefined) return offset;
+    if (offset !== undefined || p === "") return offset;
   }
-  return undefined;
 }

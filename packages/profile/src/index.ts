@@ -17,7 +17,7 @@ export {
 } from "./_config.js";
 export type { TemporaryDebris } from "./_debris.js";
 export { findTemporaryDebris, removeTemporaryDebris } from "./_debris.js";
-export type { LinkProblem } from "./_devlink.js";
+export type { LinkProblem, LinkRefresh } from "./_devlink.js";
 export type { McpEndpoint, McpEndpointConfig, ToolNaming } from "./_endpoints.js";
 export {
   DEFAULT_ENDPOINT,

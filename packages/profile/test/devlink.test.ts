@@ -19,7 +19,10 @@ const work = tempDir();
 /** An unsigned package directory of `id` from publisher `jane`, whom nobody trusts. */
 function unsigned(id: string, summary = "Run hello"): string {
   const dir = mkdtempSync(join(work, "dev-"));
-  const d = descriptor(id, "jane", [{ id: "hello" }]) as { commands: { summary: string }[] };
+  const group = id.slice(id.lastIndexOf(".") + 1);
+  const d = descriptor(id, "jane", [{ id: "hello", path: [group, "hello"] }]) as {
+    commands: { summary: string }[];
+  };
   d.commands[0]!.summary = summary;
   writeFileSync(join(dir, "rukh-extension.json"), JSON.stringify(d));
   mkdirSync(join(dir, "bin"));
@@ -77,11 +80,11 @@ describe("development links", () => {
     const home = await state();
     const dir = unsigned("jane.hello");
     const first = await home.link(dir);
-    expect(await home.refreshLinks()).toEqual({ refreshed: [], problems: [] });
+    expect(await home.refreshLinks()).toMatchObject({ refreshed: [], problems: [] });
     const file = join(dir, "rukh-extension.json");
     writeFileSync(file, readFileSync(file, "utf8").replace("Run hello", "Say hello"));
     const r = await home.refreshLinks();
-    expect(r).toEqual({ refreshed: ["jane.hello"], problems: [] });
+    expect(r).toMatchObject({ refreshed: ["jane.hello"], problems: [] });
     const now = await home.projection();
     expect(now.revisionId).not.toBe(first.revisionId);
     expect(now.routes.commands.find((c) => c.identity === "jane.hello/hello")?.cli.summary).toBe(
@@ -108,6 +111,58 @@ describe("development links", () => {
     await expect(home.link(join(signed, "rukh-extension.json"))).rejects.toMatchObject({
       code: "invalid_link",
     });
+  });
+
+  it("own only what they bring to the CLI: no command under a trusted publisher's group", async () => {
+    const home = await state();
+    await home.install(
+      await makePackage(
+        work,
+        descriptor("acme.files", "acme", [{ id: "ls", path: ["files", "ls"] }]),
+      ),
+    );
+    // An unsigned directory that says it is acme's, adding a command to acme's group.
+    const dir = unsigned("acme.more");
+    const file = join(dir, "rukh-extension.json");
+    const d = JSON.parse(readFileSync(file, "utf8"));
+    d.publisher = "acme";
+    d.commands[0].path = ["files", "evil"];
+    writeFileSync(file, JSON.stringify(d));
+    await expect(home.link(dir)).rejects.toMatchObject({ code: "group_conflict" });
+  });
+
+  it("link again one by one when one of them cannot be, and never under another id", async () => {
+    const home = await state();
+    const good = unsigned("jane.hello");
+    const other = unsigned("jane.other");
+    await home.apply([
+      { op: "link", source: good },
+      { op: "link", source: other },
+    ]);
+    const edit = (dir: string, from: string, to: string) => {
+      const f = join(dir, "rukh-extension.json");
+      writeFileSync(f, readFileSync(f, "utf8").replace(from, to));
+    };
+    edit(good, "Run hello", "Say hello");
+    // The other one now claims the first one's path: it cannot be linked again.
+    edit(
+      other,
+      '"path":["other","hello"]',
+      '"path":["other","hello"],"aliases":[["hello","hello"]]',
+    );
+    const r = await home.refreshLinks();
+    expect(r.refreshed).toEqual(["jane.hello"]);
+    expect(r.problems.map((p) => p.id)).toEqual(["jane.other"]);
+    expect(r.problems[0]?.message).toContain('cannot add "hello hello" under it');
+    expect(r.revisionId).toBe(await home.activeRevisionId());
+    // A directory that now declares another id is never linked under it.
+    edit(other, '"id":"jane.other"', '"id":"jane.renamed"');
+    await expect(
+      home.apply([{ op: "link", source: other, expectId: "jane.other" }]),
+    ).rejects.toMatchObject({ code: "invalid_link" });
+    expect((await home.refreshLinks()).problems[0]?.message).toContain(
+      'now declares "jane.renamed"',
+    );
   });
 
   it("are checked where the owner names them and where a revision records them", () => {
@@ -139,7 +194,7 @@ describe("development links", () => {
       commandGeneration: 1,
     });
     expect(validateRevision(revision("/src/hello") as never).ok).toBe(true);
-    for (const dev of ["relative/dir", 7, `/${"x".repeat(5000)}`])
+    for (const dev of ["relative/dir", 7, `/${"x".repeat(5000)}`, "/src/\u001b[2Jx"])
       expect(validateRevision(revision(dev) as never).ok, String(dev)).toBe(false);
   });
 });

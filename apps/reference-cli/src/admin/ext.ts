@@ -113,7 +113,7 @@ export function extBuiltins(
         const exts = revision?.extensions ?? [];
         const lines = exts.map(
           (e) =>
-            `${e.id}@${e.version}  ${e.publisher}  ${e.enabled ? "enabled" : "disabled"}  ${e.digest.slice(0, 12)}${e.dev === undefined ? "" : `  [dev] linked from ${e.dev}`}`,
+            `${e.id}@${e.version}  ${e.publisher}  ${e.enabled ? "enabled" : "disabled"}  ${e.digest.slice(0, 12)}${e.dev === undefined ? "" : `  [dev] linked from ${safe(e.dev)}`}`,
         );
         print(ctx, lines.length ? lines.join("\n") : "no extensions installed", exts);
         return OK;
