@@ -78,7 +78,9 @@ describe("ext test", () => {
     );
     expect(unknown.stderr).toContain("/0/expect/text: expected one of outcome, reason");
     const noCommand = rukh("ext", "test", pkg, "--cases", cases([{ ...greets, command: "bye" }]));
-    expect(noCommand.status).not.toBe(0);
-    expect(noCommand.stderr).toContain('declares no command "jane.hello/bye"');
+    expect(noCommand.status).toBe(2);
+    expect(noCommand.stderr).toContain(
+      '/0/command: the package declares no command "jane.hello/bye"',
+    );
   });
 });

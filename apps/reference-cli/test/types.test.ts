@@ -60,6 +60,12 @@ const stats = {
           mode: { type: "string", enum: ["fast", "exact"] },
           "tag-list": { type: "array", items: { type: "string" }, maxItems: 4 },
           note: { type: "null" },
+          grid: {
+            type: "array",
+            maxItems: 2,
+            items: { type: "array", maxItems: 2, items: { type: "integer" } },
+          },
+          empty: { type: "object", properties: {}, additionalProperties: false },
         },
         required: ["total", "mode", "tag-list"],
         additionalProperties: false,
@@ -67,6 +73,15 @@ const stats = {
     },
   },
   machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
+};
+
+/** A command without a declared result (not machine-eligible): its handler may return nothing. */
+const plain = {
+  id: "plain",
+  path: ["hi", "plain"],
+  summary: "Do something quietly",
+  inputs: [],
+  execute: { mapping: "managed", program: "bin/hello.js", runtime: "node" },
 };
 
 const goodHandlers = `import { structuredResult, textResult } from "@rukh/ipc";
@@ -77,8 +92,9 @@ export const handlers: Handlers = {
   "jane.hi/stats": (ctx) => {
     const tags: readonly string[] = ctx.inputs.tags ?? [];
     const mode: "fast" | "exact" = ctx.inputs.mode;
-    return structuredResult({ total: ctx.inputs.count * 2, mode, "tag-list": tags });
+    return structuredResult({ total: ctx.inputs.count * 2, mode, "tag-list": tags, grid: [[1, 2]] });
   },
+  "jane.hi/plain": () => undefined,
 };
 `;
 
@@ -100,7 +116,7 @@ describe("typed handlers", () => {
     const descriptor = JSON.parse(readFileSync(descriptorFile, "utf8"));
     writeFileSync(
       descriptorFile,
-      JSON.stringify({ ...descriptor, commands: [...descriptor.commands, stats] }, null, 2),
+      JSON.stringify({ ...descriptor, commands: [...descriptor.commands, stats, plain] }, null, 2),
     );
     const stale = rukh("ext", "types", pkg, "--check");
     expect(stale.status).toBe(4);
@@ -110,7 +126,7 @@ describe("typed handlers", () => {
     const wrote = rukh("ext", "types", pkg);
     expect(wrote.status, wrote.stderr).toBe(0);
     expect(wrote.stdout).toContain("wrote");
-    expect(wrote.stdout).toContain("2 command types of jane.hi@0.1.0");
+    expect(wrote.stdout).toContain("3 command types of jane.hi@0.1.0");
     const types = readFileSync(join(pkg, "rukh-types.d.ts"), "utf8");
     // The summary cannot close the comment it is quoted in.
     expect(types).toContain("Count things *\\/ carefully");
@@ -133,19 +149,23 @@ describe("typed handlers", () => {
         /TS(2339|2551): Property 'nmae' does not exist on type '\{ readonly name: string; \}'/,
       ],
       ["an input of the wrong type", "ctx.inputs.count * 2", /TS2362|TS2322/],
-      ["a missing result member", ', "tag-list": tags });', /TS2741|TS2322|TS2345/],
+      ["a missing result member", ', "tag-list": tags, grid', /TS2741|TS2322|TS2345/],
       ["a value outside an enum", 'const mode: "fast" | "exact" = ctx.inputs.mode;', /TS2322/],
       ["a command that does not exist", '"jane.hi/hello":', /TS2353|TS2561/],
+      ["a misspelt optional result member", "grid: [[1, 2]]", /TS2353|TS2561/],
+      ["a value that is not JSON", "grid: [[1, 2]]", /TS2322/],
     ];
     const broken = [
       goodHandlers.replace("ctx.inputs.name}", "ctx.inputs.nmae}"),
       goodHandlers.replace("ctx.inputs.count * 2", 'ctx.inputs.mode + "x"'),
-      goodHandlers.replace(', "tag-list": tags });', " });"),
+      goodHandlers.replace(', "tag-list": tags, grid', ", grid"),
       goodHandlers.replace(
         'const mode: "fast" | "exact" = ctx.inputs.mode;',
         'const mode = "slow" as const;',
       ),
       goodHandlers.replace('"jane.hi/hello":', '"jane.hi/helo":'),
+      goodHandlers.replace("grid: [[1, 2]]", "gird: [[1, 2]]"),
+      goodHandlers.replace("grid: [[1, 2]]", "grid: [[new Date()]]"),
     ];
     for (const [i, [what, , expected]] of mistakes.entries()) {
       writeFileSync(join(pkg, "src", "handlers.ts"), broken[i]!);
@@ -181,7 +201,7 @@ describe("typed handlers", () => {
     expect(ran.status, ran.stderr).toBe(0);
     expect(JSON.parse(ran.stdout).commandResult).toEqual({
       kind: "structured",
-      data: { total: 6, mode: "exact", "tag-list": ["a", "b"] },
+      data: { total: 6, mode: "exact", "tag-list": ["a", "b"], grid: [[1, 2]] },
     });
   });
 });

@@ -97,16 +97,16 @@ export default async (suite) => {
   await suite.compare("cli adapter alone: start-up of the acme fixture (spawned)", {
     baseline: ["node -e ''", run(["-e", ""], {})],
     cases: [
-      ["acme --help, 10 commands", run([BIN, "--help"], { RUKH_HOME: small })],
-      ["acme g0 c1 --help, 10 commands", run([BIN, "g0", "c1", "--help"], { RUKH_HOME: small })],
-      ["acme --help, 1,000 commands", run([BIN, "--help"], { RUKH_HOME: large })],
+      ["acme --help, 10 commands", run([BIN, "--help"], { ACME_HOME: small })],
+      ["acme g0 c1 --help, 10 commands", run([BIN, "g0", "c1", "--help"], { ACME_HOME: small })],
+      ["acme --help, 1,000 commands", run([BIN, "--help"], { ACME_HOME: large })],
       [
         "acme g7 c42 --help, 1,000 commands",
-        run([BIN, "g7", "c42", "--help"], { RUKH_HOME: large }),
+        run([BIN, "g7", "c42", "--help"], { ACME_HOME: large }),
       ],
       [
         "acme __complete g7 c, 1,000 commands",
-        run([BIN, "__complete", "--", "g7", "c"], { RUKH_HOME: large }),
+        run([BIN, "__complete", "--", "g7", "c"], { ACME_HOME: large }),
       ],
     ],
     samples: 15,

@@ -27,31 +27,39 @@ export function descriptorTypes(
 ): string {
   const runtime = options.runtimeModule ?? "@rukh/ipc";
   const typed = descriptor.format !== "rukh.extension/1";
-  const kinds = new Set(descriptor.commands.map((c) => c.execute.result?.kind));
-  const imports = typed
-    ? [
-        ...(kinds.has("structured") ? ["StructuredResult"] : []),
-        ...(kinds.has("text") ? ["TextResult"] : []),
-        "TypedHandler",
-      ]
-    : ["CommandHandler"];
+  // A passthrough program gets its arguments, not a handler.
+  const managed = descriptor.commands.filter((c) => c.execute.mapping === "managed");
+  const kinds = new Set(managed.map((c) => (typed ? c.execute.result?.kind : undefined)));
+  // `Handlers` names both handler types, whichever its commands need.
+  const imports = [
+    "CommandHandler",
+    ...(kinds.has("structured") ? ["StructuredResult"] : []),
+    ...(kinds.has("text") ? ["TextResult"] : []),
+    "TypedHandler",
+  ];
   const lines = [
-    `// Generated${options.generator === undefined ? "" : ` by \`${options.generator}\``} from rukh-extension.json (${descriptor.id}@${descriptor.version}).`,
+    `// Generated${options.generator === undefined ? "" : ` by \`${options.generator.replace(/\s+/g, " ")}\``} from rukh-extension.json (${descriptor.id}@${descriptor.version}).`,
     "// Regenerate it after every change to the descriptor; edits here are lost.",
     `import type { ${imports.join(", ")} } from ${JSON.stringify(runtime)};`,
     "",
-    "/** Every command of this extension: its inputs, defaults applied, and its result. */",
+    "/** Every managed command of this extension: its inputs, defaults applied, and its result (`undefined`: none declared). */",
     "export type Commands = {",
-    ...descriptor.commands.flatMap((c) => commandEntry(c, typed)),
+    ...managed.flatMap((c) => commandEntry(c, typed)),
     "};",
     "",
     "/** The inputs of command `K`. */",
     'export type Inputs<K extends keyof Commands> = Commands[K]["inputs"];',
     "/** The result of command `K`. */",
     'export type Result<K extends keyof Commands> = Commands[K]["result"];',
-    "/** One handler per command, as `runCommandProcess` takes them. */",
+    "/**",
+    " * One handler per command, as `runCommandProcess` takes them; a command",
+    " * that declares a result must return one. A package whose commands run in",
+    " * several programs gives each program `Pick<Handlers, …>` of its own.",
+    " */",
     "export type Handlers = {",
-    `  readonly [K in keyof Commands]: ${typed ? "TypedHandler<Inputs<K>, Result<K>>" : "CommandHandler<Inputs<K>>"};`,
+    "  readonly [K in keyof Commands]: [Result<K>] extends [undefined]",
+    "    ? CommandHandler<Inputs<K>>",
+    "    : TypedHandler<Inputs<K>, Result<K>>;",
     "};",
     "",
   ];
@@ -68,7 +76,7 @@ function commandEntry(command: CommandSpec, typed: boolean): string[] {
     "    };",
     `    readonly result: ${
       !typed || result === undefined
-        ? "unknown"
+        ? "undefined"
         : result.kind === "text"
           ? "TextResult"
           : `StructuredResult<${schemaType(result.schema, "    ")}>`
@@ -109,7 +117,10 @@ function schemaType(schema: ResultSchema, indent: string): string {
         ...doc(property.description ?? property.title, inner),
         `${inner}readonly ${key(name)}${required.has(name) ? "" : "?"}: ${schemaType(property, inner)};`,
       ]);
-      return members.length === 0 ? "{}" : `{\n${members.join("\n")}\n${indent}}`;
+      // A closed object without members holds nothing: `{}` would take any value.
+      return members.length === 0
+        ? "{ readonly [key: string]: never }"
+        : `{\n${members.join("\n")}\n${indent}}`;
     }
     case "array":
       return `readonly ${wrap(schemaType(schema.items, indent))}[]`;
@@ -130,9 +141,9 @@ function key(name: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(name) ? name : JSON.stringify(name);
 }
 
-/** Parenthesises a union or a multi-line type before `[]`. */
+/** Parenthesises a union or a read-only array before `[]`. */
 function wrap(type: string): string {
-  return type.includes(" | ") || type.includes("\n") ? `(${type})` : type;
+  return type.includes(" | ") || type.startsWith("readonly ") ? `(${type})` : type;
 }
 
 /** A one-line JSDoc comment, or nothing; `*\/` in publisher text cannot end it early. */

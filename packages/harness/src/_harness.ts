@@ -4,7 +4,7 @@
 // machine state read or written.
 
 import { generateKeyPairSync } from "node:crypto";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
@@ -58,8 +58,9 @@ export interface Harness {
    * JSON inputs exactly as an MCP client sends arguments.
    */
   call(command: string, inputs?: JsonObject, options?: CallOptions): Promise<HarnessOutcome>;
-  /** Stops the core and removes the temporary directory. */
+  /** Stops the core and removes the temporary directory (also as `await using`). */
   close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /**
@@ -90,7 +91,10 @@ async function open(dir: string, work: string, options: HarnessOptions): Promise
   const pkg = join(work, "package");
   // The copy keeps links as links, so an install refuses them as it would the original.
   cpSync(dir, pkg, { recursive: true, verbatimSymlinks: true });
-  const parsed = parseDescriptor(readFileSync(join(pkg, "rukh-extension.json")));
+  const file = join(pkg, "rukh-extension.json");
+  if (!existsSync(file))
+    throw new Error(`${dir} has no rukh-extension.json: it is not an extension package`);
+  const parsed = parseDescriptor(readFileSync(file));
   if (!parsed.ok)
     throw new Error(
       `${join(dir, "rukh-extension.json")} is not a valid descriptor: ${parsed.issues
@@ -136,6 +140,13 @@ async function open(dir: string, work: string, options: HarnessOptions): Promise
     },
   });
   const byIdentity = new Map(d.commands.map((c) => [c.identity, c]));
+  async function close(): Promise<void> {
+    try {
+      await core.close();
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  }
   return {
     id: d.id,
     version: d.version,
@@ -149,10 +160,8 @@ async function open(dir: string, work: string, options: HarnessOptions): Promise
         inputs,
         callOptions,
       ),
-    close: async () => {
-      await core.close();
-      rmSync(work, { recursive: true, force: true });
-    },
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }
 

@@ -102,6 +102,18 @@ export type TypedHandler<I, R> = (context: CommandContext<I>) => ResultOf<R> | P
 
 type ResultOf<R> = CommandSuccess<R> & { readonly commandResult: R };
 
+/**
+ * A JSON value as a handler builds it (read-only arrays and objects allowed,
+ * `undefined` for an absent member): what {@link structuredResult} takes.
+ */
+export type JsonData =
+  | null
+  | boolean
+  | number
+  | string
+  | readonly JsonData[]
+  | { readonly [key: string]: JsonData | undefined };
+
 /** A command-result/1 text result. */
 export interface TextResult {
   readonly kind: "text";
@@ -184,8 +196,8 @@ export function textResult(
  * @example
  * return structuredResult({ changed: 3, files: ["a.ts"] });
  */
-export function structuredResult<D extends JsonValue | object>(
-  data: D,
+export function structuredResult<D extends JsonData>(
+  data: NoInfer<D>,
   extras?: ResultExtras,
 ): CommandSuccess<StructuredResult<D>> & { readonly commandResult: StructuredResult<D> } {
   return { ...extras, commandResult: { kind: "structured", data } };

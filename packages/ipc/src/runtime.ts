@@ -10,6 +10,7 @@ export type {
   CommandHandler,
   CommandLogger,
   CommandSuccess,
+  JsonData,
   ResultExtras,
   RunCommandProcessOptions,
   StructuredResult,

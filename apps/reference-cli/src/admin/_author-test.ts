@@ -58,6 +58,14 @@ export function testBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
           enforcement: ctx.inputs.strict === true ? "strict" : "host-trusted",
         });
         try {
+          // Every case names a command the package declares, before any runs.
+          cases.forEach((c, i) => {
+            const identity = c.command.includes("/") ? c.command : `${h.id}/${c.command}`;
+            if (!h.commands.includes(identity))
+              throw new UsageError(
+                `--cases ${casesFile} /${i}/command: the package declares no command ${JSON.stringify(identity)}; it declares ${h.commands.join(", ")}`,
+              );
+          });
           return await runCases(ctx, h, cases);
         } finally {
           await h.close();
@@ -123,7 +131,8 @@ async function readCases(file: string): Promise<TestCase[]> {
         throw wrong(`${at}/${k}`, "no such member (name, command, inputs, surface, expect)");
     if (typeof c.command !== "string" || c.command === "")
       throw wrong(`${at}/command`, "a command id or identity");
-    if (c.name !== undefined && typeof c.name !== "string") throw wrong(`${at}/name`, "a string");
+    if (c.name !== undefined && (typeof c.name !== "string" || c.name.length > 200))
+      throw wrong(`${at}/name`, "a string of at most 200 characters");
     const inputs = c.inputs ?? {};
     if (typeof inputs !== "object" || inputs === null || Array.isArray(inputs))
       throw wrong(`${at}/inputs`, "an object of inputs");
