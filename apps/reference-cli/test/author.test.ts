@@ -1,34 +1,24 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import {
   chmodSync,
   cpSync,
   existsSync,
-  mkdtempSync,
   readFileSync,
   rmSync,
   statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { removeDir } from "@rukh/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types
 import { buildExamples } from "../scripts/examples.mjs";
+import { authorWork, mcpRequests, toolCall } from "./_author.js";
 import { RUKH_BIN } from "./_sleeper.js";
 
 // An author's keys and signature, from the built CLI: keygen, ext sign, and
 // an owner who trusts the new key installing and running the package.
-const work = mkdtempSync(join(tmpdir(), "rukh-cli-author-"));
-afterAll(() => removeDir(work));
-const home = join(work, "home");
-const rukh = (...args: string[]) =>
-  spawnSync(RUKH_BIN, args, {
-    encoding: "utf8",
-    cwd: work,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: home },
-  });
+const { work, rukh } = authorWork("rukh-cli-author-");
 
 describe("keygen and ext sign", () => {
   it("make a key pair only the owner can read, sign a package that installs and runs, and never print the private key", async () => {
@@ -136,37 +126,12 @@ describe("keygen and ext sign", () => {
     const name = tools.find(
       (t: { identity: string }) => t.identity === "acme.tools/misbehave",
     ).name;
-    const request = {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: {
-        name,
-        arguments: { mode: "bad-result" },
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    };
-    // Input stays open until the answer: end of input would be the client leaving.
-    // biome-ignore lint/suspicious/noExplicitAny: the test reads a wire message member by member
-    const reply = await new Promise<Record<string, any>>((resolve, reject) => {
-      const child = spawn(RUKH_BIN, ["mcp", "serve", "--preset", "default"], {
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: home },
-        stdio: ["pipe", "pipe", "ignore"],
-      });
-      let out = "";
-      child.stdout.on("data", (d: Buffer) => {
-        out += d.toString("utf8");
-        if (out.includes("\n")) {
-          child.stdin.end();
-          resolve(JSON.parse(out.slice(0, out.indexOf("\n"))));
-        }
-      });
-      child.on("exit", () => reject(new Error("the server ended without answering")));
-      child.stdin.write(`${JSON.stringify(request)}\n`);
-    });
+    const [reply] = await mcpRequests(
+      { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: join(work, "home") },
+      ["--preset", "default"],
+      [toolCall(name, { mode: "bad-result" })],
+    );
+    if (reply === undefined) throw new Error("no answer");
     expect(reply.result.structuredContent).toMatchObject({ reason: "invalid_result" });
     expect(JSON.parse(reply.result.content[1].text)).toEqual({
       message: "the command's result does not match its declaration",

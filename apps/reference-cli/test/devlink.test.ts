@@ -1,58 +1,20 @@
-import { spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeDir } from "@rukh/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RUKH_BIN } from "./_sleeper.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { authorWork, MODERN_META, mcpRequests, toolCall } from "./_author.js";
 
 // The development loop from the built CLI: `ext link` runs an unsigned
 // package from its directory, every edit is what the next call runs, it is
 // marked wherever it shows, and no MCP endpoint sees it unless the owner
 // names it there.
-const work = mkdtempSync(join(tmpdir(), "rukh-cli-dev-"));
-afterAll(() => removeDir(work));
-const home = join(work, "home");
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: home };
-const rukh = (...args: string[]) => spawnSync(RUKH_BIN, args, { encoding: "utf8", cwd: work, env });
+const { work, env, rukh } = authorWork("rukh-cli-dev-");
 const pkg = join(work, "hello");
 const handlers = join(pkg, "src", "handlers.mjs");
 const descriptorFile = join(pkg, "rukh-extension.json");
 
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
-
-/** Sends each request to a fresh `mcp serve` and returns the replies, in order. */
-// biome-ignore lint/suspicious/noExplicitAny: the test reads wire messages member by member
-function mcp(args: string[], requests: object[]): Promise<Record<string, any>[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(RUKH_BIN, ["mcp", "serve", ...args], {
-      env,
-      stdio: ["pipe", "pipe", "ignore"],
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString("utf8");
-      const lines = out.split("\n").filter((l) => l !== "");
-      if (lines.length === requests.length) {
-        child.stdin.end();
-        // Answers may arrive in any order: by id.
-        resolve(lines.map((l) => JSON.parse(l)).sort((a, b) => a.id - b.id));
-      }
-    });
-    child.on("exit", () => reject(new Error(`the server ended after: ${out}`)));
-    requests.forEach((r, i) => {
-      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: i + 1, ...r })}\n`);
-    });
-  });
-}
-const list = { method: "tools/list", params: { _meta: META } };
-const call = (name: string) => ({
-  method: "tools/call",
-  params: { name, arguments: { name: "Ada" }, _meta: META },
-});
+const list = { method: "tools/list", params: { _meta: MODERN_META } };
+const call = (name: string) => toolCall(name, { name: "Ada" });
+const mcp = (args: string[], requests: object[]) => mcpRequests(env, args, requests);
 
 describe("ext link", () => {
   beforeAll(() => {

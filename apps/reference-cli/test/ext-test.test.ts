@@ -1,22 +1,11 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeDir } from "@rukh/testkit";
-import { afterAll, describe, expect, it } from "vitest";
-import { RUKH_BIN } from "./_sleeper.js";
+import { describe, expect, it } from "vitest";
+import { authorWork } from "./_author.js";
 
 // `ext test` from the built CLI: a package's commands through the real core,
 // in a throw-away state directory with a throw-away key, checked case by case.
-const work = mkdtempSync(join(tmpdir(), "rukh-cli-ext-test-"));
-afterAll(() => removeDir(work));
-const home = join(work, "home");
-const rukh = (...args: string[]) =>
-  spawnSync(RUKH_BIN, args, {
-    encoding: "utf8",
-    cwd: work,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: home },
-  });
+const { work, rukh } = authorWork("rukh-cli-ext-test-");
 const pkg = join(work, "hello");
 const cases = (list: object[]) => {
   const file = join(work, "cases.json");

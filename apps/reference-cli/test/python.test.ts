@@ -1,10 +1,8 @@
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeDir } from "@rukh/testkit";
-import { afterAll, describe, expect, it } from "vitest";
-import { RUKH_BIN } from "./_sleeper.js";
+import { describe, expect, it } from "vitest";
+import { authorWork, mcpRequests, toolCall } from "./_author.js";
 
 // A Python extension from the built CLI: `ext init --lang python` writes a
 // package whose own tests pass, that validates, links, installs and runs,
@@ -16,11 +14,7 @@ const strictMissing = existsSync("/usr/bin/bwrap") ? undefined : "bubblewrap is 
 if (strictMissing !== undefined)
   console.warn(`skipping the Python skeleton in the strict sandbox: ${strictMissing}`);
 
-const work = mkdtempSync(join(tmpdir(), "rukh-cli-python-"));
-afterAll(() => removeDir(work));
-const home = join(work, "home");
-const env = { PATH: "/usr/bin:/bin", RUKH_HOME: home };
-const rukh = (...args: string[]) => spawnSync(RUKH_BIN, args, { encoding: "utf8", cwd: work, env });
+const { work, env, rukh } = authorWork("rukh-cli-python-", "/usr/bin:/bin");
 const pkg = join(work, "py");
 
 describe.skipIf(missing !== undefined)(
@@ -108,39 +102,13 @@ describe.skipIf(missing !== undefined)(
 );
 
 /** Calls jane.py/hello once through a real `mcp serve` of `preset`. */
-// biome-ignore lint/suspicious/noExplicitAny: the test reads a wire message member by member
-async function call(preset: string): Promise<Record<string, any>> {
+async function call(preset: string) {
   const tool = JSON.parse(rukh("--json", "tools", "list", "--preset", preset).stdout).result
     .tools[0];
-  // biome-ignore lint/suspicious/noExplicitAny: the test reads a wire message member by member
-  return new Promise<Record<string, any>>((resolve, reject) => {
-    const child = spawn(RUKH_BIN, ["mcp", "serve", "--preset", preset], {
-      env,
-      stdio: ["pipe", "pipe", "ignore"],
-    });
-    let out = "";
-    child.stdout.on("data", (d: Buffer) => {
-      out += d.toString("utf8");
-      if (out.includes("\n")) {
-        child.stdin.end();
-        resolve(JSON.parse(out.slice(0, out.indexOf("\n"))));
-      }
-    });
-    child.on("exit", () => reject(new Error("the server ended without answering")));
-    child.stdin.write(
-      `${JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: {
-          name: tool.name,
-          arguments: { name: "Bo" },
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-          },
-        },
-      })}\n`,
-    );
-  });
+  const [reply] = await mcpRequests(
+    env,
+    ["--preset", preset],
+    [toolCall(tool.name, { name: "Bo" })],
+  );
+  return reply!;
 }

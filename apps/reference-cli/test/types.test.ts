@@ -1,29 +1,21 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { removeDir } from "@rukh/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RUKH_BIN } from "./_sleeper.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { authorWork } from "./_author.js";
 
 // Typed handlers from the built CLI: `ext init --lang ts` and `ext types`
 // give every command's inputs and result a type, and the real TypeScript
 // compiler holds a handler to them.
-const work = mkdtempSync(join(tmpdir(), "rukh-cli-types-"));
-afterAll(() => removeDir(work));
-const home = join(work, "home");
-const rukh = (...args: string[]) =>
-  spawnSync(RUKH_BIN, args, {
-    encoding: "utf8",
-    cwd: work,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: home },
-  });
+const { work, rukh } = authorWork("rukh-cli-types-");
 const TSC = join(
   dirname(createRequire(import.meta.url).resolve("typescript/package.json")),
   "bin",
   "tsc",
 );
+/** Each compile takes seconds on a loaded machine. */
+const TSC_TIMEOUT_MS = 120_000;
 const tsc = (dir: string) =>
   spawnSync(process.execPath, [TSC, "-p", dir, "--pretty", "false"], { encoding: "utf8" });
 
@@ -104,13 +96,17 @@ describe("typed handlers", () => {
     expect(made.status, made.stderr).toBe(0);
   });
 
-  it("a TypeScript skeleton compiles with its generated types and runs as written", () => {
-    const built = tsc(pkg);
-    expect(built.status, built.stdout).toBe(0);
-    const tested = spawnSync(process.execPath, ["--test"], { cwd: pkg, encoding: "utf8" });
-    expect(tested.status, tested.stdout).toBe(0);
-    expect(rukh("ext", "types", pkg, "--check").status).toBe(0);
-  });
+  it(
+    "a TypeScript skeleton compiles with its generated types and runs as written",
+    () => {
+      const built = tsc(pkg);
+      expect(built.status, built.stdout).toBe(0);
+      const tested = spawnSync(process.execPath, ["--test"], { cwd: pkg, encoding: "utf8" });
+      expect(tested.status, tested.stdout).toBe(0);
+      expect(rukh("ext", "types", pkg, "--check").status).toBe(0);
+    },
+    TSC_TIMEOUT_MS,
+  );
 
   it("ext types follows the descriptor, and validate says when the types are stale", () => {
     const descriptor = JSON.parse(readFileSync(descriptorFile, "utf8"));
@@ -137,56 +133,74 @@ describe("typed handlers", () => {
     expect(rukh("ext", "types", pkg).stdout).toContain("kept");
   });
 
-  it("the compiler accepts a handler that matches and names each mistake that does not", () => {
-    writeFileSync(join(pkg, "src", "handlers.ts"), goodHandlers);
-    const good = tsc(pkg);
-    expect(good.status, good.stdout).toBe(0);
+  it(
+    "the compiler accepts a handler that matches and names each mistake that does not",
+    () => {
+      writeFileSync(join(pkg, "src", "handlers.ts"), goodHandlers);
+      const good = tsc(pkg);
+      expect(good.status, good.stdout).toBe(0);
 
-    const mistakes: [string, string, RegExp][] = [
-      [
-        "a misspelt input",
-        "ctx.inputs.name}",
-        /TS(2339|2551): Property 'nmae' does not exist on type '\{ readonly name: string; \}'/,
-      ],
-      ["an input of the wrong type", "ctx.inputs.count * 2", /TS2362|TS2322/],
-      ["a missing result member", ', "tag-list": tags, grid', /TS2741|TS2322|TS2345/],
-      ["a value outside an enum", 'const mode: "fast" | "exact" = ctx.inputs.mode;', /TS2322/],
-      ["a command that does not exist", '"jane.hi/hello":', /TS2353|TS2561/],
-      ["a misspelt optional result member", "grid: [[1, 2]]", /TS2353|TS2561/],
-      ["a value that is not JSON", "grid: [[1, 2]]", /TS2322/],
-    ];
-    const broken = [
-      goodHandlers.replace("ctx.inputs.name}", "ctx.inputs.nmae}"),
-      goodHandlers.replace("ctx.inputs.count * 2", 'ctx.inputs.mode + "x"'),
-      goodHandlers.replace(', "tag-list": tags, grid', ", grid"),
-      goodHandlers.replace(
-        'const mode: "fast" | "exact" = ctx.inputs.mode;',
-        'const mode = "slow" as const;',
-      ),
-      goodHandlers.replace('"jane.hi/hello":', '"jane.hi/helo":'),
-      goodHandlers.replace("grid: [[1, 2]]", "gird: [[1, 2]]"),
-      goodHandlers.replace("grid: [[1, 2]]", "grid: [[new Date()]]"),
-    ];
-    for (const [i, [what, , expected]] of mistakes.entries()) {
-      writeFileSync(join(pkg, "src", "handlers.ts"), broken[i]!);
+      const mistakes: [string, string, RegExp][] = [
+        [
+          "a misspelt input",
+          "ctx.inputs.name}",
+          /TS(2339|2551): Property 'nmae' does not exist on type '\{ readonly name: string; \}'/,
+        ],
+        ["an input of the wrong type", "ctx.inputs.count * 2", /TS2362|TS2322/],
+        ["a missing result member", ', "tag-list": tags, grid', /TS2741|TS2322|TS2345/],
+        ["a value outside an enum", 'const mode: "fast" | "exact" = ctx.inputs.mode;', /TS2322/],
+        ["a command that does not exist", '"jane.hi/hello":', /TS2353|TS2561/],
+        ["a misspelt optional result member", "grid: [[1, 2]]", /TS2353|TS2561/],
+        ["a value that is not JSON", "grid: [[1, 2]]", /TS2322/],
+      ];
+      const broken = [
+        goodHandlers.replace("ctx.inputs.name}", "ctx.inputs.nmae}"),
+        goodHandlers.replace("ctx.inputs.count * 2", 'ctx.inputs.mode + "x"'),
+        goodHandlers.replace(', "tag-list": tags, grid', ", grid"),
+        goodHandlers.replace(
+          'const mode: "fast" | "exact" = ctx.inputs.mode;',
+          'const mode = "slow" as const;',
+        ),
+        goodHandlers.replace('"jane.hi/hello":', '"jane.hi/helo":'),
+        goodHandlers.replace("grid: [[1, 2]]", "gird: [[1, 2]]"),
+        goodHandlers.replace("grid: [[1, 2]]", "grid: [[new Date()]]"),
+      ];
+      // One compile of every mistake, each in a file of its own: each file must
+      // have its own error (and a failed compile writes nothing into bin/).
+      const mistakeFile = (i: number) => join(pkg, "src", `mistake${i}.ts`);
+      for (const i of mistakes.keys()) writeFileSync(mistakeFile(i), broken[i]!);
       const r = tsc(pkg);
-      expect(r.status, `${what} compiled`).not.toBe(0);
-      expect(r.stdout, what).toMatch(expected);
-    }
-    writeFileSync(join(pkg, "src", "handlers.ts"), goodHandlers);
-    expect(tsc(pkg).status).toBe(0);
-  });
+      expect(r.status).not.toBe(0);
+      const errorsOf = (i: number) =>
+        r.stdout
+          .split("\n")
+          .filter((l) => l.includes(`mistake${i}.ts(`))
+          .join("\n");
+      for (const [i, [what, , expected]] of mistakes.entries()) {
+        expect(errorsOf(i), `${what} compiled`).not.toBe("");
+        expect(errorsOf(i), what).toMatch(expected);
+      }
+      for (const i of mistakes.keys()) rmSync(mistakeFile(i));
+      expect(tsc(pkg).status).toBe(0);
+    },
+    TSC_TIMEOUT_MS,
+  );
 
-  it("a JavaScript skeleton is type-checked through JSDoc from the same types", () => {
-    const js = join(work, "js");
-    expect(rukh("ext", "init", js, "--id", "jane.js").status).toBe(0);
-    expect(tsc(js).status, tsc(js).stdout).toBe(0);
-    const file = join(js, "src", "handlers.mjs");
-    writeFileSync(file, readFileSync(file, "utf8").replace("ctx.inputs.name", "ctx.inputs.nmae"));
-    const r = tsc(js);
-    expect(r.status).not.toBe(0);
-    expect(r.stdout).toMatch(/handlers\.mjs.*Property 'nmae' does not exist/);
-  });
+  it(
+    "a JavaScript skeleton is type-checked through JSDoc from the same types",
+    () => {
+      const js = join(work, "js");
+      expect(rukh("ext", "init", js, "--id", "jane.js").status).toBe(0);
+      const clean = tsc(js);
+      expect(clean.status, clean.stdout).toBe(0);
+      const file = join(js, "src", "handlers.mjs");
+      writeFileSync(file, readFileSync(file, "utf8").replace("ctx.inputs.name", "ctx.inputs.nmae"));
+      const r = tsc(js);
+      expect(r.status).not.toBe(0);
+      expect(r.stdout).toMatch(/handlers\.mjs.*Property 'nmae' does not exist/);
+    },
+    TSC_TIMEOUT_MS,
+  );
 
   it("the compiled package installs and runs both commands", () => {
     const key = rukh("--json", "keygen", "jane", "--out", work);

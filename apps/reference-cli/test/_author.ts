@@ -1,0 +1,65 @@
+// What the author-toolkit suites share: a work directory with the built CLI
+// pointed at a state directory inside it, and MCP requests to a real
+// `rukh mcp serve`.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { removeDir } from "@rukh/testkit";
+import { afterAll } from "vitest";
+import { RUKH_BIN } from "./_sleeper.js";
+
+/** A fresh work directory (removed after the file's tests), its state directory `home`, and `rukh` run there. */
+export function authorWork(prefix: string, path = process.env.PATH ?? "/usr/bin:/bin") {
+  const work = mkdtempSync(join(tmpdir(), prefix));
+  afterAll(() => removeDir(work));
+  const home = join(work, "home");
+  const env = { PATH: path, RUKH_HOME: home };
+  const rukh = (...args: string[]) =>
+    spawnSync(RUKH_BIN, args, { encoding: "utf8", cwd: work, env });
+  return { work, home, env, rukh };
+}
+
+/** The 2026-07-28 request metadata every stateless request carries. */
+export const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/**
+ * Sends each request (ids 1, 2, …) to one new `rukh mcp serve <args>` and
+ * returns the answers by id. Input stays open until every answer is in: its
+ * end would be the client leaving.
+ */
+export function mcpRequests(
+  env: Record<string, string>,
+  args: readonly string[],
+  requests: readonly object[],
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read wire messages member by member
+): Promise<Record<string, any>[]> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(RUKH_BIN, ["mcp", "serve", ...args], {
+      env,
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString("utf8");
+      const lines = out.split("\n").filter((l) => l !== "");
+      if (lines.length === requests.length) {
+        child.stdin.end();
+        resolve(lines.map((l) => JSON.parse(l)).sort((a, b) => a.id - b.id));
+      }
+    });
+    child.on("exit", () => reject(new Error(`the server ended after: ${out}`)));
+    requests.forEach((r, i) => {
+      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: i + 1, ...r })}\n`);
+    });
+  });
+}
+
+/** A `tools/call` request of `name` with `args`. */
+export const toolCall = (name: string, args: object) => ({
+  method: "tools/call",
+  params: { name, arguments: args, _meta: MODERN_META },
+});
