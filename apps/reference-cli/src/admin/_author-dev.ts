@@ -23,6 +23,11 @@ export function devBuiltins(
       inputs: [arg("dir", "The package directory")],
       run: guarded(async (ctx, home) => {
         const dir = resolve(text(ctx.inputs, "dir")!);
+        // The link records the directory's real path (a missing one fails in the link itself).
+        let real = dir;
+        try {
+          real = realpathSync(dir);
+        } catch {}
         const from = await current(home, brand);
         const p = await home.apply(
           [
@@ -31,8 +36,6 @@ export function devBuiltins(
           ],
           { base: from.base },
         );
-        // The link records the directory's real path.
-        const real = realpathSync(dir);
         const id = p.revision.extensions.find((e) => e.dev === real)?.id ?? "the package";
         const human = p.published
           ? `linked ${safe(id)} from ${safe(dir)} [dev]; edits apply on the next call; published profile revision ${p.revisionId.slice(0, 12)}`
