@@ -1,4 +1,5 @@
 import type { HostBinding } from "@rukh/core";
+import { FOREIGN_STATE_VARIABLES, stateDirVariable } from "@rukh/profile/route-cache";
 import { refreshDevLinks } from "./_devlinks.js";
 import { CliError } from "./_errors.js";
 import { EXIT_CODES } from "./_exit.js";
@@ -75,6 +76,11 @@ export function createCli(options: CliOptions): Cli {
   const { brand } = options;
   if (!BRAND.test(brand))
     throw new CliError("invalid_option", `brand ${JSON.stringify(brand)} must match ${BRAND}`);
+  if (FOREIGN_STATE_VARIABLES.has(stateDirVariable(brand)))
+    throw new CliError(
+      "invalid_option",
+      `brand ${JSON.stringify(brand)} would keep its state where ${stateDirVariable(brand)} points, which another tool owns; choose another name`,
+    );
   const builtins = options.builtins ?? [];
   for (const b of builtins)
     if (b.path.length === 0 || INTRINSIC.has(b.path[0]!))

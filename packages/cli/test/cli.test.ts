@@ -339,6 +339,8 @@ describe("help names only flags that exist", () => {
 describe("API misuse", () => {
   it.each([
     [() => createCli({ brand: "Acme" }), "invalid_option"],
+    // Its state variable would be JAVA_HOME, another tool's.
+    [() => createCli({ brand: "java" }), "invalid_option"],
     [
       () => createCli({ brand: "acme", builtins: [{ path: ["help"], summary: "", run: () => 0 }] }),
       "builtin_conflict",

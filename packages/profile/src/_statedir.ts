@@ -28,6 +28,32 @@ export function stateDirVariable(brand: string): string {
 }
 
 /**
+ * Variables other tools own: a brand whose `<BRAND>_HOME` is one of them
+ * would take that tool's directory for its state (and `mcp config` would
+ * write it into client configurations).
+ */
+export const FOREIGN_STATE_VARIABLES: ReadonlySet<string> = new Set([
+  "ANDROID_HOME",
+  "ANT_HOME",
+  "CARGO_HOME",
+  "CATALINA_HOME",
+  "CODEX_HOME",
+  "GRADLE_HOME",
+  "HADOOP_HOME",
+  "JAVA_HOME",
+  "JDK_HOME",
+  "JRE_HOME",
+  "MAVEN_HOME",
+  "PNPM_HOME",
+  "RUSTUP_HOME",
+  "SPARK_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_STATE_HOME",
+]);
+
+/**
  * The state directory: the brand's `<BRAND>_HOME`, else `options.home`, else
  * `$XDG_STATE_HOME/<brand>`, else `~/.local/state/<brand>`.
  *

@@ -85,7 +85,7 @@ export type {
 } from "./_state.js";
 export { StateDirectory } from "./_state.js";
 export type { StateDirOptions } from "./_statedir.js";
-export { resolveStateDir, stateDirVariable } from "./_statedir.js";
+export { FOREIGN_STATE_VARIABLES, resolveStateDir, stateDirVariable } from "./_statedir.js";
 export { checkStoredPackage, corruptExtension } from "./_storecheck.js";
 export { storedDescriptor } from "./_stored-descriptor.js";
 export {

@@ -19,7 +19,7 @@ import {
 } from "./_route-buckets.js";
 
 // Where the state directory is: as light as this reader, for the same fast path.
-export { resolveStateDir, stateDirVariable } from "./_statedir.js";
+export { FOREIGN_STATE_VARIABLES, resolveStateDir, stateDirVariable } from "./_statedir.js";
 export { PART_MAX_BYTES, partLine, partPath, type RouteHead, type RouteSet, routeLineDigest };
 
 /**

@@ -12,6 +12,7 @@ it("exports exactly these names", async () => {
       "DEFAULT_ENDPOINT_PRESET",
       "DEFAULT_OWNER_LIMITS",
       "DESCRIPTOR_PATH",
+      "FOREIGN_STATE_VARIABLES",
       "MCP_TRANSPORT_LIMITS",
       "PACKAGE_MAX_BYTES",
       "PACKAGE_MAX_COMPRESSED_BYTES",
