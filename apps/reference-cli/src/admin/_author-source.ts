@@ -36,7 +36,7 @@ export function sourceBuiltins(
         }),
         oneOf(
           "lang",
-          "The language of the command: js, ts or python (default: js)",
+          "The language of the command: js, ts, python, or sh for a CLI-only passthrough script (default: js)",
           SKELETON_LANGUAGES,
         ),
       ],
@@ -57,12 +57,16 @@ export function sourceBuiltins(
           mkdirSync(dirname(join(dir, path)), { recursive: true });
           writeFileSync(join(dir, path), content, { flag: "wx" });
         }
+        // What each language's program needs beside it: the runtime, in its language.
+        const vendored = {
+          js: "node_modules/@rukh/ipc/",
+          ts: "node_modules/@rukh/ipc/",
+          python: "bin/rukh_ipc.py",
+          sh: undefined,
+        }[lang];
         if (lang === "python") vendorPythonRuntime(dir);
-        else vendorRuntime(dir);
-        const written = [
-          ...Object.keys(files),
-          lang === "python" ? "bin/rukh_ipc.py" : "node_modules/@rukh/ipc/",
-        ];
+        else if (vendored !== undefined) vendorRuntime(dir);
+        const written = [...Object.keys(files), ...(vendored === undefined ? [] : [vendored])];
         print(
           ctx,
           `wrote ${id} into ${dir}:\n${written.map((f) => `  ${f}`).join("\n")}\nnext: ${brand} ext validate ${dir}`,

@@ -7,7 +7,7 @@
 import { descriptorTypes, parseDescriptor } from "@rukh/descriptor";
 
 /** The languages `ext init` can write a skeleton in. */
-export const SKELETON_LANGUAGES = ["js", "ts", "python"] as const;
+export const SKELETON_LANGUAGES = ["js", "ts", "python", "sh"] as const;
 /** One of {@link SKELETON_LANGUAGES}. */
 export type SkeletonLanguage = (typeof SKELETON_LANGUAGES)[number];
 
@@ -16,6 +16,7 @@ const PROGRAMS: Record<SkeletonLanguage, string> = {
   js: "bin/hello.mjs",
   ts: "bin/hello.js",
   python: "bin/hello.py",
+  sh: "bin/hello.sh",
 };
 
 /** Where `ext init` and `ext types` put the generated types, in the package. */
@@ -29,6 +30,46 @@ export function skeletonFiles(
 ): Record<string, string> {
   const publisher = id.slice(0, id.indexOf("."));
   const group = id.slice(id.lastIndexOf(".") + 1);
+  // A shell script cannot speak the authenticated channel (binary frames
+  // under HMAC-SHA-256): it is a passthrough program, CLI only, its words
+  // its own to parse.
+  const command =
+    lang === "sh"
+      ? {
+          id: "hello",
+          path: [group, "hello"],
+          summary: "Greet someone",
+          description: "Prints a greeting; every word after the command goes to the script.",
+          execute: { mapping: "passthrough", program: PROGRAMS.sh, runtime: "native" },
+        }
+      : {
+          id: "hello",
+          path: [group, "hello"],
+          summary: "Greet someone",
+          description: "Returns a greeting as text.",
+          inputs: [
+            {
+              id: "name",
+              type: "string",
+              minLength: 1,
+              maxLength: 64,
+              required: true,
+              positional: 0,
+              summary: "Who to greet",
+            },
+          ],
+          execute: {
+            mapping: "managed",
+            program: PROGRAMS[lang],
+            runtime: lang === "python" ? "native" : "node",
+            result: { kind: "text" },
+          },
+          machine: {
+            eligible: true,
+            interaction: "none",
+            requiredFeatures: ["rukh.command-result/1"],
+          },
+        };
   const descriptor = {
     $schema: "https://rukh.dev/schemas/rukh.extension.schema.json",
     format: "rukh.extension/2",
@@ -37,50 +78,17 @@ export function skeletonFiles(
     publisher,
     summary: `The ${group} commands`,
     groups: [{ path: [group], summary: `Commands of ${id}` }],
-    commands: [
-      {
-        id: "hello",
-        path: [group, "hello"],
-        summary: "Greet someone",
-        description: "Returns a greeting as text.",
-        inputs: [
-          {
-            id: "name",
-            type: "string",
-            minLength: 1,
-            maxLength: 64,
-            required: true,
-            positional: 0,
-            summary: "Who to greet",
-          },
-        ],
-        execute: {
-          mapping: "managed",
-          program: PROGRAMS[lang],
-          runtime: lang === "python" ? "native" : "node",
-          result: { kind: "text" },
-        },
-        machine: {
-          eligible: true,
-          interaction: "none",
-          requiredFeatures: ["rukh.command-result/1"],
-        },
-      },
-    ],
+    commands: [command],
   };
   const parsed = parseDescriptor(JSON.stringify(descriptor));
   if (!parsed.ok)
     throw new Error(`the skeleton descriptor is invalid: ${parsed.issues[0]?.message}`);
   const identity = JSON.stringify(`${id}/hello`);
-  const files =
-    lang === "ts"
-      ? tsFiles(identity)
-      : lang === "python"
-        ? pythonFiles(identity)
-        : jsFiles(identity);
+  const files = { js: jsFiles, ts: tsFiles, python: pythonFiles, sh: shFiles }[lang](identity);
   return {
     "rukh-extension.json": `${JSON.stringify(descriptor, null, 2)}\n`,
-    ...(lang !== "python" && {
+    // The types are for the languages TypeScript checks.
+    ...((lang === "js" || lang === "ts") && {
       [TYPES_FILE]: descriptorTypes(parsed.value, { generator: `${brand} ext types` }),
     }),
     ...files,
@@ -203,6 +211,29 @@ if __name__ == "__main__":
   };
 }
 
+/** A shell package: a passthrough script and a test that runs it. */
+function shFiles(): Record<string, string> {
+  return {
+    "bin/hello.sh": `#!/bin/sh
+# A passthrough program: it gets every word after its command path, shares
+# the terminal, and its exit status is the command's.
+if [ "$#" -eq 0 ]; then
+  echo "usage: hello <name>" >&2
+  exit 2
+fi
+printf 'Hello, %s!\\n' "$1"
+`,
+    "test/hello.test.sh": `#!/bin/sh
+# The script's own test: sh test/hello.test.sh
+set -eu
+here=$(dirname "$0")
+[ "$(sh "$here/../bin/hello.sh" Ada)" = "Hello, Ada!" ] || { echo "FAIL: greets by name" >&2; exit 1; }
+if sh "$here/../bin/hello.sh" 2>/dev/null; then echo "FAIL: needs a name" >&2; exit 1; fi
+echo "ok"
+`,
+  };
+}
+
 function tsconfig(options: Record<string, unknown>, include: string[]): string {
   const compilerOptions = {
     target: "es2022",
@@ -243,14 +274,18 @@ function readme(
   const test =
     lang === "python"
       ? "python3 -B -m unittest discover -s test    # the handlers' tests"
-      : "node --test                                # the handlers' tests";
+      : lang === "sh"
+        ? "sh test/hello.test.sh                      # the script's test"
+        : "node --test                                # the handlers' tests";
   const runtime =
-    lang === "python"
-      ? "`bin/hello.py` runs them (a native program: its shebang finds `python3`),\nwith the single-file Rukh runtime vendored as `bin/rukh_ipc.py`."
-      : `\`bin/hello.${lang === "ts" ? "js" : "mjs"}\` runs them, with the Rukh runtime vendored under
+    lang === "sh"
+      ? "`bin/hello.sh` runs them: a passthrough program, which gets the words after\nits command as they were typed and is never an MCP tool (a shell cannot speak\nthe authenticated channel)."
+      : lang === "python"
+        ? "`bin/hello.py` runs them (a native program: its shebang finds `python3`),\nwith the single-file Rukh runtime vendored as `bin/rukh_ipc.py`."
+        : `\`bin/hello.${lang === "ts" ? "js" : "mjs"}\` runs them, with the Rukh runtime vendored under
 \`node_modules/@rukh/ipc\` (one module and its types, nothing to install).`;
   const types =
-    lang === "python"
+    lang === "python" || lang === "sh"
       ? ""
       : `\n\`rukh-types.d.ts\` types each command's inputs and result; after changing the
 descriptor, regenerate it with \`${brand} ext types .\`.\n`;
