@@ -60,6 +60,18 @@ describe("ext link", () => {
     writeFileSync(descriptorFile, good);
   });
 
+  it("is linked again by the built-ins that show or serve it, too", async () => {
+    writeFileSync(handlers, readFileSync(handlers, "utf8").replace("Hi, ", "Hey, "));
+    const listed = rukh("tools", "list");
+    expect(listed.stderr).toContain("[dev] jane.hello changed: linked again");
+    writeFileSync(handlers, readFileSync(handlers, "utf8").replace("Hey, ", "Hi, "));
+    // A server starts on the directory as it is now (its list is empty: no endpoint names it).
+    const [answer] = await mcp(["--preset", "default"], [list]);
+    expect(answer!.result.tools).toEqual([]);
+    expect(rukh("ext", "list").stdout).toContain("jane.hello@0.1.0");
+    expect(rukh("hello", "hello", "Ada").stderr).toBe("");
+  });
+
   it("is marked dev in help, ext list, runs and the journal", () => {
     expect(rukh("--help").stdout).toMatch(/hello …\s+Commands of jane\.hello \[dev\]/);
     const help = rukh("hello", "hello", "--help").stdout;
@@ -73,11 +85,12 @@ describe("ext link", () => {
   it("is hidden from every MCP endpoint unless the owner names it there", async () => {
     expect(rukh("expose", "add", "jane.hello").status).toBe(0);
     // `ext link` allowed it in the default preset, as an install would.
-    // The preset's own view lists it, marked; an endpoint's does not.
+    // The preset's view is what its server serves: the link is not listed, and it says why.
     const view = rukh("tools", "list", "--preset", "default").stdout;
-    expect(view).toContain("(jane.hello/hello) [dev] (no endpoint lists it");
+    expect(view).toContain("0 tools in 1 page for preset default");
+    expect(view).toContain("not listed: 1 tool of development links (jane.hello)");
     const name = JSON.parse(rukh("--json", "tools", "list", "--preset", "default").stdout).result
-      .tools[0].name as string;
+      .hiddenDevTools[0].name as string;
 
     // A real server for that preset neither lists nor runs it, by name or otherwise.
     const [listed, called] = await mcp(["--preset", "default"], [list, call(name)]);

@@ -5,6 +5,7 @@ export type { Cli, CliOptions } from "./_cli.js";
 export { createCli } from "./_cli.js";
 export type { CompletionShell } from "./_completion.js";
 export { COMPLETION_SHELLS, completionScript } from "./_completion.js";
+export { linkAgain } from "./_devlinks.js";
 export { OUTPUT_VERSION, outputEnvelope } from "./_envelope.js";
 export type { CliErrorCode } from "./_errors.js";
 export { CLI_ERROR_CODES, CliError } from "./_errors.js";

@@ -13,6 +13,7 @@ it("exports exactly these names", async () => {
       "builtinRoute",
       "completionScript",
       "createCli",
+      "linkAgain",
       "outputEnvelope",
       "terminalText",
     ]

@@ -3,7 +3,7 @@
 // stops it. Only this path loads the MCP host.
 
 import { userInfo } from "node:os";
-import type { BuiltinContext } from "@rukh/cli";
+import { type BuiltinContext, linkAgain } from "@rukh/cli";
 import type { McpEndpoint, StateDirectory } from "@rukh/profile";
 import { ENDPOINT_OR_PRESET, presetOf, STATE, USAGE, UsageError } from "./_kit.js";
 
@@ -24,6 +24,8 @@ export async function serveMcp(
     import("@rukh/profile"),
   ]);
   const state = new StateDirectory(ctx.stateDir);
+  // A server starts on the development links' directories as they are now.
+  await linkAgain(ctx.stderr, ctx.stateDir);
   let endpoint: Launch;
   try {
     endpoint = await launchEndpoint(ctx, state, brand.name, request);

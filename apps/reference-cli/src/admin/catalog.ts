@@ -3,7 +3,7 @@
 
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { builtinRoute, type CliBuiltin, terminalText } from "@rukh/cli";
+import { builtinRoute, type CliBuiltin, linkAgain, terminalText } from "@rukh/cli";
 import type { CliRoute, McpTool, StateDirectory } from "@rukh/profile";
 import { candidates } from "./_current.js";
 import { docsCacheKey, keepDocs, readDocs } from "./_docs-cache.js";
@@ -13,6 +13,7 @@ import {
   ENDPOINT_OR_PRESET,
   OK,
   type Profile,
+  plural,
   presetOf,
   print,
   UsageError,
@@ -36,8 +37,10 @@ export function catalogBuiltins(
       inputs: [PRESET, ENDPOINT],
       suggest: (id, stateDir) => candidates(stateDir, id === "endpoint" ? "endpoints" : "presets"),
       run: guarded(async (ctx, home, profile) => {
+        // What it shows follows the development links' directories, as a routed line does.
+        await linkAgain(ctx.stderr, home.root);
         const endpoint = text(ctx.inputs, "endpoint");
-        const { tools, pages, preset, dev } = await allTools(
+        const { tools, pages, preset, dev, hidden } = await allTools(
           profile,
           home,
           text(ctx.inputs, "preset"),
@@ -45,20 +48,25 @@ export function catalogBuiltins(
         );
         const isDev = (t: McpTool) => dev.includes(t.identity.slice(0, t.identity.indexOf("/")));
         const human = tools
-          .map(
-            (t) =>
-              `${t.name}\n  ${t.title}  (${t.identity})${isDev(t) ? ` [dev]${endpoint === undefined ? " (no endpoint lists it unless the owner names it in devExtensions)" : ""}` : ""}`,
-          )
+          .map((t) => `${t.name}\n  ${t.title}  (${t.identity})${isDev(t) ? " [dev]" : ""}`)
           .join("\n");
         const of = endpoint === undefined ? "" : ` at endpoint ${endpoint}`;
+        // What a server of this preset leaves out: the development links no endpoint of it names.
+        const unlisted =
+          hidden.length === 0
+            ? ""
+            : `\nnot listed: ${plural(hidden.length, "tool")} of development links (${[...new Set(hidden.map((t) => t.identity.slice(0, t.identity.indexOf("/"))))].join(", ")}); an endpoint lists them only when its owner names them in devExtensions`;
         print(
           ctx,
-          `${human || "no tools"}\n${tools.length} tools in ${pages} page${pages === 1 ? "" : "s"} for preset ${preset}${of}`,
+          `${human || "no tools"}\n${tools.length} tools in ${pages} page${pages === 1 ? "" : "s"} for preset ${preset}${of}${unlisted}`,
           {
             preset,
             ...(endpoint !== undefined && { endpoint }),
             pages,
             tools: tools.map((t) => (isDev(t) ? { ...t, dev: true } : t)),
+            ...(hidden.length > 0 && {
+              hiddenDevTools: hidden.map((t) => ({ name: t.name, identity: t.identity })),
+            }),
           },
         );
         return OK;
@@ -70,6 +78,8 @@ export function catalogBuiltins(
       inputs: [PRESET],
       suggest: (_id, stateDir) => candidates(stateDir, "presets"),
       run: guarded(async (ctx, home, profile) => {
+        // What it shows follows the development links' directories, as a routed line does.
+        await linkAgain(ctx.stderr, home.root);
         const preset = text(ctx.inputs, "preset");
         const revisionId = await home.activeRevisionId();
         // A revision's reference is rendered once and kept: the same revision,
@@ -108,8 +118,8 @@ async function allTools(
 ) {
   let projection = await home.projection();
   let name = preset ?? projection.config.defaultPreset;
-  // A preset's view shows development links too (marked); an endpoint's, only those it names.
-  let devAllowed = projection.devExtensions;
+  // Exactly what a server of the preset (or the endpoint) serves: development links only where named.
+  let devAllowed: readonly string[] = [];
   if (endpoint !== undefined) {
     if (preset !== undefined) throw new UsageError(ENDPOINT_OR_PRESET);
     const e = profile.mcpEndpoint(projection.config, endpoint);
@@ -134,7 +144,11 @@ async function allTools(
     pages++;
     cursor = page.nextCursor;
   } while (cursor !== undefined);
-  return { tools, pages, preset: name, dev: projection.devExtensions };
+  const listed = new Set(tools.map((t) => t.name));
+  const hidden = profile
+    .visibleTools(projection, name, projection.devExtensions)
+    .filter((t) => !listed.has(t.name));
+  return { tools, pages, preset: name, dev: projection.devExtensions, hidden };
 }
 
 /** One command's section: summary, description, aliases and its parameters. */
@@ -187,7 +201,8 @@ async function markdown(
   const name = preset ?? projection.config.defaultPreset;
   presetOf(profile, projection.config, name);
   // Every tool the preset sees, as its pages hold them, without building the pages.
-  const tools = profile.visibleTools(projection, name, projection.devExtensions);
+  // What a server of the preset serves: no development link (no endpoint of the preset is named here).
+  const tools = profile.visibleTools(projection, name);
   const lines = (l: readonly string[]) => `${l.join("\n")}\n`;
   return (function* () {
     yield lines([
