@@ -104,6 +104,12 @@ describe("keygen and ext sign", () => {
       "rukh-signature.json /manifestDigest: the files changed since the package was signed",
     );
     expect(r.stdout).toMatch(/problems?; signed by jane for other files/);
+    // A missing top-level member is placed at the object that lacks it.
+    const { publisher: _, ...anonymous } = descriptor;
+    writeFileSync(join(broken, "rukh-extension.json"), JSON.stringify(anonymous, null, 2));
+    expect(rukh("ext", "validate", broken).stdout).toContain(
+      "rukh-extension.json:1:1 /publisher: field publisher is required (missing_field)",
+    );
 
     // Fixed but not yet signed again: the program is missing, and install would say the same.
     delete descriptor.commands[0].sumary;
@@ -207,28 +213,14 @@ describe("keygen and ext sign", () => {
     const again = rukh("ext", "pack", src, "--key", join(work, "jane.key"), "-o", out);
     expect(again.status).toBe(2);
     expect(again.stderr).toContain("already exists");
-    const inside = rukh(
-      "ext",
-      "pack",
-      src,
-      "--key",
-      join(work, "jane.key"),
-      "-o",
-      join(src, "x.tgz"),
-    );
+    const packTo = (file: string) =>
+      rukh("ext", "pack", src, "--key", join(work, "jane.key"), "-o", file);
+    const inside = packTo(join(src, "x.tgz"));
     expect(inside.status).toBe(2);
     expect(inside.stderr).toContain("is inside the package");
     // A private key anywhere in the package is refused, whatever its name.
     writeFileSync(join(src, "..notes"), readFileSync(join(work, "jane.key")));
-    const leaked = rukh(
-      "ext",
-      "pack",
-      src,
-      "--key",
-      join(work, "jane.key"),
-      "-o",
-      join(work, "y.tgz"),
-    );
+    const leaked = packTo(join(work, "y.tgz"));
     expect(leaked.status).toBe(2);
     expect(leaked.stderr).toContain("holds a private key");
     rmSync(join(src, "..notes"));

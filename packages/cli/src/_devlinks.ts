@@ -2,6 +2,7 @@
 // their directories changed, so an author's edit is what the next call runs,
 // its help shows and its tools list: no re-sign, no re-install.
 
+import type { StateDirectory } from "@rukh/profile";
 import type { CliStream, Session } from "./_session.js";
 import { terminalText } from "./_terminal.js";
 
@@ -19,17 +20,23 @@ export function refreshDevLinks(s: Session, root: string): Promise<string | unde
 /**
  * What a command line does before it is routed, for a built-in that shows
  * or serves the commands (`tools list`, `mcp serve`): links again every
- * changed development link of `root`, saying on `stderr` what it did, and
- * returns the active revision after it.
+ * changed development link of the state directory (its root, or the
+ * `StateDirectory` the built-in reads next, whose revision cache it then
+ * shares), saying on `stderr` what it did, and returns the active revision
+ * after it.
  *
  * @example
- * await linkAgain(ctx.stderr, ctx.stateDir);
+ * await linkAgain(ctx.stderr, home);
  */
-export async function linkAgain(stderr: CliStream, root: string): Promise<string | undefined> {
-  const { StateDirectory } = await import("@rukh/profile");
-  let result: Awaited<ReturnType<InstanceType<typeof StateDirectory>["refreshLinks"]>>;
+export async function linkAgain(
+  stderr: CliStream,
+  state: string | StateDirectory,
+): Promise<string | undefined> {
+  let result: Awaited<ReturnType<StateDirectory["refreshLinks"]>>;
   try {
-    result = await new StateDirectory(root).refreshLinks();
+    const home =
+      typeof state === "string" ? new (await import("@rukh/profile")).StateDirectory(state) : state;
+    result = await home.refreshLinks();
   } catch (e) {
     stderr.write(
       `warning: cannot link development packages again: ${terminalText((e as Error).message)}\n`,

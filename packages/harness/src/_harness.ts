@@ -4,7 +4,7 @@
 // machine state read or written.
 
 import { generateKeyPairSync } from "node:crypto";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import {
@@ -16,9 +16,14 @@ import {
   outcomeDiagnostic,
   outcomeEnvelope,
 } from "@rukh/core";
-import { type CommandSpec, decodeJsonInputs, parseDescriptor } from "@rukh/descriptor";
+import {
+  type CommandSpec,
+  DESCRIPTOR_MAX_BYTES,
+  decodeJsonInputs,
+  parseDescriptor,
+} from "@rukh/descriptor";
 import type { JsonObject } from "@rukh/json";
-import { publicKeyBase64, StateDirectory, signPackage } from "@rukh/profile";
+import { publicKeyBase64, readBounded, StateDirectory, signPackage } from "@rukh/profile";
 
 /** Options of {@link testExtension}. */
 export interface HarnessOptions {
@@ -91,10 +96,14 @@ async function open(dir: string, work: string, options: HarnessOptions): Promise
   const pkg = join(work, "package");
   // The copy keeps links as links, so an install refuses them as it would the original.
   cpSync(dir, pkg, { recursive: true, verbatimSymlinks: true });
-  const file = join(pkg, "rukh-extension.json");
-  if (!existsSync(file))
+  const bytes = readBounded(join(pkg, "rukh-extension.json"), DESCRIPTOR_MAX_BYTES);
+  if (bytes === undefined)
     throw new Error(`${dir} has no rukh-extension.json: it is not an extension package`);
-  const parsed = parseDescriptor(readFileSync(file));
+  if (bytes === "large")
+    throw new Error(
+      `${join(dir, "rukh-extension.json")} is larger than ${DESCRIPTOR_MAX_BYTES} bytes, the most a descriptor may have`,
+    );
+  const parsed = parseDescriptor(bytes);
   if (!parsed.ok)
     throw new Error(
       `${join(dir, "rukh-extension.json")} is not a valid descriptor: ${parsed.issues

@@ -428,30 +428,49 @@ export class StateDirectory {
     const revision = await this.readRevision(rid);
     if (naming !== undefined && !sameNaming(naming, profileNaming(revision.config)))
       return this.#endpointProjection(rid, revision, naming);
-    const catalog = await readCatalog(this.root, rid, revision);
-    const keep = (routeKey: string) => this.#routeKeys.set(rid, routeKey);
-    let projection: ToolProjection;
-    if (catalog !== undefined)
-      projection = catalogProjection(rid, revision, catalog, keep, () =>
-        cachedRoutes(this.root, rid),
-      );
-    else {
-      const loaded = await this.#loaded(revision.extensions);
-      projection = buildProjection(
-        rid,
-        revision.commandGeneration,
-        revision.config,
-        devLinkIds(revision.extensions),
-        loaded,
-        () => {
-          const built = buildRoutes(loaded);
-          keep(built.routeKey);
-          return built.routes;
-        },
-      );
-    }
+    const projection = await this.#build(rid, revision, undefined, (routeKey) =>
+      this.#routeKeys.set(rid, routeKey),
+    );
     this.#remember(rid, projection);
     return projection;
+  }
+
+  /**
+   * A revision's projection under `naming` (the profile's when undefined):
+   * from its catalog, or, for a revision without one, from the verified
+   * store. `keep` learns the route key when the routes are built.
+   */
+  async #build(
+    rid: string,
+    revision: ProfileRevision,
+    naming: ToolNaming | undefined,
+    keep: (routeKey: string) => void,
+  ): Promise<ToolProjection> {
+    const catalog = await readCatalog(this.root, rid, revision);
+    if (catalog !== undefined)
+      return catalogProjection(
+        rid,
+        revision,
+        catalog,
+        keep,
+        () => cachedRoutes(this.root, rid),
+        naming,
+      );
+    const loaded = await this.#loaded(revision.extensions);
+    return buildProjection(
+      rid,
+      revision.commandGeneration,
+      revision.config,
+      devLinkIds(revision.extensions),
+      loaded,
+      () => {
+        const built = buildRoutes(loaded);
+        keep(built.routeKey);
+        return built.routes;
+      },
+      false,
+      naming,
+    );
   }
 
   /**
@@ -466,30 +485,7 @@ export class StateDirectory {
     const key = `${rid}\0${naming.namespace}\0${naming.style}`;
     const cached = this.#endpointProjections.get(key);
     if (cached !== undefined) return cached;
-    const catalog = await readCatalog(this.root, rid, revision);
-    let projection: ToolProjection;
-    if (catalog !== undefined)
-      projection = catalogProjection(
-        rid,
-        revision,
-        catalog,
-        () => {},
-        () => cachedRoutes(this.root, rid),
-        naming,
-      );
-    else {
-      const loaded = await this.#loaded(revision.extensions);
-      projection = buildProjection(
-        rid,
-        revision.commandGeneration,
-        revision.config,
-        devLinkIds(revision.extensions),
-        loaded,
-        () => buildRoutes(loaded).routes,
-        false,
-        naming,
-      );
-    }
+    const projection = await this.#build(rid, revision, naming, () => {});
     this.#endpointProjections.set(key, projection);
     while (this.#endpointProjections.size > PROJECTION_CACHE)
       this.#endpointProjections.delete(this.#endpointProjections.keys().next().value!);

@@ -5,20 +5,7 @@
 // anything wrong with it (missing, damaged, unwritable disk) renders again.
 
 import { createHash, randomBytes } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** Rendered references kept at once (the newest; each is megabytes at 10,000 commands). */
@@ -33,26 +20,17 @@ export function docsCacheKey(parts: readonly string[]): string {
   return sha256(JSON.stringify(["rukh.docs/1", ...parts]));
 }
 
+/** Reads a file of at most `max` bytes: its bytes, `undefined` when missing, `"large"` when longer (`readBounded` of @rukh/profile). */
+export type BoundedRead = (file: string, max: number) => Buffer | undefined | "large";
+
 /** The kept reference of `key`, when it is there and matches its digest. */
-export function readDocs(stateDir: string, key: string): string | undefined {
+export function readDocs(read: BoundedRead, stateDir: string, key: string): string | undefined {
   const dir = join(stateDir, "cache", "docs");
   try {
-    const digest = readFileSync(join(dir, `${key}.sha256`), "latin1").trim();
-    const fd = openSync(join(dir, `${key}.md`), constants.O_RDONLY | constants.O_NOFOLLOW);
-    try {
-      const size = fstatSync(fd).size;
-      if (size > MAX_BYTES) return undefined;
-      const bytes = Buffer.alloc(size);
-      let at = 0;
-      while (at < size) {
-        const n = readSync(fd, bytes, at, size - at, at);
-        if (n === 0) return undefined;
-        at += n;
-      }
-      return sha256(bytes) === digest ? bytes.toString("utf8") : undefined;
-    } finally {
-      closeSync(fd);
-    }
+    const digest = read(join(dir, `${key}.sha256`), 128);
+    const bytes = read(join(dir, `${key}.md`), MAX_BYTES);
+    if (!Buffer.isBuffer(digest) || !Buffer.isBuffer(bytes)) return undefined;
+    return sha256(bytes) === digest.toString("latin1").trim() ? bytes.toString("utf8") : undefined;
   } catch {
     return undefined;
   }

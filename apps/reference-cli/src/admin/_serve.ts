@@ -25,7 +25,7 @@ export async function serveMcp(
   ]);
   const state = new StateDirectory(ctx.stateDir);
   // A server starts on the development links' directories as they are now.
-  await linkAgain(ctx.stderr, ctx.stateDir);
+  await linkAgain(ctx.stderr, state);
   let endpoint: Launch;
   try {
     endpoint = await launchEndpoint(ctx, state, brand.name, request);

@@ -38,7 +38,7 @@ export function catalogBuiltins(
       suggest: (id, stateDir) => candidates(stateDir, id === "endpoint" ? "endpoints" : "presets"),
       run: guarded(async (ctx, home, profile) => {
         // What it shows follows the development links' directories, as a routed line does.
-        await linkAgain(ctx.stderr, home.root);
+        await linkAgain(ctx.stderr, home);
         const endpoint = text(ctx.inputs, "endpoint");
         const { tools, pages, preset, dev, hidden } = await allTools(
           profile,
@@ -79,7 +79,7 @@ export function catalogBuiltins(
       suggest: (_id, stateDir) => candidates(stateDir, "presets"),
       run: guarded(async (ctx, home, profile) => {
         // What it shows follows the development links' directories, as a routed line does.
-        await linkAgain(ctx.stderr, home.root);
+        await linkAgain(ctx.stderr, home);
         const preset = text(ctx.inputs, "preset");
         const revisionId = await home.activeRevisionId();
         // A revision's reference is rendered once and kept: the same revision,
@@ -88,7 +88,7 @@ export function catalogBuiltins(
           revisionId === null
             ? undefined
             : docsCacheKey([revisionId, preset ?? "", brand, build()]);
-        let md = key === undefined ? undefined : readDocs(home.root, key);
+        let md = key === undefined ? undefined : readDocs(profile.readBounded, home.root, key);
         if (md === undefined) {
           md = [...(await markdown(profile, home, brand, preset, admin))].join("");
           if (key !== undefined) keepDocs(home.root, key, md);
