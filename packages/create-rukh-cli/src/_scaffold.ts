@@ -20,6 +20,12 @@ export interface ScaffoldOptions {
   readonly dir: string;
   /** Version range of the `@rukh/*` packages, default `^<this package's version>`. */
   readonly rukhVersion?: string;
+  /**
+   * A folder of `@rukh/*` tarballs (what `scripts/pack-workspace.mjs` writes):
+   * the brand installs every `@rukh` package from there, its own and theirs,
+   * instead of from a registry.
+   */
+  readonly packages?: string;
 }
 
 const RUKH_PACKAGES = [
@@ -55,6 +61,7 @@ export function scaffold(options: ScaffoldOptions): string[] {
   }
   const own = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
   const range = options.rukhVersion ?? `^${own.version}`;
+  const local = options.packages === undefined ? undefined : tarballs(options.packages);
   // The brand appears in exactly two forms in the template: the BRAND constant
   // and the executable's file name.
   const rebrand = (text: string) =>
@@ -71,7 +78,11 @@ export function scaffold(options: ScaffoldOptions): string[] {
         bin: { [name]: `./bin/${name}` },
         engines: { node: ">=20.19" },
         scripts: { build: "tsc -p tsconfig.build.json", test: "vitest run" },
-        dependencies: Object.fromEntries(RUKH_PACKAGES.map((p) => [`@rukh/${p}`, range])),
+        dependencies: Object.fromEntries(
+          RUKH_PACKAGES.map((p) => [`@rukh/${p}`, local?.get(`@rukh/${p}`) ?? range]),
+        ),
+        // Their own @rukh dependencies from the same folder.
+        ...(local !== undefined && { overrides: Object.fromEntries(local) }),
         devDependencies: {
           "@types/node": "^20.19.0",
           typescript: "5.9.3",
@@ -128,4 +139,25 @@ export function scaffold(options: ScaffoldOptions): string[] {
   }
   chmodSync(join(dir, "bin", name), 0o755);
   return written;
+}
+
+/**
+ * The `@rukh/*` tarballs of `folder` as `file:` specifiers by package name,
+ * named as `pnpm pack` names them (`rukh-<name>-<version>.tgz`); every
+ * package the scaffold depends on must be there.
+ */
+function tarballs(folder: string): Map<string, string> {
+  if (!existsSync(folder))
+    throw new Error(`--packages ${folder} does not exist; expected a folder of @rukh tarballs`);
+  const found = new Map<string, string>();
+  for (const f of readdirSync(folder)) {
+    const m = /^rukh-([a-z][a-z-]*?)-(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\.tgz$/.exec(f);
+    if (m !== null) found.set(`@rukh/${m[1]}`, `file:${join(folder, f)}`);
+  }
+  const missing = RUKH_PACKAGES.filter((p) => !found.has(`@rukh/${p}`));
+  if (missing.length > 0)
+    throw new Error(
+      `--packages ${folder} has no tarball of ${missing.map((p) => `@rukh/${p}`).join(", ")}; expected rukh-<name>-<version>.tgz files as scripts/pack-workspace.mjs writes them`,
+    );
+  return found;
 }

@@ -9,9 +9,15 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { packWorkspace } from "../../../scripts/pack-workspace.mjs";
+
+const PACK_WORKSPACE = fileURLToPath(
+  new URL("../../../scripts/pack-workspace.mjs", import.meta.url),
+);
+const CREATE = fileURLToPath(new URL("../bin/create-rukh-cli.js", import.meta.url));
+
 import { scaffold } from "../src/index.js";
 
 const temp = mkdtempSync(join(tmpdir(), "create-rukh-cli-"));
@@ -36,6 +42,15 @@ describe("scaffold", () => {
     expect(() => scaffold({ name, dir: join(temp, "bad") })).toThrow(/expected/);
   });
 
+  it("refuses a folder of tarballs that lacks one it needs, naming it", () => {
+    const folder = join(temp, "few");
+    mkdirSync(folder);
+    writeFileSync(join(folder, "rukh-core-0.1.0.tgz"), "");
+    expect(() => scaffold({ name: "acme", dir: join(temp, "few-acme"), packages: folder })).toThrow(
+      /has no tarball of @rukh\/cli, @rukh\/command-result/,
+    );
+  });
+
   it("refuses a non-empty directory", () => {
     const dir = join(temp, "full");
     mkdirSync(dir);
@@ -52,13 +67,23 @@ describe("a scaffolded CLI", () => {
   const dir = join(temp, "acme");
   let local: Record<string, string> = {};
   beforeAll(() => {
-    const tarballs = packWorkspace(mkdtempSync(join(temp, "tarballs-")));
-    scaffold({ name: "acme", dir });
+    // As a newcomer would: the two commands, under plain node, with no pnpm on PATH.
+    const folder = mkdtempSync(join(temp, "tarballs-"));
+    const plain = { ...process.env, PATH: `${dirname(process.execPath)}:/usr/bin:/bin` };
+    const packed = spawnSync(process.execPath, [PACK_WORKSPACE, folder], {
+      env: plain,
+      encoding: "utf8",
+    });
+    expect(packed.status, packed.stderr).toBe(0);
+    expect(packed.stdout).toContain(`@rukh/harness ${join(folder, "rukh-harness-0.1.0.tgz")}`);
+    const made = spawnSync(process.execPath, [CREATE, "acme", dir, "--packages", folder], {
+      env: plain,
+      encoding: "utf8",
+    });
+    expect(made.status, made.stderr).toBe(0);
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    local = Object.fromEntries([...tarballs].map(([name, file]) => [name, `file:${file}`]));
-    for (const name of Object.keys(pkg.dependencies)) pkg.dependencies[name] = local[name];
-    pkg.overrides = local;
-    writeFileSync(join(dir, "package.json"), JSON.stringify(pkg, null, 2));
+    local = pkg.overrides;
+    expect(pkg.dependencies["@rukh/core"]).toBe(`file:${join(folder, "rukh-core-0.1.0.tgz")}`);
     execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], {
       cwd: dir,
       stdio: "pipe",
