@@ -86,7 +86,10 @@ export const handlers: Handlers = {
     const mode: "fast" | "exact" = ctx.inputs.mode;
     return structuredResult({ total: ctx.inputs.count * 2, mode, "tag-list": tags, grid: [[1, 2]] });
   },
-  "jane.hi/plain": () => undefined,
+  // No return at all: it succeeds without a result.
+  "jane.hi/plain": (ctx) => {
+    ctx.log.info("quietly");
+  },
 };
 `;
 
@@ -122,7 +125,7 @@ describe("typed handlers", () => {
     const wrote = rukh("ext", "types", pkg);
     expect(wrote.status, wrote.stderr).toBe(0);
     expect(wrote.stdout).toContain("wrote");
-    expect(wrote.stdout).toContain("3 command types of jane.hi@0.1.0");
+    expect(wrote.stdout).toContain("types of 3 commands of jane.hi@0.1.0");
     const types = readFileSync(join(pkg, "rukh-types.d.ts"), "utf8");
     // The summary cannot close the comment it is quoted in.
     expect(types).toContain("Count things *\\/ carefully");

@@ -88,7 +88,9 @@ export interface CommandSuccess<R = JsonValue> {
  */
 export type CommandHandler<I = JsonObject, R = JsonValue> = (
   context: CommandContext<I>,
-) => CommandSuccess<R> | undefined | Promise<CommandSuccess<R> | undefined>;
+  // A handler that returns nothing (a function without a return) succeeds without a result.
+  // biome-ignore lint/suspicious/noConfusingVoidType: `void` is what such a function returns
+) => CommandSuccess<R> | undefined | void | Promise<CommandSuccess<R> | undefined | void>;
 
 /**
  * The handler of a command that declares its result: it must return one of
@@ -132,7 +134,12 @@ export interface StructuredResult<D> {
  */
 type AnyHandler = (
   context: CommandContext<never>,
-) => CommandSuccess<unknown> | undefined | Promise<CommandSuccess<unknown> | undefined>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: handlers may return nothing (see CommandHandler)
+) =>
+  | CommandSuccess<unknown>
+  | undefined
+  | void
+  | Promise<CommandSuccess<unknown> | undefined | void>;
 
 /**
  * Options of {@link runCommandProcess}.

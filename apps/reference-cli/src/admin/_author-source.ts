@@ -7,7 +7,7 @@ import type { CliBuiltin } from "@rukh/cli";
 import { descriptorTypes, type ExtensionDescriptor } from "@rukh/descriptor";
 import { reportLines, vendorPythonRuntime, vendorRuntime } from "./_authoring.js";
 import { arg, bool, flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, OK, print, REFUSED, UsageError } from "./_kit.js";
+import { type AdminBody, OK, plural, print, REFUSED, UsageError } from "./_kit.js";
 import {
   SKELETON_LANGUAGES,
   type SkeletonLanguage,
@@ -91,6 +91,8 @@ export function sourceBuiltins(
           return REFUSED;
         }
         const file = join(dir, TYPES_FILE);
+        // A passthrough command has no handler, so no types.
+        const managed = d.commands.filter((c) => c.execute.mapping === "managed").length;
         const { state, wanted } = typesState(dir, d, brand);
         const fresh = state === "up to date";
         if (ctx.inputs.check === true) {
@@ -104,8 +106,8 @@ export function sourceBuiltins(
         if (!fresh) writeFileSync(file, wanted);
         print(
           ctx,
-          `${fresh ? "kept" : "wrote"} ${file}: ${d.commands.length} command types of ${d.id}@${d.version}`,
-          { file, written: !fresh, commands: d.commands.length },
+          `${fresh ? "kept" : "wrote"} ${file}: types of ${plural(managed, "command")} of ${d.id}@${d.version}`,
+          { file, written: !fresh, commands: managed },
         );
         return OK;
       }),

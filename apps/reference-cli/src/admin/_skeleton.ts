@@ -123,7 +123,7 @@ export const handlers = {
 
 /**
  * A TypeScript package: sources in src/, compiled by tsc into bin/, which is
- * what runs. `ext init` writes bin/ as tsc would, so the package validates,
+ * what runs. `ext init` writes bin/ with the code tsc produces, so the package validates,
  * installs and runs before anything is built.
  */
 function tsFiles(identity: string): Record<string, string> {
