@@ -31,11 +31,29 @@ export const MODERN_META = {
  * returns the answers by id. Input stays open until every answer is in: its
  * end would be the client leaving.
  */
-export function mcpRequests(
+export async function mcpRequests(
   env: Record<string, string>,
   args: readonly string[],
   requests: readonly object[],
   // biome-ignore lint/suspicious/noExplicitAny: the tests read wire messages member by member
+): Promise<Record<string, any>[]> {
+  const lines = await mcpLines(env, args, requests, (seen) => seen.length === requests.length);
+  return lines.sort((a, b) => a.id - b.id);
+}
+
+/**
+ * Every message one new `rukh mcp serve <args>` writes, in order, once `done`
+ * holds for what came so far and `settleMs` more have passed (so a message
+ * that should never come has the chance to).
+ */
+export function mcpLines(
+  env: Record<string, string>,
+  args: readonly string[],
+  requests: readonly object[],
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read wire messages member by member
+  done: (seen: Record<string, any>[]) => boolean,
+  settleMs = 0,
+  // biome-ignore lint/suspicious/noExplicitAny: as above
 ): Promise<Record<string, any>[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(RUKH_BIN, ["mcp", "serve", ...args], {
@@ -43,15 +61,24 @@ export function mcpRequests(
       stdio: ["pipe", "pipe", "ignore"],
     });
     let out = "";
+    let finishing = false;
+    const parsed = () =>
+      out
+        .split("\n")
+        .filter((l) => l !== "")
+        .map((l) => JSON.parse(l));
     child.stdout.on("data", (d: Buffer) => {
       out += d.toString("utf8");
-      const lines = out.split("\n").filter((l) => l !== "");
-      if (lines.length === requests.length) {
+      if (finishing || !done(parsed())) return;
+      finishing = true;
+      setTimeout(() => {
         child.stdin.end();
-        resolve(lines.map((l) => JSON.parse(l)).sort((a, b) => a.id - b.id));
-      }
+        resolve(parsed());
+      }, settleMs);
     });
-    child.on("exit", () => reject(new Error(`the server ended after: ${out}`)));
+    child.on("exit", () => {
+      if (!finishing) reject(new Error(`the server ended after: ${out}`));
+    });
     requests.forEach((r, i) => {
       child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: i + 1, ...r })}\n`);
     });

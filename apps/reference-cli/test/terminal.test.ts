@@ -50,6 +50,14 @@ beforeAll(async () => {
           machine: machine(),
         },
         {
+          id: "burst",
+          path: ["say", "burst"],
+          summary: "Report progress as fast as a loop can",
+          inputs: [],
+          execute: managed({ kind: "text" }, "bin/say.mjs"),
+          machine: machine(),
+        },
+        {
           id: "fail",
           path: ["say", "fail"],
           summary: "Fail saying something",
@@ -68,6 +76,13 @@ await runCommandProcess({ handlers: {
     for (let i = 1; i <= 3; i++) {
       ctx.progress(i, 3, i === 2 ? ${JSON.stringify(HOSTILE)} : "step " + i);
       await new Promise((r) => setTimeout(r, 150));
+    }
+    return textResult("said\\n");
+  },
+  "fx.say/burst": async (ctx) => {
+    for (let i = 1; i <= 900; i++) {
+      ctx.progress(i, 900);
+      await new Promise((r) => (i % 3 === 0 ? setTimeout(r, 1) : setImmediate(r)));
     }
     return textResult("said\\n");
   },
@@ -100,6 +115,16 @@ it.skipIf(!hasScript)(
     expect(piped.stderr).toBe("");
   },
 );
+
+it.skipIf(!hasScript)("redraws a burst of progress at most ten times a second", () => {
+  const t0 = Date.now();
+  const seen = onTty("say", "burst");
+  const elapsed = Date.now() - t0;
+  const draws = seen.split("rukh say burst: ").length - 1;
+  expect(draws).toBeGreaterThanOrEqual(2);
+  expect(draws).toBeLessThanOrEqual(Math.ceil(elapsed / 100) + 1);
+  expect(seen).toMatch(/\r\u001b\[2Ksaid\n$/);
+});
 
 it.skipIf(!hasScript)("shows a command's failure message escaped", () => {
   const seen = onTty("say", "fail");
