@@ -195,6 +195,32 @@ describe("truthful administration", () => {
     expect(rukh("profile", "set-config", file).stdout).toMatch(/^nothing changed; /);
   });
 
+  it("exposes, allows and hides several at once, in one publication or none", async () => {
+    const state = new StateDirectory(root);
+    const before = (await state.history()).length;
+    // One unknown target refuses them all: nothing is published.
+    const mixed = rukh("expose", "add", "evil.pay", "acme.tools/nope");
+    expect(mixed.status).toBe(4);
+    expect(mixed.stderr).toContain("acme.tools has no enabled command acme.tools/nope");
+    expect((await state.history()).length).toBe(before);
+    expect(rukh("expose", "add", "evil.pay", "acme.tools/hi").stdout).toMatch(
+      /^exposed evil\.pay, acme\.tools\/hi; published/,
+    );
+    expect(rukh("preset", "allow", "agent", "evil.pay/*", "acme.tools/hi").status).toBe(0);
+    expect((await state.history()).length).toBe(before + 2);
+    const config = () => JSON.parse(rukh("--json", "profile", "show").stdout).result.config;
+    expect(config().exposure.extensions).toContain("evil.pay");
+    expect(config().exposure.commands).toContain("acme.tools/hi");
+    expect(config().presets.agent.commands).toEqual(
+      expect.arrayContaining(["evil.pay/*", "acme.tools/hi"]),
+    );
+    expect(rukh("preset", "deny", "agent", "evil.pay/*", "acme.tools/hi").status).toBe(0);
+    expect(rukh("expose", "remove", "evil.pay", "acme.tools/hi").status).toBe(0);
+    expect(config().exposure.commands).not.toContain("acme.tools/hi");
+    expect(config().exposure.extensions).not.toContain("evil.pay");
+    expect(config().presets.agent.commands).not.toContain("evil.pay/*");
+  });
+
   it("treats preset names as data: constructor and __proto__ are no presets", () => {
     for (const name of ["constructor", "__proto__", "toString"]) {
       expect(rukh("preset", "show", name).status).toBe(2);

@@ -34,6 +34,23 @@ export const bool = (id: string, summary: string, over: Over = {}): object => ({
   ...over,
 });
 
+/** Positional arguments from `position` on, as a list: `minItems` (1 unless told) to `maxItems`. */
+export const args = (
+  id: string,
+  summary: string,
+  position: number,
+  maxItems: number,
+  { minItems = 1, maxLength = 4096 }: { minItems?: number; maxLength?: number } = {},
+): object => ({
+  id,
+  type: "list",
+  items: { type: "string", minLength: 1, maxLength },
+  maxItems,
+  ...(minItems > 0 && { minItems, required: true }),
+  positional: position,
+  summary,
+});
+
 /** A repeatable `--flag <value>`. */
 export const many = (id: string, summary: string): object => ({
   id,

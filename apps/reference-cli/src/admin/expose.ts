@@ -3,12 +3,16 @@
 
 import type { CliBuiltin } from "@rukh/cli";
 import { candidates, current, publishConfig } from "./_current.js";
-import { arg, text } from "./_inputs.js";
+import { args, texts } from "./_inputs.js";
 import { type AdminBody, Refusal, safe } from "./_kit.js";
 
-const TARGET = arg("target", "An extension id, or <extension id>/<command id>", 0, {
-  maxLength: 512,
-});
+const TARGETS = args(
+  "targets",
+  "Extension ids, or <extension id>/<command id>: all in one publication",
+  0,
+  64,
+  { maxLength: 512 },
+);
 
 /** The `expose` commands. */
 export function exposeBuiltins(
@@ -18,47 +22,74 @@ export function exposeBuiltins(
   return [
     {
       path: ["expose", "add"],
-      summary: "Let MCP see an installed extension or one of its commands",
-      inputs: [TARGET],
+      summary: "Let MCP see installed extensions or some of their commands",
+      inputs: [TARGETS],
       suggest: (_id, stateDir) => candidates(stateDir, "commands"),
       run: guarded(async (ctx, home) => {
-        const target = text(ctx.inputs, "target")!;
+        const targets = texts(ctx.inputs, "targets");
         const from = await current(home, brand);
-        const key = target.includes("/") ? "commands" : "extensions";
-        const ext = target.split("/")[0]!;
-        const installed = from.revision?.extensions.find((e) => e.id === ext);
-        if (installed === undefined)
-          throw new Refusal(
-            `${safe(ext)} is not installed; installed: ${from.revision?.extensions.map((e) => e.id).join(", ") || "none"}`,
-          );
-        if (key === "commands") {
-          const projection = await home.projection(from.base!);
-          if (!projection.routes.commands.some((c) => c.identity === target))
-            throw new Refusal(`${installed.id} has no enabled command ${safe(target)}`);
+        const installed = from.revision?.extensions ?? [];
+        const projection = targets.some((t) => t.includes("/"))
+          ? await home.projection(from.base!)
+          : undefined;
+        for (const target of targets) {
+          const ext = target.split("/")[0]!;
+          const found = installed.find((e) => e.id === ext);
+          if (found === undefined)
+            throw new Refusal(
+              `${safe(ext)} is not installed; installed: ${installed.map((e) => e.id).join(", ") || "none"}`,
+            );
+          if (
+            target.includes("/") &&
+            !projection!.routes.commands.some((c) => c.identity === target)
+          )
+            throw new Refusal(`${found.id} has no enabled command ${safe(target)}`);
         }
-        const list = from.config.exposure?.[key] ?? [];
-        const exposure = { ...from.config.exposure, [key]: [...new Set([...list, target])] };
-        return publishConfig(ctx, home, from, { ...from.config, exposure }, `exposed ${target}`);
+        const add = (key: "commands" | "extensions") => [
+          ...new Set([
+            ...(from.config.exposure?.[key] ?? []),
+            ...targets.filter((t) => t.includes("/") === (key === "commands")),
+          ]),
+        ];
+        const exposure = {
+          ...from.config.exposure,
+          commands: add("commands"),
+          extensions: add("extensions"),
+        };
+        return publishConfig(
+          ctx,
+          home,
+          from,
+          { ...from.config, exposure },
+          `exposed ${targets.join(", ")}`,
+        );
       }),
     },
     {
       path: ["expose", "remove"],
-      summary: "Hide an extension or command from MCP again",
-      inputs: [TARGET],
+      summary: "Hide extensions or commands from MCP again",
+      inputs: [TARGETS],
       suggest: (_id, stateDir) => candidates(stateDir, "commands"),
       run: guarded(async (ctx, home) => {
-        const target = text(ctx.inputs, "target")!;
+        const targets = texts(ctx.inputs, "targets");
         const from = await current(home, brand);
         const e = from.config.exposure;
-        if (!e?.commands?.includes(target) && !e?.extensions?.includes(target))
-          throw new Refusal(
-            `${safe(target)} is not exposed; exposed: ${[...(e?.extensions ?? []), ...(e?.commands ?? [])].join(", ") || "nothing"}`,
-          );
+        for (const target of targets)
+          if (!e?.commands?.includes(target) && !e?.extensions?.includes(target))
+            throw new Refusal(
+              `${safe(target)} is not exposed; exposed: ${[...(e?.extensions ?? []), ...(e?.commands ?? [])].join(", ") || "nothing"}`,
+            );
         const exposure = {
-          commands: (e?.commands ?? []).filter((c) => c !== target),
-          extensions: (e?.extensions ?? []).filter((c) => c !== target),
+          commands: (e?.commands ?? []).filter((c) => !targets.includes(c)),
+          extensions: (e?.extensions ?? []).filter((c) => !targets.includes(c)),
         };
-        return publishConfig(ctx, home, from, { ...from.config, exposure }, `hid ${target}`);
+        return publishConfig(
+          ctx,
+          home,
+          from,
+          { ...from.config, exposure },
+          `hid ${targets.join(", ")}`,
+        );
       }),
     },
   ];

@@ -3,7 +3,7 @@
 import type { CliBuiltin } from "@rukh/cli";
 import type { InstalledExtension, Publication } from "@rukh/profile";
 import { candidates, current, reported } from "./_current.js";
-import { arg, bool, text, texts } from "./_inputs.js";
+import { arg, args, bool, text, texts } from "./_inputs.js";
 import { type AdminBody, OK, type Profile, print, safe } from "./_kit.js";
 
 /** What an install did to each extension, in words and as data. */
@@ -43,16 +43,7 @@ export function extBuiltins(
       summary:
         "Install or upgrade signed extension packages, all in one publication (a new one is allowed in the default preset)",
       inputs: [
-        {
-          id: "packages",
-          type: "list",
-          items: { type: "string", minLength: 1, maxLength: 4096 },
-          maxItems: 1_000,
-          minItems: 1,
-          positional: 0,
-          required: true,
-          summary: "The signed packages: directories or .tgz files",
-        },
+        args("packages", "The signed packages: directories or .tgz files", 0, 1_000),
         bool("allow_downgrade", "Install them even if a version is lower than the installed one"),
       ],
       run: guarded(async (ctx, home, profile) => {

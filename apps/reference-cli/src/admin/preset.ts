@@ -3,7 +3,7 @@
 import type { CliBuiltin } from "@rukh/cli";
 import type { TaskPreset } from "@rukh/profile";
 import { candidates, current, publishConfig } from "./_current.js";
-import { arg, many, text, texts } from "./_inputs.js";
+import { arg, args, many, text, texts } from "./_inputs.js";
 import { type AdminBody, OK, presetOf, print } from "./_kit.js";
 
 const PRESET = arg("preset", "The task preset's name", 0, { maxLength: 64 });
@@ -49,22 +49,24 @@ export function presetBuiltins(
             : "Take a command pattern, action or resource away from a preset",
         inputs: [
           PRESET,
-          arg("pattern", "A command <ext>/<cmd>, or <ext>/* for all of an extension's", 1, {
-            required: false,
-            maxLength: 512,
-          }),
-          many("action", "An action the preset grants (repeatable)"),
-          many("resource", "A resource the preset grants (repeatable)"),
+          args(
+            "patterns",
+            "Commands <ext>/<cmd>, or <ext>/* for all of an extension's: all in one publication",
+            1,
+            64,
+            { minItems: 0, maxLength: 512 },
+          ),
+          many("action", "An action the preset grants"),
+          many("resource", "A resource the preset grants"),
         ],
         suggest: (id, stateDir) =>
           id === "preset"
             ? candidates(stateDir, "presets")
-            : id === "pattern"
+            : id === "patterns"
               ? candidates(stateDir, "commands")
               : [],
         run: guarded(async (ctx, home, profile) => {
           const name = text(ctx.inputs, "preset")!;
-          const pattern = text(ctx.inputs, "pattern");
           const pick = (key: "action" | "resource") => texts(ctx.inputs, key);
           const edit = (list: readonly string[], items: readonly string[]) =>
             op === "allow"
@@ -74,7 +76,7 @@ export function presetBuiltins(
           const p = presetOf(profile, from.config, name);
           const changed: TaskPreset = {
             ...p,
-            commands: edit(p.commands, pattern === undefined ? [] : [pattern]),
+            commands: edit(p.commands, texts(ctx.inputs, "patterns")),
             actions: edit(p.actions, pick("action")),
             resources: edit(p.resources, pick("resource")),
           };
