@@ -164,6 +164,16 @@ describe("keygen and ext sign", () => {
     expect(made.status, made.stderr).toBe(0);
     const descriptor = JSON.parse(readFileSync(join(pkg, "rukh-extension.json"), "utf8"));
     expect(descriptor.$schema).toBe("https://rukh.dev/schemas/rukh.extension.schema.json");
+    // The README's next commands, their comments in one column.
+    const readme = readFileSync(join(pkg, "README.md"), "utf8");
+    const block = readme.slice(
+      readme.indexOf("```sh\n") + 6,
+      readme.indexOf("\n```", readme.indexOf("```sh")),
+    );
+    const columns = block.split("\n").flatMap((l) => (l.includes(" # ") ? [l.indexOf(" # ")] : []));
+    expect(columns.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(columns).size).toBe(1);
+    expect(block).toContain("rukh ext sign . --key ../jane.key # after every change");
     // Its own test passes with plain node.
     const tested = spawnSync(process.execPath, ["--test"], { cwd: pkg, encoding: "utf8" });
     expect(tested.status, tested.stdout).toBe(0);

@@ -265,18 +265,36 @@ function readme(
   group: string,
   lang: SkeletonLanguage,
 ): string {
-  const build =
+  // Each line's command and what it is for, the comments aligned in one column.
+  const build: [string, string][] =
     lang === "ts"
-      ? `npx -y -p typescript@5 tsc                 # src/*.ts into bin/, type-checked\n`
+      ? [["npx -y -p typescript@5 tsc", "src/*.ts into bin/, type-checked"]]
       : lang === "js"
-        ? `npx -y -p typescript@5 tsc                 # optional: type-check the JavaScript\n`
-        : "";
-  const test =
+        ? [["npx -y -p typescript@5 tsc", "optional: type-check the JavaScript"]]
+        : [];
+  const test: [string, string] =
     lang === "python"
-      ? "python3 -B -m unittest discover -s test    # the handlers' tests"
+      ? ["python3 -B -m unittest discover -s test", "the handlers' tests"]
       : lang === "sh"
-        ? "sh test/hello.test.sh                      # the script's test"
-        : "node --test                                # the handlers' tests";
+        ? ["sh test/hello.test.sh", "the script's test"]
+        : ["node --test", "the handlers' tests"];
+  const steps: [string, string][] = [
+    ...build,
+    test,
+    [`${brand} ext validate .`, "every check an install makes"],
+    [
+      `${brand} keygen ${publisher} --out ..`,
+      `once, outside the package: ${publisher}.key (yours alone) and ${publisher}.pub`,
+    ],
+    [`${brand} ext sign . --key ../${publisher}.key`, "after every change"],
+    [`${brand} trust add ../${publisher}.pub --publisher ${publisher}`, ""],
+    [`${brand} ext install .`, ""],
+    [`${brand} ${group} hello Ada`, ""],
+  ];
+  const width = Math.max(...steps.filter(([, why]) => why !== "").map(([c]) => c.length));
+  const commands = steps
+    .map(([c, why]) => (why === "" ? c : `${c.padEnd(width)} # ${why}`))
+    .join("\n");
   const runtime =
     lang === "sh"
       ? "`bin/hello.sh` runs them: a passthrough program, which gets the words after\nits command as they were typed and is never an MCP tool (a shell cannot speak\nthe authenticated channel)."
@@ -296,13 +314,7 @@ ${runtime}
 Every file in this directory is part of the package.
 ${types}
 \`\`\`sh
-${build}${test}
-${brand} ext validate .                       # every check an install makes
-${brand} keygen ${publisher} --out ..         # once, outside the package: ${publisher}.key (yours alone) and ${publisher}.pub
-${brand} ext sign . --key ../${publisher}.key # after every change
-${brand} trust add ../${publisher}.pub --publisher ${publisher}
-${brand} ext install .
-${brand} ${group} hello Ada
+${commands}
 \`\`\`
 
 While you work, \`${brand} ext link .\` runs the package from this directory
