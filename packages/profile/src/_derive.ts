@@ -46,14 +46,22 @@ const byPath = (rows: RouteRow[]): RouteRow[] => {
   return keyed.map(([, r]) => r);
 };
 
-/** The derivation from every enabled extension's descriptor (`loaded`, in revision order). */
+/**
+ * The derivation from every enabled extension's descriptor (`loaded`, in
+ * revision order); `incumbents` are the ids the base revision already had,
+ * which win a CLI group they share with a newcomer.
+ */
 export function derive(
   config: OwnerConfig,
   extensions: readonly InstalledExtension[],
   loaded: readonly LoadedExtension[],
+  incumbents?: ReadonlySet<string>,
 ): Derivation {
   const enabled = extensions.filter((e) => e.enabled);
-  checkCliOwnership(loaded.map((l, i) => routingOwner(l.descriptor, enabled[i]!)));
+  checkCliOwnership(
+    loaded.map((l, i) => routingOwner(l.descriptor, enabled[i]!)),
+    incumbents,
+  );
   const { routes, routeKey } = buildRoutes(loaded);
   const parts = enabled.map((e, i) => packagePart(e.digest, loaded[i]!.descriptor));
   const rows = byPath(parts.flatMap((p) => p.rows));
@@ -93,13 +101,14 @@ export interface BaseFiles {
  * package it held, deriving only those in `fresh` (by digest); `undefined`
  * when it cannot (the configuration exposes other commands than the base's,
  * or the base's route cache lacks a carried command), and the caller derives
- * from every descriptor instead.
+ * from every descriptor instead. `incumbents` as for {@link derive}.
  */
 export function deriveCarried(
   config: OwnerConfig,
   extensions: readonly InstalledExtension[],
   fresh: ReadonlyMap<string, ExtensionDescriptor>,
   base: BaseFiles,
+  incumbents?: ReadonlySet<string>,
 ): Derivation | undefined {
   const exposure = (c: OwnerConfig) => canonicalJson((c.exposure ?? null) as unknown as JsonValue);
   if (exposure(config) !== exposure(base.config)) return undefined;
@@ -109,7 +118,10 @@ export function deriveCarried(
   const routings: Routing[] = enabled.map(
     (e) => fresh.get(e.digest) ?? base.catalog.routing(e.digest),
   );
-  checkCliOwnership(routings.map((r, i) => routingOwner(r, enabled[i]!)));
+  checkCliOwnership(
+    routings.map((r, i) => routingOwner(r, enabled[i]!)),
+    incumbents,
+  );
   const { groups, routeKey } = claimRoutes(routings);
 
   const baseTools = new Map<string, IndexedTool[]>();

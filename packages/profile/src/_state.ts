@@ -354,6 +354,7 @@ export class StateDirectory {
       base === null || baseRevision === undefined
         ? undefined
         : await readCatalog(this.root, base, baseRevision);
+    const incumbents = new Set(baseRevision?.extensions.filter((e) => e.enabled).map((e) => e.id));
     if (catalog !== undefined && base !== null && baseRevision !== undefined) {
       const routes = readRouteCache(this.root, base);
       if (routes.ok) {
@@ -364,11 +365,17 @@ export class StateDirectory {
             fresh.set(e.digest, await this.#descriptor(e));
         let carried: Derivation | undefined;
         try {
-          carried = deriveCarried(config, list, fresh, {
-            config: baseRevision.config,
-            catalog,
-            routes,
-          });
+          carried = deriveCarried(
+            config,
+            list,
+            fresh,
+            {
+              config: baseRevision.config,
+              catalog,
+              routes,
+            },
+            incumbents,
+          );
         } catch (e) {
           // A base bucket or part that fails its digest is only a cache: derive from the descriptors.
           if (e instanceof ProfileError && e.code !== "invalid_state") throw e;
@@ -378,7 +385,10 @@ export class StateDirectory {
     }
     const all = catalog?.all();
     const loaded = await this.#loaded(list, pending, all);
-    return { ...derive(config, list, loaded), ...(catalog !== undefined && { base: catalog }) };
+    return {
+      ...derive(config, list, loaded, incumbents),
+      ...(catalog !== undefined && { base: catalog }),
+    };
   }
 
   /**

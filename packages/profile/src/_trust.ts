@@ -146,9 +146,14 @@ export function routingOwner(routing: Routing, installed: InstalledExtension): R
  * The CLI paths of the extensions: no command, alias or group at or under a
  * reserved word (`reserved_path`), and every group — declared, or the prefix
  * of a command's path — belongs to one publisher (`group_conflict`): another
- * publisher's extension cannot add commands under it.
+ * publisher's extension cannot add commands under it. The extensions named
+ * in `incumbents` (those the base revision already had) claim first, so an
+ * error blames the one that came later.
  */
-export function checkCliOwnership(descriptors: readonly Routing[]): void {
+export function checkCliOwnership(
+  descriptors: readonly Routing[],
+  incumbents: ReadonlySet<string> = new Set(),
+): void {
   const owners = new Map<string, { publisher: string; by: string }>();
   // `what` names the claim in an error only: no message is built otherwise.
   const own = (prefix: string, d: Routing, what: () => string) => {
@@ -167,7 +172,8 @@ export function checkCliOwnership(descriptors: readonly Routing[]): void {
         `${d.id} declares ${what()}, but "${path[0]}" is one of the brand's own commands (${RESERVED_CLI_WORDS.join(", ")})`,
       );
   };
-  const sorted = [...descriptors].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const rank = (d: Routing) => (incumbents.has(d.id) ? 0 : 1);
+  const sorted = [...descriptors].sort((a, b) => rank(a) - rank(b) || (a.id < b.id ? -1 : 1));
   for (const d of sorted) {
     for (const g of d.groups) reserved(d, g.path, () => `group "${g.path.join(" ")}"`);
     for (const c of d.commands)

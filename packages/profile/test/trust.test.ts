@@ -150,6 +150,21 @@ describe("CLI groups and reserved paths", () => {
     expect(await refusal(h.install(intruder))).toBe(
       'group_conflict: CLI group "acme" belongs to publisher "acme" (acme.tools); evil.pay by "evil" cannot add "acme pay" under it',
     );
+    // Whoever came first keeps the group, whichever id sorts first.
+    const first = await makePackage(
+      work,
+      versioned("evil.zed", "1.0.0", "evil", [{ id: "x", path: ["zed", "x"] }]),
+      evil.privateKey,
+    );
+    expect((await h.install(first)).published).toBe(true);
+    const later = await makePackage(
+      work,
+      versioned("acme.zed", "1.0.0", "acme", [{ id: "y", path: ["zed", "y"] }]),
+    );
+    expect(await refusal(h.install(later))).toBe(
+      'group_conflict: CLI group "zed" belongs to publisher "evil" (evil.zed); acme.zed by "acme" cannot add "zed y" under it',
+    );
+    expect(await refusal(h.remove("evil.zed").then(() => h.install(later)))).toBe("accepted");
     // The same publisher may add to its own group from another extension.
     const sibling = await makePackage(
       work,
