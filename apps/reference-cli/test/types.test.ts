@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -121,6 +121,12 @@ describe("typed handlers", () => {
     expect(stale.status).toBe(4);
     expect(stale.stderr).toContain("rukh-types.d.ts is out of date; run: rukh ext types");
     expect(rukh("ext", "validate", pkg).stdout).toContain("note: rukh-types.d.ts is out of date");
+    const kept = readFileSync(join(pkg, "rukh-types.d.ts"));
+    unlinkSync(join(pkg, "rukh-types.d.ts"));
+    expect(rukh("ext", "validate", pkg).stdout).toContain(
+      `note: rukh-types.d.ts is missing, and tsconfig.json compiles this package; run: rukh ext types ${pkg}`,
+    );
+    writeFileSync(join(pkg, "rukh-types.d.ts"), kept);
 
     const wrote = rukh("ext", "types", pkg);
     expect(wrote.status, wrote.stderr).toBe(0);

@@ -42,6 +42,11 @@ export function packageBuiltins(
         const types = d === undefined ? undefined : typesState(dir, d, brand).state;
         if (types === "out of date")
           lines.push(`note: ${TYPES_FILE} is out of date; run: ${brand} ext types ${dir}`);
+        // A TypeScript package without them fails to compile, far from the cause.
+        if (types === "missing" && existsSync(join(dir, "tsconfig.json")))
+          lines.push(
+            `note: ${TYPES_FILE} is missing, and tsconfig.json compiles this package; run: ${brand} ext types ${dir}`,
+          );
         if (d !== undefined)
           lines.push(
             ...missingInterpreters(
