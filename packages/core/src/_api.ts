@@ -138,9 +138,25 @@ export interface InvocationCore {
    * outcome, so every invocation id a caller is given is in the journal.
    */
   rejected(refusal: AdapterRefusal): Promise<InvocationOutcome>;
+  /**
+   * The same core serving calls for another binding: one journal, one
+   * liveness lock, per-preset concurrency shared with every other binding.
+   * A remote host binds each request to the subject, actor, token and preset
+   * its credential proves; a local host never needs it.
+   */
+  bound(binding: HostBinding): BoundInvocationCore;
   /** Rejects new calls (`core_closed`), cancels running ones (`owner_cancel`), waits for them, closes the journal and log. */
   close(): Promise<void>;
 }
+
+/**
+ * An invocation core seen through one binding (see {@link InvocationCore.bound}).
+ *
+ * @example
+ * const alice = core.bound({ subject: "alice", actor: "ci", taskAuthorityRef: "tok-1", preset: "agent" });
+ * const outcome = await alice.invoke(request);
+ */
+export type BoundInvocationCore = Pick<InvocationCore, "binding" | "invoke" | "rejected">;
 
 /**
  * A call an adapter refused on its own: the command it named and why.

@@ -31,6 +31,7 @@ import {
 import {
   type AdapterRefusal,
   checkBinding,
+  type HostBinding,
   type InvocationCore,
   type InvocationCoreOptions,
   type InvocationRequest,
@@ -130,7 +131,8 @@ export async function createInvocationCore(
   const packages = new Map<string, [ExtensionDescriptor, string]>();
   const running = new Set<(cause: Cause) => void>();
   const pending = new Set<Promise<unknown>>();
-  let inFlight = 0;
+  // Calls running per preset (a remote host serves many bindings from one core).
+  const inFlightOf = new Map<string, number>();
   let closed = false;
 
   async function loadPackage(digest: string): Promise<[ExtensionDescriptor, string]> {
@@ -162,7 +164,10 @@ export async function createInvocationCore(
   }
 
   /** Reads what admission decides from, lets it decide, then plans the launch. */
-  async function admitted(request: InvocationRequest): Promise<Planned | Rejection> {
+  async function admitted(
+    request: InvocationRequest,
+    binding: HostBinding,
+  ): Promise<Planned | Rejection> {
     const activeRevisionId = await state.activeRevisionId();
     const stale = checkRevision(request, activeRevisionId);
     if (stale !== null) return stale;
@@ -254,7 +259,7 @@ export async function createInvocationCore(
     return outcome;
   }
 
-  function invoke(request: InvocationRequest): Promise<InvocationOutcome> {
+  function invoke(binding: HostBinding, request: InvocationRequest): Promise<InvocationOutcome> {
     const invocationId = randomUUID();
     // After close the journal is gone: the refusal is returned, not recorded.
     if (closed)
@@ -265,7 +270,7 @@ export async function createInvocationCore(
         message: "the host is shutting down",
         diagnostics: NO_DIAGNOSTICS,
       });
-    const work = invokeOpen(invocationId, request);
+    const work = invokeOpen(invocationId, binding, request);
     pending.add(work);
     work.finally(() => pending.delete(work)).catch(() => {});
     return work;
@@ -273,13 +278,14 @@ export async function createInvocationCore(
 
   async function invokeOpen(
     invocationId: string,
+    binding: HostBinding,
     request: InvocationRequest,
   ): Promise<InvocationOutcome> {
     const startedAt = Date.now();
     const reject = (r: Rejection) => finalize(invocationId, r.identity, rejection(invocationId, r));
     let planned: Planned | Rejection;
     try {
-      planned = await admitted(request);
+      planned = await admitted(request, binding);
     } catch (e) {
       sink.logger.error(
         { invocationId, err: e },
@@ -322,9 +328,10 @@ export async function createInvocationCore(
         }),
       );
     // No hidden queue: the check and the increment are one synchronous step.
+    const inFlight = inFlightOf.get(binding.preset) ?? 0;
     if (inFlight >= preset.maxConcurrency)
       return no("concurrency_limit", `at most ${preset.maxConcurrency} calls may run at once`);
-    inFlight++;
+    inFlightOf.set(binding.preset, inFlight + 1);
     let slot: NamedLock | null = null;
     try {
       // The same limit holds across every process on this state directory.
@@ -364,7 +371,9 @@ export async function createInvocationCore(
       return finalize(invocationId, identity, outcomeOf(invocationId, revisionId, result));
     } finally {
       slot?.release();
-      inFlight--;
+      const left = inFlightOf.get(binding.preset)! - 1;
+      if (left === 0) inFlightOf.delete(binding.preset);
+      else inFlightOf.set(binding.preset, left);
     }
   }
 
@@ -384,8 +393,16 @@ export async function createInvocationCore(
   return {
     binding,
     recovered,
-    invoke,
+    invoke: (request) => invoke(binding, request),
     rejected,
+    bound(other) {
+      const checked = checkBinding(other);
+      return {
+        binding: checked,
+        invoke: (request) => invoke(checked, request),
+        rejected,
+      };
+    },
     async close() {
       if (closed) return;
       closed = true;

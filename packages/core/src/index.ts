@@ -2,6 +2,7 @@
 
 export type {
   AdapterRefusal,
+  BoundInvocationCore,
   CommandRef,
   HostBinding,
   InvocationCore,

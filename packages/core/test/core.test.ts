@@ -216,3 +216,49 @@ describe("rejections spawn nothing", () => {
     });
   });
 });
+
+describe("one core, many bindings", () => {
+  it("journals each call under the binding it was made for, and admits by that binding's preset", async () => {
+    const host = await core("default");
+    const bob = host.bound({
+      subject: "bob",
+      actor: "ci",
+      taskAuthorityRef: "jti-1",
+      preset: "narrow",
+    });
+    expect(bob.binding).toEqual({
+      subject: "bob",
+      actor: "ci",
+      taskAuthorityRef: "jti-1",
+      preset: "narrow",
+    });
+    const ok = await bob.invoke(call("fx.main/hello", { name: "Bo" }));
+    expect(ok.outcome).toBe("succeeded");
+    const [start] = await journalOf(ok.invocationId);
+    expect(start).toMatchObject({
+      type: "start",
+      subject: "bob",
+      actor: "ci",
+      taskAuthorityRef: "jti-1",
+      preset: "narrow",
+    });
+    // narrow allows hello only; the host's own binding (default) allows count.
+    expect((await bob.invoke(call("fx.main/count", { n: 1 }))).reason).toBe("preset_denied");
+    expect((await host.invoke(call("fx.main/count", { n: 1 }))).outcome).toBe("succeeded");
+    expect(() =>
+      host.bound({ subject: "", actor: "ci", taskAuthorityRef: "t", preset: "narrow" }),
+    ).toThrow(/binding\.subject/);
+  });
+
+  it("counts concurrency per preset, not per core", async () => {
+    const host = await core("default");
+    const pair = host.bound({ subject: "p", actor: "ci", taskAuthorityRef: "t", preset: "pair" });
+    const slow = () => pair.invoke(call("fx.main/slow", { wait_ms: 800 }));
+    const running = [slow(), slow()];
+    await new Promise((r) => setTimeout(r, 200));
+    // pair allows 2 at once: a third is refused, while the default preset still runs.
+    expect((await slow()).reason).toBe("concurrency_limit");
+    expect((await host.invoke(call("fx.main/hello", { name: "Di" }))).outcome).toBe("succeeded");
+    expect((await Promise.all(running)).map((o) => o.outcome)).toEqual(["succeeded", "succeeded"]);
+  });
+});
