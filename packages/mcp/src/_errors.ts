@@ -1,5 +1,11 @@
 /** Stable codes of local (non-protocol) failures of the MCP host. */
-export const MCP_ERROR_CODES = ["invalid_limits", "invalid_binding", "state_unavailable"] as const;
+export const MCP_ERROR_CODES = [
+  "invalid_limits",
+  "invalid_binding",
+  "invalid_options",
+  "state_unavailable",
+  "listen_failed",
+] as const;
 
 /** One of {@link MCP_ERROR_CODES}. */
 export type McpErrorCode = (typeof MCP_ERROR_CODES)[number];
@@ -34,6 +40,8 @@ export const JSONRPC_ERROR_CODES = Object.freeze({
   invalidParams: -32602,
   internalError: -32603,
   unsupportedProtocolVersion: -32022,
+  /** An HTTP request's routing headers disagree with its body (or are missing). */
+  headerMismatch: -32020,
   /** The installed profile cannot be served (a stored package failed its check, say); `data.reason` says why. */
   profileUnavailable: -32001,
 } as const);

@@ -5,8 +5,8 @@
 // Types only: the SDK's wire types keep our hand-built results honest (ADR 0009).
 import type { CallToolResult, ListToolsResult, Tool } from "@modelcontextprotocol/server";
 import {
+  type BoundInvocationCore,
   type HostBinding,
-  type InvocationCore,
   type InvocationOutcome,
   type InvocationProgress,
   outcomeDiagnostic,
@@ -32,7 +32,7 @@ import { presetMissing, RpcError, unknownTool } from "./_rpc.js";
 /** What the tools of one host are bound to. */
 export interface ToolsContext {
   readonly state: StateDirectory;
-  readonly core: InvocationCore;
+  readonly core: BoundInvocationCore;
   readonly binding: HostBinding;
   /** Aborted by the owner's shutdown: running calls end `owner_cancel`. */
   readonly ownerSignal: AbortSignal;

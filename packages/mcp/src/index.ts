@@ -9,6 +9,13 @@ export type { McpErrorCode } from "./_errors.js";
 export { JSONRPC_ERROR_CODES, MCP_ERROR_CODES, McpError } from "./_errors.js";
 export type { McpCloseReason, McpHost, McpLogger, ServeStdioOptions } from "./_host.js";
 export { serveStdio } from "./_host.js";
+export type {
+  HttpAuthenticator,
+  HttpAuthOutcome,
+  McpHttpHost,
+  ServeHttpOptions,
+} from "./_http-host.js";
+export { serveHttp } from "./_http-host.js";
 export type { McpLimits } from "./_limits.js";
 export {
   MCP_IO_DEADLINE_MS,

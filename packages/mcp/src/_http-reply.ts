@@ -1,0 +1,129 @@
+// How an HTTP request is answered: one JSON body with its status, or an
+// event stream of its notifications ending with its answer; and its body,
+// read up to a limit.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { JsonValue } from "@rukh/json";
+import { JSONRPC_ERROR_CODES } from "./_errors.js";
+import type { HttpRefusal } from "./_http-checks.js";
+import type { RequestId } from "./_message.js";
+
+/** How often an open stream gets a comment line, so proxies keep it. */
+const KEEPALIVE_MS = 15_000;
+
+/** A request's answer: notifications (a stream only), then its one final message. */
+export interface Reply {
+  notify(message: object): void;
+  finish(status: number, message: object): void;
+}
+
+/** -32601 is 404, a malformed request 400, the host's own failure 500; a request's own error travels as 200. */
+export function statusOf(code: number): number {
+  if (code === JSONRPC_ERROR_CODES.methodNotFound) return 404;
+  if (
+    code === JSONRPC_ERROR_CODES.parseError ||
+    code === JSONRPC_ERROR_CODES.invalidRequest ||
+    code === JSONRPC_ERROR_CODES.headerMismatch ||
+    code === JSONRPC_ERROR_CODES.unsupportedProtocolVersion
+  )
+    return 400;
+  return 200;
+}
+
+export function errorMessage(
+  id: RequestId | null,
+  code: number,
+  message: string,
+  data?: JsonValue,
+): object {
+  return { jsonrpc: "2.0", id, error: { code, message, ...(data !== undefined && { data }) } };
+}
+
+export function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  id: RequestId | null,
+  code: number,
+  message: string,
+): void {
+  jsonReply(res).finish(status, errorMessage(id, code, message));
+}
+
+export function refuse(res: ServerResponse, r: HttpRefusal): void {
+  // What is left of the request is not read: the connection ends with the answer.
+  res.setHeader("connection", "close");
+  for (const [k, v] of Object.entries(r.headers ?? {})) res.setHeader(k, v);
+  jsonRpcError(res, r.status, null, r.code, r.message);
+}
+
+export function jsonReply(res: ServerResponse): Reply {
+  return {
+    notify() {},
+    finish(status, message) {
+      if (res.destroyed) return;
+      const body = JSON.stringify(message);
+      res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+      res.end(body);
+    },
+  };
+}
+
+/** An event stream for one request: its notifications, then its answer, then the end. */
+export function streamReply(res: ServerResponse): Reply {
+  let open = false;
+  let keepalive: NodeJS.Timeout | undefined;
+  const start = () => {
+    if (open) return;
+    open = true;
+    res.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-store",
+      "x-accel-buffering": "no",
+    });
+    keepalive = setInterval(() => res.write(":\n\n"), KEEPALIVE_MS);
+    keepalive.unref();
+  };
+  const event = (message: object) => {
+    if (res.destroyed || res.writableEnded) return;
+    start();
+    res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+  };
+  return {
+    notify: event,
+    finish(status, message) {
+      clearInterval(keepalive);
+      // An error before anything was streamed is a plain JSON answer with its status.
+      if (!open && status !== 200) {
+        jsonReply(res).finish(status, message);
+        return;
+      }
+      event(message);
+      if (!res.writableEnded) res.end();
+    },
+  };
+}
+
+/** The body, up to `max` bytes; a longer one is not read further. */
+export function readBody(
+  req: IncomingMessage,
+  max: number,
+): Promise<Buffer | "too_large" | "aborted"> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > max) return Promise.resolve("too_large");
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > max) {
+        req.pause();
+        resolve("too_large");
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", () => resolve("aborted"));
+    req.on("aborted", () => resolve("aborted"));
+  });
+}

@@ -1,0 +1,12 @@
+import { expect, it } from "vitest";
+
+// The built entry is the public surface; a new name here is a new public API.
+it("exports exactly these names", async () => {
+  const mod = await import("../dist/index.js");
+  expect(Object.keys(mod).sort()).toMatchInlineSnapshot(`
+    [
+      "bearerChallenge",
+      "createResourceServer",
+    ]
+  `);
+});

@@ -1,0 +1,147 @@
+import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createResourceServer, type ResourceServer } from "../src/index.js";
+
+// Tokens from a real authorization server (oidc-provider), each kind a
+// resource server must refuse refused as RFC 6750 and RFC 9728 say.
+const RESOURCE = "http://127.0.0.1:7411/mcp";
+const OTHER = "http://127.0.0.1:7411/other";
+let op: TestIssuer;
+let twin: TestIssuer;
+let rs: ResourceServer;
+
+beforeAll(async () => {
+  op = await startIssuer({ resources: [RESOURCE, OTHER], scopes: "mcp mcp.ops mcp.read" });
+  // Another issuer holding the same keys: its tokens verify, but name another issuer.
+  twin = await startIssuer({ resources: [RESOURCE], scopes: "mcp", keysOf: op });
+  rs = createResourceServer({
+    resource: RESOURCE,
+    issuer: op.issuer,
+    requiredScopes: ["mcp"],
+    presets: [{ scope: "mcp.ops", preset: "ops" }],
+    defaultPreset: "agent",
+    jwksCooldownMs: 0,
+  });
+}, 30_000);
+afterAll(async () => {
+  await op?.close();
+  await twin?.close();
+});
+
+const bearer = (t: string) => `Bearer ${t}`;
+const METADATA = "http://127.0.0.1:7411/.well-known/oauth-protected-resource/mcp";
+
+describe("a valid token", () => {
+  it("proves a binding: sub, client, jti, and the preset its scope chooses", async () => {
+    const plain = await rs.authenticate(bearer(await op.token("alice-agent", RESOURCE, "mcp")));
+    expect(plain).toMatchObject({
+      ok: true,
+      binding: { subject: "alice-agent", actor: "alice-agent", preset: "agent" },
+      scopes: ["mcp"],
+    });
+    expect(plain.ok && plain.binding.taskAuthorityRef).toMatch(/^jti:[A-Za-z0-9_-]{20,}$/);
+    const ops = await rs.authenticate(bearer(await op.token("bob-agent", RESOURCE, "mcp mcp.ops")));
+    expect(ops).toMatchObject({ ok: true, binding: { subject: "bob-agent", preset: "ops" } });
+  });
+
+  it("publishes its metadata where the challenge points", () => {
+    expect(rs.metadataUrl).toBe(METADATA);
+    expect(rs.metadata).toEqual({
+      resource: RESOURCE,
+      authorization_servers: [op.issuer],
+      scopes_supported: ["mcp", "mcp.ops"],
+      bearer_methods_supported: ["header"],
+    });
+  });
+
+  it("still verifies after the issuer rotates its signing key", async () => {
+    const before = op.signingKey;
+    const old = await op.token("alice-agent", RESOURCE, "mcp");
+    await op.rotate();
+    expect(op.signingKey).not.toBe(before);
+    const fresh = await op.token("alice-agent", RESOURCE, "mcp");
+    expect((await rs.authenticate(bearer(fresh))).ok).toBe(true);
+    expect((await rs.authenticate(bearer(old))).ok).toBe(true);
+  });
+});
+
+describe("every other token is refused, saying why and where to get a good one", () => {
+  it("no token: 401 with the metadata and the scope to ask for, no error code", async () => {
+    const r = await rs.authenticate(undefined);
+    expect(r).toMatchObject({ ok: false, status: 401 });
+    expect(!r.ok && r.challenge).toBe(`Bearer resource_metadata="${METADATA}", scope="mcp"`);
+  });
+
+  it.each([
+    ["Basic YWxpY2U6cHc=", "must be one Bearer token"],
+    ["Bearer a b", "must be one Bearer token"],
+    [`Bearer ${"a".repeat(9_000)}`, "too long"],
+  ])("a malformed Authorization header %# is 400 invalid_request", async (header, why) => {
+    const r = await rs.authenticate(header);
+    expect(r).toMatchObject({ ok: false, status: 400 });
+    expect(!r.ok && r.message).toContain(why);
+    expect(!r.ok && r.challenge).toContain('error="invalid_request"');
+  });
+
+  const cases: [string, () => Promise<string>, string][] = [
+    ["expired", () => op.token("late", RESOURCE, "mcp"), "it has expired"],
+    ["not yet valid", () => op.token("early", RESOURCE, "mcp"), "it is not valid yet"],
+    [
+      "for another resource",
+      () => op.token("alice-agent", OTHER, "mcp"),
+      "issued for another resource",
+    ],
+    [
+      "from another issuer",
+      () => twin.token("alice-agent", RESOURCE, "mcp"),
+      "issued by another authorization server",
+    ],
+    [
+      "with a forged signature",
+      async () => {
+        const [h, p, s] = (await op.token("alice-agent", RESOURCE, "mcp")).split(".");
+        const flipped = s!.startsWith("A") ? `B${s!.slice(1)}` : `A${s!.slice(1)}`;
+        return `${h}.${p}.${flipped}`;
+      },
+      "its signature does not verify",
+    ],
+    [
+      "with its claims changed",
+      async () => {
+        const [h, p, s] = (await op.token("alice-agent", RESOURCE, "mcp")).split(".");
+        const claims = JSON.parse(Buffer.from(p!, "base64url").toString());
+        const forged = Buffer.from(JSON.stringify({ ...claims, scope: "mcp mcp.ops" })).toString(
+          "base64url",
+        );
+        return `${h}.${forged}.${s}`;
+      },
+      "its signature does not verify",
+    ],
+    ["that is not a JWT", async () => "bm90LWEtand0", "it is malformed"],
+  ];
+  it.each(cases)("a token %s: 401 invalid_token", async (_what, make, why) => {
+    const r = await rs.authenticate(bearer(await make()));
+    expect(r).toMatchObject({ ok: false, status: 401 });
+    expect(!r.ok && r.message).toContain(why);
+    expect(!r.ok && r.challenge).toMatch(
+      /^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="http:\/\/127\.0\.0\.1:7411\/\.well-known\/oauth-protected-resource\/mcp", scope="mcp"$/,
+    );
+  });
+
+  it("a token without the required scope: 403 insufficient_scope naming it", async () => {
+    const r = await rs.authenticate(bearer(await op.token("alice-agent", RESOURCE, "mcp.read")));
+    expect(r).toMatchObject({ ok: false, status: 403, message: "the token lacks the scope mcp" });
+    expect(!r.ok && r.challenge).toContain('error="insufficient_scope"');
+    expect(!r.ok && r.challenge).toContain('scope="mcp"');
+  });
+
+  it("an issuer that cannot be reached: 503, not a verdict on the token", async () => {
+    const down = createResourceServer({
+      resource: RESOURCE,
+      issuer: "http://127.0.0.1:9/",
+      defaultPreset: "agent",
+    });
+    const r = await down.authenticate(bearer(await op.token("alice-agent", RESOURCE, "mcp")));
+    expect(r).toMatchObject({ ok: false, status: 503 });
+  });
+});

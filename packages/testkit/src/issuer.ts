@@ -1,0 +1,157 @@
+// A real authorization server for tests: oidc-provider on a loopback port,
+// issuing signed JWT access tokens (RFC 9068) through the client-credentials
+// grant, for the resources a test names. Its clients stand for the tokens a
+// resource server must refuse: `late` gets tokens that expired an hour ago,
+// `early` tokens valid only from an hour on.
+
+import { type AddressInfo, createServer } from "node:net";
+import { exportJWK, generateKeyPair, type JWK } from "jose";
+import Provider, { errors } from "oidc-provider";
+
+/** The clients every test issuer registers; each one's secret is `<id>-secret`. */
+export const ISSUER_CLIENTS = ["alice-agent", "bob-agent", "late", "early"] as const;
+
+/** A running test issuer. */
+export interface TestIssuer {
+  /** Its issuer identifier, `http://127.0.0.1:<port>`. */
+  readonly issuer: string;
+  /** A fresh access token of `client` for `resource` with `scope` (space-separated). */
+  token(client: (typeof ISSUER_CLIENTS)[number], resource: string, scope: string): Promise<string>;
+  /** Restarts on the same port signing with a new key; the old one stays published. */
+  rotate(): Promise<void>;
+  /** The id of the key it signs with now. */
+  readonly signingKey: string;
+  close(): Promise<void>;
+}
+
+async function signingJwk(kid: string): Promise<JWK> {
+  const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+  return { ...(await exportJWK(privateKey)), kid, alg: "RS256", use: "sig" };
+}
+
+/**
+ * Starts an issuer for `resources`, granting at most `scopes`.
+ *
+ * @example
+ * const op = await startIssuer({ resources: [resource], scopes: "mcp mcp.ops" });
+ * const token = await op.token("alice-agent", resource, "mcp");
+ */
+export async function startIssuer(options: {
+  readonly resources: readonly string[];
+  readonly scopes: string;
+  /** Another issuer's keys: tokens that verify with its key set but name this issuer. */
+  readonly keysOf?: TestIssuer;
+}): Promise<TestIssuer> {
+  let keys: JWK[] = options.keysOf
+    ? (options.keysOf as unknown as { keys: JWK[] }).keys
+    : [await signingJwk("key-1")];
+  let port = 0;
+  let server: import("node:http").Server | undefined;
+
+  const start = async () => {
+    const provider = new Provider(`http://127.0.0.1:${port}`, {
+      clients: ISSUER_CLIENTS.map((id) => ({
+        client_id: id,
+        client_secret: `${id}-secret`,
+        grant_types: ["client_credentials"],
+        redirect_uris: [],
+        response_types: [],
+        token_endpoint_auth_method: "client_secret_basic",
+      })),
+      jwks: { keys: keys as never },
+      features: {
+        devInteractions: { enabled: false },
+        clientCredentials: { enabled: true },
+        introspection: { enabled: false },
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: async () => options.resources[0]!,
+          useGrantedResource: async () => true,
+          getResourceServerInfo: async (_ctx, resource) => {
+            if (!options.resources.includes(resource))
+              throw new errors.InvalidTarget("not a resource of this issuer");
+            return {
+              scope: options.scopes,
+              audience: resource,
+              accessTokenFormat: "jwt",
+              accessTokenTTL: 300,
+              jwt: { sign: { alg: "RS256" } },
+            };
+          },
+        },
+      },
+      formats: {
+        customizers: {
+          async jwt(_ctx, token, jwt) {
+            const id = (token as { clientId?: string }).clientId;
+            const iat = jwt.payload.iat as number;
+            if (id === "late") jwt.payload.exp = iat - 3_600;
+            if (id === "early") jwt.payload.nbf = iat + 3_600;
+          },
+        },
+      },
+      ttl: { ClientCredentials: () => 300 },
+    });
+    return provider;
+  };
+
+  // The issuer names its own address: a free port is found first.
+  const listen = async () => {
+    if (port === 0) port = await freePort();
+    const provider = await start();
+    server = provider.listen(port, "127.0.0.1");
+    await new Promise<void>((r) => server!.once("listening", () => r()));
+  };
+  await listen();
+
+  const issuer = `http://127.0.0.1:${port}`;
+  const self = {
+    issuer,
+    get keys() {
+      return keys;
+    },
+    get signingKey() {
+      return keys[0]!.kid!;
+    },
+    async token(client: string, resource: string, scope: string) {
+      const res = await fetch(`${issuer}/token`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          authorization: `Basic ${Buffer.from(`${client}:${client}-secret`).toString("base64")}`,
+          connection: "close",
+        },
+        body: new URLSearchParams({ grant_type: "client_credentials", scope, resource }),
+      });
+      const body = (await res.json()) as { access_token?: string };
+      if (!res.ok || body.access_token === undefined)
+        throw new Error(`the issuer refused a token: ${res.status} ${JSON.stringify(body)}`);
+      return body.access_token;
+    },
+    async rotate() {
+      keys = [await signingJwk(`key-${keys.length + 1}`), ...keys];
+      await closeServer(server!);
+      await listen();
+    },
+    async close() {
+      await closeServer(server!);
+    },
+  };
+  return self;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function closeServer(s: import("node:http").Server): Promise<void> {
+  await new Promise<void>((r) => {
+    s.close(() => r());
+    s.closeAllConnections();
+  });
+}
