@@ -45,7 +45,7 @@ const WELL_KNOWN = "/.well-known/oauth-protected-resource";
 export interface HttpAuthenticator {
   authenticate(authorization: string | undefined): Promise<HttpAuthOutcome>;
   /** The Protected Resource Metadata (RFC 9728) served at its well-known paths. */
-  readonly metadata: JsonObject;
+  readonly metadata: object;
 }
 
 /** The result of {@link HttpAuthenticator.authenticate}. */
@@ -53,7 +53,7 @@ export type HttpAuthOutcome =
   | { readonly ok: true; readonly binding: HostBinding }
   | {
       readonly ok: false;
-      readonly status: 400 | 401 | 403;
+      readonly status: 400 | 401 | 403 | 503;
       /** The `WWW-Authenticate` value. */
       readonly challenge: string;
       readonly message: string;

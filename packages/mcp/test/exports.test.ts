@@ -20,6 +20,7 @@ it("exports exactly these names", async () => {
       "MCP_RESPONSE_MAX_BYTES",
       "MODERN_PROTOCOL_VERSION",
       "McpError",
+      "serveHttp",
       "serveStdio",
     ]
   `);

@@ -1,0 +1,416 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { request } from "node:http";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { readJournal } from "@rukh/core";
+import { createResourceServer } from "@rukh/oauth";
+import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type McpHttpHost, serveHttp } from "../src/index.js";
+import { MODERN_META, makeExtension, toolNameOf, useState, type Wire } from "./_helpers.js";
+
+// MCP 2026-07-28 over Streamable HTTP, with a real authorization server's
+// tokens: nothing is listed or run without one, each request runs under the
+// binding its own token proves, and the token goes no further.
+const at = useState();
+let op: TestIssuer;
+let host: McpHttpHost;
+let resource: string;
+let hostHeader: string;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  // More tools than one page holds, so lists have cursors.
+  const many = Array.from({ length: 40 }, (_, i) => ({ id: `c${i}` }));
+  await at.state.install(await makeExtension(at.work, "fx.hidden", "2.0.0", many));
+  const port = await freePort();
+  hostHeader = `127.0.0.1:${port}`;
+  resource = `http://${hostHeader}/mcp`;
+  op = await startIssuer({ resources: [resource], scopes: "mcp mcp.narrow" });
+  const rs = createResourceServer({
+    resource,
+    issuer: op.issuer,
+    requiredScopes: ["mcp"],
+    presets: [{ scope: "mcp.narrow", preset: "narrow" }],
+    defaultPreset: "default",
+  });
+  host = await serveHttp({
+    state: at.state,
+    resource,
+    listen: { port },
+    authenticator: rs,
+    allowedOrigins: ["https://app.acme.test"],
+  });
+}, 30_000);
+afterAll(async () => {
+  await host?.close();
+  await op?.close();
+});
+
+const token = (scope = "mcp", client: "alice-agent" | "bob-agent" = "alice-agent") =>
+  op.token(client, resource, scope);
+
+interface Post {
+  readonly method: string;
+  readonly params?: Record<string, unknown>;
+  readonly id?: number | string;
+  readonly token?: string;
+  readonly headers?: Record<string, string>;
+  readonly omit?: readonly string[];
+  readonly body?: string;
+}
+
+/** One POST as a 2026-07-28 client sends it, with `headers` over and `omit` left out. */
+async function post(
+  p: Post,
+): Promise<{ status: number; headers: Headers; text: string; json?: Wire }> {
+  const params: Record<string, unknown> = {
+    ...p.params,
+    _meta: { ...MODERN_META, ...(p.params?._meta as object) },
+  };
+  const message = { jsonrpc: "2.0", id: p.id ?? 1, method: p.method, params };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    "mcp-method": p.method,
+    ...(typeof params.name === "string" && { "mcp-name": params.name }),
+    ...(p.token !== undefined && { authorization: `Bearer ${p.token}` }),
+    ...p.headers,
+  };
+  for (const h of p.omit ?? []) delete headers[h];
+  const res = await fetch(resource, {
+    method: "POST",
+    headers,
+    body: p.body ?? JSON.stringify(message),
+  });
+  const text = await res.text();
+  let json: Wire;
+  if (res.headers.get("content-type")?.startsWith("application/json")) json = JSON.parse(text);
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** The messages of an event-stream body, in order. */
+function events(text: string): Wire[] {
+  return text
+    .split("\n\n")
+    .map((block) => block.split("\n").find((l) => l.startsWith("data: ")))
+    .filter((l): l is string => l !== undefined)
+    .map((l) => JSON.parse(l.slice(6)));
+}
+
+describe("without a valid token, nothing", () => {
+  it("answers 401 with a challenge to the metadata it publishes, and lists nothing", async () => {
+    const r = await post({ method: "tools/list" });
+    expect(r.status).toBe(401);
+    const challenge = r.headers.get("www-authenticate");
+    const metadataUrl = `http://${hostHeader}/.well-known/oauth-protected-resource/mcp`;
+    expect(challenge).toBe(`Bearer resource_metadata="${metadataUrl}", scope="mcp"`);
+    expect(r.text).not.toContain("tools");
+    const meta = await (await fetch(metadataUrl)).json();
+    expect(meta).toEqual({
+      resource,
+      authorization_servers: [op.issuer],
+      scopes_supported: ["mcp", "mcp.narrow"],
+      bearer_methods_supported: ["header"],
+    });
+    // The root form of the well-known path serves the same document.
+    expect(
+      await (await fetch(`http://${hostHeader}/.well-known/oauth-protected-resource`)).json(),
+    ).toEqual(meta);
+  });
+
+  it("runs nothing for a bad token, and says why", async () => {
+    const tool = await toolNameOf(at.state, "fx.main/greet");
+    const before = (await readJournal(at.root)).records.length;
+    const r = await post({
+      method: "tools/call",
+      params: { name: tool, arguments: { name: "Ada" } },
+      token: `${await token()}x`,
+    });
+    expect(r.status).toBe(401);
+    expect(r.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    expect((await readJournal(at.root)).records.length).toBe(before);
+  });
+
+  it("answers 403 insufficient_scope for a token without the endpoint's scope", async () => {
+    const r = await post({ method: "tools/list", token: await token("mcp.narrow") });
+    expect(r.status).toBe(403);
+    expect(r.headers.get("www-authenticate")).toContain(
+      'error="insufficient_scope", error_description="the token lacks the scope mcp"',
+    );
+  });
+});
+
+describe("with a token", () => {
+  it("discovers, lists and calls, each POST on its own", async () => {
+    const t = await token();
+    const discover = await post({ method: "server/discover", token: t });
+    expect(discover.status).toBe(200);
+    expect(discover.json.result).toMatchObject({
+      resultType: "complete",
+      supportedVersions: ["2026-07-28"],
+    });
+    // Page by page, each page its own POST.
+    const names: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const listed = await post({
+        method: "tools/list",
+        token: t,
+        ...(cursor && { params: { cursor } }),
+      });
+      expect(listed.status).toBe(200);
+      names.push(...listed.json.result.tools.map((x: { name: string }) => x.name));
+      cursor = listed.json.result.nextCursor;
+    } while (cursor !== undefined);
+    expect(names.length).toBeGreaterThan(40);
+    const greet = await toolNameOf(at.state, "fx.main/greet");
+    expect(names).toContain(greet);
+    const called = await post({
+      method: "tools/call",
+      params: { name: greet, arguments: { name: "Ada" } },
+      token: t,
+    });
+    expect(called.status).toBe(200);
+    expect(called.json.result.structuredContent).toMatchObject({ outcome: "succeeded" });
+  });
+
+  it("streams a call's progress, then its answer, when the call asks for progress", async () => {
+    const tool = await toolNameOf(at.state, "fx.main/progress");
+    const r = await post({
+      method: "tools/call",
+      params: { name: tool, arguments: {}, _meta: { progressToken: "p1" } },
+      token: await token(),
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-type")).toBe("text/event-stream");
+    expect(r.headers.get("x-accel-buffering")).toBe("no");
+    const messages = events(r.text);
+    const notes = messages.filter((m) => m.method === "notifications/progress");
+    expect(notes.length).toBeGreaterThanOrEqual(2);
+    expect(messages.at(-1).id).toBe(1);
+    expect(messages.at(-1).result.structuredContent.outcome).toBe("succeeded");
+  });
+
+  it("binds each request to its own token: subject, client, jti and the preset its scope picks", async () => {
+    const narrow = await token("mcp mcp.narrow", "bob-agent");
+    const listed = await post({ method: "tools/list", token: narrow });
+    const greet = await toolNameOf(at.state, "fx.main/greet");
+    expect(listed.json.result.tools.map((x: { name: string }) => x.name)).toEqual([greet]);
+    // A tool of the default preset is no tool of this one, by name or otherwise.
+    const sum = await toolNameOf(at.state, "fx.main/sum");
+    const denied = await post({
+      method: "tools/call",
+      params: { name: sum, arguments: { a: 1, b: 2 } },
+      token: narrow,
+    });
+    expect(denied.json.error.message).toBe("Unknown tool");
+    // A cursor minted for the default preset's view is stale in this one.
+    const first = await post({ method: "tools/list", token: await token() });
+    const cursor = first.json.result.nextCursor as string;
+    expect(cursor).toMatch(/\./);
+    const again = await post({ method: "tools/list", params: { cursor }, token: narrow });
+    expect(again.json.error.message).toContain(
+      "cursor belongs to another profile revision or visibility",
+    );
+    const claims = JSON.parse(Buffer.from(narrow.split(".")[1]!, "base64url").toString());
+    const called = await post({
+      method: "tools/call",
+      params: { name: greet, arguments: { name: "Bo" } },
+      token: narrow,
+    });
+    const id = called.json.result.structuredContent.invocationId;
+    const start = (await readJournal(at.root)).records.find(
+      (r) => r.invocationId === id && r.type === "start",
+    );
+    expect(start).toMatchObject({
+      subject: "bob-agent",
+      actor: "bob-agent",
+      taskAuthorityRef: `jti:${claims.jti}`,
+      preset: "narrow",
+      surface: "mcp",
+    });
+  });
+
+  it("keeps the token out of the state directory: journal, logs and everything else", async () => {
+    const t = await token();
+    const tool = await toolNameOf(at.state, "fx.main/noisy");
+    await post({ method: "tools/call", params: { name: tool, arguments: {} }, token: t });
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else files.push(path);
+      }
+    };
+    walk(at.root);
+    const signature = t.split(".")[2]!;
+    const holding = files.filter((f) => readFileSync(f).includes(signature));
+    expect(holding).toEqual([]);
+  });
+
+  it("lets the SDK 2.x Streamable HTTP client list and call, with a bearer token", async () => {
+    const t = await token();
+    const client = new Client(
+      { name: "rukh-http", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(resource), {
+        authProvider: { token: async () => t },
+      }),
+    );
+    try {
+      const { tools } = await client.listTools();
+      const sumName = await toolNameOf(at.state, "fx.main/sum");
+      const sum = tools.find((x) => x.name === sumName);
+      expect(sum).toBeDefined();
+      const seen: number[] = [];
+      const progress = await client.callTool(
+        { name: await toolNameOf(at.state, "fx.main/progress"), arguments: {} },
+        { onprogress: (p) => seen.push(p.progress) },
+      );
+      expect(progress.structuredContent).toMatchObject({ outcome: "succeeded" });
+      expect(seen.length).toBeGreaterThanOrEqual(2);
+      const r = await client.callTool({ name: sum!.name, arguments: { a: 2, b: 3 } });
+      expect(r.structuredContent).toMatchObject({ commandResult: { data: { sum: 5 } } });
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("requests that are not what they claim", () => {
+  it.each([
+    ["no MCP-Protocol-Version", { omit: ["mcp-protocol-version"] }, "MCP-Protocol-Version"],
+    [
+      "another MCP-Protocol-Version",
+      { headers: { "mcp-protocol-version": "2025-11-25" } },
+      "MCP-Protocol-Version",
+    ],
+    ["another Mcp-Method", { headers: { "mcp-method": "tools/call" } }, "Mcp-Method"],
+  ])("%s: 400 header mismatch", async (_what, over, named) => {
+    const r = await post({ method: "tools/list", token: await token(), ...over });
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe(-32020);
+    expect(r.json.error.message).toContain(named);
+    expect(r.json.id).toBe(1);
+  });
+
+  it("a tools/call whose Mcp-Name is another tool: 400, nothing run", async () => {
+    const greet = await toolNameOf(at.state, "fx.main/greet");
+    const sum = await toolNameOf(at.state, "fx.main/sum");
+    const r = await post({
+      method: "tools/call",
+      params: { name: greet, arguments: { name: "Ada" } },
+      headers: { "mcp-name": sum },
+      token: await token(),
+    });
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe(-32020);
+  });
+
+  it("a 2025-era initialize: 400, naming the version this endpoint serves", async () => {
+    const r = await post({
+      method: "initialize",
+      token: await token(),
+      omit: ["mcp-protocol-version"],
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "x", version: "1" },
+        },
+      }),
+    });
+    expect(r.status).toBe(400);
+    expect(r.json.error.message).toContain("serves MCP 2026-07-28 only");
+  });
+
+  it("GET and DELETE: 405, POST allowed", async () => {
+    for (const method of ["GET", "DELETE"]) {
+      const r = await fetch(resource, {
+        method,
+        headers: { authorization: `Bearer ${await token()}` },
+      });
+      expect(r.status).toBe(405);
+      expect(r.headers.get("allow")).toBe("POST");
+    }
+  });
+
+  it("refuses bodies that are not JSON, answers it cannot give, and a body over the limit", async () => {
+    const t = await token();
+    expect(
+      (await post({ method: "tools/list", token: t, headers: { "content-type": "text/plain" } }))
+        .status,
+    ).toBe(415);
+    expect(
+      (await post({ method: "tools/list", token: t, headers: { accept: "application/json" } }))
+        .status,
+    ).toBe(406);
+    const big = await post({
+      method: "tools/list",
+      token: t,
+      body: `{"pad":"${"x".repeat(1_100_000)}"}`,
+    });
+    expect(big.status).toBe(413);
+  });
+
+  it("refuses a forged Host (DNS rebinding) and a foreign Origin with 403; an allowed Origin passes", async () => {
+    const t = await token();
+    // fetch sets Host itself: a rebound name is sent as a browser would send it, by hand.
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: { _meta: MODERN_META },
+      });
+      const req = request(resource, {
+        method: "POST",
+        headers: {
+          host: "evil.example.com",
+          authorization: `Bearer ${t}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/list",
+        },
+      });
+      req.on("response", (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+    expect(rebound).toBe(403);
+    const foreign = await post({
+      method: "tools/list",
+      token: t,
+      headers: { origin: "https://evil.example.com" },
+    });
+    expect(foreign.status).toBe(403);
+    expect(foreign.text).not.toContain('tools":[');
+    const allowed = await post({
+      method: "tools/list",
+      token: t,
+      headers: { origin: "https://app.acme.test" },
+    });
+    expect(allowed.status).toBe(200);
+  });
+});
