@@ -7,32 +7,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInvocationCore, type HostBinding, type InvocationCore } from "@rukh/core";
-import type { JsonObject } from "@rukh/json";
 import { StateDirectory, type ToolNaming } from "@rukh/profile";
-import { createDispatcher } from "./_dispatch.js";
-import { completeFor } from "./_era.js";
 import { JSONRPC_ERROR_CODES, McpError } from "./_errors.js";
 import type { McpLogger } from "./_host.js";
-import { checkMedia, checkRouting, checkSource } from "./_http-checks.js";
-import {
-  errorMessage,
-  jsonReply,
-  jsonRpcError,
-  readBody,
-  refuse,
-  statusOf,
-  streamReply,
-} from "./_http-reply.js";
+import { type GateContext, gate } from "./_http-gate.js";
+import { jsonRpcError } from "./_http-reply.js";
+import { type ServeContext, serveRequest } from "./_http-serve.js";
 import { type McpLimits, resolveLimits } from "./_limits.js";
-import { decodeMessage, type RequestId } from "./_message.js";
-import { RpcError } from "./_rpc.js";
-import { hostTools } from "./_tools.js";
-import { ListWatcher } from "./_watch.js";
 
 const HOST_VERSION = "0.1.0";
 /** Largest accepted request head (request line and headers), in bytes. */
 const HEADERS_MAX_BYTES = 16_384;
-const WELL_KNOWN = "/.well-known/oauth-protected-resource";
+const _WELL_KNOWN = "/.well-known/oauth-protected-resource";
 
 /**
  * Who sent a request, decided from its `Authorization` header alone: the
@@ -196,155 +182,28 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
   );
   logger.log("info", "serving MCP over HTTP", { address, resource: resource.href });
 
+  const gateContext: GateContext = {
+    mcpPath,
+    allowedHosts,
+    allowedOrigins,
+    authenticator: options.authenticator,
+    limits,
+    closing: () => closing,
+  };
+  const serveContext: ServeContext = {
+    state,
+    core,
+    limits,
+    serverInfo,
+    logger,
+    ownerSignal: owner.signal,
+    ...(options.naming !== undefined && { naming: options.naming }),
+    ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
+    devExtensions: options.devExtensions ?? [],
+  };
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const source = checkSource(req.headers, allowedHosts, allowedOrigins);
-    if (source !== undefined) return refuse(res, source);
-    const path = new URL(req.url ?? "/", "http://host").pathname;
-    if (path === WELL_KNOWN || path === `${WELL_KNOWN}${mcpPath}`) {
-      if (req.method !== "GET" && req.method !== "HEAD")
-        return refuse(res, {
-          status: 405,
-          code: JSONRPC_ERROR_CODES.invalidRequest,
-          message: "Method not allowed",
-          headers: { allow: "GET" },
-        });
-      const body = JSON.stringify(options.authenticator.metadata);
-      res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=300" });
-      res.end(req.method === "HEAD" ? undefined : body);
-      return;
-    }
-    if (path !== mcpPath)
-      return refuse(res, {
-        status: 404,
-        code: JSONRPC_ERROR_CODES.invalidRequest,
-        message: "Not found",
-      });
-    if (req.method !== "POST")
-      return refuse(res, {
-        status: 405,
-        code: JSONRPC_ERROR_CODES.invalidRequest,
-        message: "Method not allowed: this endpoint takes one POST per request (MCP 2026-07-28)",
-        headers: { allow: "POST" },
-      });
-    if (closing)
-      return refuse(res, {
-        status: 503,
-        code: JSONRPC_ERROR_CODES.internalError,
-        message: "The host is shutting down",
-      });
-
-    // Who it is comes first: no credential, no list and no call, nothing read.
-    const auth = await options.authenticator.authenticate(oneHeader(req, "authorization"));
-    if (!auth.ok)
-      return refuse(res, {
-        status: auth.status,
-        code: JSONRPC_ERROR_CODES.invalidRequest,
-        message: auth.message,
-        headers: { "www-authenticate": auth.challenge },
-      });
-    const media = checkMedia(req.headers);
-    if (media !== undefined) return refuse(res, media);
-    const body = await readBody(req, limits.messageMaxBytes);
-    if (body === "too_large")
-      return refuse(res, {
-        status: 413,
-        code: JSONRPC_ERROR_CODES.invalidRequest,
-        message: `Invalid request: message exceeds ${limits.messageMaxBytes} bytes`,
-      });
-    if (body === "aborted") return;
-    const msg = decodeMessage(body, limits);
-    if (msg.kind === "rejected") return jsonRpcError(res, 400, msg.id, msg.code, msg.message);
-    if (msg.kind === "response")
-      return refuse(res, {
-        status: 400,
-        code: JSONRPC_ERROR_CODES.invalidRequest,
-        message: "Invalid request: a client sends no responses over HTTP",
-      });
-    if (msg.kind === "notification") {
-      // Nothing a client notifies is acted on over HTTP (closing a stream cancels).
-      res.writeHead(202).end();
-      return;
-    }
-    const routing = checkRouting(req.headers, msg.method, msg.params);
-    if (routing !== undefined)
-      return jsonRpcError(res, routing.status, msg.id, routing.code, routing.message);
-    await serve(res, auth.binding, msg.id, msg.method, msg.params);
-  }
-
-  /** One authenticated request, served under its own binding; its answer is JSON or a stream. */
-  async function serve(
-    res: ServerResponse,
-    binding: HostBinding,
-    id: RequestId,
-    method: string,
-    params: JsonObject | undefined,
-  ): Promise<void> {
-    const cancel = new AbortController();
-    const transport = new AbortController();
-    // The client closing its side before the answer is the request's cancellation.
-    res.on("close", () => {
-      if (!res.writableFinished) cancel.abort(new Error("the client closed the request"));
-    });
-    const streams =
-      method === "subscriptions/listen" || (method === "tools/call" && hasProgressToken(params));
-    const reply = streams ? streamReply(res) : jsonReply(res);
-    const tools = hostTools({
-      state,
-      core: core.bound(binding),
-      binding,
-      ownerSignal: owner.signal,
-      transportSignal: transport.signal,
-      serverInfo,
-      notify: (message) => reply.notify(message),
-      ...(options.naming !== undefined && { naming: options.naming }),
-      ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
-      devExtensions: options.devExtensions ?? [],
-    });
-    const watcher = new ListWatcher({
-      state,
-      send: (message) => reply.notify(message),
-      complete: (result) => completeFor("modern", result, serverInfo),
-      serverInfo,
-      warn: (message, data) => logger.log("warn", message, data),
-    });
-    const stop = () => watcher.stop();
-    owner.signal.addEventListener("abort", stop, { once: true });
-    const dispatcher = createDispatcher({
-      tools,
-      watcher,
-      limits,
-      serverInfo,
-      info: (message, data) => logger.log("info", message, data),
-    });
-    try {
-      const result = await dispatcher.handle(
-        { kind: "request", id, method, params },
-        cancel.signal,
-      );
-      const answer = { jsonrpc: "2.0", id, result };
-      const bytes = Buffer.byteLength(JSON.stringify(answer));
-      if (bytes > limits.responseMaxBytes) {
-        logger.log("warn", "response too large", { bytes });
-        reply.finish(
-          500,
-          errorMessage(
-            id,
-            JSONRPC_ERROR_CODES.internalError,
-            `the response would exceed ${limits.responseMaxBytes} bytes`,
-          ),
-        );
-      } else reply.finish(200, answer);
-    } catch (e) {
-      if (e instanceof RpcError)
-        reply.finish(statusOf(e.code), errorMessage(id, e.code, e.message, e.data));
-      else {
-        logger.log("error", "request failed", { method, error: String(e) });
-        reply.finish(500, errorMessage(id, JSONRPC_ERROR_CODES.internalError, "Internal error"));
-      }
-    } finally {
-      owner.signal.removeEventListener("abort", stop);
-      watcher.stop();
-    }
+    const admitted = await gate(gateContext, req, res);
+    if (admitted !== undefined) await serveRequest(serveContext, res, admitted);
   }
 
   return {
@@ -363,19 +222,4 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
 
 function isLoopback(host: string): boolean {
   return host === "127.0.0.1" || host === "::1" || host === "localhost";
-}
-
-function oneHeader(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-}
-
-function hasProgressToken(params: JsonObject | undefined): boolean {
-  const meta = params?._meta;
-  return (
-    typeof meta === "object" &&
-    meta !== null &&
-    !Array.isArray(meta) &&
-    Object.hasOwn(meta, "progressToken")
-  );
 }

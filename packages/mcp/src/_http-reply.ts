@@ -45,15 +45,16 @@ export function jsonRpcError(
   id: RequestId | null,
   code: number,
   message: string,
-): void {
+): undefined {
   jsonReply(res).finish(status, errorMessage(id, code, message));
+  return undefined;
 }
 
-export function refuse(res: ServerResponse, r: HttpRefusal): void {
+export function refuse(res: ServerResponse, r: HttpRefusal): undefined {
   // What is left of the request is not read: the connection ends with the answer.
   res.setHeader("connection", "close");
   for (const [k, v] of Object.entries(r.headers ?? {})) res.setHeader(k, v);
-  jsonRpcError(res, r.status, null, r.code, r.message);
+  return jsonRpcError(res, r.status, null, r.code, r.message);
 }
 
 export function jsonReply(res: ServerResponse): Reply {

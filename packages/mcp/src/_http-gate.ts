@@ -1,0 +1,120 @@
+// One HTTP request up to its dispatch: where it comes from, which path it
+// asks for, who sent it (its credential, before anything else is read), what
+// it carries, and whether its routing headers say what its body says. A
+// request that fails a check is answered here and goes no further.
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { HostBinding } from "@rukh/core";
+import type { JsonObject } from "@rukh/json";
+import { JSONRPC_ERROR_CODES } from "./_errors.js";
+import { checkMedia, checkRouting, checkSource } from "./_http-checks.js";
+import type { HttpAuthenticator } from "./_http-host.js";
+import { jsonRpcError, readBody, refuse } from "./_http-reply.js";
+import type { McpLimits } from "./_limits.js";
+import { decodeMessage, type RequestId } from "./_message.js";
+
+const WELL_KNOWN = "/.well-known/oauth-protected-resource";
+
+/** What a gate checks against. */
+export interface GateContext {
+  readonly mcpPath: string;
+  readonly allowedHosts: ReadonlySet<string>;
+  readonly allowedOrigins: ReadonlySet<string>;
+  readonly authenticator: HttpAuthenticator;
+  readonly limits: McpLimits;
+  closing(): boolean;
+}
+
+/** A request that passed every check: its binding and its message. */
+export interface Admitted {
+  readonly binding: HostBinding;
+  readonly id: RequestId;
+  readonly method: string;
+  readonly params: JsonObject | undefined;
+}
+
+/** `req` admitted, or `undefined` once it has been answered (a refusal, metadata, a notification). */
+export async function gate(
+  ctx: GateContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<Admitted | undefined> {
+  const { limits } = ctx;
+  const source = checkSource(req.headers, ctx.allowedHosts, ctx.allowedOrigins);
+  if (source !== undefined) return refuse(res, source);
+  const path = new URL(req.url ?? "/", "http://host").pathname;
+  if (path === WELL_KNOWN || path === `${WELL_KNOWN}${ctx.mcpPath}`) {
+    if (req.method !== "GET" && req.method !== "HEAD")
+      return refuse(res, {
+        status: 405,
+        code: JSONRPC_ERROR_CODES.invalidRequest,
+        message: "Method not allowed",
+        headers: { allow: "GET" },
+      });
+    const body = JSON.stringify(ctx.authenticator.metadata);
+    res.writeHead(200, { "content-type": "application/json", "cache-control": "max-age=300" });
+    res.end(req.method === "HEAD" ? undefined : body);
+    return undefined;
+  }
+  if (path !== ctx.mcpPath)
+    return refuse(res, {
+      status: 404,
+      code: JSONRPC_ERROR_CODES.invalidRequest,
+      message: "Not found",
+    });
+  if (req.method !== "POST")
+    return refuse(res, {
+      status: 405,
+      code: JSONRPC_ERROR_CODES.invalidRequest,
+      message: "Method not allowed: this endpoint takes one POST per request (MCP 2026-07-28)",
+      headers: { allow: "POST" },
+    });
+  if (ctx.closing())
+    return refuse(res, {
+      status: 503,
+      code: JSONRPC_ERROR_CODES.internalError,
+      message: "The host is shutting down",
+    });
+
+  // Who it is comes first: no credential, no list and no call, nothing read.
+  const auth = await ctx.authenticator.authenticate(oneHeader(req, "authorization"));
+  if (!auth.ok)
+    return refuse(res, {
+      status: auth.status,
+      code: JSONRPC_ERROR_CODES.invalidRequest,
+      message: auth.message,
+      headers: { "www-authenticate": auth.challenge },
+    });
+  const media = checkMedia(req.headers);
+  if (media !== undefined) return refuse(res, media);
+  const body = await readBody(req, limits.messageMaxBytes);
+  if (body === "too_large")
+    return refuse(res, {
+      status: 413,
+      code: JSONRPC_ERROR_CODES.invalidRequest,
+      message: `Invalid request: message exceeds ${limits.messageMaxBytes} bytes`,
+    });
+  if (body === "aborted") return undefined;
+  const msg = decodeMessage(body, limits);
+  if (msg.kind === "rejected") return jsonRpcError(res, 400, msg.id, msg.code, msg.message);
+  if (msg.kind === "response")
+    return refuse(res, {
+      status: 400,
+      code: JSONRPC_ERROR_CODES.invalidRequest,
+      message: "Invalid request: a client sends no responses over HTTP",
+    });
+  if (msg.kind === "notification") {
+    // Nothing a client notifies is acted on over HTTP (closing a stream cancels).
+    res.writeHead(202).end();
+    return undefined;
+  }
+  const routing = checkRouting(req.headers, msg.method, msg.params);
+  if (routing !== undefined)
+    return jsonRpcError(res, routing.status, msg.id, routing.code, routing.message);
+  return { binding: auth.binding, id: msg.id, method: msg.method, params: msg.params };
+}
+
+function oneHeader(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

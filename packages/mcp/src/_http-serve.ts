@@ -1,0 +1,114 @@
+// One admitted request served under its binding: the stdio host's
+// dispatcher, tools and list watcher, made for this request, answering as
+// JSON or as an event stream; the client closing its side cancels it.
+
+import type { ServerResponse } from "node:http";
+import type { InvocationCore } from "@rukh/core";
+import type { JsonObject } from "@rukh/json";
+import type { StateDirectory, ToolNaming } from "@rukh/profile";
+import { createDispatcher } from "./_dispatch.js";
+import { completeFor } from "./_era.js";
+import { JSONRPC_ERROR_CODES } from "./_errors.js";
+import type { McpLogger } from "./_host.js";
+import type { Admitted } from "./_http-gate.js";
+import { errorMessage, jsonReply, statusOf, streamReply } from "./_http-reply.js";
+import type { McpLimits } from "./_limits.js";
+import { RpcError } from "./_rpc.js";
+import { hostTools } from "./_tools.js";
+import { ListWatcher } from "./_watch.js";
+
+/** What every request of one HTTP host is served with. */
+export interface ServeContext {
+  readonly state: StateDirectory;
+  readonly core: InvocationCore;
+  readonly limits: McpLimits;
+  readonly serverInfo: { readonly name: string; readonly version: string };
+  readonly logger: McpLogger;
+  /** Aborted when the host shuts down. */
+  readonly ownerSignal: AbortSignal;
+  readonly naming?: ToolNaming;
+  readonly deadlineMs?: number;
+  readonly devExtensions: readonly string[];
+}
+
+/** One admitted request, served under its own binding; its answer is JSON or a stream. */
+export async function serveRequest(
+  ctx: ServeContext,
+  res: ServerResponse,
+  { binding, id, method, params }: Admitted,
+): Promise<void> {
+  const { state, core, limits, serverInfo, logger } = ctx;
+  const cancel = new AbortController();
+  const transport = new AbortController();
+  // The client closing its side before the answer is the request's cancellation.
+  res.on("close", () => {
+    if (!res.writableFinished) cancel.abort(new Error("the client closed the request"));
+  });
+  const streams =
+    method === "subscriptions/listen" || (method === "tools/call" && hasProgressToken(params));
+  const reply = streams ? streamReply(res) : jsonReply(res);
+  const tools = hostTools({
+    state,
+    core: core.bound(binding),
+    binding,
+    ownerSignal: ctx.ownerSignal,
+    transportSignal: transport.signal,
+    serverInfo,
+    notify: (message) => reply.notify(message),
+    ...(ctx.naming !== undefined && { naming: ctx.naming }),
+    ...(ctx.deadlineMs !== undefined && { deadlineMs: ctx.deadlineMs }),
+    devExtensions: ctx.devExtensions,
+  });
+  const watcher = new ListWatcher({
+    state,
+    send: (message) => reply.notify(message),
+    complete: (result) => completeFor("modern", result, serverInfo),
+    serverInfo,
+    warn: (message, data) => logger.log("warn", message, data),
+  });
+  const stop = () => watcher.stop();
+  ctx.ownerSignal.addEventListener("abort", stop, { once: true });
+  const dispatcher = createDispatcher({
+    tools,
+    watcher,
+    limits,
+    serverInfo,
+    info: (message, data) => logger.log("info", message, data),
+  });
+  try {
+    const result = await dispatcher.handle({ kind: "request", id, method, params }, cancel.signal);
+    const answer = { jsonrpc: "2.0", id, result };
+    const bytes = Buffer.byteLength(JSON.stringify(answer));
+    if (bytes > limits.responseMaxBytes) {
+      logger.log("warn", "response too large", { bytes });
+      reply.finish(
+        500,
+        errorMessage(
+          id,
+          JSONRPC_ERROR_CODES.internalError,
+          `the response would exceed ${limits.responseMaxBytes} bytes`,
+        ),
+      );
+    } else reply.finish(200, answer);
+  } catch (e) {
+    if (e instanceof RpcError)
+      reply.finish(statusOf(e.code), errorMessage(id, e.code, e.message, e.data));
+    else {
+      logger.log("error", "request failed", { method, error: String(e) });
+      reply.finish(500, errorMessage(id, JSONRPC_ERROR_CODES.internalError, "Internal error"));
+    }
+  } finally {
+    ctx.ownerSignal.removeEventListener("abort", stop);
+    watcher.stop();
+  }
+}
+
+function hasProgressToken(params: JsonObject | undefined): boolean {
+  const meta = params?._meta;
+  return (
+    typeof meta === "object" &&
+    meta !== null &&
+    !Array.isArray(meta) &&
+    Object.hasOwn(meta, "progressToken")
+  );
+}
