@@ -5,6 +5,7 @@
 import { type JsonValue, pointerAppend } from "@rukh/json";
 import { type Checker, ENDPOINT_NAMESPACE, isExtensionId, NAME, type Obj } from "./_checker.js";
 import type { OwnerConfig } from "./_config.js";
+import { checkHttpEndpoint, type McpHttpConfig } from "./_endpoint-http.js";
 import { MCP_TRANSPORT_LIMITS, type McpTransportLimits } from "./_limits.js";
 
 /** How a projection names its tools: the namespace in the fingerprint, and the form. */
@@ -31,6 +32,8 @@ export interface McpEndpointConfig {
    * development link.
    */
   readonly devExtensions?: readonly string[];
+  /** How it is served over HTTP; without it, it never is. */
+  readonly http?: McpHttpConfig;
 }
 
 /** An endpoint with every default filled in. */
@@ -43,6 +46,8 @@ export interface McpEndpoint {
   readonly limits: Partial<McpTransportLimits>;
   /** The development links named for it (none unless the owner names some). */
   readonly devExtensions: readonly string[];
+  /** Its HTTP side, when the owner gave it one. */
+  readonly http?: McpHttpConfig;
 }
 
 /** The endpoint `mcp serve` binds when none is named. */
@@ -95,6 +100,7 @@ export function mcpEndpoint(config: OwnerConfig, name?: string): McpEndpoint | u
     ...(e.deadlineMs !== undefined && { deadlineMs: e.deadlineMs }),
     limits: { ...e.limits },
     devExtensions: [...(e.devExtensions ?? [])],
+    ...(e.http !== undefined && { http: e.http }),
   };
 }
 
@@ -131,7 +137,7 @@ export function checkEndpoints(
       path,
       all[name],
       ["preset"],
-      ["namespace", "toolNames", "deadlineMs", "limits", "devExtensions"],
+      ["namespace", "toolNames", "deadlineMs", "limits", "devExtensions", "http"],
     );
     if (e === undefined) continue;
     const preset = presetOf(c, `${path}/preset`, e.preset, presets);
@@ -158,6 +164,17 @@ export function checkEndpoints(
         isExtensionId,
         "invalid_identity",
         "an extension id",
+      );
+    if (e.http !== undefined)
+      checkHttpEndpoint(
+        c,
+        `${path}/http`,
+        e.http,
+        (name) =>
+          typeof presets === "object" &&
+          presets !== null &&
+          !Array.isArray(presets) &&
+          Object.hasOwn(presets, name),
       );
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkToolIndex, indexedTool } from "../src/_projection.js";
 import {
+  httpListen,
   listTools,
   mcpEndpoint,
   type OwnerConfig,
@@ -20,6 +21,86 @@ const work = tempDir();
 
 const withEndpoints = (endpoints: unknown, mcp: object = {}) =>
   ownerConfig({ mcp: { ...mcp, endpoints } });
+
+describe("owner configuration: an endpoint's http", () => {
+  const http = (over: object = {}, auth: object = {}) => ({
+    resource: "https://mcp.acme.test/mcp",
+    auth: { issuer: "https://login.acme.test", ...auth },
+    ...over,
+  });
+  it("accepts a served endpoint and resolves it with its listening address", () => {
+    const config = withEndpoints({
+      team: {
+        preset: "default",
+        http: http(
+          {
+            listen: "0.0.0.0:9000",
+            allowedHosts: ["mcp.internal:9000"],
+            allowedOrigins: ["https://app.acme.test"],
+          },
+          {
+            requiredScopes: ["mcp"],
+            presets: [{ scope: "mcp.narrow", preset: "narrow" }],
+            clockToleranceSeconds: 10,
+          },
+        ),
+      },
+      local: { preset: "default", http: http({ resource: "http://127.0.0.1:7000/mcp" }) },
+    });
+    const ok = validateOwnerConfig(config as never);
+    expect(ok.ok, JSON.stringify(ok)).toBe(true);
+    const team = mcpEndpoint(config as unknown as OwnerConfig, "team")!;
+    expect(team.http?.auth.issuer).toBe("https://login.acme.test");
+    expect(httpListen(team.http!)).toEqual({ host: "0.0.0.0", port: 9000 });
+    expect(httpListen(mcpEndpoint(config as unknown as OwnerConfig, "local")!.http!)).toEqual({
+      host: "127.0.0.1",
+      port: 7000,
+    });
+    expect(
+      httpListen({ resource: "https://mcp.acme.test/mcp", auth: { issuer: "https://x.test" } }),
+    ).toEqual({
+      host: "127.0.0.1",
+      port: 8080,
+    });
+  });
+
+  it("refuses what would serve the wrong people or nobody, by pointer", () => {
+    const bad = validateOwnerConfig(
+      withEndpoints({
+        plain: { preset: "default", http: http({ resource: "http://mcp.acme.test/mcp" }) },
+        query: { preset: "default", http: http({ resource: "https://mcp.acme.test/mcp?x=1" }) },
+        noauth: { preset: "default", http: { resource: "https://mcp.acme.test/mcp" } },
+        port: { preset: "default", http: http({ listen: "localhost:99999" }) },
+        ghost: {
+          preset: "default",
+          http: http({}, { presets: [{ scope: "mcp.x", preset: "nope" }] }),
+        },
+        scope: { preset: "default", http: http({}, { requiredScopes: ["a b"] }) },
+        origin: {
+          preset: "default",
+          http: http({ allowedOrigins: ["https://app.acme.test/path"] }),
+        },
+        skew: { preset: "default", http: http({}, { clockToleranceSeconds: 3600, extra: 1 }) },
+      }) as never,
+    );
+    expect(bad.ok).toBe(false);
+    const issues = bad.ok ? [] : bad.issues.map((i) => [i.path, i.code]);
+    expect(issues).toEqual([
+      ["/mcp/endpoints/plain/http/resource", "invalid_value"],
+      ["/mcp/endpoints/query/http/resource", "invalid_value"],
+      ["/mcp/endpoints/noauth/http/auth", "missing_member"],
+      ["/mcp/endpoints/port/http/listen", "invalid_value"],
+      ["/mcp/endpoints/ghost/http/auth/presets/0/preset", "unknown_preset"],
+      ["/mcp/endpoints/scope/http/auth/requiredScopes/0", "invalid_value"],
+      ["/mcp/endpoints/origin/http/allowedOrigins/0", "invalid_value"],
+      ["/mcp/endpoints/skew/http/auth/extra", "unknown_member"],
+      ["/mcp/endpoints/skew/http/auth/clockToleranceSeconds", "invalid_value"],
+    ]);
+    expect(bad.ok ? "" : bad.issues[0]!.message).toBe(
+      '"http://mcp.acme.test/mcp" must be https (plain http only on this machine)',
+    );
+  });
+});
 
 describe("owner configuration: mcp.endpoints", () => {
   it("accepts endpoints that tighten, and reports each wrong member by its pointer", () => {

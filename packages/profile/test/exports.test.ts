@@ -39,6 +39,7 @@ it("exports exactly these names", async () => {
       "corruptExtension",
       "findTemporaryDebris",
       "holdNamedLock",
+      "httpListen",
       "inNamespace",
       "listTools",
       "mcpEndpoint",

@@ -1,0 +1,158 @@
+// The HTTP side of an MCP endpoint (`mcp.endpoints.<name>.http`): the URL it
+// is reached at, where it listens, the hosts and browser origins it answers,
+// and the authorization server whose tokens it takes and how a token's
+// scopes choose its preset. An endpoint without it is never served over HTTP.
+
+import { type JsonValue, pointerAppend } from "@rukh/json";
+import { type Checker, NAME } from "./_checker.js";
+
+/** A scope of a token that chooses the preset its requests run under. */
+export interface McpScopePreset {
+  readonly scope: string;
+  readonly preset: string;
+}
+
+/** `mcp.endpoints.<name>.http` as the owner configuration holds it. */
+export interface McpHttpConfig {
+  /** The endpoint's canonical URL: clients connect to it, tokens name it as their audience. */
+  readonly resource: string;
+  /** `host:port` to listen on; default `127.0.0.1` and the resource's port (else 8080). */
+  readonly listen?: string;
+  /** `Host` values answered besides the resource's own and the listening address. */
+  readonly allowedHosts?: readonly string[];
+  /** Browser origins allowed besides the resource's own. */
+  readonly allowedOrigins?: readonly string[];
+  readonly auth: {
+    /** The authorization server's issuer identifier. */
+    readonly issuer: string;
+    /** Its key set; default the `jwks_uri` its metadata names. */
+    readonly jwksUri?: string;
+    /** Scopes every token must carry. */
+    readonly requiredScopes?: readonly string[];
+    /** Scopes that choose another preset than the endpoint's, first match first. */
+    readonly presets?: readonly McpScopePreset[];
+    /** Accepted clock difference in seconds (default 30, at most 300). */
+    readonly clockToleranceSeconds?: number;
+  };
+}
+
+const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
+const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):([1-9][0-9]{0,4})$/;
+const HOST = /^(\[[0-9a-fA-F:.]+\]|[a-z0-9.-]{1,253})(:[1-9][0-9]{0,4})?$/;
+
+/** A URL without query or fragment, http(s); `https` unless the host is this machine. */
+function url(c: Checker, path: string, v: JsonValue | undefined, what: string): URL | undefined {
+  if (typeof v !== "string") {
+    c.add(path, "expected_string", `expected a string (${what})`);
+    return undefined;
+  }
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    c.add(path, "invalid_value", `"${v}" is not a URL (${what})`);
+    return undefined;
+  }
+  if (u.search !== "" || u.hash !== "" || u.username !== "" || u.password !== "") {
+    c.add(path, "invalid_value", `"${v}" must have no query, fragment or credentials`);
+    return undefined;
+  }
+  const local = ["127.0.0.1", "localhost", "[::1]"].includes(u.hostname);
+  if (u.protocol !== "https:" && !(u.protocol === "http:" && local)) {
+    c.add(path, "invalid_value", `"${v}" must be https (plain http only on this machine)`);
+    return undefined;
+  }
+  return u;
+}
+
+/** Checks `path` (an endpoint's `http`) against the configuration's `presets`. */
+export function checkHttpEndpoint(
+  c: Checker,
+  path: string,
+  value: JsonValue,
+  isPreset: (name: string) => boolean,
+): void {
+  const h = c.object(
+    path,
+    value,
+    ["resource", "auth"],
+    ["listen", "allowedHosts", "allowedOrigins"],
+  );
+  if (h === undefined) return;
+  url(c, `${path}/resource`, h.resource, "the endpoint's URL");
+  if (h.listen !== undefined) {
+    const m = typeof h.listen === "string" ? HOST_PORT.exec(h.listen) : null;
+    if (m === null || Number(m[2]) > 65_535)
+      c.add(`${path}/listen`, "invalid_value", 'expected "host:port", e.g. "127.0.0.1:8080"');
+  }
+  if (h.allowedHosts !== undefined)
+    c.strings(
+      `${path}/allowedHosts`,
+      h.allowedHosts,
+      (s) => HOST.test(s),
+      "invalid_value",
+      "a host or host:port in lower case",
+    );
+  if (h.allowedOrigins !== undefined)
+    c.strings(
+      `${path}/allowedOrigins`,
+      h.allowedOrigins,
+      (s) => {
+        try {
+          return new URL(s).origin === s;
+        } catch {
+          return false;
+        }
+      },
+      "invalid_value",
+      "an origin (scheme://host[:port])",
+    );
+  if (h.auth === undefined) return;
+  const a = c.object(
+    `${path}/auth`,
+    h.auth,
+    ["issuer"],
+    ["jwksUri", "requiredScopes", "presets", "clockToleranceSeconds"],
+  );
+  if (a === undefined) return;
+  url(c, `${path}/auth/issuer`, a.issuer, "the issuer identifier");
+  if (a.jwksUri !== undefined) url(c, `${path}/auth/jwksUri`, a.jwksUri, "the issuer's key set");
+  if (a.requiredScopes !== undefined)
+    c.strings(
+      `${path}/auth/requiredScopes`,
+      a.requiredScopes,
+      (s) => SCOPE.test(s),
+      "invalid_value",
+      "an OAuth scope",
+    );
+  if (a.clockToleranceSeconds !== undefined) {
+    const t = a.clockToleranceSeconds;
+    if (typeof t !== "number" || !Number.isInteger(t) || t < 0 || t > 300)
+      c.add(
+        `${path}/auth/clockToleranceSeconds`,
+        "invalid_value",
+        "expected an integer from 0 to 300",
+      );
+  }
+  if (a.presets === undefined) return;
+  if (!Array.isArray(a.presets)) {
+    c.add(`${path}/auth/presets`, "expected_array", "expected an array of { scope, preset }");
+    return;
+  }
+  a.presets.forEach((entry, i) => {
+    const p = pointerAppend(`${path}/auth/presets`, i);
+    const e = c.object(p, entry, ["scope", "preset"], []);
+    if (e === undefined) return;
+    c.string(`${p}/scope`, e.scope, SCOPE, "invalid_value", "an OAuth scope");
+    const name = c.string(`${p}/preset`, e.preset, NAME, "invalid_name", "a preset name");
+    if (name !== undefined && !isPreset(name))
+      c.add(`${p}/preset`, "unknown_preset", `preset "${name}" is not defined in /presets`);
+  });
+}
+
+/** Where an HTTP endpoint listens: its `listen`, else this machine at the resource's port. */
+export function httpListen(h: McpHttpConfig): { host: string; port: number } {
+  const listen = h.listen ?? `127.0.0.1:${new URL(h.resource).port || "8080"}`;
+  const m = HOST_PORT.exec(listen)!;
+  return { host: m[1]!.replace(/^\[|\]$/g, ""), port: Number(m[2]) };
+}
