@@ -37,6 +37,7 @@ const RUKH_PACKAGES = [
   "ipc",
   "json",
   "mcp",
+  "oauth",
   "profile",
 ];
 const TEMPLATE = fileURLToPath(new URL("../template/", import.meta.url));

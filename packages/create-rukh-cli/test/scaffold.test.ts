@@ -68,6 +68,7 @@ describe("scaffold", () => {
       "ipc",
       "json",
       "mcp",
+      "oauth",
       "profile",
     ];
     for (const n of names) writeFileSync(join(folder, `rukh-${n}-0.1.0.tgz`), "");

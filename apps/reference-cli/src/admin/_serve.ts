@@ -74,7 +74,7 @@ export async function serveMcp(
 }
 
 /** An endpoint as a server starts it; without a naming, each revision's own naming applies. */
-type Launch = Omit<McpEndpoint, "naming"> & { readonly naming?: McpEndpoint["naming"] };
+export type Launch = Omit<McpEndpoint, "naming"> & { readonly naming?: McpEndpoint["naming"] };
 
 /**
  * The endpoint a server starts as: the one named (it must exist), or the
@@ -83,7 +83,7 @@ type Launch = Omit<McpEndpoint, "naming"> & { readonly naming?: McpEndpoint["nam
  * only the default endpoint can start: it serves an empty list until tools
  * arrive.
  */
-async function launchEndpoint(
+export async function launchEndpoint(
   ctx: BuiltinContext,
   state: StateDirectory,
   brand: string,

@@ -7,7 +7,7 @@ import type { StateDirectory } from "@rukh/profile";
 import { stateDirVariable } from "@rukh/profile/route-cache";
 import { candidates } from "./_current.js";
 import { bool, flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, OK, type Profile, print } from "./_kit.js";
+import { type AdminBody, OK, type Profile, print, USAGE } from "./_kit.js";
 import { clientConfig, MCP_CLIENTS, type McpClient, type ServerLaunch } from "./_mcp-clients.js";
 import { endpointFor } from "./_mcp-endpoint.js";
 import {
@@ -18,6 +18,7 @@ import {
   writeConfigFile,
 } from "./_mcp-install.js";
 import { serveMcp } from "./_serve.js";
+import { serveMcpHttp } from "./_serve-http.js";
 import type { AdminOptions } from "./index.js";
 
 const PRESET = flag("preset", "The task preset the server binds (default: agent)", {
@@ -26,6 +27,11 @@ const PRESET = flag("preset", "The task preset the server binds (default: agent)
 const ENDPOINT = flag("endpoint", "The owner configuration's MCP endpoint to serve", {
   maxLength: 64,
 });
+const HTTP = flag(
+  "http",
+  "Serve the endpoint over Streamable HTTP at host:port (or `configured`: its http.listen), each request authenticated by its bearer token",
+  { maxLength: 300 },
+);
 
 /** Completes an endpoint or a preset name. */
 const suggest = (id: string, stateDir: string) =>
@@ -61,12 +67,27 @@ export function mcpBuiltins(
   return [
     {
       path: ["mcp", "serve"],
-      summary: "Serve the active profile's tools over MCP on stdio (stdout carries protocol only)",
-      inputs: [ENDPOINT, PRESET],
+      summary:
+        "Serve the active profile's tools over MCP on stdio (stdout carries protocol only), or over HTTP with --http",
+      inputs: [ENDPOINT, PRESET, HTTP],
       suggest,
       run: async (ctx) => {
         const endpoint = text(ctx.inputs, "endpoint");
         const preset = text(ctx.inputs, "preset");
+        const http = text(ctx.inputs, "http");
+        if (http !== undefined) {
+          if (preset !== undefined) {
+            ctx.stderr.write(
+              `${brand}: --preset does not apply to --http: a token's scopes choose its preset (see the endpoint's http.auth.presets)\n`,
+            );
+            return USAGE;
+          }
+          return serveMcpHttp(
+            ctx,
+            { name: brand, version: options.version },
+            { ...(endpoint !== undefined && { endpoint }), listen: http },
+          );
+        }
         return serveMcp(
           ctx,
           { name: brand, version: options.version },

@@ -1,0 +1,92 @@
+// `mcp serve --http`: an endpoint the owner gave an `http` side, served over
+// Streamable HTTP. Every request is authenticated by its own bearer token
+// against the endpoint's authorization server and runs under the binding
+// that token proves; nothing about the local user is lent to it.
+
+import type { BuiltinContext } from "@rukh/cli";
+import { linkAgain } from "@rukh/cli";
+import { STATE, USAGE, UsageError } from "./_kit.js";
+import { launchEndpoint } from "./_serve.js";
+
+/** `host:port`, IPv6 in brackets. */
+const LISTEN = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):([1-9][0-9]{0,4})$/;
+
+/**
+ * Serves the endpoint `request` names over HTTP, at `request.listen`
+ * (`host:port`, or `configured` for its `http.listen`), until the owner stops
+ * it; returns the exit code.
+ */
+export async function serveMcpHttp(
+  ctx: BuiltinContext,
+  brand: { readonly name: string; readonly version: string },
+  request: { readonly endpoint?: string; readonly listen: string },
+): Promise<number> {
+  const [{ serveHttp }, { StateDirectory, httpListen }, { createResourceServer }] =
+    await Promise.all([import("@rukh/mcp"), import("@rukh/profile"), import("@rukh/oauth")]);
+  const state = new StateDirectory(ctx.stateDir);
+  await linkAgain(ctx.stderr, state);
+  const say = (line: string) => ctx.stderr.write(`${brand.name} mcp: ${line}\n`);
+  let started: Awaited<ReturnType<typeof serveHttp>>;
+  try {
+    const endpoint = await launchEndpoint(ctx, state, brand.name, {
+      ...(request.endpoint !== undefined && { endpoint: request.endpoint }),
+    });
+    const http = endpoint.http;
+    if (http === undefined)
+      throw new UsageError(
+        `endpoint ${endpoint.name} is not served over HTTP: give it /mcp/endpoints/${endpoint.name}/http (its resource URL and authorization server) in the owner configuration`,
+      );
+    let listen = httpListen(http);
+    if (request.listen !== "configured") {
+      const m = LISTEN.exec(request.listen);
+      if (m === null || Number(m[2]) > 65_535)
+        throw new UsageError(
+          `--http ${JSON.stringify(request.listen)}: expected host:port, e.g. 127.0.0.1:8080`,
+        );
+      listen = { host: m[1]!.replace(/^\[|\]$/g, ""), port: Number(m[2]) };
+    }
+    const authenticator = createResourceServer({
+      resource: http.resource,
+      issuer: http.auth.issuer,
+      defaultPreset: endpoint.preset,
+      ...(http.auth.jwksUri !== undefined && { jwksUri: http.auth.jwksUri }),
+      ...(http.auth.requiredScopes !== undefined && { requiredScopes: http.auth.requiredScopes }),
+      ...(http.auth.presets !== undefined && { presets: http.auth.presets }),
+      ...(http.auth.clockToleranceSeconds !== undefined && {
+        clockToleranceSeconds: http.auth.clockToleranceSeconds,
+      }),
+    });
+    started = await serveHttp({
+      state,
+      resource: http.resource,
+      listen,
+      authenticator,
+      ...(http.allowedHosts !== undefined && { allowedHosts: http.allowedHosts }),
+      ...(http.allowedOrigins !== undefined && { allowedOrigins: http.allowedOrigins }),
+      ...(endpoint.naming !== undefined && { naming: endpoint.naming }),
+      limits: endpoint.limits,
+      ...(endpoint.deadlineMs !== undefined && { deadlineMs: endpoint.deadlineMs }),
+      devExtensions: endpoint.devExtensions,
+      serverInfo: { name: brand.name, version: brand.version },
+      logger: {
+        log(level, message, data) {
+          say(`${level}: ${message}${data === undefined ? "" : ` ${JSON.stringify(data)}`}`);
+        },
+      },
+    });
+    say(
+      `endpoint ${endpoint.name} over HTTP at ${started.address} for ${http.resource} (preset ${endpoint.preset}; tokens of ${http.auth.issuer})`,
+    );
+  } catch (e) {
+    ctx.stderr.write(`${brand.name}: ${(e as Error).message}\n`);
+    return e instanceof UsageError ? USAGE : STATE;
+  }
+  // Until the owner stops it: SIGINT or SIGTERM.
+  await new Promise<void>((resolve) => {
+    if (ctx.signal.aborted) resolve();
+    else ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+  await started.close();
+  say("closed");
+  return 0;
+}

@@ -1,0 +1,152 @@
+// What the HTTP endpoint suites share: a state directory with an extension
+// whose commands report what they can see or take their time, an owner
+// configuration with an HTTP endpoint trusting a real issuer, and the built
+// CLI serving it as a real process.
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import {
+  fixtureOwnerConfig,
+  fixturePreset,
+  fixtureState,
+  int,
+  machine,
+  managed,
+  writeFixturePackage,
+} from "@rukh/testkit";
+import { RUKH_BIN } from "./_sleeper.js";
+
+/** A free loopback port. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+const STRUCTURED = (properties: object) => ({
+  kind: "structured",
+  schema: {
+    type: "object",
+    properties,
+    required: Object.keys(properties),
+    additionalProperties: false,
+  },
+});
+
+/**
+ * A state directory with `fx.see` (`see`: everything its process can see,
+ * as one string; `nap`: sleeps `wait_ms` and answers its `tag`) and
+ * the endpoint `team` served at `resource`, trusting `issuer`'s tokens with
+ * scope `mcp`; scope `mcp.narrow` chooses the preset `narrow` (`see` only).
+ */
+export async function httpState(prefix: string, resource: string, issuer: string) {
+  return fixtureState({
+    prefix,
+    config: fixtureOwnerConfig({
+      endpointNamespace: "acme-http",
+      exposure: { extensions: ["fx.see"] },
+      presets: {
+        default: fixturePreset({ commands: ["fx.see/*"], deadlineMs: 30_000, maxConcurrency: 16 }),
+        narrow: fixturePreset({ commands: ["fx.see/see"], deadlineMs: 30_000 }),
+      },
+      mcp: {
+        endpoints: {
+          team: {
+            preset: "default",
+            http: {
+              resource,
+              auth: {
+                issuer,
+                requiredScopes: ["mcp"],
+                presets: [{ scope: "mcp.narrow", preset: "narrow" }],
+              },
+            },
+          },
+          local: { preset: "default" },
+        },
+      },
+    }),
+    packages: async (dir) => [
+      await writeFixturePackage({
+        parent: dir,
+        descriptor: {
+          format: "rukh.extension/2",
+          id: "fx.see",
+          version: "1.0.0",
+          publisher: "acme",
+          commands: [
+            {
+              id: "see",
+              path: ["see"],
+              summary: "Report everything this process can see",
+              inputs: [],
+              execute: managed(
+                STRUCTURED({ seen: { type: "string", maxLength: 100_000 } }),
+                "bin/see.mjs",
+              ),
+              machine: machine(),
+            },
+            {
+              id: "nap",
+              path: ["nap"],
+              summary: "Sleep a while",
+              inputs: [
+                int("wait_ms", { default: 10 }),
+                { id: "tag", type: "string", maxLength: 64, summary: "A name for this call" },
+              ],
+              execute: managed(
+                STRUCTURED({ tag: { type: "string", maxLength: 64 } }),
+                "bin/see.mjs",
+              ),
+              machine: machine(),
+            },
+          ],
+        },
+        programs: {
+          "bin/see.mjs": `import { readdirSync, readFileSync } from "node:fs";
+import { runCommandProcess, structuredResult } from "@rukh/ipc";
+const fds = () => { try { return readdirSync("/proc/self/fd"); } catch { return []; } };
+await runCommandProcess({ handlers: {
+  "fx.see/see": (ctx) => structuredResult({ seen: JSON.stringify({
+    env: process.env, argv: process.argv, cwd: process.cwd(), fds: fds(),
+    cmdline: readFileSync("/proc/self/cmdline", "utf8"),
+    parent: (() => { try { return readFileSync("/proc/" + process.ppid + "/environ", "utf8"); } catch { return ""; } })(),
+    context: { ...ctx, signal: undefined, log: undefined },
+  }) }),
+  "fx.see/nap": async (ctx) => {
+    await new Promise((r) => setTimeout(r, ctx.inputs.wait_ms));
+    return structuredResult({ tag: ctx.inputs.tag ?? "" });
+  },
+} });
+`,
+        },
+      }),
+    ],
+    install: "each",
+  });
+}
+
+/** `rukh mcp serve --endpoint team --http <listen>` as a real process, once it listens. */
+export async function serveHttpProcess(
+  root: string,
+  listen: string,
+): Promise<{ child: ChildProcess; stderr: () => string; exited: Promise<number | null> }> {
+  const child = spawn(RUKH_BIN, ["mcp", "serve", "--endpoint", "team", "--http", listen], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let err = "";
+  child.stderr!.on("data", (d: Buffer) => {
+    err += d.toString("utf8");
+  });
+  const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+  for (let i = 0; i < 200 && !err.includes(" over HTTP at "); i++) {
+    if (child.exitCode !== null) throw new Error(`the server ended: ${err}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  if (!err.includes(" over HTTP at ")) throw new Error(`the server did not start: ${err}`);
+  return { child, stderr: () => err, exited };
+}

@@ -1,0 +1,126 @@
+import { spawnSync } from "node:child_process";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { removeDir } from "@rukh/testkit";
+import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, httpState, serveHttpProcess } from "./_http.js";
+import { RUKH_BIN } from "./_sleeper.js";
+
+// `rukh mcp serve --http` as an owner runs it: a real process, a real
+// issuer's tokens, the SDK 2.x Streamable HTTP client; the bearer token
+// reaches nothing a command can see.
+let op: TestIssuer;
+let work: string;
+let root: string;
+let resource: string;
+let server: Awaited<ReturnType<typeof serveHttpProcess>>;
+const rukh = (...args: string[]) =>
+  spawnSync(RUKH_BIN, args, {
+    encoding: "utf8",
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
+  });
+
+beforeAll(async () => {
+  const port = await freePort();
+  resource = `http://127.0.0.1:${port}/mcp`;
+  op = await startIssuer({ resources: [resource], scopes: "mcp mcp.narrow" });
+  ({ work, root } = await httpState("rukh-cli-http-", resource, op.issuer));
+  server = await serveHttpProcess(root, `127.0.0.1:${port}`);
+}, 60_000);
+afterAll(async () => {
+  server?.child.kill("SIGKILL");
+  await op?.close();
+  if (work) removeDir(work);
+});
+
+async function connect(token: string): Promise<Client> {
+  const client = new Client(
+    { name: "team-agent", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(resource), {
+      authProvider: { token: async () => token },
+    }),
+  );
+  return client;
+}
+
+describe("rukh mcp serve --http", () => {
+  it("says what it serves, where, and whose tokens it takes", () => {
+    expect(server.stderr()).toContain(
+      `rukh mcp: endpoint team over HTTP at http://127.0.0.1:${new URL(resource).port} for ${resource} (preset default; tokens of ${op.issuer})`,
+    );
+  });
+
+  it("serves the SDK client under each token's own binding", async () => {
+    const alice = await connect(await op.token("alice-agent", resource, "mcp"));
+    const bob = await connect(await op.token("bob-agent", resource, "mcp mcp.narrow"));
+    try {
+      const mine = (await alice.listTools()).tools.map((t) => t.name);
+      const his = (await bob.listTools()).tools.map((t) => t.name);
+      expect(mine).toHaveLength(2);
+      expect(his).toHaveLength(1);
+      const nap = mine.find((n) => !his.includes(n))!;
+      const r = await alice.callTool({ name: nap, arguments: { tag: "a1" } });
+      expect(r.structuredContent).toMatchObject({
+        outcome: "succeeded",
+        commandResult: { data: { tag: "a1" } },
+      });
+      // Bob's preset has no nap: to him it is no tool at all.
+      await expect(bob.callTool({ name: nap, arguments: {} })).rejects.toThrow(/Unknown tool/);
+    } finally {
+      await alice.close();
+      await bob.close();
+    }
+    const runs = rukh("--json", "runs", "list").stdout;
+    expect(JSON.parse(runs).result.runs[0]).toMatchObject({
+      command: "fx.see/nap",
+      subject: "alice-agent",
+      actor: "alice-agent",
+      preset: "default",
+    });
+  });
+
+  it("passes the bearer token to nothing a command can see: environment, arguments, inputs, descriptors, parent", async () => {
+    const token = await op.token("alice-agent", resource, "mcp");
+    const client = await connect(token);
+    try {
+      const see = (await client.listTools()).tools.find((t) =>
+        t.description?.includes("everything"),
+      )!;
+      const r = await client.callTool({ name: see.name, arguments: {} });
+      expect(r.structuredContent).toMatchObject({ outcome: "succeeded" });
+      const seen = (r.structuredContent as { commandResult: { data: { seen: string } } })
+        .commandResult.data.seen;
+      const view = JSON.parse(seen);
+      expect(Object.keys(view.env).sort()).toEqual(expect.arrayContaining(["PATH"]));
+      // Whole, or any of its three parts: the token is nowhere.
+      for (const part of [token, ...token.split(".")]) expect(seen).not.toContain(part);
+      expect(seen.toLowerCase()).not.toContain("bearer");
+      expect(seen).not.toContain("authorization");
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("refuses to serve an endpoint without an http side, and --preset with --http", () => {
+    const plain = rukh("mcp", "serve", "--endpoint", "local", "--http", "127.0.0.1:1");
+    expect(plain.status).toBe(2);
+    expect(plain.stderr).toContain(
+      "endpoint local is not served over HTTP: give it /mcp/endpoints/local/http",
+    );
+    const preset = rukh("mcp", "serve", "--preset", "narrow", "--http", "127.0.0.1:1");
+    expect(preset.status).toBe(2);
+    expect(preset.stderr).toContain("--preset does not apply to --http");
+    const bad = rukh("mcp", "serve", "--endpoint", "team", "--http", "nowhere");
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--http "nowhere": expected host:port');
+  });
+
+  it("stops on SIGTERM, cleanly", async () => {
+    server.child.kill("SIGTERM");
+    expect(await server.exited).toBe(0);
+    expect(server.stderr()).toContain("rukh mcp: closed");
+  });
+});
