@@ -42,7 +42,16 @@ const STRUCTURED = (properties: object) => ({
  * the endpoint `team` served at `resource`, trusting `issuer`'s tokens with
  * scope `mcp`; scope `mcp.narrow` chooses the preset `narrow` (`see` only).
  */
-export async function httpState(prefix: string, resource: string, issuer: string) {
+export async function httpState(prefix: string, resource: string, issuer: string, more = 0) {
+  // Each extra command is one more tool, so lists can span pages.
+  const extra = Array.from({ length: more }, (_, i) => ({
+    id: `c${i}`,
+    path: ["c", `c${i}`],
+    summary: `Extra command ${i}`,
+    inputs: [],
+    execute: managed(STRUCTURED({ tag: { type: "string", maxLength: 64 } }), "bin/see.mjs"),
+    machine: machine(),
+  }));
   return fixtureState({
     prefix,
     config: fixtureOwnerConfig({
@@ -103,6 +112,7 @@ export async function httpState(prefix: string, resource: string, issuer: string
               ),
               machine: machine(),
             },
+            ...extra,
           ],
         },
         programs: {

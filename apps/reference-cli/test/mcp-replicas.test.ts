@@ -1,0 +1,208 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { readJournal } from "@rukh/core";
+import { removeDir } from "@rukh/testkit";
+import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, httpState, serveHttpProcess } from "./_http.js";
+import { nginxMissing, startNginx } from "./_nginx.js";
+import { RUKH_BIN } from "./_sleeper.js";
+
+// Two `rukh mcp serve --http` replicas on one state directory behind a real
+// nginx: interchangeable (a cursor of one is good at the other, the same
+// list for the same binding), a publication reaches both, and one killed
+// with SIGKILL under load loses no call to a second run.
+const missing = nginxMissing();
+if (missing !== undefined) console.warn(`skipping the replicas behind nginx: ${missing}`);
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+describe.skipIf(missing !== undefined)("replicas behind nginx", () => {
+  let op: TestIssuer;
+  let work: string;
+  let root: string;
+  let resource: string;
+  let direct: string[] = [];
+  let replicas: Awaited<ReturnType<typeof serveHttpProcess>>[] = [];
+  let lb: Awaited<ReturnType<typeof startNginx>>;
+  let nginxDir: string;
+  let token: string;
+  const rukh = (...args: string[]) =>
+    spawnSync(RUKH_BIN, args, {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
+    });
+
+  beforeAll(async () => {
+    const [front, p1, p2] = [await freePort(), await freePort(), await freePort()];
+    resource = `http://127.0.0.1:${front}/mcp`;
+    op = await startIssuer({ resources: [resource], scopes: "mcp mcp.narrow" });
+    ({ work, root } = await httpState("rukh-cli-replicas-", resource, op.issuer, 40));
+    direct = [`127.0.0.1:${p1}`, `127.0.0.1:${p2}`];
+    replicas = [await serveHttpProcess(root, direct[0]!), await serveHttpProcess(root, direct[1]!)];
+    nginxDir = mkdtempSync(join(tmpdir(), "rukh-nginx-"));
+    lb = await startNginx(nginxDir, front, direct);
+    token = await op.token("alice-agent", resource, "mcp");
+  }, 60_000);
+  afterAll(async () => {
+    for (const r of replicas) r.child.kill("SIGKILL");
+    await lb?.stop();
+    await op?.close();
+    if (work) removeDir(work);
+    if (nginxDir) removeDir(nginxDir);
+  });
+
+  /** One request to `at` (a replica's address, or nginx's by default), as the resource's host. */
+  async function rpc(method: string, params: Record<string, unknown> = {}, at?: string) {
+    const url = at === undefined ? resource : `http://${at}/mcp`;
+    const res = await fetch(url, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+        ...(typeof params.name === "string" && { "mcp-name": params.name }),
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: META } }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  }
+
+  /** Every tool `at` lists, page by page. */
+  async function allTools(at?: string): Promise<{ name: string; description?: string }[]> {
+    const tools = [];
+    let cursor: string | undefined;
+    do {
+      const page = await rpc("tools/list", cursor === undefined ? {} : { cursor }, at);
+      expect(page.status).toBe(200);
+      tools.push(...page.body.result.tools);
+      cursor = page.body.result.nextCursor;
+    } while (cursor !== undefined);
+    return tools;
+  }
+
+  it("lists the same for the same binding at either replica, and honours one's cursor at the other", async () => {
+    const [a, b] = [await rpc("tools/list", {}, direct[0]), await rpc("tools/list", {}, direct[1])];
+    expect(a.status).toBe(200);
+    expect(b.body.result.tools).toEqual(a.body.result.tools);
+    const cursor = a.body.result.nextCursor as string;
+    expect(cursor).toBeDefined();
+    const next = await rpc("tools/list", { cursor }, direct[1]);
+    expect(next.status).toBe(200);
+    expect(next.body.result.tools.length).toBeGreaterThan(0);
+    const names = [...a.body.result.tools, ...next.body.result.tools].map(
+      (t: { name: string }) => t.name,
+    );
+    expect(new Set(names).size).toBe(42);
+  });
+
+  it("serves a real client through nginx, event streams included", async () => {
+    const client = new Client(
+      { name: "through-nginx", version: "1.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(resource), {
+        authProvider: { token: async () => token },
+      }),
+    );
+    try {
+      const tools = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor !== undefined);
+      expect(tools).toHaveLength(42);
+      const nap = tools.find((t) => t.description?.includes("Sleep"))!;
+      const seen: number[] = [];
+      const r = await client.callTool(
+        { name: nap.name, arguments: { tag: "lb" } },
+        { onprogress: (p) => seen.push(p.progress) },
+      );
+      expect(r.structuredContent).toMatchObject({
+        outcome: "succeeded",
+        commandResult: { data: { tag: "lb" } },
+      });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("shows a publication to every replica's next request", async () => {
+    expect(await allTools(direct[0])).toHaveLength(42);
+    // Two publications: the extra commands leave the default preset.
+    expect(rukh("preset", "deny", "default", "fx.see/*").status).toBe(0);
+    expect(rukh("preset", "allow", "default", "fx.see/see", "fx.see/nap").status).toBe(0);
+    for (const at of direct) {
+      const tools = await allTools(at);
+      expect(tools).toHaveLength(2);
+      expect(tools.some((t) => t.description === "Extra command 0")).toBe(false);
+    }
+  });
+
+  it("loses no call to a second run when a replica is killed under load; the survivor serves the rest", async () => {
+    const nap = (await allTools()).find((t) => t.description?.includes("Sleep"))!.name;
+    const CALLS = 200;
+    const results: ({ outcome: string; invocationId: string } | { transport: string })[] = [];
+    let next = 0;
+    let killedAt = -1;
+    const worker = async () => {
+      while (next < CALLS) {
+        const i = next++;
+        if (i === 60) {
+          killedAt = i;
+          replicas[0]!.child.kill("SIGKILL");
+        }
+        try {
+          const r = await rpc("tools/call", {
+            name: nap,
+            arguments: { wait_ms: 40, tag: `t${i}` },
+          });
+          const env = r.body.result?.structuredContent;
+          results[i] =
+            env !== undefined
+              ? { outcome: env.outcome, invocationId: env.invocationId }
+              : { transport: `${r.status}` };
+        } catch (e) {
+          results[i] = { transport: String(e) };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    expect(killedAt).toBe(60);
+    expect(results.filter((r) => r !== undefined)).toHaveLength(CALLS);
+    const lost = results.filter((r) => "transport" in r);
+    const done = results.filter(
+      (r): r is { outcome: string; invocationId: string } => "outcome" in r,
+    );
+    // Only calls in flight on the killed replica may be lost, as transport errors; none after.
+    expect(lost.length).toBeLessThanOrEqual(16);
+    expect(results.slice(100).every((r) => "outcome" in r && r.outcome === "succeeded")).toBe(true);
+    expect(done.every((r) => r.outcome === "succeeded")).toBe(true);
+    // No call ran twice: one start record per call's inputs, and no invocation answered twice.
+    const starts = (await readJournal(root)).records.filter(
+      (r) => r.type === "start" && r.command === "fx.see/nap",
+    ) as { inputsDigest: string; invocationId: string }[];
+    const perInputs = new Map<string, number>();
+    for (const s of starts) perInputs.set(s.inputsDigest, (perInputs.get(s.inputsDigest) ?? 0) + 1);
+    expect([...perInputs.values()].every((n) => n === 1)).toBe(true);
+    expect(new Set(done.map((r) => r.invocationId)).size).toBe(done.length);
+    expect(starts.length).toBeGreaterThanOrEqual(done.length);
+    expect(starts.length).toBeLessThanOrEqual(done.length + lost.length);
+    console.log(
+      `replica killed after call 60 of ${CALLS}: ${done.length} outcomes, ${lost.length} transport errors, ${starts.length} starts journaled`,
+    );
+    // The survivor is still serving.
+    expect((await rpc("tools/list", {}, direct[1])).status).toBe(200);
+  }, 120_000);
+});
