@@ -8,7 +8,7 @@ import { removeDir } from "@rukh/testkit";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, httpState, serveHttpProcess } from "./_http.js";
-import { nginxMissing, startNginx } from "./_nginx.js";
+import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { RUKH_BIN } from "./_sleeper.js";
 
 // Two `rukh mcp serve --http` replicas on one state directory behind a real

@@ -104,9 +104,11 @@ export function checkRouting(
   const meta = params?._meta;
   const version = isObject(meta) ? meta[META_VERSION] : undefined;
   if (version === undefined)
-    return mismatch(
-      `This endpoint serves MCP ${MODERN_PROTOCOL_VERSION} only, per request: _meta["${META_VERSION}"] is required (no initialize, no sessions)`,
-    );
+    return {
+      status: 400,
+      code: JSONRPC_ERROR_CODES.invalidParams,
+      message: `Invalid params: this endpoint serves MCP ${MODERN_PROTOCOL_VERSION} only, per request: _meta["${META_VERSION}"] is required (no initialize, no sessions)`,
+    };
   const header = one(headers, "mcp-protocol-version");
   if (header !== version)
     return mismatch(

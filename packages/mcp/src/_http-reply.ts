@@ -17,14 +17,19 @@ export interface Reply {
   finish(status: number, message: object): void;
 }
 
-/** -32601 is 404, a malformed request 400, the host's own failure 500; a request's own error travels as 200. */
+/**
+ * The HTTP status of a JSON-RPC error: -32601 is 404; a request that is
+ * malformed, has bad params or headers, or names an unsupported version or
+ * an undeclared capability (-32700, -32600, -32602, -32020…-32029) is 400;
+ * any other error is the request's own answer, 200.
+ */
 export function statusOf(code: number): number {
   if (code === JSONRPC_ERROR_CODES.methodNotFound) return 404;
   if (
     code === JSONRPC_ERROR_CODES.parseError ||
     code === JSONRPC_ERROR_CODES.invalidRequest ||
-    code === JSONRPC_ERROR_CODES.headerMismatch ||
-    code === JSONRPC_ERROR_CODES.unsupportedProtocolVersion
+    code === JSONRPC_ERROR_CODES.invalidParams ||
+    (code <= -32020 && code >= -32029)
   )
     return 400;
   return 200;

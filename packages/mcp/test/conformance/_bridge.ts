@@ -3,7 +3,8 @@
 // host. It adds only what the HTTP transport itself defines: header checks,
 // status codes, sessions for the 2025 era and SSE framing. Every JSON-RPC
 // answer comes from a real `serveStdio` process; nothing here answers a
-// method itself. It is test code: the product has no HTTP transport yet.
+// method itself. It is test code: it lets the suite judge the stdio host;
+// the product's own HTTP transport (serveHttp) is judged directly.
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";

@@ -19,9 +19,15 @@ export function nginxMissing(): string | undefined {
  * nginx on `127.0.0.1:port` balancing `upstreams` round-robin, streaming
  * answers as they come (event streams included), and never sending a POST
  * that reached one replica to another: a replica that dies mid-request is
- * a 502 to that client, never a second run.
+ * a 502 to that client, never a second run. `headers` are set on every
+ * proxied request (a client that cannot send a token gets one this way).
  */
-export async function startNginx(dir: string, port: number, upstreams: readonly string[]) {
+export async function startNginx(
+  dir: string,
+  port: number,
+  upstreams: readonly string[],
+  headers: Readonly<Record<string, string>> = {},
+) {
   mkdirSync(join(dir, "logs"), { recursive: true });
   const root = process.getuid?.() === 0;
   const conf = `${root ? "user root;\n" : ""}worker_processes 1;
@@ -51,6 +57,9 @@ ${upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=30s;`).join("\n
       proxy_request_buffering off;
       proxy_read_timeout 60s;
       proxy_next_upstream error timeout;
+${Object.entries(headers)
+  .map(([k, v]) => `      proxy_set_header ${k} "${v.replace(/["\\$]/g, "")}";`)
+  .join("\n")}
     }
   }
 }

@@ -1,0 +1,164 @@
+// The official MCP conformance suite, run from a test: installed once per
+// machine on the npm registry's Node 22 (the host stays on this Node), the
+// scenarios a protocol revision requires run against a URL, and the checks
+// compared with a list of the ones that cannot apply here, each with why.
+
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "vitest";
+
+const SUITE = "@modelcontextprotocol/conformance@0.2.0-alpha.12";
+const NODE = "node@22.23.3";
+
+export interface Check {
+  readonly id: string;
+  readonly status: string;
+  readonly errorMessage?: string;
+}
+
+export interface SuiteTools {
+  readonly node: string;
+  readonly cli: string;
+}
+
+/** Installs the suite and Node 22 once per machine (a folder of the temporary directory), or says why it cannot. */
+export function installSuite(): SuiteTools | string {
+  const dir = join(tmpdir(), `rukh-conformance-${SUITE.split("@")[2]}-${NODE.split("@")[1]}`);
+  const node = join(dir, "node_modules", "node", "bin", "node");
+  const cli = join(dir, "node_modules", "@modelcontextprotocol", "conformance", "dist", "index.js");
+  if (!existsSync(node) || !existsSync(cli)) {
+    mkdirSync(dir, { recursive: true });
+    const r = spawnSync(
+      "npm",
+      ["install", "--prefix", dir, "--no-audit", "--no-fund", "--no-save", SUITE, NODE],
+      { encoding: "utf8", timeout: 600_000 },
+    );
+    if (r.status !== 0 || !existsSync(node) || !existsSync(cli))
+      return `cannot install ${SUITE} and ${NODE} from the npm registry: ${(r.stderr || String(r.error)).slice(-500)}`;
+  }
+  return { node, cli };
+}
+
+/** Runs the suite's CLI with Node 22 (asynchronously: a server in this process answers it). */
+function suite(
+  tools: SuiteTools,
+  home: string,
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(tools.node, [tools.cli, ...args], {
+      env: { PATH: process.env.PATH ?? "", HOME: home },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => {
+      if (stdout.length < 1_000_000) stdout += d.toString("utf8");
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      if (stderr.length < 100_000) stderr += d.toString("utf8");
+    });
+    child.on("exit", (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/** The server scenarios `revision` requires (the ones it scores). */
+async function required(tools: SuiteTools, home: string, revision: string): Promise<Set<string>> {
+  const r = await suite(tools, home, ["list", "--server", "--requirements", revision]);
+  const names = new Set<string>();
+  let inServer = false;
+  for (const line of r.stdout.split("\n")) {
+    if (line.startsWith("Server scenarios")) inServer = true;
+    else if (line.trim() === "") inServer = false;
+    else if (inServer && line.startsWith("  - ")) names.add(line.slice(4).trim());
+  }
+  if (names.size === 0)
+    throw new Error(`the suite listed no server scenarios: ${r.stdout}${r.stderr}`);
+  return names;
+}
+
+/** Runs every scenario `revision` requires against `url` and returns each scenario's checks. */
+async function runSuite(
+  tools: SuiteTools,
+  home: string,
+  url: string,
+  revision: string,
+): Promise<Map<string, Check[]>> {
+  // Kept for reading after a failure; the temporary directory's cleaner removes it.
+  const out = mkdtempSync(join(tmpdir(), `rukh-conformance-${revision}-`));
+  console.log(`conformance ${revision} at ${url}: results in ${out}`);
+  const wanted = await required(tools, home, revision);
+  const r = await suite(tools, home, [
+    "server",
+    "--url",
+    url,
+    "--requirements",
+    revision,
+    "-o",
+    out,
+    "--timeout",
+    "15000",
+  ]);
+  const results = new Map<string, Check[]>();
+  // One folder per scenario: server-<scenario>-<ISO time>.
+  for (const dir of readdirSync(out)) {
+    const scenario = dir.replace(/^server-/, "").replace(/-\d{4}-\d{2}-\d{2}T.*$/, "");
+    const file = join(out, dir, "checks.json");
+    if (wanted.has(scenario) && existsSync(file))
+      results.set(scenario, JSON.parse(readFileSync(file, "utf8")));
+  }
+  const missing = [...wanted].filter((s) => !results.has(s));
+  if (missing.length > 0)
+    throw new Error(`no results for ${missing.join(", ")}: ${r.stdout.slice(-2000)}\n${r.stderr}`);
+  return results;
+}
+
+/**
+ * Every check of every scenario `revision` requires passes at `url`, but the
+ * ones `listFile` names for it, which must fail (a listed check that passes
+ * is listed for nothing).
+ */
+export async function expectConformance(
+  tools: SuiteTools,
+  home: string,
+  url: string,
+  revision: string,
+  listFile: string,
+): Promise<void> {
+  const list: Record<string, Record<string, Record<string, string>>> = JSON.parse(
+    readFileSync(listFile, "utf8"),
+  );
+  const expected = list[revision] ?? {};
+  const results = await runSuite(tools, home, url, revision);
+  const failed: string[] = [];
+  let checks = 0;
+  for (const [scenario, all] of results) {
+    // A scenario that checked nothing says nothing.
+    expect(all.length, scenario).toBeGreaterThan(0);
+    for (const c of all) {
+      checks++;
+      if (c.status === "FAILURE") failed.push(`${scenario} ${c.id}`);
+    }
+  }
+  const listed = Object.entries(expected).flatMap(([s, ids]) =>
+    Object.keys(ids).map((id) => `${s} ${id}`),
+  );
+  console.log(
+    `conformance ${revision} at ${url}: ${results.size} required scenarios, ${checks} checks, ${failed.length} failed, all ${listed.length} listed as not applicable`,
+  );
+  const unexpected = failed.filter((f) => !listed.includes(f));
+  expect(
+    unexpected,
+    JSON.stringify(
+      unexpected.map((u) => {
+        const [s, id] = u.split(" ");
+        return results.get(s!)!.find((c) => c.id === id);
+      }),
+      null,
+      2,
+    ),
+  ).toEqual([]);
+  expect(listed.filter((l) => !failed.includes(l))).toEqual([]);
+}
