@@ -6,9 +6,9 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { readJournal } from "@rukh/core";
 import { removeDir } from "@rukh/testkit";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, httpState, serveHttpProcess } from "./_http.js";
-import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { RUKH_BIN } from "./_sleeper.js";
 
 // Two `rukh mcp serve --http` replicas on one state directory behind a real
