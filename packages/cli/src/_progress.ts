@@ -2,7 +2,7 @@
 // at most ten times a second and erased before the outcome is written.
 // Nothing is shown when stderr is not a terminal.
 
-import type { InvocationProgress } from "@rukh/core";
+import { type InvocationProgress, throttleProgress } from "@rukh/core";
 import type { Session } from "./_session.js";
 import { terminalText } from "./_terminal.js";
 
@@ -21,11 +21,7 @@ export interface ProgressLine {
 export function progressLine(s: Session, command: string): ProgressLine | undefined {
   if (!s.errTTY || s.g.json) return undefined;
   let shown = false;
-  let last = 0;
-  let waiting: InvocationProgress | undefined;
-  let timer: NodeJS.Timeout | undefined;
   const draw = (p: InvocationProgress) => {
-    last = Date.now();
     const amount =
       p.total !== undefined && p.total > 0
         ? `${Math.min(100, Math.floor((p.progress / p.total) * 100))}%`
@@ -40,26 +36,11 @@ export function progressLine(s: Session, command: string): ProgressLine | undefi
     s.stderr.write(`\r\u001b[2K${line}`);
     shown = true;
   };
+  const throttle = throttleProgress(REDRAW_MS, draw);
   return {
-    report(p) {
-      const wait = last + REDRAW_MS - Date.now();
-      if (wait <= 0) {
-        waiting = undefined;
-        draw(p);
-        return;
-      }
-      // Too soon: the latest report is drawn when its turn comes.
-      waiting = p;
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        if (waiting !== undefined) draw(waiting);
-        waiting = undefined;
-      }, wait);
-    },
+    report: (p) => throttle.report(p),
     clear() {
-      clearTimeout(timer);
-      timer = undefined;
-      waiting = undefined;
+      throttle.stop();
       if (shown) s.stderr.write("\r\u001b[2K");
       shown = false;
     },

@@ -58,3 +58,5 @@ export type { JournalRepair } from "./_recovery.js";
 export { repairJournal } from "./_recovery.js";
 export type { RunFilter, RunSummary } from "./_runs.js";
 export { findRun, listRuns, RUNS_MAX_LIMIT } from "./_runs.js";
+export type { ProgressThrottle } from "./_throttle.js";
+export { throttleProgress } from "./_throttle.js";

@@ -29,6 +29,7 @@ it("exports exactly these names", async () => {
       "outcomeEnvelope",
       "readJournal",
       "repairJournal",
+      "throttleProgress",
     ]
   `);
 });

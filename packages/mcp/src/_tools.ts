@@ -11,6 +11,7 @@ import {
   type InvocationProgress,
   outcomeDiagnostic,
   outcomeEnvelope,
+  throttleProgress,
 } from "@rukh/core";
 import { type CommandSpec, decodeJsonInputs, type ExtensionDescriptor } from "@rukh/descriptor";
 import type { JsonObject } from "@rukh/json";
@@ -22,12 +23,11 @@ import {
   type StateDirectory,
   storedDescriptor,
   type ToolNaming,
-  type ToolProjection,
-  visibleTools,
 } from "@rukh/profile";
 import { completeFor, type Era } from "./_era.js";
 import { JSONRPC_ERROR_CODES } from "./_errors.js";
 import { presetMissing, RpcError, unknownTool } from "./_rpc.js";
+import { ToolViews } from "./_views.js";
 
 /** What the tools of one host are bound to. */
 export interface ToolsContext {
@@ -47,6 +47,8 @@ export interface ToolsContext {
   readonly devExtensions: readonly string[];
   /** Queues a notification to the client. */
   notify(message: object): void;
+  /** The preset's views, when several hosts' requests share them (default: the tools' own). */
+  readonly views?: ToolViews;
 }
 
 /** Shortest time between two progress notifications of one call. */
@@ -62,48 +64,10 @@ export interface HostTools {
 /** The tools of the host `ctx` describes. */
 export function hostTools(ctx: ToolsContext): HostTools {
   const { state, core, binding } = ctx;
-  const projections = new Map<string, { projection: ToolProjection; visible: Set<string> }>();
-  let cursorKey: Buffer | undefined;
+  const views = ctx.views ?? new ToolViews(state, binding.preset, ctx.naming, ctx.devExtensions);
+  const current = () => views.current();
   const complete = (era: Era, result: Record<string, unknown>) =>
     completeFor(era, result, ctx.serverInfo);
-
-  async function current(): Promise<{
-    projection: ToolProjection;
-    visible: Set<string>;
-  } | null> {
-    const rid = await state.activeRevisionId();
-    if (rid === null) return null;
-    const cached = projections.get(rid);
-    if (cached !== undefined) return cached;
-    let projection: ToolProjection;
-    try {
-      projection = await state.projection(rid, ctx.naming);
-    } catch (e) {
-      // No partial list: the whole list fails, and says which package and why.
-      if (e instanceof ProfileError)
-        throw new RpcError(
-          JSONRPC_ERROR_CODES.profileUnavailable,
-          `the installed tools cannot be listed: ${e.message}`,
-          { reason: e.code },
-        );
-      throw e;
-    }
-    cursorKey ??= await state.cursorKey();
-    let visible: Set<string>;
-    try {
-      visible = new Set(
-        visibleTools(projection, binding.preset, ctx.devExtensions).map((t) => t.name),
-      );
-    } catch (e) {
-      if (e instanceof ProfileError && e.code === "unknown_preset") throw presetMissing();
-      throw e;
-    }
-    const entry = { projection, visible };
-    // Only the newest revisions matter; older names are answered as unknown anyway.
-    if (projections.size >= 4) projections.delete(projections.keys().next().value!);
-    projections.set(rid, entry);
-    return entry;
-  }
 
   async function commandOf(revisionId: string, tool: McpTool): Promise<CommandSpec | undefined> {
     const revision = await state.readRevision(revisionId);
@@ -145,7 +109,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
         throw new RpcError(JSONRPC_ERROR_CODES.invalidParams, "Invalid params: stale cursor");
       return complete(era, { tools: [], ...hints });
     }
-    cursorKey ??= await state.cursorKey();
+    const cursorKey = await views.cursorKey();
     try {
       const page = listTools(now.projection, {
         preset: binding.preset,
@@ -261,14 +225,10 @@ function progressReporter(
       : undefined;
   if (typeof token !== "string" && !(typeof token === "number" && Number.isSafeInteger(token)))
     return undefined;
-  let ended = false;
-  let last = 0;
   let highest = Number.NEGATIVE_INFINITY;
-  // A report that came too soon waits for its slot, so the latest one (often 100%) is sent.
-  let waiting: InvocationProgress | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  const send = (p: InvocationProgress) => {
-    last = Date.now();
+  const throttle = throttleProgress(PROGRESS_INTERVAL_MS, (p) => {
+    // MCP requires each notification to carry more progress than the last.
+    if (p.progress <= highest) return;
     highest = p.progress;
     notify({
       jsonrpc: "2.0",
@@ -280,26 +240,11 @@ function progressReporter(
         ...(p.message !== undefined && { message: p.message }),
       },
     });
-  };
+  });
   return {
     report(p) {
-      if (ended || p.progress <= highest) return;
-      const wait = last + PROGRESS_INTERVAL_MS - Date.now();
-      if (wait <= 0) {
-        waiting = undefined;
-        send(p);
-        return;
-      }
-      waiting = p;
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        if (!ended && waiting !== undefined && waiting.progress > highest) send(waiting);
-        waiting = undefined;
-      }, wait);
+      if (p.progress > highest) throttle.report(p);
     },
-    end() {
-      ended = true;
-      clearTimeout(timer);
-    },
+    end: () => throttle.stop(),
   };
 }
