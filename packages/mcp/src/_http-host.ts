@@ -14,6 +14,7 @@ import { type GateContext, gate } from "./_http-gate.js";
 import { jsonRpcError } from "./_http-reply.js";
 import { type ServeContext, serveRequest } from "./_http-serve.js";
 import { type McpLimits, resolveLimits } from "./_limits.js";
+import { ToolViews } from "./_views.js";
 
 const HOST_VERSION = "0.1.0";
 /** Largest accepted request head (request line and headers), in bytes. */
@@ -200,7 +201,17 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     ...(options.naming !== undefined && { naming: options.naming }),
     ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
     devExtensions: options.devExtensions ?? [],
+    views(preset) {
+      let v = views.get(preset);
+      if (v === undefined) {
+        v = new ToolViews(state, preset, options.naming, options.devExtensions ?? []);
+        views.set(preset, v);
+      }
+      return v;
+    },
   };
+  // Presets come from the owner configuration (a token only chooses among them): few, and bounded.
+  const views = new Map<string, ToolViews>();
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const admitted = await gate(gateContext, req, res);
     if (admitted !== undefined) await serveRequest(serveContext, res, admitted);

@@ -15,6 +15,7 @@ import { errorMessage, jsonReply, statusOf, streamReply } from "./_http-reply.js
 import type { McpLimits } from "./_limits.js";
 import { RpcError } from "./_rpc.js";
 import { hostTools } from "./_tools.js";
+import type { ToolViews } from "./_views.js";
 import { ListWatcher } from "./_watch.js";
 
 /** What every request of one HTTP host is served with. */
@@ -29,6 +30,8 @@ export interface ServeContext {
   readonly naming?: ToolNaming;
   readonly deadlineMs?: number;
   readonly devExtensions: readonly string[];
+  /** The views of a preset, shared by every request bound to it. */
+  views(preset: string): ToolViews;
 }
 
 /** One admitted request, served under its own binding; its answer is JSON or a stream. */
@@ -58,6 +61,7 @@ export async function serveRequest(
     ...(ctx.naming !== undefined && { naming: ctx.naming }),
     ...(ctx.deadlineMs !== undefined && { deadlineMs: ctx.deadlineMs }),
     devExtensions: ctx.devExtensions,
+    views: ctx.views(binding.preset),
   });
   const watcher = new ListWatcher({
     state,
@@ -73,7 +77,8 @@ export async function serveRequest(
     watcher,
     limits,
     serverInfo,
-    info: (message, data) => logger.log("info", message, data),
+    // Every request is its own era's first: there is nothing to report per request.
+    info: () => {},
   });
   try {
     const result = await dispatcher.handle({ kind: "request", id, method, params }, cancel.signal);

@@ -21,6 +21,8 @@ const AUTHORIZATION_MAX = 8_192;
 const CLAIM_MAX = 256;
 /** How long a metadata or key-set fetch may take. */
 const FETCH_TIMEOUT_MS = 5_000;
+/** Tokens whose verification is remembered (a client sends the same one with every request). */
+const VERIFIED_MAX = 512;
 
 /** A token's scope that selects a preset (first match wins). */
 export interface ScopePreset {
@@ -127,6 +129,8 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   });
 
   let keys: Promise<JWTVerifyGetKey> | undefined;
+  /** Verified tokens' claims by the token's SHA-256, oldest first. */
+  const verified = new Map<string, JWTPayload>();
   const keySet = (): Promise<JWTVerifyGetKey> => {
     keys ??= jwksUrl(issuer, options.jwksUri).then((u) =>
       createRemoteJWKSet(new URL(u), {
@@ -174,21 +178,32 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     } catch (e) {
       return refuse(503, `the issuer's keys cannot be fetched now: ${(e as Error).message}`);
     }
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, getKey, {
-        issuer,
-        audience: resource,
-        algorithms,
-        clockTolerance: tolerance,
-        typ: "at+jwt",
-        requiredClaims: ["exp", "sub"],
-      }));
-    } catch (e) {
-      // A fetch that failed is the issuer's trouble, not the token's.
-      if (e instanceof errors.JWKSTimeout || !(e instanceof errors.JOSEError))
-        return refuse(503, "the issuer's keys cannot be fetched now");
-      return refuse(401, `the bearer token is not valid here: ${reason(e)}`, "invalid_token");
+    // A token verified before is verified still, until it expires: its bytes are the same.
+    const digest = createHash("sha256").update(token).digest("hex");
+    let payload = verified.get(digest);
+    const now = Date.now() / 1000;
+    if (payload !== undefined && (payload.exp as number) + tolerance <= now) {
+      verified.delete(digest);
+      payload = undefined;
+    }
+    if (payload === undefined) {
+      try {
+        ({ payload } = await jwtVerify(token, getKey, {
+          issuer,
+          audience: resource,
+          algorithms,
+          clockTolerance: tolerance,
+          typ: "at+jwt",
+          requiredClaims: ["exp", "sub"],
+        }));
+      } catch (e) {
+        // A fetch that failed is the issuer's trouble, not the token's.
+        if (e instanceof errors.JWKSTimeout || !(e instanceof errors.JOSEError))
+          return refuse(503, "the issuer's keys cannot be fetched now");
+        return refuse(401, `the bearer token is not valid here: ${reason(e)}`, "invalid_token");
+      }
+      if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+      verified.set(digest, payload);
     }
     const granted = scopesOf(payload);
     const missing = required.filter((s) => !granted.includes(s));
@@ -208,10 +223,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       );
     const preset = presets.find((p) => granted.includes(p.scope))?.preset ?? options.defaultPreset;
     const jti = claim(payload.jti);
-    const taskAuthorityRef =
-      jti !== undefined
-        ? `jti:${jti}`
-        : `sha256:${createHash("sha256").update(token).digest("hex").slice(0, 32)}`;
+    const taskAuthorityRef = jti !== undefined ? `jti:${jti}` : `sha256:${digest.slice(0, 32)}`;
     return { ok: true, binding: { subject, actor, taskAuthorityRef, preset }, scopes: granted };
   }
 
