@@ -54,6 +54,22 @@ describe("a valid token", () => {
     });
   });
 
+  it("remembers a verified token only until it expires", async () => {
+    const strict = createResourceServer({
+      resource: RESOURCE,
+      issuer: op.issuer,
+      defaultPreset: "agent",
+      clockToleranceSeconds: 0,
+    });
+    const brief = bearer(await op.token("brief", RESOURCE, "mcp"));
+    expect((await strict.authenticate(brief)).ok).toBe(true);
+    expect((await strict.authenticate(brief)).ok).toBe(true);
+    await new Promise((r) => setTimeout(r, 3_100));
+    const later = await strict.authenticate(brief);
+    expect(later).toMatchObject({ ok: false, status: 401 });
+    expect(!later.ok && later.message).toContain("it has expired");
+  });
+
   it("still verifies after the issuer rotates its signing key", async () => {
     const before = op.signingKey;
     const old = await op.token("alice-agent", RESOURCE, "mcp");

@@ -2,14 +2,15 @@
 // issuing signed JWT access tokens (RFC 9068) through the client-credentials
 // grant, for the resources a test names. Its clients stand for the tokens a
 // resource server must refuse: `late` gets tokens that expired an hour ago,
-// `early` tokens valid only from an hour on.
+// `early` tokens valid only from an hour on, `brief` tokens that expire two
+// seconds after they are issued.
 
 import { type AddressInfo, createServer } from "node:net";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import Provider, { errors } from "oidc-provider";
 
 /** The clients every test issuer registers; each one's secret is `<id>-secret`. */
-export const ISSUER_CLIENTS = ["alice-agent", "bob-agent", "late", "early"] as const;
+export const ISSUER_CLIENTS = ["alice-agent", "bob-agent", "late", "early", "brief"] as const;
 
 /** A running test issuer. */
 export interface TestIssuer {
@@ -87,6 +88,7 @@ export async function startIssuer(options: {
             const iat = jwt.payload.iat as number;
             if (id === "late") jwt.payload.exp = iat - 3_600;
             if (id === "early") jwt.payload.nbf = iat + 3_600;
+            if (id === "brief") jwt.payload.exp = iat + 2;
           },
         },
       },
