@@ -181,7 +181,6 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
   const allowedOrigins = new Set(
     [resource.origin, ...(options.allowedOrigins ?? [])].map((o) => o.toLowerCase()),
   );
-  logger.log("info", "serving MCP over HTTP", { address, resource: resource.href });
 
   const gateContext: GateContext = {
     mcpPath,

@@ -15,6 +15,7 @@ import { MODERN_META, makeExtension, toolNameOf, useState, type Wire } from "./_
 // binding its own token proves, and the token goes no further.
 const at = useState();
 let op: TestIssuer;
+let twin: TestIssuer;
 let host: McpHttpHost;
 let resource: string;
 let hostHeader: string;
@@ -35,7 +36,8 @@ beforeAll(async () => {
   const port = await freePort();
   hostHeader = `127.0.0.1:${port}`;
   resource = `http://${hostHeader}/mcp`;
-  op = await startIssuer({ resources: [resource], scopes: "mcp mcp.narrow" });
+  op = await startIssuer({ resources: [resource, `${resource}-other`], scopes: "mcp mcp.narrow" });
+  twin = await startIssuer({ resources: [resource], scopes: "mcp", keysOf: op });
   const rs = createResourceServer({
     resource,
     issuer: op.issuer,
@@ -54,6 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await host?.close();
   await op?.close();
+  await twin?.close();
 });
 
 const token = (scope = "mcp", client: "alice-agent" | "bob-agent" = "alice-agent") =>
@@ -139,6 +142,44 @@ describe("without a valid token, nothing", () => {
     });
     expect(r.status).toBe(401);
     expect(r.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    expect((await readJournal(at.root)).records.length).toBe(before);
+  });
+
+  it.each([
+    ["expired", () => op.token("late", resource, "mcp"), 401, "it has expired"],
+    ["not yet valid", () => op.token("early", resource, "mcp"), 401, "it is not valid yet"],
+    [
+      "for another resource",
+      () => op.token("alice-agent", `${resource}-other`, "mcp"),
+      401,
+      "another resource",
+    ],
+    [
+      "from another issuer",
+      () => twin.token("alice-agent", resource, "mcp"),
+      401,
+      "another authorization server",
+    ],
+    [
+      "with a forged signature",
+      async () => `${(await token()).slice(0, -4)}AAAA`,
+      401,
+      "signature does not verify",
+    ],
+    ["without the endpoint's scope", () => token("mcp.narrow"), 403, "lacks the scope mcp"],
+  ] as const)("a token %s: %i, nothing listed or run", async (_what, make, status, why) => {
+    const t = await make();
+    const before = (await readJournal(at.root)).records.length;
+    const tool = await toolNameOf(at.state, "fx.main/greet");
+    for (const p of [
+      { method: "tools/list" },
+      { method: "tools/call", params: { name: tool, arguments: { name: "Ada" } } },
+    ]) {
+      const r = await post({ ...p, token: t });
+      expect(r.status).toBe(status);
+      expect(r.headers.get("www-authenticate")).toContain(why);
+      expect(r.text).not.toContain(tool);
+    }
     expect((await readJournal(at.root)).records.length).toBe(before);
   });
 

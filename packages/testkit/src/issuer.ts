@@ -42,11 +42,13 @@ export async function startIssuer(options: {
   readonly scopes: string;
   /** Another issuer's keys: tokens that verify with its key set but name this issuer. */
   readonly keysOf?: TestIssuer;
+  /** The loopback port to listen on; default a free one. */
+  readonly port?: number;
 }): Promise<TestIssuer> {
   let keys: JWK[] = options.keysOf
     ? (options.keysOf as unknown as { keys: JWK[] }).keys
     : [await signingJwk("key-1")];
-  let port = 0;
+  let port = options.port ?? 0;
   let server: import("node:http").Server | undefined;
 
   const start = async () => {
