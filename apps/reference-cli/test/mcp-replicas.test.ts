@@ -2,7 +2,11 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client,
+  ClientCredentialsProvider,
+  StreamableHTTPClientTransport,
+} from "@modelcontextprotocol/client";
 import { readJournal } from "@rukh/core";
 import { removeDir } from "@rukh/testkit";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
@@ -104,16 +108,23 @@ describe.skipIf(missing !== undefined)("replicas behind nginx", () => {
     expect(new Set(names).size).toBe(42);
   });
 
-  it("serves a real client through nginx, event streams included", async () => {
+  it("serves a real client through nginx that gets its own token with the SDK's OAuth support", async () => {
     const client = new Client(
       { name: "through-nginx", version: "1.0.0" },
       { versionNegotiation: { mode: { pin: "2026-07-28" } } },
     );
+    // No token given: the client reads the 401's metadata, finds the issuer,
+    // asks it for a token for this resource, and tries again.
+    const oauth = new ClientCredentialsProvider({
+      clientId: "alice-agent",
+      clientSecret: "alice-agent-secret",
+      scope: "mcp",
+      expectedIssuer: op.issuer,
+    });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(resource), {
-        authProvider: { token: async () => token },
-      }),
+      new StreamableHTTPClientTransport(new URL(resource), { authProvider: oauth }),
     );
+    expect(oauth.tokens()?.access_token).toMatch(/^eyJ/);
     try {
       const tools = [];
       let cursor: string | undefined;

@@ -139,6 +139,8 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
       maxHeaderSize: HEADERS_MAX_BYTES,
       requestTimeout: limits.ioDeadlineMs,
       keepAliveTimeout: 5_000,
+      // Deadlines are checked this often (Node's default, 30 s, would let a slow client hold a socket that long).
+      connectionsCheckingInterval: 250,
     },
     (req, res) => {
       const job = onRequest(req, res).catch((e: unknown) => {

@@ -332,6 +332,73 @@ describe("with a token", () => {
   });
 });
 
+describe("streams and limits", () => {
+  it("keeps a subscriptions/listen stream open: acknowledged first, then told of a publication", async () => {
+    const controller = new AbortController();
+    const res = await fetch(resource, {
+      method: "POST",
+      signal: controller.signal,
+      headers: {
+        authorization: `Bearer ${await token()}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "subscriptions/listen",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: "watch",
+        method: "subscriptions/listen",
+        params: { notifications: { toolsListChanged: true }, _meta: MODERN_META },
+      }),
+    });
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const reader = res.body!.getReader();
+    let text = "";
+    const until = async (what: string) => {
+      while (!text.includes(what)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended before ${what}: ${text}`);
+        text += Buffer.from(value).toString("utf8");
+      }
+    };
+    await until("notifications/subscriptions/acknowledged");
+    expect(events(text)[0]).toMatchObject({
+      method: "notifications/subscriptions/acknowledged",
+      params: { _meta: { "io.modelcontextprotocol/subscriptionId": "watch" } },
+    });
+    await at.state.remove("fx.hidden");
+    await until("notifications/tools/list_changed");
+    controller.abort();
+    await reader.cancel().catch(() => {});
+  });
+
+  it("refuses a request head over its limit, and ends one that is sent too slowly", async () => {
+    const big = await post({
+      method: "tools/list",
+      token: await token(),
+      headers: { "x-pad": "x".repeat(20_000) },
+    });
+    expect(big.status).toBe(431);
+    // Half a request, then nothing: the host does not wait past its I/O deadline (2 s).
+    const { connect } = await import("node:net");
+    const [host, port] = hostHeader.split(":");
+    const t0 = Date.now();
+    const closed = await new Promise<string>((resolve) => {
+      const socket = connect(Number(port), host!, () =>
+        socket.write(`POST /mcp HTTP/1.1\r\nHost: ${hostHeader}\r\n`),
+      );
+      let got = "";
+      socket.on("data", (d) => {
+        got += d.toString("utf8");
+      });
+      socket.on("close", () => resolve(got));
+    });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect(closed === "" || closed.startsWith("HTTP/1.1 408")).toBe(true);
+  }, 20_000);
+});
+
 describe("requests that are not what they claim", () => {
   it.each([
     ["no MCP-Protocol-Version", { omit: ["mcp-protocol-version"] }, "MCP-Protocol-Version"],
