@@ -116,9 +116,19 @@ const percentile = (xs, p) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
 
+/** A node:http server in a child answering every POST with a fixed JSON-RPC result: the transport's floor. */
+async function floorServer(port) {
+  const code = `require("node:http").createServer((q, r) => { q.resume(); q.on("end", () => { r.writeHead(200, { "content-type": "application/json" }); r.end('{"jsonrpc":"2.0","id":1,"result":{}}'); }); }).listen(${port}, "127.0.0.1", () => console.log("up"));`;
+  const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "ignore"] });
+  await new Promise((r) => child.stdout.once("data", r));
+  return { close: () => child.kill("SIGTERM") };
+}
+
 export default async function http(suite) {
   const missing = nginxMissing();
-  const [p10, p10k, front, r1, r2] = await Promise.all(Array.from({ length: 5 }, freePort));
+  const [p10, p10k, front, r1, r2, pf] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const floor = await floorServer(pf);
+  const floorUrl = `http://127.0.0.1:${pf}/mcp`;
   const url10 = `http://127.0.0.1:${p10}/mcp`;
   const url10k = `http://127.0.0.1:${p10k}/mcp`;
   const lbUrl = `http://127.0.0.1:${front}/mcp`;
@@ -147,6 +157,10 @@ export default async function http(suite) {
           [
             "rukh mcp serve --http, bearer token checked",
             () => post(url10, t10, "tools/call", refused),
+          ],
+          [
+            "floor: a node:http server answering a fixed body",
+            () => post(floorUrl, t10, "tools/call", refused),
           ],
         ],
         samples: 60,
@@ -181,6 +195,7 @@ export default async function http(suite) {
       console.warn(`http: a tools/list page took ${page.cases[0].toFixed(2)} ms (target ≤ 3 ms)`);
   } finally {
     for (const s of servers) s.close();
+    floor.close();
     await Promise.all([stdio10.close(), stdio10k.close()]);
   }
 
