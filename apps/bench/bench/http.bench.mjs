@@ -9,9 +9,8 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { Agent, request } from "node:http";
-import { createServer } from "node:net";
 import { join } from "node:path";
-import { lineRpc } from "@rukh/testkit";
+import { freePort, lineRpc } from "@rukh/testkit";
 import { startIssuer } from "@rukh/testkit/issuer";
 import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { RUKH, state, WORK } from "./_fixtures.mjs";
@@ -20,15 +19,6 @@ const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
 };
-
-function freePort() {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Gives the state's owner configuration an HTTP endpoint `bench` at `resource`. */
 async function withEndpoint(s, resource, issuer) {

@@ -4,7 +4,9 @@
 // CLI serving it as a real process.
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
+
+export { freePort } from "@rukh/testkit";
+
 import {
   fixtureOwnerConfig,
   fixturePreset,
@@ -15,16 +17,6 @@ import {
   writeFixturePackage,
 } from "@rukh/testkit";
 import { RUKH_BIN } from "./_sleeper.js";
-
-/** A free loopback port. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 const STRUCTURED = (properties: object) => ({
   kind: "structured",

@@ -1,9 +1,9 @@
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createResourceServer } from "@rukh/oauth";
+import { freePort } from "@rukh/testkit";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { afterAll, beforeAll, describe, it } from "vitest";
@@ -28,15 +28,6 @@ let op: TestIssuer | undefined;
 let host: McpHttpHost | undefined;
 let lb: Awaited<ReturnType<typeof startNginx>> | undefined;
 let url = "";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   const got = installSuite();

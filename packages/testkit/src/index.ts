@@ -381,3 +381,4 @@ export function processesWith(marker: string, comm?: string): number[] {
   }
   return found;
 }
+export { freePort } from "./_net.js";

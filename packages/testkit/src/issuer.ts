@@ -5,9 +5,9 @@
 // `early` tokens valid only from an hour on, `brief` tokens that expire two
 // seconds after they are issued.
 
-import { type AddressInfo, createServer } from "node:net";
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import Provider, { errors } from "oidc-provider";
+import { freePort } from "./_net.js";
 
 /** The clients every test issuer registers; each one's secret is `<id>-secret`. */
 export const ISSUER_CLIENTS = ["alice-agent", "bob-agent", "late", "early", "brief"] as const;
@@ -142,15 +142,6 @@ export async function startIssuer(options: {
     },
   };
   return self;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 async function closeServer(s: import("node:http").Server): Promise<void> {
