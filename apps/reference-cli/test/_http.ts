@@ -32,7 +32,8 @@ const STRUCTURED = (properties: object) => ({
  * A state directory with `fx.see` (`see`: everything its process can see,
  * as one string; `nap`: sleeps `wait_ms` and answers its `tag`) and
  * the endpoint `team` served at `resource`, trusting `issuer`'s tokens with
- * scope `mcp`; scope `mcp.narrow` chooses the preset `narrow` (`see` only).
+ * scope `mcp`; scope `mcp.narrow` chooses the preset `narrow` (`see` only),
+ * `mcp.sealed` the strict preset `sealed` (`see` only, in the sandbox).
  */
 export async function httpState(prefix: string, resource: string, issuer: string, more = 0) {
   // Each extra command is one more tool, so lists can span pages.
@@ -52,6 +53,11 @@ export async function httpState(prefix: string, resource: string, issuer: string
       presets: {
         default: fixturePreset({ commands: ["fx.see/*"], deadlineMs: 30_000, maxConcurrency: 16 }),
         narrow: fixturePreset({ commands: ["fx.see/see"], deadlineMs: 30_000 }),
+        sealed: fixturePreset({
+          commands: ["fx.see/see"],
+          deadlineMs: 30_000,
+          enforcement: "strict",
+        }),
       },
       mcp: {
         endpoints: {
@@ -62,7 +68,10 @@ export async function httpState(prefix: string, resource: string, issuer: string
               auth: {
                 issuer,
                 requiredScopes: ["mcp"],
-                presets: [{ scope: "mcp.narrow", preset: "narrow" }],
+                presets: [
+                  { scope: "mcp.narrow", preset: "narrow" },
+                  { scope: "mcp.sealed", preset: "sealed" },
+                ],
               },
             },
           },
@@ -111,11 +120,12 @@ export async function httpState(prefix: string, resource: string, issuer: string
           "bin/see.mjs": `import { readdirSync, readFileSync } from "node:fs";
 import { runCommandProcess, structuredResult } from "@rukh/ipc";
 const fds = () => { try { return readdirSync("/proc/self/fd"); } catch { return []; } };
+const read = (f) => { try { return readFileSync(f, "utf8"); } catch (e) { return "unreadable: " + e.code; } };
 await runCommandProcess({ handlers: {
   "fx.see/see": (ctx) => structuredResult({ seen: JSON.stringify({
     env: process.env, argv: process.argv, cwd: process.cwd(), fds: fds(),
-    cmdline: readFileSync("/proc/self/cmdline", "utf8"),
-    parent: (() => { try { return readFileSync("/proc/" + process.ppid + "/environ", "utf8"); } catch { return ""; } })(),
+    cmdline: read("/proc/self/cmdline"),
+    parent: read("/proc/" + process.ppid + "/environ"),
     context: { ...ctx, signal: undefined, log: undefined },
   }) }),
   "fx.see/nap": async (ctx) => {

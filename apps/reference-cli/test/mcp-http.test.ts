@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { removeDir } from "@rukh/testkit";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
@@ -23,7 +24,7 @@ const rukh = (...args: string[]) =>
 beforeAll(async () => {
   const port = await freePort();
   resource = `http://127.0.0.1:${port}/mcp`;
-  op = await startIssuer({ resources: [resource], scopes: "mcp mcp.narrow" });
+  op = await startIssuer({ resources: [resource], scopes: "mcp mcp.narrow mcp.sealed" });
   ({ work, root } = await httpState("rukh-cli-http-", resource, op.issuer));
   server = await serveHttpProcess(root, `127.0.0.1:${port}`);
 }, 60_000);
@@ -47,7 +48,10 @@ async function connect(token: string): Promise<Client> {
 }
 
 describe("rukh mcp serve --http", () => {
-  it("says what it serves, where, and whose tokens it takes", () => {
+  it("says what it serves, where, and whose tokens it takes, and warns of unconfined presets", () => {
+    expect(server.stderr()).toContain(
+      "rukh mcp: warning: preset default runs commands host-trusted, as this server's user: they could read its memory, where bearer tokens pass; give remote endpoints strict presets",
+    );
     expect(server.stderr()).toContain(
       `rukh mcp: endpoint team over HTTP at http://127.0.0.1:${new URL(resource).port} for ${resource} (preset default; tokens of ${op.issuer})`,
     );
@@ -103,6 +107,28 @@ describe("rukh mcp serve --http", () => {
       await client.close();
     }
   });
+
+  it.skipIf(!existsSync("/usr/bin/bwrap"))(
+    "in a strict preset, a command cannot even see the server: no parent environment, no server process",
+    async () => {
+      const token = await op.token("alice-agent", resource, "mcp mcp.sealed");
+      const client = await connect(token);
+      try {
+        const tools = (await client.listTools()).tools;
+        expect(tools).toHaveLength(1);
+        const [see] = tools;
+        const r = await client.callTool({ name: see!.name, arguments: {} });
+        expect(r.structuredContent, JSON.stringify(r)).toMatchObject({ outcome: "succeeded" });
+        const seen = (r.structuredContent as { commandResult: { data: { seen: string } } })
+          .commandResult.data.seen;
+        const view = JSON.parse(seen);
+        expect(view.parent).not.toContain("RUKH_HOME");
+        for (const part of [token, ...token.split(".")]) expect(seen).not.toContain(part);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it("refuses to serve an endpoint without an http side, and --preset with --http", () => {
     const plain = rukh("mcp", "serve", "--endpoint", "local", "--http", "127.0.0.1:1");

@@ -74,6 +74,15 @@ export async function serveMcpHttp(
         },
       },
     });
+    // A command that is not confined runs as this server's user: it could read this process's memory.
+    const active = await state.activeRevisionId();
+    const presets = active === null ? {} : (await state.readRevision(active)).config.presets;
+    const reachable = [endpoint.preset, ...(http.auth.presets ?? []).map((p) => p.preset)];
+    for (const name of new Set(reachable))
+      if (presets[name] !== undefined && presets[name].enforcement !== "strict")
+        say(
+          `warning: preset ${name} runs commands ${presets[name].enforcement}, as this server's user: they could read its memory, where bearer tokens pass; give remote endpoints strict presets`,
+        );
     say(
       `endpoint ${endpoint.name} over HTTP at ${started.address} for ${http.resource} (preset ${endpoint.preset}; tokens of ${http.auth.issuer})`,
     );
