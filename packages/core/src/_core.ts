@@ -244,12 +244,14 @@ export async function createInvocationCore(
     },
   };
 
+  /** Records the final; `by` for a call that has no start record to name who made it. */
   function finalize(
     invocationId: string,
     command: string | undefined,
     outcome: InvocationOutcome,
+    by?: HostBinding,
   ): InvocationOutcome {
-    journal.final(invocationId, command, outcome);
+    journal.final(invocationId, command, outcome, by);
     // The author's view of a result that missed its declaration; the journal keeps pointers only.
     if (outcome.resultIssues !== undefined)
       sink.logger.warn(
@@ -282,7 +284,8 @@ export async function createInvocationCore(
     request: InvocationRequest,
   ): Promise<InvocationOutcome> {
     const startedAt = Date.now();
-    const reject = (r: Rejection) => finalize(invocationId, r.identity, rejection(invocationId, r));
+    const reject = (r: Rejection) =>
+      finalize(invocationId, r.identity, rejection(invocationId, r), binding);
     let planned: Planned | Rejection;
     try {
       planned = await admitted(request, binding);
@@ -300,6 +303,7 @@ export async function createInvocationCore(
           message: "the installed command could not be loaded",
           diagnostics: NO_DIAGNOSTICS,
         }),
+        binding,
       );
     }
     if ("reject" in planned) return reject(planned);
@@ -326,6 +330,7 @@ export async function createInvocationCore(
           message: "the call was cancelled before it started",
           diagnostics: NO_DIAGNOSTICS,
         }),
+        binding,
       );
     // No hidden queue: the check and the increment are one synchronous step.
     const inFlight = inFlightOf.get(binding.preset) ?? 0;
@@ -377,7 +382,7 @@ export async function createInvocationCore(
     }
   }
 
-  function rejected(refusal: AdapterRefusal): Promise<InvocationOutcome> {
+  function rejected(binding: HostBinding, refusal: AdapterRefusal): Promise<InvocationOutcome> {
     const invocationId = randomUUID();
     const outcome: InvocationOutcome = {
       invocationId,
@@ -387,20 +392,22 @@ export async function createInvocationCore(
       issues: refusal.issues,
       diagnostics: NO_DIAGNOSTICS,
     };
-    return Promise.resolve(closed ? outcome : finalize(invocationId, refusal.identity, outcome));
+    return Promise.resolve(
+      closed ? outcome : finalize(invocationId, refusal.identity, outcome, binding),
+    );
   }
 
   return {
     binding,
     recovered,
     invoke: (request) => invoke(binding, request),
-    rejected,
+    rejected: (refusal) => rejected(binding, refusal),
     bound(other) {
       const checked = checkBinding(other);
       return {
         binding: checked,
         invoke: (request) => invoke(checked, request),
-        rejected,
+        rejected: (refusal) => rejected(checked, refusal),
       };
     },
     async close() {

@@ -1,6 +1,7 @@
 // One host's side of the journal: its live segment parts, the finals it still
 // owes, rolling over to a new part and archiving the full ones in order.
 
+import type { HostBinding } from "./_api.js";
 import { archiveSegment, type JournalRetention } from "./_archive.js";
 import {
   type JournalFinalRecord,
@@ -93,7 +94,12 @@ export class HostJournal {
    * Records the final of a call. The outcome happened whether or not it is
    * on disk yet: when it is not, its record is owed.
    */
-  final(invocationId: string, command: string | undefined, outcome: InvocationOutcome): void {
+  final(
+    invocationId: string,
+    command: string | undefined,
+    outcome: InvocationOutcome,
+    by?: HostBinding,
+  ): void {
     let record: JournalFinalRecord = {
       type: "final",
       invocationId,
@@ -105,6 +111,14 @@ export class HostJournal {
       ...diagnosticsFields(outcome.diagnostics),
       ...(outcome.resultIssues !== undefined && {
         resultIssues: outcome.resultIssues.map(({ path, code }) => ({ path, code })),
+      }),
+      ...(by !== undefined && {
+        by: {
+          subject: by.subject,
+          actor: by.actor,
+          taskAuthorityRef: by.taskAuthorityRef,
+          preset: by.preset,
+        },
       }),
     };
     // A final always fits a record: the problems' pointers go first if it would not.

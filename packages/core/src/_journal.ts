@@ -105,6 +105,16 @@ export interface JournalFinalRecord {
    * (messages may quote the result, which the journal never keeps).
    */
   readonly resultIssues?: readonly { readonly path: string; readonly code: string }[];
+  /**
+   * Who made a call that was refused before it started (it has no start
+   * record to say): the binding's subject, actor, task authority and preset.
+   */
+  readonly by?: {
+    readonly subject: string;
+    readonly actor: string;
+    readonly taskAuthorityRef: string;
+    readonly preset: string;
+  };
 }
 
 /**
@@ -209,6 +219,15 @@ const START_OPTIONAL: ReadonlySet<string> = new Set([
   "inputsOmitted",
   "dev",
 ]);
+function isBy(v: unknown): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const keys = Object.keys(v).sort().join(",");
+  return (
+    keys === "actor,preset,subject,taskAuthorityRef" &&
+    Object.values(v).every((x) => typeof x === "string" && x.length > 0 && x.length <= 256)
+  );
+}
+
 const FINAL_KEYS: ReadonlySet<string> = new Set([
   "type",
   "invocationId",
@@ -219,6 +238,7 @@ const FINAL_KEYS: ReadonlySet<string> = new Set([
   "command",
   "diagnostics",
   "resultIssues",
+  "by",
 ]);
 const DIAGNOSTICS_KEYS: ReadonlySet<string> = new Set([
   "stdoutBytes",
@@ -292,6 +312,7 @@ function checkRecord(value: JsonValue, line: number): JournalRecord {
       throw bad('"diagnostics" is not a set of byte counts');
     if (v.resultIssues !== undefined && !isResultIssues(v.resultIssues))
       throw bad('"resultIssues" is not a list of pointers and codes');
+    if (v.by !== undefined && !isBy(v.by)) throw bad('"by" is not a binding');
     if (!KINDS.has(v.outcome as string) || !REASONS.has(v.reason as string))
       throw bad("unknown outcome or reason");
     return v as unknown as JournalFinalRecord;

@@ -92,6 +92,8 @@ export function absorb(r: Mutable<RunSummary>, rec: JournalRecord): void {
     if (rec.diagnostics !== undefined) r.diagnostics = rec.diagnostics;
     if (rec.resultIssues !== undefined) r.resultIssues = rec.resultIssues;
     if (r.command === undefined && rec.command !== undefined) r.command = rec.command;
+    // A call refused before it started names its caller in its final record.
+    if (rec.by !== undefined && r.subject === undefined) Object.assign(r, rec.by);
   }
   if (r.startedAt !== undefined && r.endedAt !== undefined)
     r.durationMs = Date.parse(r.endedAt) - Date.parse(r.startedAt);

@@ -1,7 +1,12 @@
 import { readFileSync } from "node:fs";
 import type { StateDirectory } from "@rukh/profile";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type InvocationCore, type InvocationOutcome, readJournal } from "../src/index.js";
+import {
+  type InvocationCore,
+  type InvocationOutcome,
+  listRuns,
+  readJournal,
+} from "../src/index.js";
 import { call, cleanup, makeState, openCore } from "./_helpers.js";
 
 let state: StateDirectory;
@@ -260,5 +265,37 @@ describe("one core, many bindings", () => {
     expect((await slow()).reason).toBe("concurrency_limit");
     expect((await host.invoke(call("fx.main/hello", { name: "Di" }))).outcome).toBe("succeeded");
     expect((await Promise.all(running)).map((o) => o.outcome)).toEqual(["succeeded", "succeeded"]);
+  });
+});
+
+describe("a refused call names its caller", () => {
+  it("journals the binding on the final record of a call refused before it started", async () => {
+    const host = await core("default");
+    const eve = host.bound({
+      subject: "eve",
+      actor: "ci",
+      taskAuthorityRef: "jti-9",
+      preset: "narrow",
+    });
+    const denied = await eve.invoke(call("fx.main/count", { n: 1 }));
+    expect(denied.reason).toBe("preset_denied");
+    const refused = await eve.rejected({
+      identity: "fx.main/hello",
+      surface: "mcp",
+      message: "the arguments do not match the tool's input schema",
+      issues: [],
+    });
+    for (const o of [denied, refused]) {
+      const records = await journalOf(o.invocationId);
+      expect(records.map((r) => r.type)).toEqual(["final"]);
+      expect(records[0]).toMatchObject({
+        by: { subject: "eve", actor: "ci", taskAuthorityRef: "jti-9", preset: "narrow" },
+      });
+    }
+    const runs = listRuns(root, { limit: 5 });
+    expect((await runs).find((r) => r.invocationId === denied.invocationId)).toMatchObject({
+      subject: "eve",
+      preset: "narrow",
+    });
   });
 });
