@@ -21,6 +21,8 @@ const AUTHORIZATION_MAX = 8_192;
 const CLAIM_MAX = 256;
 /** How long a metadata or key-set fetch may take. */
 const FETCH_TIMEOUT_MS = 5_000;
+/** How long a failed discovery of the issuer's keys is not tried again. */
+const DISCOVERY_RETRY_MS = 5_000;
 /** Tokens whose verification is remembered (a client sends the same one with every request). */
 const VERIFIED_MAX = 512;
 
@@ -129,9 +131,13 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   });
 
   let keys: Promise<JWTVerifyGetKey> | undefined;
+  /** When discovery last failed: it is not tried again for {@link DISCOVERY_RETRY_MS}. */
+  let failedAt = Number.NEGATIVE_INFINITY;
   /** Verified tokens' claims by the token's SHA-256, oldest first. */
   const verified = new Map<string, JWTPayload>();
   const keySet = (): Promise<JWTVerifyGetKey> => {
+    if (keys === undefined && Date.now() - failedAt < DISCOVERY_RETRY_MS)
+      return Promise.reject(new Error("the issuer's metadata could not be fetched a moment ago"));
     keys ??= jwksUrl(issuer, options.jwksUri).then((u) =>
       createRemoteJWKSet(new URL(u), {
         cooldownDuration: options.jwksCooldownMs ?? 30_000,
@@ -140,9 +146,10 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
           fetch(input, { ...init, redirect: "error" }),
       }),
     );
-    // A failed discovery is tried again by the next request.
+    // A failed discovery is tried again, a little later.
     keys.catch(() => {
       keys = undefined;
+      failedAt = Date.now();
     });
     return keys;
   };
@@ -172,11 +179,15 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     if (m === null)
       return refuse(400, "the Authorization header must be one Bearer token", "invalid_request");
     const token = m[1]!;
+    // Only what could be a signed JWT costs a key fetch.
+    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token))
+      return refuse(401, "the bearer token is not valid here: it is malformed", "invalid_token");
     let getKey: JWTVerifyGetKey;
     try {
       getKey = await keySet();
-    } catch (e) {
-      return refuse(503, `the issuer's keys cannot be fetched now: ${(e as Error).message}`);
+    } catch {
+      // What failed names internal addresses: it is not for the client.
+      return refuse(503, "the issuer's keys cannot be fetched now; try again later");
     }
     // A token verified before is verified still, until it expires: its bytes are the same.
     const digest = createHash("sha256").update(token).digest("hex");
@@ -197,9 +208,14 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
           requiredClaims: ["exp", "sub"],
         }));
       } catch (e) {
-        // A fetch that failed is the issuer's trouble, not the token's.
-        if (e instanceof errors.JWKSTimeout || !(e instanceof errors.JOSEError))
-          return refuse(503, "the issuer's keys cannot be fetched now");
+        // A key set that cannot be fetched or read is the issuer's trouble, not the token's.
+        if (
+          e instanceof errors.JWKSTimeout ||
+          e instanceof errors.JWKSInvalid ||
+          !(e instanceof errors.JOSEError) ||
+          e.code === "ERR_JOSE_GENERIC"
+        )
+          return refuse(503, "the issuer's keys cannot be fetched now; try again later");
         return refuse(401, `the bearer token is not valid here: ${reason(e)}`, "invalid_token");
       }
       if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
@@ -266,6 +282,10 @@ async function jwksUrl(issuer: string, configured: string | undefined): Promise<
     if (meta.issuer !== issuer)
       throw new Error(`${at} names issuer ${JSON.stringify(meta.issuer)}, not ${issuer}`);
     if (typeof meta.jwks_uri !== "string") throw new Error(`${at} has no jwks_uri`);
+    const keysAt = new URL(meta.jwks_uri);
+    const local = ["127.0.0.1", "localhost", "[::1]"].includes(keysAt.hostname);
+    if (keysAt.protocol !== "https:" && !(keysAt.protocol === "http:" && local))
+      throw new Error(`${at} names a jwks_uri that is not https: ${meta.jwks_uri}`);
     return meta.jwks_uri;
   }
   throw new Error(`no authorization server metadata at ${candidates.join(" or ")}`);

@@ -1,3 +1,4 @@
+import { createServer } from "node:http";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createResourceServer, type ResourceServer } from "../src/index.js";
@@ -54,20 +55,26 @@ describe("a valid token", () => {
     });
   });
 
-  it("remembers a verified token only until it expires", async () => {
+  it("remembers a verified token, and only until it expires", async () => {
+    // An issuer of its own, stopped after the first check: only a remembered token passes then.
+    const own = await startIssuer({ resources: [RESOURCE], scopes: "mcp" });
     const strict = createResourceServer({
       resource: RESOURCE,
-      issuer: op.issuer,
+      issuer: own.issuer,
       defaultPreset: "agent",
       clockToleranceSeconds: 0,
     });
-    const brief = bearer(await op.token("brief", RESOURCE, "mcp"));
+    const brief = bearer(await own.token("brief", RESOURCE, "mcp"));
+    const other = bearer(await own.token("alice-agent", RESOURCE, "mcp"));
     expect((await strict.authenticate(brief)).ok).toBe(true);
+    await own.close();
     expect((await strict.authenticate(brief)).ok).toBe(true);
     await new Promise((r) => setTimeout(r, 3_100));
     const later = await strict.authenticate(brief);
     expect(later).toMatchObject({ ok: false, status: 401 });
     expect(!later.ok && later.message).toContain("it has expired");
+    // A token never seen before is checked in full: its key is known, so it verifies.
+    expect((await strict.authenticate(other)).ok).toBe(true);
   });
 
   it("still verifies after the issuer rotates its signing key", async () => {
@@ -149,6 +156,51 @@ describe("every other token is refused, saying why and where to get a good one",
     expect(r).toMatchObject({ ok: false, status: 403, message: "the token lacks the scope mcp" });
     expect(!r.ok && r.challenge).toContain('error="insufficient_scope"');
     expect(!r.ok && r.challenge).toContain('scope="mcp"');
+  });
+
+  it("a key set that answers an error: 503, not a verdict on the token", async () => {
+    const broken = createServer((_q, r) => r.writeHead(500).end("down"));
+    await new Promise<void>((r) => broken.listen(0, "127.0.0.1", () => r()));
+    const { port } = broken.address() as { port: number };
+    try {
+      const rs500 = createResourceServer({
+        resource: RESOURCE,
+        issuer: op.issuer,
+        jwksUri: `http://127.0.0.1:${port}/jwks`,
+        defaultPreset: "agent",
+      });
+      const r = await rs500.authenticate(bearer(await op.token("alice-agent", RESOURCE, "mcp")));
+      expect(r).toMatchObject({ ok: false, status: 503 });
+      expect(!r.ok && r.message).not.toContain("127.0.0.1");
+    } finally {
+      broken.close();
+    }
+  });
+
+  it("fetches nothing for what is not a JWT, even when the issuer is down", async () => {
+    let fetched = 0;
+    const counting = createServer((_q, r) => {
+      fetched++;
+      r.writeHead(500).end();
+    });
+    await new Promise<void>((r) => counting.listen(0, "127.0.0.1", () => r()));
+    const { port } = counting.address() as { port: number };
+    try {
+      const rs2 = createResourceServer({
+        resource: RESOURCE,
+        issuer: `http://127.0.0.1:${port}`,
+        defaultPreset: "agent",
+      });
+      for (let i = 0; i < 5; i++)
+        expect(await rs2.authenticate("Bearer x")).toMatchObject({ ok: false, status: 401 });
+      expect(fetched).toBe(0);
+      // A JWT-shaped one tries discovery once, then waits before trying again.
+      for (let i = 0; i < 5; i++)
+        expect(await rs2.authenticate("Bearer a.b.c")).toMatchObject({ ok: false, status: 503 });
+      expect(fetched).toBe(2);
+    } finally {
+      counting.close();
+    }
   });
 
   it("an issuer that cannot be reached: 503, not a verdict on the token", async () => {
