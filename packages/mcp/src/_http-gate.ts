@@ -78,6 +78,8 @@ export async function gate(
 
   // Who it is comes first: no credential, no list and no call, nothing read.
   const auth = await ctx.authenticator.authenticate(oneHeader(req, "authorization"));
+  // The credential has done its work: nothing after this point can read it.
+  delete req.headers.authorization;
   if (!auth.ok)
     return refuse(res, {
       status: auth.status,
@@ -95,6 +97,13 @@ export async function gate(
       message: `Invalid request: message exceeds ${limits.messageMaxBytes} bytes`,
     });
   if (body === "aborted") return undefined;
+  // The host may have begun to close while the body came.
+  if (ctx.closing())
+    return refuse(res, {
+      status: 503,
+      code: JSONRPC_ERROR_CODES.internalError,
+      message: "The host is shutting down",
+    });
   const msg = decodeMessage(body, limits);
   if (msg.kind === "rejected") return jsonRpcError(res, 400, msg.id, msg.code, msg.message);
   if (msg.kind === "response")

@@ -12,11 +12,18 @@ import { JSONRPC_ERROR_CODES, McpError } from "./_errors.js";
 import type { McpLogger } from "./_host.js";
 import { type GateContext, gate } from "./_http-gate.js";
 import { jsonRpcError } from "./_http-reply.js";
-import { type ServeContext, serveRequest } from "./_http-serve.js";
+import {
+  LISTENS_MAX,
+  LISTENS_PER_SUBJECT,
+  type ServeContext,
+  serveRequest,
+} from "./_http-serve.js";
 import { type McpLimits, resolveLimits } from "./_limits.js";
 import { ToolViews } from "./_views.js";
 
 const HOST_VERSION = "0.1.0";
+/** How long close() waits for running requests before it cuts their connections. */
+const CLOSE_GRACE_MS = 10_000;
 /** Largest accepted request head (request line and headers), in bytes. */
 const HEADERS_MAX_BYTES = 16_384;
 const _WELL_KNOWN = "/.well-known/oauth-protected-resource";
@@ -92,7 +99,7 @@ export interface McpHttpHost {
  * only, each request authenticated by `authenticator` and served under the
  * binding it proves. Answers are JSON, or an event stream for a call that
  * asked for progress and for `subscriptions/listen`. Refuses 2025-era
- * sessions (`initialize`) with a header-mismatch error naming the version.
+ * sessions (`initialize`) with `-32602`, naming the version to use.
  *
  * @example
  * const host = await serveHttp({ state, resource: "http://127.0.0.1:8080/mcp",
@@ -154,6 +161,8 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     },
   );
   server.headersTimeout = limits.ioDeadlineMs;
+  // Every socket costs a file descriptor: past this many, new connections are refused.
+  server.maxConnections = 1_024;
   const listenHost = options.listen?.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
     server.once("error", (e) =>
@@ -210,9 +219,24 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
       }
       return v;
     },
+    openListen(subject) {
+      const mine = listening.get(subject) ?? 0;
+      if (mine >= LISTENS_PER_SUBJECT || listeningAll >= LISTENS_MAX) return false;
+      listening.set(subject, mine + 1);
+      listeningAll++;
+      return true;
+    },
+    closeListen(subject) {
+      const left = (listening.get(subject) ?? 1) - 1;
+      if (left === 0) listening.delete(subject);
+      else listening.set(subject, left);
+      listeningAll--;
+    },
   };
   // Presets come from the owner configuration (a token only chooses among them): few, and bounded.
   const views = new Map<string, ToolViews>();
+  const listening = new Map<string, number>();
+  let listeningAll = 0;
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const admitted = await gate(gateContext, req, res);
     if (admitted !== undefined) await serveRequest(serveContext, res, admitted);
@@ -224,9 +248,22 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
       if (closing) return;
       closing = true;
       server.close();
+      server.closeIdleConnections();
       owner.abort(new Error("the host is shutting down"));
-      while (work.size > 0) await Promise.allSettled([...work]);
+      // Calls end within their cancellation grace; whatever still holds a socket after that is cut.
+      const settled = (async () => {
+        while (work.size > 0) await Promise.allSettled([...work]);
+      })();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        settled,
+        new Promise((r) => {
+          timer = setTimeout(r, CLOSE_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(timer);
       server.closeAllConnections();
+      await settled;
       await core.close();
     },
   };

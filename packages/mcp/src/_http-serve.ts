@@ -32,7 +32,15 @@ export interface ServeContext {
   readonly devExtensions: readonly string[];
   /** The views of a preset, shared by every request bound to it. */
   views(preset: string): ToolViews;
+  /** Counts a listen stream of `subject` open; false when a limit is reached. */
+  openListen(subject: string): boolean;
+  closeListen(subject: string): void;
 }
+
+/** Most `subscriptions/listen` streams one subject may hold open. */
+export const LISTENS_PER_SUBJECT = 8;
+/** Most such streams open at once on one host. */
+export const LISTENS_MAX = 256;
 
 /** One admitted request, served under its own binding; its answer is JSON or a stream. */
 export async function serveRequest(
@@ -41,14 +49,34 @@ export async function serveRequest(
   { binding, id, method, params }: Admitted,
 ): Promise<void> {
   const { state, core, limits, serverInfo, logger } = ctx;
+  if (ctx.ownerSignal.aborted) {
+    jsonReply(res).finish(
+      503,
+      errorMessage(id, JSONRPC_ERROR_CODES.internalError, "The host is shutting down"),
+    );
+    return;
+  }
+  // Open streams are bounded per subject and in all: each one holds a socket and a poller.
+  const listens = method === "subscriptions/listen";
+  if (listens && !ctx.openListen(binding.subject)) {
+    jsonReply(res).finish(
+      429,
+      errorMessage(
+        id,
+        JSONRPC_ERROR_CODES.invalidRequest,
+        `Too many subscriptions/listen streams: at most ${LISTENS_PER_SUBJECT} per subject and ${LISTENS_MAX} in all may be open at once`,
+      ),
+    );
+    return;
+  }
   const cancel = new AbortController();
+  // Over HTTP a lost connection is the request's cancellation (below); this never aborts.
   const transport = new AbortController();
   // The client closing its side before the answer is the request's cancellation.
   res.on("close", () => {
     if (!res.writableFinished) cancel.abort(new Error("the client closed the request"));
   });
-  const streams =
-    method === "subscriptions/listen" || (method === "tools/call" && hasProgressToken(params));
+  const streams = listens || (method === "tools/call" && hasProgressToken(params));
   const reply = streams ? streamReply(res) : jsonReply(res);
   const tools = hostTools({
     state,
@@ -105,6 +133,7 @@ export async function serveRequest(
   } finally {
     ctx.ownerSignal.removeEventListener("abort", stop);
     watcher.stop();
+    if (listens) ctx.closeListen(binding.subject);
   }
 }
 

@@ -61,6 +61,7 @@ interface Post {
   readonly headers?: Record<string, string>;
   readonly omit?: readonly string[];
   readonly body?: string;
+  readonly signal?: AbortSignal;
 }
 
 /** One POST as a 2026-07-28 client sends it, with `headers` over and `omit` left out. */
@@ -86,6 +87,7 @@ async function post(
     method: "POST",
     headers,
     body: p.body ?? JSON.stringify(message),
+    ...(p.signal !== undefined && { signal: p.signal }),
   });
   const text = await res.text();
   let json: Wire;
@@ -364,6 +366,44 @@ describe("streams and limits", () => {
     await reader.cancel().catch(() => {});
   });
 
+  it("holds at most 8 listen streams per subject; the ninth is 429, another subject still gets one", async () => {
+    const open = async (t: string, id: number) => {
+      const controller = new AbortController();
+      const res = await fetch(resource, {
+        method: "POST",
+        signal: controller.signal,
+        headers: {
+          authorization: `Bearer ${t}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "subscriptions/listen",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "subscriptions/listen",
+          params: { notifications: { toolsListChanged: true }, _meta: MODERN_META },
+        }),
+      });
+      return { status: res.status, close: () => controller.abort() };
+    };
+    const alice = await token();
+    const streams = [];
+    for (let i = 0; i < 8; i++) streams.push(await open(alice, i));
+    expect(streams.map((s) => s.status)).toEqual(Array(8).fill(200));
+    const ninth = await open(alice, 9);
+    expect(ninth.status).toBe(429);
+    const bob = await open(await token("mcp", "bob-agent"), 10);
+    expect(bob.status).toBe(200);
+    for (const s of [...streams, bob]) s.close();
+    // Closed streams are counted out again.
+    await new Promise((r) => setTimeout(r, 200));
+    const again = await open(alice, 11);
+    expect(again.status).toBe(200);
+    again.close();
+  });
+
   it("refuses a request head over its limit, and ends one that is sent too slowly", async () => {
     const big = await post({
       method: "tools/list",
@@ -385,9 +425,90 @@ describe("streams and limits", () => {
       });
       socket.on("close", () => resolve(got));
     });
-    expect(Date.now() - t0).toBeLessThan(10_000);
+    // The 2 s deadline, checked every 250 ms; some slack for a busy machine.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_900);
+    expect(Date.now() - t0).toBeLessThan(5_000);
     expect(closed === "" || closed.startsWith("HTTP/1.1 408")).toBe(true);
   }, 20_000);
+});
+
+describe("ending", () => {
+  it("cancels a call whose client closes the connection before the answer", async () => {
+    const tool = await toolNameOf(at.state, "fx.main/slow");
+    const controller = new AbortController();
+    const sent = post({
+      method: "tools/call",
+      params: { name: tool, arguments: { wait_ms: 10_000 } },
+      token: await token(),
+      signal: controller.signal,
+    }).catch((e: Error) => e);
+    await new Promise((r) => setTimeout(r, 700));
+    controller.abort();
+    expect(await sent).toBeInstanceOf(Error);
+    // Its one final record says the client cancelled it.
+    let final: Wire;
+    for (let i = 0; i < 100 && final === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      final = (await readJournal(at.root)).records.findLast(
+        (r) => r.type === "final" && r.command === "fx.main/slow",
+      );
+    }
+    expect(final).toMatchObject({ outcome: "cancelled", reason: "client_cancel" });
+  });
+
+  it("closes promptly with a stream open, and with one admitted while it closes", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const own = await startIssuer({ resources: [url], scopes: "mcp" });
+    const rs = createResourceServer({
+      resource: url,
+      issuer: own.issuer,
+      defaultPreset: "default",
+    });
+    // A slow check, so that close() can begin while a request is being authenticated.
+    const slow = {
+      metadata: rs.metadata,
+      authenticate: async (h: string | undefined) => {
+        await new Promise((r) => setTimeout(r, 400));
+        return rs.authenticate(h);
+      },
+    };
+    const h = await serveHttp({
+      state: at.state,
+      resource: url,
+      listen: { port },
+      authenticator: slow,
+    });
+    const t = await own.token("alice-agent", url, "mcp");
+    const listen = (id: number) =>
+      fetch(url, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${t}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "subscriptions/listen",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "subscriptions/listen",
+          params: { notifications: { toolsListChanged: true }, _meta: MODERN_META },
+        }),
+      });
+    const first = await listen(1);
+    expect(first.status).toBe(200);
+    const late = listen(2);
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = Date.now();
+    await h.close();
+    expect(Date.now() - t0).toBeLessThan(3_000);
+    // The open stream ended with its final result; the late one was refused.
+    expect(await first.text()).toContain('"resultType":"complete"');
+    expect((await late).status).toBe(503);
+    await own.close();
+  });
 });
 
 describe("requests that are not what they claim", () => {
