@@ -1,5 +1,6 @@
 import { createServer } from "node:http";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { importJWK, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createResourceServer, type ResourceServer } from "../src/index.js";
 
@@ -149,6 +150,33 @@ describe("every other token is refused, saying why and where to get a good one",
     expect(!r.ok && r.challenge).toMatch(
       /^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="http:\/\/127\.0\.0\.1:7411\/\.well-known\/oauth-protected-resource\/mcp", scope="mcp"$/,
     );
+  });
+
+  it("a token signed with the issuer's own key but typed JWT, not at+jwt: 401", async () => {
+    // What an issuer that does not follow RFC 9068 (or an ID token) looks like.
+    const jwk = (op as unknown as { keys: JWK[] }).keys[0]!;
+    const key = await importJWK(jwk, "RS256");
+    const untyped = await new SignJWT({ scope: "mcp", client_id: "alice-agent" })
+      .setProtectedHeader({ alg: "RS256", typ: "JWT", kid: jwk.kid! })
+      .setIssuer(op.issuer)
+      .setAudience(RESOURCE)
+      .setSubject("alice-agent")
+      .setIssuedAt()
+      .setExpirationTime("5m")
+      .sign(key);
+    const r = await rs.authenticate(bearer(untyped));
+    expect(r).toMatchObject({ ok: false, status: 401 });
+    expect(!r.ok && r.message).toContain("its typ claim is not acceptable");
+    // The same claims typed at+jwt pass: only the type was wrong.
+    const typed = await new SignJWT({ scope: "mcp", client_id: "alice-agent" })
+      .setProtectedHeader({ alg: "RS256", typ: "at+jwt", kid: jwk.kid! })
+      .setIssuer(op.issuer)
+      .setAudience(RESOURCE)
+      .setSubject("alice-agent")
+      .setIssuedAt()
+      .setExpirationTime("5m")
+      .sign(key);
+    expect((await rs.authenticate(bearer(typed))).ok).toBe(true);
   });
 
   it("a token without the required scope: 403 insufficient_scope naming it", async () => {
