@@ -81,8 +81,7 @@ export function checkHttpEndpoint(
   if (h === undefined) return;
   url(c, `${path}/resource`, h.resource, "the endpoint's URL");
   if (h.listen !== undefined) {
-    const m = typeof h.listen === "string" ? HOST_PORT.exec(h.listen) : null;
-    if (m === null || Number(m[2]) > 65_535)
+    if (typeof h.listen !== "string" || parseListen(h.listen) === undefined)
       c.add(`${path}/listen`, "invalid_value", 'expected "host:port", e.g. "127.0.0.1:8080"');
   }
   if (h.allowedHosts !== undefined)
@@ -152,7 +151,18 @@ export function checkHttpEndpoint(
 
 /** Where an HTTP endpoint listens: its `listen`, else this machine at the resource's port. */
 export function httpListen(h: McpHttpConfig): { host: string; port: number } {
-  const listen = h.listen ?? `127.0.0.1:${new URL(h.resource).port || "8080"}`;
-  const m = HOST_PORT.exec(listen)!;
+  return parseListen(h.listen ?? `127.0.0.1:${new URL(h.resource).port || "8080"}`)!;
+}
+
+/**
+ * `host:port` (an IPv6 host in brackets) as a listening address, or
+ * `undefined` when it is not one.
+ *
+ * @example
+ * parseListen("[::1]:8080"); // { host: "::1", port: 8080 }
+ */
+export function parseListen(text: string): { host: string; port: number } | undefined {
+  const m = HOST_PORT.exec(text);
+  if (m === null || Number(m[2]) > 65_535) return undefined;
   return { host: m[1]!.replace(/^\[|\]$/g, ""), port: Number(m[2]) };
 }

@@ -19,7 +19,7 @@ export type { TemporaryDebris } from "./_debris.js";
 export { findTemporaryDebris, removeTemporaryDebris } from "./_debris.js";
 export type { LinkProblem, LinkRefresh } from "./_devlink.js";
 export type { McpHttpConfig, McpScopePreset } from "./_endpoint-http.js";
-export { httpListen } from "./_endpoint-http.js";
+export { httpListen, parseListen } from "./_endpoint-http.js";
 export type { McpEndpoint, McpEndpointConfig, ToolNaming } from "./_endpoints.js";
 export {
   DEFAULT_ENDPOINT,

@@ -45,6 +45,7 @@ it("exports exactly these names", async () => {
       "mcpEndpoint",
       "namespacesOf",
       "packPackage",
+      "parseListen",
       "parseOwnerConfig",
       "presetNamed",
       "profileNaming",

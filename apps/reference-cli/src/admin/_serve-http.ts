@@ -8,9 +8,6 @@ import { linkAgain } from "@rukh/cli";
 import { STATE, USAGE, UsageError } from "./_kit.js";
 import { launchEndpoint } from "./_serve.js";
 
-/** `host:port`, IPv6 in brackets. */
-const LISTEN = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):([1-9][0-9]{0,4})$/;
-
 /**
  * Serves the endpoint `request` names over HTTP, at `request.listen`
  * (`host:port`, or `configured` for its `http.listen`), until the owner stops
@@ -21,7 +18,7 @@ export async function serveMcpHttp(
   brand: { readonly name: string; readonly version: string },
   request: { readonly endpoint?: string; readonly listen: string },
 ): Promise<number> {
-  const [{ serveHttp }, { StateDirectory, httpListen }, { createResourceServer }] =
+  const [{ serveHttp }, { StateDirectory, httpListen, parseListen }, { createResourceServer }] =
     await Promise.all([import("@rukh/mcp"), import("@rukh/profile"), import("@rukh/oauth")]);
   const state = new StateDirectory(ctx.stateDir);
   await linkAgain(ctx.stderr, state);
@@ -36,15 +33,11 @@ export async function serveMcpHttp(
       throw new UsageError(
         `endpoint ${endpoint.name} is not served over HTTP: give it /mcp/endpoints/${endpoint.name}/http (its resource URL and authorization server) in the owner configuration`,
       );
-    let listen = httpListen(http);
-    if (request.listen !== "configured") {
-      const m = LISTEN.exec(request.listen);
-      if (m === null || Number(m[2]) > 65_535)
-        throw new UsageError(
-          `--http ${JSON.stringify(request.listen)}: expected host:port, e.g. 127.0.0.1:8080`,
-        );
-      listen = { host: m[1]!.replace(/^\[|\]$/g, ""), port: Number(m[2]) };
-    }
+    const listen = request.listen === "configured" ? httpListen(http) : parseListen(request.listen);
+    if (listen === undefined)
+      throw new UsageError(
+        `--http ${JSON.stringify(request.listen)}: expected host:port (e.g. 127.0.0.1:8080) or configured`,
+      );
     const authenticator = createResourceServer({
       resource: http.resource,
       issuer: http.auth.issuer,
