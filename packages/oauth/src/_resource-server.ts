@@ -14,6 +14,7 @@ import {
   jwtVerify,
 } from "jose";
 import { type BearerError, bearerChallenge } from "./_challenge.js";
+import { boundedFetch, ISSUER_DOCUMENT_MAX_BYTES } from "./_fetch.js";
 
 /** Longest `Authorization` header read, in characters. */
 const AUTHORIZATION_MAX = 8_192;
@@ -143,7 +144,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
         cooldownDuration: options.jwksCooldownMs ?? 30_000,
         timeoutDuration: FETCH_TIMEOUT_MS,
         [customFetch]: (input: string | URL | Request, init?: RequestInit) =>
-          fetch(input, { ...init, redirect: "error" }),
+          boundedFetch(input, init, ISSUER_DOCUMENT_MAX_BYTES),
       }),
     );
     // A failed discovery is tried again, a little later.
@@ -270,14 +271,13 @@ async function jwksUrl(issuer: string, configured: string | undefined): Promise<
     `${base}/.well-known/openid-configuration`,
   ];
   for (const at of candidates) {
-    const res = await fetch(at, {
-      redirect: "error",
-      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
-      headers: { accept: "application/json" },
-    }).catch(() => undefined);
+    const res = await boundedFetch(
+      at,
+      { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: "application/json" } },
+      ISSUER_DOCUMENT_MAX_BYTES,
+    ).catch(() => undefined);
     if (res === undefined || !res.ok) continue;
     const text = await res.text();
-    if (text.length > 1_048_576) throw new Error(`${at} is larger than 1 MiB`);
     const meta = JSON.parse(text) as { issuer?: unknown; jwks_uri?: unknown };
     if (meta.issuer !== issuer)
       throw new Error(`${at} names issuer ${JSON.stringify(meta.issuer)}, not ${issuer}`);

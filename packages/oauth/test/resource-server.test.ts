@@ -205,6 +205,38 @@ describe("every other token is refused, saying why and where to get a good one",
     }
   });
 
+  it("reads a key set only up to its limit: a larger one is cut off, 503", async () => {
+    let sent = 0;
+    // A key set that never ends, streamed without a length.
+    const endless = createServer((_q, r) => {
+      r.writeHead(200, { "content-type": "application/json" });
+      r.write('{"keys":[');
+      const more = () => {
+        if (r.destroyed || sent > 4_000_000) return r.end();
+        sent += 65_536;
+        r.write(`"${"k".repeat(65_534)}",`, () => setImmediate(more));
+      };
+      more();
+    });
+    await new Promise<void>((r) => endless.listen(0, "127.0.0.1", () => r()));
+    const { port } = endless.address() as { port: number };
+    try {
+      const big = createResourceServer({
+        resource: RESOURCE,
+        issuer: op.issuer,
+        jwksUri: `http://127.0.0.1:${port}/jwks`,
+        defaultPreset: "agent",
+      });
+      const r = await big.authenticate(bearer(await op.token("alice-agent", RESOURCE, "mcp")));
+      expect(r).toMatchObject({ ok: false, status: 503 });
+      // Cut off after the limit (256 KiB), not read to the end.
+      expect(sent).toBeLessThan(1_000_000);
+    } finally {
+      endless.closeAllConnections();
+      endless.close();
+    }
+  });
+
   it("fetches nothing for what is not a JWT, even when the issuer is down", async () => {
     let fetched = 0;
     const counting = createServer((_q, r) => {
