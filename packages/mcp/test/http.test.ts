@@ -95,6 +95,27 @@ async function post(
   return { status: res.status, headers: res.headers, text, json };
 }
 
+/** A subscriptions/listen request to `url` with `token`; the stream stays open until `signal` aborts. */
+function listenRequest(url: string, token: string, id: string | number, signal?: AbortSignal) {
+  return fetch(url, {
+    method: "POST",
+    ...(signal !== undefined && { signal }),
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "subscriptions/listen",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id,
+      method: "subscriptions/listen",
+      params: { notifications: { toolsListChanged: true }, _meta: MODERN_META },
+    }),
+  });
+}
+
 /** The messages of an event-stream body, in order. */
 function events(text: string): Wire[] {
   return text
@@ -328,23 +349,7 @@ describe("with a token", () => {
 describe("streams and limits", () => {
   it("keeps a subscriptions/listen stream open: acknowledged first, then told of a publication", async () => {
     const controller = new AbortController();
-    const res = await fetch(resource, {
-      method: "POST",
-      signal: controller.signal,
-      headers: {
-        authorization: `Bearer ${await token()}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "subscriptions/listen",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: "watch",
-        method: "subscriptions/listen",
-        params: { notifications: { toolsListChanged: true }, _meta: MODERN_META },
-      }),
-    });
+    const res = await listenRequest(resource, await token(), "watch", controller.signal);
     expect(res.headers.get("content-type")).toBe("text/event-stream");
     const reader = res.body!.getReader();
     let text = "";
@@ -369,23 +374,7 @@ describe("streams and limits", () => {
   it("holds at most 8 listen streams per subject; the ninth is 429, another subject still gets one", async () => {
     const open = async (t: string, id: number) => {
       const controller = new AbortController();
-      const res = await fetch(resource, {
-        method: "POST",
-        signal: controller.signal,
-        headers: {
-          authorization: `Bearer ${t}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "subscriptions/listen",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id,
-          method: "subscriptions/listen",
-          params: { notifications: { toolsListChanged: true }, _meta: MODERN_META },
-        }),
-      });
+      const res = await listenRequest(resource, t, id, controller.signal);
       return { status: res.status, close: () => controller.abort() };
     };
     const alice = await token();
@@ -480,23 +469,7 @@ describe("ending", () => {
       authenticator: slow,
     });
     const t = await own.token("alice-agent", url, "mcp");
-    const listen = (id: number) =>
-      fetch(url, {
-        method: "POST",
-        headers: {
-          authorization: `Bearer ${t}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "subscriptions/listen",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id,
-          method: "subscriptions/listen",
-          params: { notifications: { toolsListChanged: true }, _meta: MODERN_META },
-        }),
-      });
+    const listen = (id: number) => listenRequest(url, t, id);
     const first = await listen(1);
     expect(first.status).toBe(200);
     const late = listen(2);

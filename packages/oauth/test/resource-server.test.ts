@@ -156,26 +156,21 @@ describe("every other token is refused, saying why and where to get a good one",
     // What an issuer that does not follow RFC 9068 (or an ID token) looks like.
     const jwk = (op as unknown as { keys: JWK[] }).keys[0]!;
     const key = await importJWK(jwk, "RS256");
-    const untyped = await new SignJWT({ scope: "mcp", client_id: "alice-agent" })
-      .setProtectedHeader({ alg: "RS256", typ: "JWT", kid: jwk.kid! })
-      .setIssuer(op.issuer)
-      .setAudience(RESOURCE)
-      .setSubject("alice-agent")
-      .setIssuedAt()
-      .setExpirationTime("5m")
-      .sign(key);
+    const signed = (typ: string) =>
+      new SignJWT({ scope: "mcp", client_id: "alice-agent" })
+        .setProtectedHeader({ alg: "RS256", typ, kid: jwk.kid! })
+        .setIssuer(op.issuer)
+        .setAudience(RESOURCE)
+        .setSubject("alice-agent")
+        .setIssuedAt()
+        .setExpirationTime("5m")
+        .sign(key);
+    const untyped = await signed("JWT");
     const r = await rs.authenticate(bearer(untyped));
     expect(r).toMatchObject({ ok: false, status: 401 });
     expect(!r.ok && r.message).toContain("its typ claim is not acceptable");
     // The same claims typed at+jwt pass: only the type was wrong.
-    const typed = await new SignJWT({ scope: "mcp", client_id: "alice-agent" })
-      .setProtectedHeader({ alg: "RS256", typ: "at+jwt", kid: jwk.kid! })
-      .setIssuer(op.issuer)
-      .setAudience(RESOURCE)
-      .setSubject("alice-agent")
-      .setIssuedAt()
-      .setExpirationTime("5m")
-      .sign(key);
+    const typed = await signed("at+jwt");
     expect((await rs.authenticate(bearer(typed))).ok).toBe(true);
   });
 
