@@ -70,8 +70,6 @@ export async function serveRequest(
     return;
   }
   const cancel = new AbortController();
-  // Over HTTP a lost connection is the request's cancellation (below); this never aborts.
-  const transport = new AbortController();
   // The client closing its side before the answer is the request's cancellation.
   res.on("close", () => {
     if (!res.writableFinished) cancel.abort(new Error("the client closed the request"));
@@ -83,7 +81,6 @@ export async function serveRequest(
     core: core.bound(binding),
     binding,
     ownerSignal: ctx.ownerSignal,
-    transportSignal: transport.signal,
     serverInfo,
     notify: (message) => reply.notify(message),
     ...(ctx.naming !== undefined && { naming: ctx.naming }),

@@ -36,8 +36,8 @@ export interface ToolsContext {
   readonly binding: HostBinding;
   /** Aborted by the owner's shutdown: running calls end `owner_cancel`. */
   readonly ownerSignal: AbortSignal;
-  /** Aborted when the client's transport is lost: running calls end `transport_lost`. */
-  readonly transportSignal: AbortSignal;
+  /** Aborted when the client's transport is lost: running calls end `transport_lost` (stdio; over HTTP a request's lost connection is its cancellation). */
+  readonly transportSignal?: AbortSignal;
   readonly serverInfo: { readonly name: string; readonly version: string };
   /** How the tools are named; default the profile's naming. */
   readonly naming?: ToolNaming;
@@ -174,7 +174,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
       revisionId: now.projection.revisionId,
       signal,
       ownerSignal: ctx.ownerSignal,
-      transportSignal: ctx.transportSignal,
+      ...(ctx.transportSignal !== undefined && { transportSignal: ctx.transportSignal }),
       ...(ctx.deadlineMs !== undefined && { deadlineMs: ctx.deadlineMs }),
       ...(progress !== undefined && { onProgress: progress.report }),
     });
