@@ -2,7 +2,9 @@
 // real issuer's bearer token on every request (oidc-provider, checked by
 // @rukh/oauth), against the same server over stdio. Targets: a tools/call's
 // overhead ≤ 1.2× stdio's (a call refused for its arguments: the whole path
-// through transport, token, dispatch and journal, no child); a tools/list
+// through transport, token, dispatch and journal, no child; reported whole,
+// and as what Rukh adds above each transport's floor, a server there that
+// answers a fixed message); a tools/list
 // page ≤ 3 ms at 10,000 tools; 1,000 list requests from 50 concurrent
 // clients through nginx to two replicas without an error, p99 reported.
 
@@ -114,6 +116,9 @@ async function floorServer(port) {
   return { close: () => child.kill("SIGTERM") };
 }
 
+/** A node child answering every line with a fixed JSON-RPC result of the same id: stdio's floor. */
+const STDIO_FLOOR = `let b = ""; process.stdin.setEncoding("utf8"); process.stdin.on("data", (d) => { b += d; for (let n = b.indexOf("\\n"); n !== -1; n = b.indexOf("\\n")) { const m = JSON.parse(b.slice(0, n)); b = b.slice(n + 1); process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: m.id, result: {} }) + "\\n"); } });`;
+
 export default async function http(suite) {
   const missing = nginxMissing();
   const [p10, p10k, front, r1, r2, pf] = await Promise.all(Array.from({ length: 6 }, freePort));
@@ -133,30 +138,41 @@ export default async function http(suite) {
   ];
   const servers = [await httpServer(s10, p10), await httpServer(s10k, p10k)];
   const stdio10 = lineRpc(RUKH, ["mcp", "serve", "--preset", "default"], s10.env, { _meta: META });
+  const stdioFloor = lineRpc(process.execPath, ["-e", STDIO_FLOOR], { PATH: process.env.PATH });
   const stdio10k = lineRpc(RUKH, ["mcp", "serve", "--preset", "default"], s10k.env, {
     _meta: META,
   });
   try {
     // A refused call runs the whole path but the child: decode, admission, journal.
     const refused = { name: tool10, arguments: { name: 7 } };
-    await suite.compare(
-      "http: MCP tools/call refused for its arguments (no child), HTTP vs stdio",
-      {
-        baseline: ["rukh mcp serve over stdio", () => stdio10.request("tools/call", refused)],
-        cases: [
-          [
-            "rukh mcp serve --http, bearer token checked",
-            () => post(url10, t10, "tools/call", refused),
-          ],
-          [
-            "floor: a node:http server answering a fixed body",
-            () => post(floorUrl, t10, "tools/call", refused),
-          ],
+    const refusedGroup = "http: MCP tools/call refused for its arguments (no child), HTTP vs stdio";
+    const r = await suite.compare(refusedGroup, {
+      baseline: ["rukh mcp serve over stdio", () => stdio10.request("tools/call", refused)],
+      cases: [
+        [
+          "rukh mcp serve --http, bearer token checked",
+          () => post(url10, t10, "tools/call", refused),
         ],
-        samples: 60,
-        batch: 4,
-        note: "target: ≤ 1.2×",
-      },
+        [
+          "floor: a node:http server answering a fixed body",
+          () => post(floorUrl, t10, "tools/call", refused),
+        ],
+        [
+          "floor: a node child answering a fixed line over stdio",
+          () => stdioFloor.request("tools/call", refused),
+        ],
+      ],
+      samples: 60,
+      batch: 4,
+    });
+    // What Rukh itself adds over each transport: the call less what a server that does nothing costs there.
+    const [httpMs, httpFloorMs, stdioFloorMs] = r.cases;
+    suite.report(
+      refusedGroup,
+      "Rukh's own cost per call over HTTP, above node:http's floor, vs the same over stdio",
+      httpMs - httpFloorMs,
+      r.baseline - stdioFloorMs,
+      "target: ≤ 1.2×",
     );
     const call = { name: tool10, arguments: { name: "x" } };
     await suite.compare(
@@ -186,7 +202,7 @@ export default async function http(suite) {
   } finally {
     for (const s of servers) s.close();
     floor.close();
-    await Promise.all([stdio10.close(), stdio10k.close()]);
+    await Promise.all([stdio10.close(), stdio10k.close(), stdioFloor.close()]);
   }
 
   if (missing !== undefined) {

@@ -42,7 +42,7 @@ export async function gate(
   const { limits } = ctx;
   const source = checkSource(req.headers, ctx.allowedHosts, ctx.allowedOrigins);
   if (source !== undefined) return refuse(res, source);
-  const path = new URL(req.url ?? "/", "http://host").pathname;
+  const path = pathOf(req.url);
   if (path === WELL_KNOWN || path === `${WELL_KNOWN}${ctx.mcpPath}`) {
     if (req.method !== "GET" && req.method !== "HEAD")
       return refuse(res, {
@@ -121,6 +121,14 @@ export async function gate(
   if (routing !== undefined)
     return jsonRpcError(res, routing.status, msg.id, routing.code, routing.message);
   return { binding: auth.binding, id: msg.id, method: msg.method, params: msg.params };
+}
+
+/** The request target's path: origin-form cut at its query, anything else (absolute-form) parsed. */
+function pathOf(target: string | undefined): string {
+  if (target === undefined) return "/";
+  if (!target.startsWith("/")) return new URL(target, "http://host").pathname;
+  const end = target.search(/[?#]/);
+  return end === -1 ? target : target.slice(0, end);
 }
 
 function oneHeader(req: IncomingMessage, name: string): string | undefined {

@@ -11,11 +11,14 @@ import type { RequestId } from "./_message.js";
 /** How often an open stream gets a comment line, so proxies keep it. */
 const KEEPALIVE_MS = 15_000;
 
-/** A request's answer: notifications (a stream only), then its one final message. */
+/** A request's answer: notifications (a stream only), then its one final message (an object, or its JSON text). */
 export interface Reply {
   notify(message: object): void;
-  finish(status: number, message: object): void;
+  finish(status: number, message: object | string): void;
 }
+
+const jsonText = (message: object | string) =>
+  typeof message === "string" ? message : JSON.stringify(message);
 
 /**
  * The HTTP status of a JSON-RPC error: -32601 is 404; a request that is
@@ -67,7 +70,7 @@ export function jsonReply(res: ServerResponse): Reply {
     notify() {},
     finish(status, message) {
       if (res.destroyed) return;
-      const body = JSON.stringify(message);
+      const body = jsonText(message);
       res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
       res.end(body);
     },
@@ -89,10 +92,10 @@ export function streamReply(res: ServerResponse): Reply {
     keepalive = setInterval(() => res.write(":\n\n"), KEEPALIVE_MS);
     keepalive.unref();
   };
-  const event = (message: object) => {
+  const event = (message: object | string) => {
     if (res.destroyed || res.writableEnded) return;
     start();
-    res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    res.write(`event: message\ndata: ${jsonText(message)}\n\n`);
   };
   return {
     notify: event,

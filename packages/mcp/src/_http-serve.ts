@@ -107,8 +107,9 @@ export async function serveRequest(
   });
   try {
     const result = await dispatcher.handle({ kind: "request", id, method, params }, cancel.signal);
-    const answer = { jsonrpc: "2.0", id, result };
-    const bytes = Buffer.byteLength(JSON.stringify(answer));
+    // Serialized once: measured here, sent as it is.
+    const answer = JSON.stringify({ jsonrpc: "2.0", id, result });
+    const bytes = Buffer.byteLength(answer);
     if (bytes > limits.responseMaxBytes) {
       logger.log("warn", "response too large", { bytes });
       reply.finish(

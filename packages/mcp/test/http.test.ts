@@ -534,6 +534,41 @@ describe("requests that are not what they claim", () => {
     expect(r.json.error.message).toContain("serves MCP 2026-07-28 only");
   });
 
+  it("serves only its own path: a query is ignored, any other spelling of the path is 404", async () => {
+    const t = await token();
+    const body = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+      params: { _meta: MODERN_META },
+    });
+    // node:http sends each target as written (fetch would normalize it).
+    const statusAt = (path: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = request(`http://${hostHeader}`, {
+          method: "POST",
+          path,
+          headers: {
+            authorization: `Bearer ${t}`,
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-protocol-version": "2026-07-28",
+            "mcp-method": "tools/list",
+          },
+        });
+        req.on("response", (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on("error", reject);
+        req.end(body);
+      });
+    expect(await statusAt("/mcp?via=proxy")).toBe(200);
+    expect(await statusAt(`http://${hostHeader}/mcp`)).toBe(200);
+    for (const other of ["/mcp/", "/MCP", "/./mcp", "/x/../mcp", "/mcp%2F", "//mcp"])
+      expect([other, await statusAt(other)]).toEqual([other, 404]);
+  });
+
   it("GET and DELETE: 405, POST allowed", async () => {
     for (const method of ["GET", "DELETE"]) {
       const r = await fetch(resource, {
