@@ -1,5 +1,6 @@
-// One HTTP request up to its dispatch: where it comes from, which path it
-// asks for, who sent it (its credential, before anything else is read), what
+// One HTTP request up to its dispatch: where it comes from (and, for an
+// allowed web page, what its browser may read), which path it asks for, who
+// sent it (its credential, before anything else is read), what
 // it carries, and whether its routing headers say what its body says. A
 // request that fails a check is answered here and goes no further.
 
@@ -8,6 +9,7 @@ import type { HostBinding } from "@rukh/core";
 import type { JsonObject } from "@rukh/json";
 import { JSONRPC_ERROR_CODES } from "./_errors.js";
 import { checkMedia, checkRouting, checkSource } from "./_http-checks.js";
+import { allowOrigin, answerPreflight } from "./_http-cors.js";
 import type { HttpAuthenticator } from "./_http-host.js";
 import { jsonRpcError, readBody, refuse } from "./_http-reply.js";
 import type { McpLimits } from "./_limits.js";
@@ -42,6 +44,8 @@ export async function gate(
   const { limits } = ctx;
   const source = checkSource(req.headers, ctx.allowedHosts, ctx.allowedOrigins);
   if (source !== undefined) return refuse(res, source);
+  const origin = oneHeader(req, "origin");
+  allowOrigin(res, origin);
   const path = pathOf(req.url);
   if (path === WELL_KNOWN || path === `${WELL_KNOWN}${ctx.mcpPath}`) {
     if (req.method !== "GET" && req.method !== "HEAD")
@@ -62,6 +66,8 @@ export async function gate(
       code: JSONRPC_ERROR_CODES.invalidRequest,
       message: "Not found",
     });
+  // A browser asks before a page's POST, with no credential: the answer says only what may be sent.
+  if (req.method === "OPTIONS" && origin !== undefined) return answerPreflight(res);
   if (req.method !== "POST")
     return refuse(res, {
       status: 405,

@@ -641,4 +641,55 @@ describe("requests that are not what they claim", () => {
     });
     expect(allowed.status).toBe(200);
   });
+
+  it("lets a page at an allowed origin through its browser's CORS checks, and no other page", async () => {
+    const page = "https://app.acme.test";
+    // The preflight a browser sends before the page's POST: no credential.
+    const preflight = (origin: string) =>
+      fetch(resource, {
+        method: "OPTIONS",
+        headers: {
+          origin,
+          "access-control-request-method": "POST",
+          "access-control-request-headers":
+            "authorization,content-type,mcp-method,mcp-name,mcp-protocol-version",
+        },
+      });
+    const ok = await preflight(page);
+    expect(ok.status).toBe(204);
+    expect(ok.headers.get("access-control-allow-origin")).toBe(page);
+    expect(ok.headers.get("access-control-allow-methods")).toBe("POST");
+    const allowedHeaders = ok.headers.get("access-control-allow-headers")!.toLowerCase();
+    for (const h of [
+      "authorization",
+      "content-type",
+      "mcp-method",
+      "mcp-name",
+      "mcp-protocol-version",
+    ])
+      expect(allowedHeaders).toContain(h);
+    const foreign = await preflight("https://evil.example.com");
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers.get("access-control-allow-origin")).toBeNull();
+    // Without an Origin, OPTIONS is no preflight: the method is refused as any other.
+    expect((await fetch(resource, { method: "OPTIONS" })).status).toBe(405);
+
+    // The page's own requests: it may read the answer, and a 401's challenge.
+    const listed = await post({
+      method: "tools/list",
+      token: await token(),
+      headers: { origin: page },
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.headers.get("access-control-allow-origin")).toBe(page);
+    expect(listed.headers.get("vary")).toBe("Origin");
+    const challenged = await post({ method: "tools/list", headers: { origin: page } });
+    expect(challenged.status).toBe(401);
+    expect(challenged.headers.get("access-control-allow-origin")).toBe(page);
+    expect(challenged.headers.get("access-control-expose-headers")).toBe("WWW-Authenticate");
+    // A client that is not a page gets no CORS grant at all.
+    const plain = await post({ method: "tools/list", token: await token() });
+    expect(plain.headers.get("access-control-allow-origin")).toBeNull();
+    expect(plain.headers.get("vary")).toBe("Origin");
+  });
 });
