@@ -1,31 +1,30 @@
 // A resource server for one endpoint: every request's bearer token is a JWT
 // access token (RFC 9068) signed by the configured issuer with a key from
-// its published set, issued for this resource (RFC 8707), in its validity
-// window, with the scopes the endpoint requires. What it proves becomes the
-// call's binding; the token itself goes no further than this file.
+// its published set, or, where the owner configures it, an opaque token the
+// issuer vouches for when asked (RFC 7662); either way issued for this
+// resource (RFC 8707), in its validity window, with the scopes the endpoint
+// requires. What it proves becomes the call's binding; the token itself goes
+// no further than this file.
 
 import { createHash } from "node:crypto";
-import {
-  createRemoteJWKSet,
-  customFetch,
-  errors,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-  jwtVerify,
-} from "jose";
+import type { JWTPayload } from "jose";
 import { type BearerError, bearerChallenge } from "./_challenge.js";
-import { boundedFetch, ISSUER_DOCUMENT_MAX_BYTES } from "./_fetch.js";
+import { createDiscovery } from "./_discovery.js";
+import {
+  checkIntrospection,
+  createIntrospector,
+  type IntrospectionOptions,
+} from "./_introspect.js";
+import { createJwtVerifier } from "./_jwt.js";
 
 /** Longest `Authorization` header read, in characters. */
 const AUTHORIZATION_MAX = 8_192;
 /** Longest a subject, actor or preset taken from a token may be (the core's bound). */
 const CLAIM_MAX = 256;
-/** How long a metadata or key-set fetch may take. */
-const FETCH_TIMEOUT_MS = 5_000;
-/** How long a failed discovery of the issuer's keys is not tried again. */
-const DISCOVERY_RETRY_MS = 5_000;
 /** Tokens whose verification is remembered (a client sends the same one with every request). */
 const VERIFIED_MAX = 512;
+/** What a signed JWT looks like: only such a token costs a key fetch. */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /** A token's scope that selects a preset (first match wins). */
 export interface ScopePreset {
@@ -59,6 +58,8 @@ export interface ResourceServerOptions {
   readonly algorithms?: readonly string[];
   /** Least time between two key-set fetches on an unknown key id, in ms (default 30 000). */
   readonly jwksCooldownMs?: number;
+  /** Accept opaque tokens too, asking the issuer about each (RFC 7662); JWTs are still verified here. */
+  readonly introspection?: IntrospectionOptions;
 }
 
 /** What a request's token proved: the binding of its calls. */
@@ -120,6 +121,9 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   const tolerance = options.clockToleranceSeconds ?? 30;
   if (!Number.isInteger(tolerance) || tolerance < 0 || tolerance > 300)
     throw new TypeError("clockToleranceSeconds must be an integer in 0..300");
+  const introspection = options.introspection;
+  const cacheSeconds = introspection?.cacheSeconds ?? 30;
+  if (introspection !== undefined) checkIntrospection(introspection);
   const algorithms = [...(options.algorithms ?? ["RS256", "PS256", "ES256", "EdDSA"])];
   const url = new URL(resource);
   const metadataUrl = `${url.origin}/.well-known/oauth-protected-resource${url.pathname === "/" ? "" : url.pathname}`;
@@ -131,28 +135,32 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     bearer_methods_supported: Object.freeze(["header"]),
   });
 
-  let keys: Promise<JWTVerifyGetKey> | undefined;
-  /** When discovery last failed: it is not tried again for {@link DISCOVERY_RETRY_MS}. */
-  let failedAt = Number.NEGATIVE_INFINITY;
-  /** Verified tokens' claims by the token's SHA-256, oldest first. */
-  const verified = new Map<string, JWTPayload>();
-  const keySet = (): Promise<JWTVerifyGetKey> => {
-    if (keys === undefined && Date.now() - failedAt < DISCOVERY_RETRY_MS)
-      return Promise.reject(new Error("the issuer's metadata could not be fetched a moment ago"));
-    keys ??= jwksUrl(issuer, options.jwksUri).then((u) =>
-      createRemoteJWKSet(new URL(u), {
-        cooldownDuration: options.jwksCooldownMs ?? 30_000,
-        timeoutDuration: FETCH_TIMEOUT_MS,
-        [customFetch]: (input: string | URL | Request, init?: RequestInit) =>
-          boundedFetch(input, init, ISSUER_DOCUMENT_MAX_BYTES),
-      }),
-    );
-    // A failed discovery is tried again, a little later.
-    keys.catch(() => {
-      keys = undefined;
-      failedAt = Date.now();
-    });
-    return keys;
+  const discovery = createDiscovery(issuer);
+  const verifyJwt = createJwtVerifier(
+    {
+      issuer,
+      resource,
+      algorithms,
+      toleranceSeconds: tolerance,
+      ...(options.jwksUri !== undefined && { jwksUri: options.jwksUri }),
+      ...(options.jwksCooldownMs !== undefined && { jwksCooldownMs: options.jwksCooldownMs }),
+    },
+    discovery,
+  );
+  const askIssuer =
+    introspection === undefined
+      ? undefined
+      : createIntrospector(
+          introspection,
+          { issuer, resource, toleranceSeconds: tolerance },
+          discovery,
+        );
+
+  /** Tokens let in, by the token's SHA-256, oldest first, each until a time (seconds). */
+  const verified = new Map<string, { readonly claims: JWTPayload; readonly until: number }>();
+  const remember = (digest: string, claims: JWTPayload, until: number) => {
+    if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+    verified.set(digest, { claims, until });
   };
 
   const refuse = (
@@ -170,6 +178,8 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       ...(error !== undefined && { error, description: message }),
     }),
   });
+  const invalid = (why: string) =>
+    refuse(401, `the bearer token is not valid here: ${why}`, "invalid_token");
 
   async function authenticate(authorization: string | undefined): Promise<Authentication> {
     if (authorization === undefined || authorization === "")
@@ -180,49 +190,36 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     if (m === null)
       return refuse(400, "the Authorization header must be one Bearer token", "invalid_request");
     const token = m[1]!;
-    // Only what could be a signed JWT costs a key fetch.
-    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token))
-      return refuse(401, "the bearer token is not valid here: it is malformed", "invalid_token");
-    let getKey: JWTVerifyGetKey;
-    try {
-      getKey = await keySet();
-    } catch {
-      // What failed names internal addresses: it is not for the client.
-      return refuse(503, "the issuer's keys cannot be fetched now; try again later");
-    }
-    // A token verified before is verified still, until it expires: its bytes are the same.
+    const jwt = JWT_SHAPE.test(token);
+    // Without introspection, only what could be a signed JWT is worth a fetch.
+    if (!jwt && askIssuer === undefined) return invalid("it is malformed");
+    // A token let in before is let in still, until its time is up: its bytes are the same.
     const digest = createHash("sha256").update(token).digest("hex");
-    let payload = verified.get(digest);
     const now = Date.now() / 1000;
-    if (payload !== undefined && (payload.exp as number) + tolerance <= now) {
-      verified.delete(digest);
-      payload = undefined;
+    const known = verified.get(digest);
+    if (known !== undefined && known.until <= now) verified.delete(digest);
+    let claims: JWTPayload;
+    if (known !== undefined && known.until > now) claims = known.claims;
+    else {
+      const got = jwt ? await verifyJwt(token) : await askIssuer!(token, now);
+      // What failed names internal addresses: it is not for the client.
+      if ("unavailable" in got)
+        return refuse(
+          503,
+          jwt
+            ? "the issuer's keys cannot be fetched now; try again later"
+            : "the issuer cannot be asked about the token now; try again later",
+        );
+      if ("invalid" in got) return invalid(got.invalid);
+      claims = got.claims as JWTPayload;
+      const expires = (claims.exp as number) + tolerance;
+      remember(digest, claims, jwt ? expires : Math.min(expires, now + cacheSeconds));
     }
-    if (payload === undefined) {
-      try {
-        ({ payload } = await jwtVerify(token, getKey, {
-          issuer,
-          audience: resource,
-          algorithms,
-          clockTolerance: tolerance,
-          typ: "at+jwt",
-          requiredClaims: ["exp", "sub"],
-        }));
-      } catch (e) {
-        // A key set that cannot be fetched or read is the issuer's trouble, not the token's.
-        if (
-          e instanceof errors.JWKSTimeout ||
-          e instanceof errors.JWKSInvalid ||
-          !(e instanceof errors.JOSEError) ||
-          e.code === "ERR_JOSE_GENERIC"
-        )
-          return refuse(503, "the issuer's keys cannot be fetched now; try again later");
-        return refuse(401, `the bearer token is not valid here: ${reason(e)}`, "invalid_token");
-      }
-      if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
-      verified.set(digest, payload);
-    }
-    const granted = scopesOf(payload);
+    return bind(claims, digest);
+  }
+
+  function bind(claims: JWTPayload, digest: string): Authentication {
+    const granted = scopesOf(claims);
     const missing = required.filter((s) => !granted.includes(s));
     if (missing.length > 0)
       return refuse(
@@ -230,16 +227,13 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
         `the token lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`,
         "insufficient_scope",
       );
-    const subject = claim(payload.sub);
-    const actor = claim(payload.client_id) ?? claim(payload.azp) ?? subject;
+    // A client's own token (client credentials, introspected) may have no sub: the client is its subject.
+    const subject = claim(claims.sub) ?? claim(claims.client_id);
+    const actor = claim(claims.client_id) ?? claim(claims.azp) ?? subject;
     if (subject === undefined || actor === undefined)
-      return refuse(
-        401,
-        "the token's sub (and client_id) must be 1–256 characters",
-        "invalid_token",
-      );
+      return invalid("its sub (and client_id) must be 1–256 characters");
     const preset = presets.find((p) => granted.includes(p.scope))?.preset ?? options.defaultPreset;
-    const jti = claim(payload.jti);
+    const jti = claim(claims.jti);
     const taskAuthorityRef = jti !== undefined ? `jti:${jti}` : `sha256:${digest.slice(0, 32)}`;
     return { ok: true, binding: { subject, actor, taskAuthorityRef, preset }, scopes: granted };
   }
@@ -260,37 +254,6 @@ function canonical(value: string, what: string): string {
   return value;
 }
 
-/** The `jwks_uri` the issuer publishes, from its own metadata (which must name the same issuer). */
-async function jwksUrl(issuer: string, configured: string | undefined): Promise<string> {
-  if (configured !== undefined) return configured;
-  const base = issuer.replace(/\/$/, "");
-  const origin = new URL(issuer).origin;
-  const path = new URL(issuer).pathname.replace(/\/$/, "");
-  const candidates = [
-    `${origin}/.well-known/oauth-authorization-server${path}`,
-    `${base}/.well-known/openid-configuration`,
-  ];
-  for (const at of candidates) {
-    const res = await boundedFetch(
-      at,
-      { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: "application/json" } },
-      ISSUER_DOCUMENT_MAX_BYTES,
-    ).catch(() => undefined);
-    if (res === undefined || !res.ok) continue;
-    const text = await res.text();
-    const meta = JSON.parse(text) as { issuer?: unknown; jwks_uri?: unknown };
-    if (meta.issuer !== issuer)
-      throw new Error(`${at} names issuer ${JSON.stringify(meta.issuer)}, not ${issuer}`);
-    if (typeof meta.jwks_uri !== "string") throw new Error(`${at} has no jwks_uri`);
-    const keysAt = new URL(meta.jwks_uri);
-    const local = ["127.0.0.1", "localhost", "[::1]"].includes(keysAt.hostname);
-    if (keysAt.protocol !== "https:" && !(keysAt.protocol === "http:" && local))
-      throw new Error(`${at} names a jwks_uri that is not https: ${meta.jwks_uri}`);
-    return meta.jwks_uri;
-  }
-  throw new Error(`no authorization server metadata at ${candidates.join(" or ")}`);
-}
-
 function scopesOf(p: JWTPayload): string[] {
   if (typeof p.scope === "string") return p.scope.split(" ").filter((s) => s !== "");
   if (Array.isArray(p.scp)) return p.scp.filter((s): s is string => typeof s === "string");
@@ -299,20 +262,4 @@ function scopesOf(p: JWTPayload): string[] {
 
 function claim(v: unknown): string | undefined {
   return typeof v === "string" && v.length > 0 && v.length <= CLAIM_MAX ? v : undefined;
-}
-
-/** What was wrong with a token, in words a client may see. */
-function reason(e: unknown): string {
-  if (e instanceof errors.JWTExpired) return "it has expired";
-  if (e instanceof errors.JWTClaimValidationFailed) {
-    if (e.claim === "nbf") return "it is not valid yet";
-    if (e.claim === "aud") return "it was issued for another resource";
-    if (e.claim === "iss") return "it was issued by another authorization server";
-    return `its ${e.claim} claim is not acceptable`;
-  }
-  if (e instanceof errors.JWSSignatureVerificationFailed) return "its signature does not verify";
-  if (e instanceof errors.JWKSNoMatchingKey)
-    return "it is signed with a key the issuer does not publish";
-  if (e instanceof errors.JOSEAlgNotAllowed) return "its signature algorithm is not accepted";
-  return "it is malformed";
 }

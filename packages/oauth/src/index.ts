@@ -2,6 +2,7 @@
 
 export type { BearerError } from "./_challenge.js";
 export { bearerChallenge } from "./_challenge.js";
+export type { IntrospectionOptions } from "./_introspect.js";
 export type {
   Authentication,
   ResourceServer,

@@ -1,9 +1,11 @@
 // A real authorization server for tests: oidc-provider on a loopback port,
-// issuing signed JWT access tokens (RFC 9068) through the client-credentials
+// issuing signed JWT access tokens (RFC 9068), or opaque ones it answers for
+// at its introspection endpoint (RFC 7662), through the client-credentials
 // grant, for the resources a test names. Its clients stand for the tokens a
 // resource server must refuse: `late` gets tokens that expired an hour ago,
 // `early` tokens valid only from an hour on, `brief` tokens that expire two
-// seconds after they are issued.
+// seconds after they are issued. A resource server introspects as
+// `mcp-gateway`; a client may revoke its own tokens.
 
 import { exportJWK, generateKeyPair, type JWK } from "jose";
 import Provider, { errors } from "oidc-provider";
@@ -12,12 +14,20 @@ import { freePort } from "./_net.js";
 /** The clients every test issuer registers; each one's secret is `<id>-secret`. */
 export const ISSUER_CLIENTS = ["alice-agent", "bob-agent", "late", "early", "brief"] as const;
 
+/** The client a resource server introspects as. */
+export const INTROSPECTING_CLIENT = {
+  clientId: "mcp-gateway",
+  clientSecret: "mcp-gateway-secret",
+} as const;
+
 /** A running test issuer. */
 export interface TestIssuer {
   /** Its issuer identifier, `http://127.0.0.1:<port>`. */
   readonly issuer: string;
   /** A fresh access token of `client` for `resource` with `scope` (space-separated). */
   token(client: (typeof ISSUER_CLIENTS)[number], resource: string, scope: string): Promise<string>;
+  /** Revokes `token`, one of `client`'s own (RFC 7009): introspection calls it inactive from then on. */
+  revoke(client: (typeof ISSUER_CLIENTS)[number], token: string): Promise<void>;
   /** Restarts on the same port signing with a new key; the old one stays published. */
   rotate(): Promise<void>;
   /** The id of the key it signs with now. */
@@ -44,7 +54,10 @@ export async function startIssuer(options: {
   readonly keysOf?: TestIssuer;
   /** The loopback port to listen on; default a free one. */
   readonly port?: number;
+  /** What access tokens are: signed JWTs (the default), or opaque strings to introspect. */
+  readonly format?: "jwt" | "opaque";
 }): Promise<TestIssuer> {
+  const format = options.format ?? "jwt";
   let keys: JWK[] = options.keysOf
     ? (options.keysOf as unknown as { keys: JWK[] }).keys
     : [await signingJwk("key-1")];
@@ -53,7 +66,7 @@ export async function startIssuer(options: {
 
   const start = async () => {
     const provider = new Provider(`http://127.0.0.1:${port}`, {
-      clients: ISSUER_CLIENTS.map((id) => ({
+      clients: [...ISSUER_CLIENTS, INTROSPECTING_CLIENT.clientId].map((id) => ({
         client_id: id,
         client_secret: `${id}-secret`,
         grant_types: ["client_credentials"],
@@ -65,7 +78,8 @@ export async function startIssuer(options: {
       features: {
         devInteractions: { enabled: false },
         clientCredentials: { enabled: true },
-        introspection: { enabled: false },
+        introspection: { enabled: true },
+        revocation: { enabled: true },
         resourceIndicators: {
           enabled: true,
           defaultResource: async () => options.resources[0]!,
@@ -76,9 +90,9 @@ export async function startIssuer(options: {
             return {
               scope: options.scopes,
               audience: resource,
-              accessTokenFormat: "jwt",
+              accessTokenFormat: format,
               accessTokenTTL: 300,
-              jwt: { sign: { alg: "RS256" } },
+              ...(format === "jwt" && { jwt: { sign: { alg: "RS256" as const } } }),
             };
           },
         },
@@ -94,7 +108,11 @@ export async function startIssuer(options: {
           },
         },
       },
-      ttl: { ClientCredentials: () => 300 },
+      // An opaque token's lifetime is the issuer's own (a JWT's is set in its claims above).
+      ttl: {
+        ClientCredentials: (_ctx, _token, client) =>
+          format === "opaque" && client.clientId === "brief" ? 2 : 300,
+      },
     });
     return provider;
   };
@@ -131,6 +149,19 @@ export async function startIssuer(options: {
       if (!res.ok || body.access_token === undefined)
         throw new Error(`the issuer refused a token: ${res.status} ${JSON.stringify(body)}`);
       return body.access_token;
+    },
+    async revoke(client: string, token: string) {
+      const res = await fetch(`${issuer}/token/revocation`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          authorization: `Basic ${Buffer.from(`${client}:${client}-secret`).toString("base64")}`,
+          connection: "close",
+        },
+        body: new URLSearchParams({ token, token_type_hint: "access_token" }),
+      });
+      if (!res.ok)
+        throw new Error(`the issuer refused to revoke: ${res.status} ${await res.text()}`);
     },
     async rotate() {
       keys = [await signingJwk(`key-${keys.length + 1}`), ...keys];

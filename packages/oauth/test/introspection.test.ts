@@ -1,0 +1,190 @@
+import { createServer } from "node:http";
+import { INTROSPECTING_CLIENT, startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createResourceServer, type ResourceServer } from "../src/index.js";
+
+// Opaque tokens from a real authorization server (oidc-provider issuing
+// reference tokens), let in only when its introspection endpoint (RFC 7662)
+// says they are active, for this resource, unexpired and scoped; JWTs from
+// the same kind of issuer are still verified locally.
+const RESOURCE = "http://127.0.0.1:7412/mcp";
+const OTHER = "http://127.0.0.1:7412/other";
+let op: TestIssuer;
+let rs: ResourceServer;
+
+const bearer = (t: string) => `Bearer ${t}`;
+const server = (cacheSeconds: number, secret: string = INTROSPECTING_CLIENT.clientSecret) =>
+  createResourceServer({
+    resource: RESOURCE,
+    issuer: op.issuer,
+    requiredScopes: ["mcp"],
+    presets: [{ scope: "mcp.ops", preset: "ops" }],
+    defaultPreset: "agent",
+    introspection: { clientId: INTROSPECTING_CLIENT.clientId, clientSecret: secret, cacheSeconds },
+  });
+
+beforeAll(async () => {
+  op = await startIssuer({ resources: [RESOURCE, OTHER], scopes: "mcp mcp.ops", format: "opaque" });
+  rs = server(0);
+}, 30_000);
+afterAll(async () => {
+  await op?.close();
+});
+
+describe("an opaque token the issuer vouches for", () => {
+  it("proves a binding: the client as subject and actor, a digest for the journal, the preset its scope chooses", async () => {
+    const token = await op.token("alice-agent", RESOURCE, "mcp");
+    // Opaque: nothing in it to read.
+    expect(token).not.toContain(".");
+    const r = await rs.authenticate(bearer(token));
+    expect(r).toMatchObject({
+      ok: true,
+      binding: { subject: "alice-agent", actor: "alice-agent", preset: "agent" },
+      scopes: ["mcp"],
+    });
+    // The journal names the grant by a digest, never by the token itself.
+    expect(r.ok && r.binding.taskAuthorityRef).toMatch(/^sha256:[0-9a-f]{32}$/);
+    expect(JSON.stringify(r)).not.toContain(token);
+    const ops = await rs.authenticate(bearer(await op.token("bob-agent", RESOURCE, "mcp mcp.ops")));
+    expect(ops).toMatchObject({ ok: true, binding: { subject: "bob-agent", preset: "ops" } });
+  });
+
+  it("is refused once revoked; a remembered answer lasts only its cache time", async () => {
+    const remembering = server(60);
+    const token = await op.token("alice-agent", RESOURCE, "mcp");
+    expect(await rs.authenticate(bearer(token))).toMatchObject({ ok: true });
+    expect(await remembering.authenticate(bearer(token))).toMatchObject({ ok: true });
+    await op.revoke("alice-agent", token);
+    const r = await rs.authenticate(bearer(token));
+    expect(r).toMatchObject({ ok: false, status: 401 });
+    expect(!r.ok && r.challenge).toContain('error="invalid_token"');
+    expect(!r.ok && r.message).toContain("not active");
+    // Asked a moment ago, the answer is still trusted for its cache time (60 s here).
+    expect(await remembering.authenticate(bearer(token))).toMatchObject({ ok: true });
+  });
+
+  it("is refused once expired, though it was let in before", async () => {
+    const token = await op.token("brief", RESOURCE, "mcp");
+    expect(await rs.authenticate(bearer(token))).toMatchObject({ ok: true });
+    // Past its lifetime (2 s), the issuer calls it inactive.
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(await rs.authenticate(bearer(token))).toMatchObject({ ok: false, status: 401 });
+  });
+});
+
+describe("every other opaque token is refused", () => {
+  it("one the issuer never issued: 401 invalid_token", async () => {
+    const r = await rs.authenticate(bearer("nOtAtOkEnThEiSsUeRkNoWs0123456789abcdefghij"));
+    expect(r).toMatchObject({ ok: false, status: 401 });
+    expect(!r.ok && r.challenge).toContain('error="invalid_token"');
+  });
+
+  it("one issued for another resource: 401, naming why", async () => {
+    const r = await rs.authenticate(bearer(await op.token("alice-agent", OTHER, "mcp")));
+    expect(r).toMatchObject({ ok: false, status: 401 });
+    expect(!r.ok && r.message).toContain("another resource");
+  });
+
+  it("one without the required scope: 403 insufficient_scope", async () => {
+    const r = await rs.authenticate(bearer(await op.token("alice-agent", RESOURCE, "mcp.ops")));
+    expect(r).toMatchObject({ ok: false, status: 403 });
+    expect(!r.ok && r.challenge).toContain('error="insufficient_scope"');
+  });
+
+  it("any, while the resource server's own client secret is wrong: 503, not a verdict on the token", async () => {
+    const misconfigured = server(0, "not-the-secret");
+    const r = await misconfigured.authenticate(
+      bearer(await op.token("alice-agent", RESOURCE, "mcp")),
+    );
+    expect(r).toMatchObject({ ok: false, status: 503 });
+  });
+
+  it("any, while the introspection endpoint answers what is not an answer: 503", async () => {
+    const answers = ["not json", "[1]", '{"active":"yes"}'];
+    let next = 0;
+    const odd = createServer((_q, r) => {
+      r.writeHead(200, { "content-type": "application/json" }).end(answers[next++]);
+    });
+    await new Promise<void>((r) => odd.listen(0, "127.0.0.1", () => r()));
+    const { port } = odd.address() as { port: number };
+    try {
+      const rsOdd = createResourceServer({
+        resource: RESOURCE,
+        issuer: op.issuer,
+        defaultPreset: "agent",
+        introspection: {
+          endpoint: `http://127.0.0.1:${port}/introspect`,
+          ...INTROSPECTING_CLIENT,
+          cacheSeconds: 0,
+        },
+      });
+      for (const _ of answers)
+        expect(await rsOdd.authenticate(bearer("opaque-token-value"))).toMatchObject({
+          ok: false,
+          status: 503,
+        });
+    } finally {
+      odd.close();
+    }
+  });
+
+  it("any answer that grants too little: an audience, expiry, bearer use and issuer are all required", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const base = { active: true, scope: "mcp", client_id: "c", aud: RESOURCE, exp: now + 300 };
+    const cases: [string, Record<string, unknown>, string][] = [
+      ["no audience", { ...base, aud: undefined }, "another resource"],
+      ["no expiry", { ...base, exp: undefined }, "no expiry"],
+      ["expired", { ...base, exp: now - 3_600 }, "expired"],
+      ["not yet valid", { ...base, nbf: now + 3_600 }, "not valid yet"],
+      [
+        "another issuer",
+        { ...base, iss: "https://elsewhere.test" },
+        "another authorization server",
+      ],
+      ["a DPoP token", { ...base, token_type: "DPoP" }, "not a bearer token"],
+      ["bound to a key", { ...base, cnf: { jkt: "abc" } }, "bound to a key"],
+    ];
+    let answer: Record<string, unknown> = {};
+    const fake = createServer((_q, r) => {
+      r.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
+    });
+    await new Promise<void>((r) => fake.listen(0, "127.0.0.1", () => r()));
+    const { port } = fake.address() as { port: number };
+    try {
+      const rsFake = createResourceServer({
+        resource: RESOURCE,
+        issuer: op.issuer,
+        defaultPreset: "agent",
+        introspection: {
+          endpoint: `http://127.0.0.1:${port}/introspect`,
+          ...INTROSPECTING_CLIENT,
+          cacheSeconds: 0,
+        },
+      });
+      answer = base;
+      expect(await rsFake.authenticate(bearer("opaque-token-value"))).toMatchObject({ ok: true });
+      for (const [what, a, why] of cases) {
+        answer = a;
+        const r = await rsFake.authenticate(bearer("opaque-token-value"));
+        expect([what, r.ok, !r.ok && r.status]).toEqual([what, false, 401]);
+        expect(!r.ok && r.message).toContain(why);
+      }
+    } finally {
+      fake.close();
+    }
+  });
+
+  it("refuses options that cannot work, naming the option", () => {
+    const make = (introspection: Record<string, unknown>) => () =>
+      createResourceServer({
+        resource: RESOURCE,
+        issuer: op.issuer,
+        defaultPreset: "agent",
+        introspection: { ...INTROSPECTING_CLIENT, ...introspection } as never,
+      });
+    expect(make({ clientId: "" })).toThrow(/introspection\.clientId/);
+    expect(make({ clientSecret: "" })).toThrow(/introspection\.clientSecret/);
+    expect(make({ endpoint: "http://login.acme.test/introspect" })).toThrow(/must be https/);
+    expect(make({ cacheSeconds: 301 })).toThrow(/cacheSeconds/);
+  });
+});
