@@ -33,9 +33,16 @@ const STRUCTURED = (properties: object) => ({
  * as one string; `nap`: sleeps `wait_ms` and answers its `tag`) and
  * the endpoint `team` served at `resource`, trusting `issuer`'s tokens with
  * scope `mcp`; scope `mcp.narrow` chooses the preset `narrow` (`see` only),
- * `mcp.sealed` the strict preset `sealed` (`see` only, in the sandbox).
+ * `mcp.sealed` the strict preset `sealed` (`see` only, in the sandbox);
+ * `auth` is merged into the endpoint's `auth`.
  */
-export async function httpState(prefix: string, resource: string, issuer: string, more = 0) {
+export async function httpState(
+  prefix: string,
+  resource: string,
+  issuer: string,
+  more = 0,
+  auth: object = {},
+) {
   // Each extra command is one more tool, so lists can span pages.
   const extra = Array.from({ length: more }, (_, i) => ({
     id: `c${i}`,
@@ -72,6 +79,7 @@ export async function httpState(prefix: string, resource: string, issuer: string
                   { scope: "mcp.narrow", preset: "narrow" },
                   { scope: "mcp.sealed", preset: "sealed" },
                 ],
+                ...auth,
               },
             },
           },
@@ -141,13 +149,14 @@ await runCommandProcess({ handlers: {
   });
 }
 
-/** `rukh mcp serve --endpoint team --http <listen>` as a real process, once it listens. */
+/** `rukh mcp serve --endpoint team --http <listen>` as a real process (`env` added to its own), once it listens. */
 export async function serveHttpProcess(
   root: string,
   listen: string,
+  env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; stderr: () => string; exited: Promise<number | null> }> {
   const child = spawn(RUKH_BIN, ["mcp", "serve", "--endpoint", "team", "--http", listen], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root, ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   let err = "";

@@ -33,10 +33,30 @@ export interface McpHttpConfig {
     readonly presets?: readonly McpScopePreset[];
     /** Accepted clock difference in seconds (default 30, at most 300). */
     readonly clockToleranceSeconds?: number;
+    /** Opaque tokens too, asked about at the issuer (RFC 7662). */
+    readonly introspection?: McpIntrospectionConfig;
   };
 }
 
+/**
+ * How an endpoint introspects opaque tokens. The client secret is never in
+ * the configuration (revisions are shipped and kept): the server reads it
+ * from the environment variable named here when it starts.
+ */
+export interface McpIntrospectionConfig {
+  /** Default the `introspection_endpoint` the issuer's metadata names. */
+  readonly endpoint?: string;
+  /** The endpoint's own client id at the issuer. */
+  readonly clientId: string;
+  /** The environment variable holding its client secret. */
+  readonly clientSecretEnv: string;
+  /** How long an active answer is trusted, in seconds (default 30, at most 300). */
+  readonly cacheSeconds?: number;
+}
+
 const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
+const CLIENT_ID = /^[\x20-\x7e]{1,256}$/;
+const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,127}$/;
 const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):([1-9][0-9]{0,4})$/;
 const HOST = /^(\[[0-9a-fA-F:.]+\]|[a-z0-9.-]{1,253})(:[1-9][0-9]{0,4})?$/;
 
@@ -111,7 +131,7 @@ export function checkHttpEndpoint(
     `${path}/auth`,
     h.auth,
     ["issuer"],
-    ["jwksUri", "requiredScopes", "presets", "clockToleranceSeconds"],
+    ["jwksUri", "requiredScopes", "presets", "clockToleranceSeconds", "introspection"],
   );
   if (a === undefined) return;
   url(c, `${path}/auth/issuer`, a.issuer, "the issuer identifier");
@@ -133,6 +153,8 @@ export function checkHttpEndpoint(
         "expected an integer from 0 to 300",
       );
   }
+  if (a.introspection !== undefined)
+    checkIntrospection(c, `${path}/auth/introspection`, a.introspection);
   if (a.presets === undefined) return;
   if (!Array.isArray(a.presets)) {
     c.add(`${path}/auth/presets`, "expected_array", "expected an array of { scope, preset }");
@@ -147,6 +169,29 @@ export function checkHttpEndpoint(
     if (name !== undefined && !isPreset(name))
       c.add(`${p}/preset`, "unknown_preset", `preset "${name}" is not defined in /presets`);
   });
+}
+
+function checkIntrospection(c: Checker, path: string, value: JsonValue): void {
+  const i = c.object(path, value, ["clientId", "clientSecretEnv"], ["endpoint", "cacheSeconds"]);
+  if (i === undefined) return;
+  if (i.endpoint !== undefined)
+    url(c, `${path}/endpoint`, i.endpoint, "the introspection endpoint");
+  // A missing member is reported once, as missing.
+  if (i.clientId !== undefined)
+    c.string(`${path}/clientId`, i.clientId, CLIENT_ID, "invalid_value", "a client id");
+  if (i.clientSecretEnv !== undefined)
+    c.string(
+      `${path}/clientSecretEnv`,
+      i.clientSecretEnv,
+      ENV_NAME,
+      "invalid_value",
+      "the name of an environment variable (A-Z, 0-9, _), not the secret itself",
+    );
+  if (i.cacheSeconds !== undefined) {
+    const t = i.cacheSeconds;
+    if (typeof t !== "number" || !Number.isInteger(t) || t < 0 || t > 300)
+      c.add(`${path}/cacheSeconds`, "invalid_value", "expected an integer from 0 to 300");
+  }
 }
 
 /** Where an HTTP endpoint listens: its `listen`, else this machine at the resource's port. */

@@ -18,7 +18,7 @@ export {
 export type { TemporaryDebris } from "./_debris.js";
 export { findTemporaryDebris, removeTemporaryDebris } from "./_debris.js";
 export type { LinkProblem, LinkRefresh } from "./_devlink.js";
-export type { McpHttpConfig, McpScopePreset } from "./_endpoint-http.js";
+export type { McpHttpConfig, McpIntrospectionConfig, McpScopePreset } from "./_endpoint-http.js";
 export { httpListen, parseListen } from "./_endpoint-http.js";
 export type { McpEndpoint, McpEndpointConfig, ToolNaming } from "./_endpoints.js";
 export {

@@ -42,6 +42,11 @@ describe("owner configuration: an endpoint's http", () => {
             requiredScopes: ["mcp"],
             presets: [{ scope: "mcp.narrow", preset: "narrow" }],
             clockToleranceSeconds: 10,
+            introspection: {
+              clientId: "mcp-gateway",
+              clientSecretEnv: "ACME_INTROSPECTION_SECRET",
+              cacheSeconds: 0,
+            },
           },
         ),
       },
@@ -81,6 +86,22 @@ describe("owner configuration: an endpoint's http", () => {
           http: http({ allowedOrigins: ["https://app.acme.test/path"] }),
         },
         skew: { preset: "default", http: http({}, { clockToleranceSeconds: 3600, extra: 1 }) },
+        // A secret pasted where its variable's name belongs, and an introspection endpoint over http.
+        secret: {
+          preset: "default",
+          http: http(
+            {},
+            {
+              introspection: {
+                clientId: "mcp-gateway",
+                clientSecretEnv: "s3cr3t-value",
+                endpoint: "http://login.acme.test/introspect",
+                cacheSeconds: 900,
+              },
+            },
+          ),
+        },
+        anon: { preset: "default", http: http({}, { introspection: { clientSecretEnv: "X" } }) },
       }) as never,
     );
     expect(bad.ok).toBe(false);
@@ -95,6 +116,10 @@ describe("owner configuration: an endpoint's http", () => {
       ["/mcp/endpoints/origin/http/allowedOrigins/0", "invalid_value"],
       ["/mcp/endpoints/skew/http/auth/extra", "unknown_member"],
       ["/mcp/endpoints/skew/http/auth/clockToleranceSeconds", "invalid_value"],
+      ["/mcp/endpoints/secret/http/auth/introspection/endpoint", "invalid_value"],
+      ["/mcp/endpoints/secret/http/auth/introspection/clientSecretEnv", "invalid_value"],
+      ["/mcp/endpoints/secret/http/auth/introspection/cacheSeconds", "invalid_value"],
+      ["/mcp/endpoints/anon/http/auth/introspection/clientId", "missing_member"],
     ]);
     expect(bad.ok ? "" : bad.issues[0]!.message).toBe(
       '"http://mcp.acme.test/mcp" must be https (plain http only on this machine)',

@@ -38,6 +38,13 @@ export async function serveMcpHttp(
       throw new UsageError(
         `--http ${JSON.stringify(request.listen)}: expected host:port (e.g. 127.0.0.1:8080) or configured`,
       );
+    const introspection = http.auth.introspection;
+    // The secret is read from where the owner keeps it, never from the shipped configuration.
+    const secret = introspection === undefined ? undefined : ctx.env[introspection.clientSecretEnv];
+    if (introspection !== undefined && (secret === undefined || secret === ""))
+      throw new UsageError(
+        `endpoint ${endpoint.name} introspects opaque tokens as client ${introspection.clientId}, but its secret variable ${introspection.clientSecretEnv} (/mcp/endpoints/${endpoint.name}/http/auth/introspection/clientSecretEnv) is not set`,
+      );
     const authenticator = createResourceServer({
       resource: http.resource,
       issuer: http.auth.issuer,
@@ -47,6 +54,16 @@ export async function serveMcpHttp(
       ...(http.auth.presets !== undefined && { presets: http.auth.presets }),
       ...(http.auth.clockToleranceSeconds !== undefined && {
         clockToleranceSeconds: http.auth.clockToleranceSeconds,
+      }),
+      ...(introspection !== undefined && {
+        introspection: {
+          clientId: introspection.clientId,
+          clientSecret: secret!,
+          ...(introspection.endpoint !== undefined && { endpoint: introspection.endpoint }),
+          ...(introspection.cacheSeconds !== undefined && {
+            cacheSeconds: introspection.cacheSeconds,
+          }),
+        },
       }),
     });
     started = await serveHttp({
@@ -74,10 +91,10 @@ export async function serveMcpHttp(
     for (const name of new Set(reachable))
       if (presets[name] !== undefined && presets[name].enforcement !== "strict")
         say(
-          `warning: preset ${name} runs commands ${presets[name].enforcement}, as this server's user: they could read its memory, where bearer tokens pass; give remote endpoints strict presets`,
+          `warning: preset ${name} runs commands ${presets[name].enforcement}, as this server's user: they could read its memory, where bearer tokens pass${introspection === undefined ? "" : `, and its environment, where ${introspection.clientSecretEnv} is`}; give remote endpoints strict presets`,
         );
     say(
-      `endpoint ${endpoint.name} over HTTP at ${started.address} for ${http.resource} (preset ${endpoint.preset}; tokens of ${http.auth.issuer})`,
+      `endpoint ${endpoint.name} over HTTP at ${started.address} for ${http.resource} (preset ${endpoint.preset}; tokens of ${http.auth.issuer}${introspection === undefined ? "" : `, opaque ones introspected as ${introspection.clientId}`})`,
     );
   } catch (e) {
     ctx.stderr.write(`${brand.name}: ${(e as Error).message}\n`);

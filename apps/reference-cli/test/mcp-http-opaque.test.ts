@@ -1,0 +1,169 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { removeDir } from "@rukh/testkit";
+import { INTROSPECTING_CLIENT, startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, httpState, serveHttpProcess } from "./_http.js";
+import { RUKH_BIN } from "./_sleeper.js";
+
+// An issuer whose access tokens are opaque (oidc-provider's reference
+// tokens): `rukh mcp serve --http` lets each one in only when the issuer's
+// introspection endpoint vouches for it, authenticating as its own client
+// with a secret it reads from the environment, never from the configuration.
+const SECRET_VAR = "ACME_MCP_INTROSPECTION_SECRET";
+let op: TestIssuer;
+let work: string;
+let root: string;
+let resource: string;
+let port: number;
+let server: Awaited<ReturnType<typeof serveHttpProcess>>;
+
+beforeAll(async () => {
+  port = await freePort();
+  resource = `http://127.0.0.1:${port}/mcp`;
+  op = await startIssuer({
+    resources: [resource],
+    scopes: "mcp mcp.narrow mcp.sealed",
+    format: "opaque",
+  });
+  ({ work, root } = await httpState("rukh-cli-opaque-", resource, op.issuer, 0, {
+    introspection: { clientId: INTROSPECTING_CLIENT.clientId, clientSecretEnv: SECRET_VAR },
+  }));
+  server = await serveHttpProcess(root, `127.0.0.1:${port}`, {
+    [SECRET_VAR]: INTROSPECTING_CLIENT.clientSecret,
+  });
+}, 60_000);
+afterAll(async () => {
+  server?.child.kill("SIGKILL");
+  await op?.close();
+  if (work) removeDir(work);
+});
+
+async function connect(token: string): Promise<Client> {
+  const client = new Client(
+    { name: "team-agent", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(resource), {
+      authProvider: { token: async () => token },
+    }),
+  );
+  return client;
+}
+
+const seenBy = async (client: Client) => {
+  const see = (await client.listTools()).tools.find((t) => t.description?.includes("everything"))!;
+  const r = await client.callTool({ name: see.name, arguments: {} });
+  expect(r.structuredContent, JSON.stringify(r)).toMatchObject({ outcome: "succeeded" });
+  return (r.structuredContent as { commandResult: { data: { seen: string } } }).commandResult.data
+    .seen;
+};
+
+describe("rukh mcp serve --http with opaque tokens", () => {
+  it("will not start without its introspection secret, and names the variable", () => {
+    const r = spawnSync(
+      RUKH_BIN,
+      ["mcp", "serve", "--endpoint", "team", "--http", `127.0.0.1:${port + 1}`],
+      { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root } },
+    );
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain(
+      `its secret variable ${SECRET_VAR} (/mcp/endpoints/team/http/auth/introspection/clientSecretEnv) is not set`,
+    );
+  });
+
+  it("says it introspects, and as whom, and warns that an unconfined command could read the secret", () => {
+    expect(server.stderr()).toContain(
+      `rukh mcp: warning: preset default runs commands host-trusted, as this server's user: they could read its memory, where bearer tokens pass, and its environment, where ${SECRET_VAR} is; give remote endpoints strict presets`,
+    );
+    expect(server.stderr()).toContain(
+      `(preset default; tokens of ${op.issuer}, opaque ones introspected as ${INTROSPECTING_CLIENT.clientId})`,
+    );
+  });
+
+  it("serves the SDK client under the binding the issuer vouches for, and refuses the token once revoked", async () => {
+    const token = await op.token("alice-agent", resource, "mcp");
+    expect(token).not.toContain(".");
+    const client = await connect(token);
+    try {
+      expect((await client.listTools()).tools).toHaveLength(2);
+      const seen = await seenBy(client);
+      // Neither the token nor the server's own secret reaches the command.
+      expect(seen).not.toContain(token);
+      expect(JSON.parse(seen).env).not.toHaveProperty(SECRET_VAR);
+    } finally {
+      await client.close();
+    }
+    const runs = spawnSync(RUKH_BIN, ["--json", "runs", "list"], {
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
+    });
+    const [last] = JSON.parse(runs.stdout).result.runs;
+    expect(last).toMatchObject({ subject: "alice-agent", actor: "alice-agent", preset: "default" });
+
+    // Revoked at the issuer: refused once the remembered answer (30 s) is
+    // gone; a fresh token of the same client, never asked about, is refused at once.
+    const fresh = await op.token("alice-agent", resource, "mcp");
+    await op.revoke("alice-agent", fresh);
+    const res = await fetch(resource, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${fresh}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/list",
+        params: {
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+          },
+        },
+      }),
+    });
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+  });
+
+  it.skipIf(!existsSync("/usr/bin/bwrap"))(
+    "in a strict preset, a command sees neither the token nor the secret, in the server's environment or anywhere",
+    async () => {
+      const token = await op.token("alice-agent", resource, "mcp mcp.sealed");
+      const client = await connect(token);
+      try {
+        const seen = await seenBy(client);
+        expect(seen).not.toContain(token);
+        expect(seen).not.toContain(INTROSPECTING_CLIENT.clientSecret);
+        expect(seen).not.toContain(SECRET_VAR);
+      } finally {
+        await client.close();
+      }
+    },
+  );
+
+  it("keeps the token and the secret out of the state directory", () => {
+    const files: string[] = [];
+    const walk = (d: string) => {
+      for (const n of readdirSync(d)) {
+        const f = join(d, n);
+        if (statSync(f).isDirectory()) walk(f);
+        else files.push(f);
+      }
+    };
+    walk(root);
+    expect(files.length).toBeGreaterThan(5);
+    for (const f of files)
+      expect([f, readFileSync(f, "latin1").includes(INTROSPECTING_CLIENT.clientSecret)]).toEqual([
+        f,
+        false,
+      ]);
+  });
+});
