@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import type { JWTPayload } from "jose";
 import { type BearerError, bearerChallenge } from "./_challenge.js";
-import { createDiscovery } from "./_discovery.js";
+import { createDiscovery, type Verdict } from "./_discovery.js";
 import {
   checkIntrospection,
   createIntrospector,
@@ -158,6 +158,8 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
 
   /** Tokens let in, by the token's SHA-256, oldest first, each until a time (seconds). */
   const verified = new Map<string, { readonly claims: JWTPayload; readonly until: number }>();
+  /** Checks under way, by the token's SHA-256. */
+  const pending = new Map<string, Promise<Verdict>>();
   const remember = (digest: string, claims: JWTPayload, until: number) => {
     if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
     verified.set(digest, { claims, until });
@@ -201,7 +203,15 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     let claims: JWTPayload;
     if (known !== undefined && known.until > now) claims = known.claims;
     else {
-      const got = jwt ? await verifyJwt(token) : await askIssuer!(token, now);
+      // Requests that carry the same token at once share one check (one question to the issuer).
+      let checking = pending.get(digest);
+      if (checking === undefined) {
+        checking = (jwt ? verifyJwt(token) : askIssuer!(token, now)).finally(() =>
+          pending.delete(digest),
+        );
+        pending.set(digest, checking);
+      }
+      const got = await checking;
       // What failed names internal addresses: it is not for the client.
       if ("unavailable" in got)
         return refuse(

@@ -174,6 +174,47 @@ describe("every other opaque token is refused", () => {
     }
   });
 
+  it("asks the issuer once for requests that carry the same token at once", async () => {
+    let asked = 0;
+    const now = Math.floor(Date.now() / 1000);
+    const slow = createServer((q, r) => {
+      asked++;
+      q.resume();
+      setTimeout(() => {
+        r.writeHead(200, { "content-type": "application/json" }).end(
+          JSON.stringify({
+            active: true,
+            scope: "mcp",
+            client_id: "c",
+            aud: RESOURCE,
+            exp: now + 300,
+          }),
+        );
+      }, 100);
+    });
+    await new Promise<void>((r) => slow.listen(0, "127.0.0.1", () => r()));
+    const { port } = slow.address() as { port: number };
+    try {
+      const rsSlow = createResourceServer({
+        resource: RESOURCE,
+        issuer: op.issuer,
+        defaultPreset: "agent",
+        introspection: {
+          endpoint: `http://127.0.0.1:${port}/introspect`,
+          ...INTROSPECTING_CLIENT,
+          cacheSeconds: 0,
+        },
+      });
+      const all = await Promise.all(
+        Array.from({ length: 20 }, () => rsSlow.authenticate(bearer("the-same-opaque-token"))),
+      );
+      expect(all.every((a) => a.ok)).toBe(true);
+      expect(asked).toBe(1);
+    } finally {
+      slow.close();
+    }
+  });
+
   it("refuses options that cannot work, naming the option", () => {
     const make = (introspection: Record<string, unknown>) => () =>
       createResourceServer({
