@@ -410,10 +410,23 @@ export function checkToolIndex(
   // on the namespace: a tool that fits a page under the longest naming fits
   // under every one.
   const longest = namings.find((n) => n.style === "full") ?? namings[0]!;
+  for (const [identity] of index)
+    if (validate === true || (validate !== false && validate(identity)))
+      checkedSize(
+        new LazyTool(
+          toolName(longest.namespace, revisionId, identity, longest.style),
+          identity,
+          commandOf(identity),
+        ),
+      );
+  // A full name holds the whole SHA-256 of its identity: two identities
+  // cannot share one. A compact name keeps 64 bits of it, so those are checked.
   for (const naming of namings) {
+    if (naming.style === "full") continue;
+    const nameOf = compactNamer(naming.namespace, revisionId);
     const seen = new Map<string, string>();
     for (const [identity] of index) {
-      const name = toolName(naming.namespace, revisionId, identity, naming.style);
+      const name = nameOf(identity);
       const prior = seen.get(name);
       if (prior !== undefined)
         throw new ProfileError(
@@ -421,10 +434,18 @@ export function checkToolIndex(
           `tool name ${name} is computed for both ${prior} and ${identity}`,
         );
       seen.set(name, identity);
-      if (naming === longest && (validate === true || (validate !== false && validate(identity))))
-        checkedSize(new LazyTool(name, identity, commandOf(identity)));
     }
   }
+}
+
+/** {@link toolName}'s compact names in one revision and namespace, the shared part of the fingerprint's text built once. */
+export function compactNamer(
+  endpointNamespace: string,
+  revisionId: string,
+): (identity: string) => string {
+  const head = `["rukh.mcp-tool/1",${JSON.stringify(endpointNamespace)},${JSON.stringify(revisionId)},`;
+  return (identity) =>
+    `${slug(identity.slice(identity.indexOf("/") + 1), 24)}__${sha256Hex(`${head}${JSON.stringify(identity)}]`).slice(0, 16)}`;
 }
 
 /**

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { type CommandSpec, parseDescriptor } from "@rukh/descriptor";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { indexedTool } from "../src/_projection.js";
+import { compactNamer, indexedTool, toolName } from "../src/_projection.js";
 import { ProfileError, StateDirectory } from "../src/index.js";
 import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
@@ -166,5 +166,22 @@ describe("publication derivation", () => {
         expect(bytes + tool.name.length).toBe(Buffer.byteLength(JSON.stringify(tool)) + 1);
       }
     }
+  });
+});
+
+describe("the tool-name check at publication", () => {
+  it("computes compact names exactly as projections name them", () => {
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1, maxLength: 20 }),
+        fc.string({ minLength: 1, maxLength: 30 }),
+        fc.string({ minLength: 1, maxLength: 30 }),
+        (ns, ext, cmd) => {
+          const identity = `${ext.replace(/\//g, "")}/${cmd}`;
+          const rev = "a".repeat(64);
+          expect(compactNamer(ns, rev)(identity)).toBe(toolName(ns, rev, identity, "compact"));
+        },
+      ),
+    );
   });
 });
