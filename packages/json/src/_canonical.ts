@@ -23,7 +23,61 @@ import type { JsonValue } from "./_parse.js";
  * canonicalJson({ b: 1, a: [true, "x"] }); // '{"a":[true,"x"],"b":1}'
  */
 export function canonicalJson(value: JsonValue): string {
-  return write(value, [], new Set());
+  const copy = sortedCopy(value, new Set());
+  // What the fast path cannot vouch for is written, or refused with its pointer, member by member.
+  return copy === SLOW ? write(value, [], new Set()) : JSON.stringify(copy);
+}
+
+const SLOW = Symbol("slow");
+/** Keys an object keeps in numeric order, not insertion order: JSON.stringify would not sort them. */
+const INDEX_LIKE = /^(?:0|[1-9][0-9]{0,9})$/;
+
+/**
+ * A copy of `value` whose objects hold their members in RFC 8785 order, for
+ * JSON.stringify to serialize as they are; `SLOW` for anything the copy
+ * cannot represent exactly (an array-index-like or `__proto__` key, and
+ * every value that is not JSON data, which `write` then refuses).
+ */
+function sortedCopy(value: unknown, ancestors: Set<object>): unknown {
+  switch (typeof value) {
+    case "string":
+      return value.isWellFormed() ? value : SLOW;
+    case "number":
+      return Number.isFinite(value) ? value : SLOW;
+    case "boolean":
+      return value;
+    case "object": {
+      if (value === null) return null;
+      if (ancestors.has(value)) return SLOW;
+      ancestors.add(value);
+      let out: unknown;
+      if (Array.isArray(value)) {
+        const copy: unknown[] = new Array(value.length);
+        for (let i = 0; i < value.length; i++) {
+          const c = sortedCopy(value[i], ancestors);
+          if (c === SLOW) return SLOW;
+          copy[i] = c;
+        }
+        out = copy;
+      } else {
+        const proto = Object.getPrototypeOf(value);
+        if (proto !== Object.prototype && proto !== null) return SLOW;
+        const keys = Object.keys(value).sort();
+        const copy: Record<string, unknown> = {};
+        for (const key of keys) {
+          if (key === "__proto__" || INDEX_LIKE.test(key) || !key.isWellFormed()) return SLOW;
+          const c = sortedCopy((value as Record<string, unknown>)[key], ancestors);
+          if (c === SLOW) return SLOW;
+          copy[key] = c;
+        }
+        out = copy;
+      }
+      ancestors.delete(value);
+      return out;
+    }
+    default:
+      return SLOW;
+  }
 }
 
 // `path` is the member names and indexes down to `value`: the JSON pointer is

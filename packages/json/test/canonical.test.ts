@@ -59,6 +59,15 @@ describe("canonicalJson", () => {
     expect(canonicalJson({ toJSON: 1, b: 2, a: 3 })).toBe('{"a":3,"b":2,"toJSON":1}');
   });
 
+  it("sorts keys an engine keeps in numeric order, and keeps a __proto__ member", () => {
+    expect(canonicalJson({ "9": 1, "10": 2, a: { "2": 0, "1": 0 } })).toBe(
+      '{"10":2,"9":1,"a":{"1":0,"2":0}}',
+    );
+    expect(canonicalJson(JSON.parse('{"b":1,"__proto__":{"x":1}}'))).toBe(
+      '{"__proto__":{"x":1},"b":1}',
+    );
+  });
+
   it("sorts by UTF-16 code units, not code points", () => {
     expect(canonicalJson({ "\u{1F600}": 1, "\uFFFF": 2 })).toBe('{"\u{1F600}":1,"\uFFFF":2}');
   });
