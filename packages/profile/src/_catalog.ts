@@ -1,9 +1,10 @@
 // A revision's catalog: what its enabled extensions offer, written once at
 // publication beside the revision (`revisions/<id>.catalog.json`) and bound
-// to it by the SHA-256 the revision records. One header line: the route key,
-// the tool index and, per extension, its package digest, the SHA-256 of its
-// part (`revisions/parts/<digest>.json`, the validated descriptor) and its
-// routing. Listing tools, writing docs, an MCP host's first list and the next
+// to it by the SHA-256 the revision records. A header line with the route
+// key, then one line per extension: its package digest, the SHA-256 of its
+// part (`revisions/parts/<digest>.json`, the validated descriptor), its
+// routing and its tools. A line depends on its package and the exposure
+// alone, so the next publication copies the lines of what it keeps. Listing tools, writing docs, an MCP host's first list and the next
 // publication read it instead of re-reading and re-validating every stored
 // package; running a command still verifies that command's own package. A
 // catalog, or a part, that is missing or does not hash to its digest is never
@@ -34,7 +35,7 @@ import { PART_MAX_BYTES, partLine, partPath } from "./route-cache.js";
  * derive must change this tag, so that no catalog of the old derivation is
  * carried over.
  */
-export const CATALOG_FORMAT = "rukh.revision-catalog/4";
+export const CATALOG_FORMAT = "rukh.revision-catalog/5";
 
 /** The largest catalog read: 64 MiB (10,000 commands take about 1.2 MiB). */
 const CATALOG_MAX_BYTES = 67_108_864;
@@ -42,36 +43,37 @@ const CATALOG_MAX_BYTES = 67_108_864;
 // The path of revision `id`'s catalog.
 const catalogPath = (root: string, id: string) => join(root, "revisions", `${id}.catalog.json`);
 
-/** One enabled extension in a catalog: its package digest, its part's SHA-256, its routing. */
-export type CatalogEntry = readonly [digest: string, part: string, routing: Routing];
-
-/** The catalog entry of a package with its part and validated descriptor. */
-export function catalogEntry(part: Part, descriptor: ExtensionDescriptor): CatalogEntry {
-  return [part.digest, part.sha, routingOf(descriptor)];
+/**
+ * The catalog line of a package with its part, validated descriptor and
+ * tools: `[digest, part, routing, tools]`, where `routing` is `{ id,
+ * publisher, groups, commands: [{ identity, path, aliases }] }` and `tools`
+ * the package's commands that are MCP tools, as the publication chose and
+ * checked them, each `[identity, bytes, title]` with its encoded size less
+ * its name (so that listing names, titles and pages reads no part).
+ */
+export function catalogLine(
+  part: Part,
+  descriptor: ExtensionDescriptor,
+  tools: readonly IndexedTool[],
+): string {
+  return JSON.stringify([part.digest, part.sha, routingOf(descriptor), tools]);
 }
 
 /**
- * The catalog text of a revision, one line
- * `{ format, routeKey, tools: [[identity, bytes, title]…], extensions: [[digest, part, routing]…] }`:
- * the revision's route key (which identity each CLI path names,
- * fingerprinted); the commands that are its MCP tools, as the publication
- * chose and checked them, each with its encoded size less its name and its
- * title (so that listing names, titles and pages reads no part); and per
- * enabled extension, in revision order, its package digest, the SHA-256 of
- * its part and its routing (`{ id, publisher, groups, commands: [{
- * identity, path, aliases }] }`).
+ * The catalog text of a revision: a header line `{ format, routeKey }` (the
+ * revision's route key: which identity each CLI path names, fingerprinted),
+ * then each enabled extension's line (see {@link catalogLine}), in revision
+ * order.
  */
-export function catalogFileText(
-  entries: readonly CatalogEntry[],
-  tools: readonly IndexedTool[],
-  routeKey: string,
-): string {
-  return `${JSON.stringify({ format: CATALOG_FORMAT, routeKey, tools, extensions: entries })}\n`;
+export function catalogFileText(lines: readonly string[], routeKey: string): string {
+  return [JSON.stringify({ format: CATALOG_FORMAT, routeKey }), ...lines]
+    .map((l) => `${l}\n`)
+    .join("");
 }
 
 /** A revision's catalog as read: the tool index and routing, and each descriptor read from its part when asked for. */
 export interface Catalog {
-  /** The revision's MCP tools: identity, size without the name, title. */
+  /** The revision's MCP tools: identity, size without the name, title (every line parsed when first read). */
   readonly tools: readonly IndexedTool[];
   /** The revision's route key. */
   readonly routeKey: string;
@@ -80,23 +82,41 @@ export interface Catalog {
   /** The descriptor, from the package's part; throws when the part is missing or fails its digest. */
   descriptor(digest: string): ExtensionDescriptor;
   routing(digest: string): Routing;
-  /** The extension's entry as written (to carry it into the next catalog). */
-  entry(digest: string): CatalogEntry;
+  /** The extension's line as written (to carry it into the next catalog). */
+  line(digest: string): string;
+  /** The SHA-256 of the extension's part. */
+  partSha(digest: string): string;
+  /** The extension's MCP tools. */
+  toolsOf(digest: string): readonly IndexedTool[];
+  /** The enabled extensions' package digests, in revision order. */
+  readonly digests: readonly string[];
   /** Every descriptor, by digest; `undefined` when a part is missing or fails its digest. */
   all(): Map<string, ExtensionDescriptor> | undefined;
 }
 
-const isRouting = (r: unknown): r is Routing =>
-  typeof r === "object" &&
-  r !== null &&
-  Array.isArray((r as Routing).groups) &&
-  Array.isArray((r as Routing).commands);
+type ParsedLine = readonly [string, string, Routing, IndexedTool[]];
+
+const isLine = (x: unknown): x is ParsedLine =>
+  Array.isArray(x) &&
+  typeof x[1] === "string" &&
+  typeof x[2] === "object" &&
+  x[2] !== null &&
+  Array.isArray((x[2] as Routing).groups) &&
+  Array.isArray((x[2] as Routing).commands) &&
+  Array.isArray(x[3]) &&
+  x[3].every(
+    (t: unknown) =>
+      Array.isArray(t) &&
+      typeof t[0] === "string" &&
+      Number.isSafeInteger(t[1]) &&
+      typeof t[2] === "string",
+  );
 
 /**
  * Revision `id`'s catalog, or `undefined` when there is none to trust (a
  * revision of an earlier version, a missing file, one that is too large,
  * does not hash to the recorded digest or does not hold exactly the
- * revision's enabled extensions).
+ * revision's enabled extensions). A line is parsed when it is first needed.
  */
 export async function readCatalog(
   root: string,
@@ -113,42 +133,44 @@ export async function readCatalog(
   if (read === undefined || read === "large") return undefined;
   if (createHash("sha256").update(read).digest("hex") !== revision.catalogDigest) return undefined;
   // The bytes are the ones this state directory's publisher wrote for the revision.
-  let header: { format?: unknown; routeKey?: unknown; tools?: unknown; extensions?: unknown };
+  const text = read.toString("utf8");
+  const lines = text.split("\n");
+  if (lines.pop() !== "") return undefined;
+  let header: { format?: unknown; routeKey?: unknown };
   try {
-    header = JSON.parse(read.toString("utf8"));
+    header = JSON.parse(lines[0] ?? "");
   } catch {
     return undefined;
   }
   const enabled = revision.extensions.filter((e) => e.enabled);
-  const entries = header?.extensions as CatalogEntry[];
   if (
     header?.format !== CATALOG_FORMAT ||
     typeof header.routeKey !== "string" ||
-    !Array.isArray(header.tools) ||
-    !header.tools.every(
-      (t: unknown) =>
-        Array.isArray(t) &&
-        typeof t[0] === "string" &&
-        Number.isSafeInteger(t[1]) &&
-        typeof t[2] === "string",
-    ) ||
-    !Array.isArray(entries) ||
-    entries.length !== enabled.length ||
-    enabled.some(
-      (e, i) =>
-        !Array.isArray(entries[i]) ||
-        entries[i]![0] !== e.digest ||
-        typeof entries[i]![1] !== "string" ||
-        !isRouting(entries[i]![2]),
-    )
+    lines.length !== enabled.length + 1 ||
+    enabled.some((e, i) => !lines[i + 1]!.startsWith(`["${e.digest}",`))
   )
     return undefined;
-  const byDigest = new Map(entries.map((e) => [e[0], e]));
-  const parsed = new Map<string, ExtensionDescriptor>();
+  const lineOf = new Map(enabled.map((e, i) => [e.digest, lines[i + 1]!]));
+  const parsedLines = new Map<string, ParsedLine>();
+  const parsed = (digest: string): ParsedLine => {
+    let p = parsedLines.get(digest);
+    if (p === undefined) {
+      const x: unknown = JSON.parse(lineOf.get(digest)!);
+      if (!isLine(x))
+        throw new ProfileError(
+          "invalid_state",
+          `the catalog of revision ${id} holds a malformed line for package ${digest}; run doctor --repair`,
+        );
+      p = x;
+      parsedLines.set(digest, p);
+    }
+    return p;
+  };
+  const descriptors = new Map<string, ExtensionDescriptor>();
   const descriptor = (digest: string): ExtensionDescriptor => {
-    let d = parsed.get(digest);
+    let d = descriptors.get(digest);
     if (d === undefined) {
-      const [, sha] = byDigest.get(digest)!;
+      const [, sha] = parsed(digest);
       const bytes = readBounded(partPath(root, digest), PART_MAX_BYTES);
       if (
         bytes === undefined ||
@@ -160,17 +182,24 @@ export async function readCatalog(
           `the part of package ${digest} (revisions/parts/${digest}.json) is missing or does not match the digest revision ${id}'s catalog records; run doctor --repair`,
         );
       d = JSON.parse(partLine(bytes, 0)!.toString("utf8")) as ExtensionDescriptor;
-      parsed.set(digest, d);
+      descriptors.set(digest, d);
     }
     return d;
   };
+  let tools: IndexedTool[] | undefined;
   return {
-    tools: header.tools as IndexedTool[],
+    get tools() {
+      tools ??= enabled.flatMap((e) => parsed(e.digest)[3]);
+      return tools;
+    },
     routeKey: header.routeKey,
-    has: (digest) => byDigest.has(digest),
+    digests: enabled.map((e) => e.digest),
+    has: (digest) => lineOf.has(digest),
     descriptor,
-    routing: (digest) => byDigest.get(digest)![2],
-    entry: (digest) => byDigest.get(digest)!,
+    routing: (digest) => parsed(digest)[2],
+    line: (digest) => lineOf.get(digest)!,
+    partSha: (digest) => parsed(digest)[1],
+    toolsOf: (digest) => parsed(digest)[3],
     all: () => {
       try {
         return new Map(enabled.map((e) => [e.digest, descriptor(e.digest)]));

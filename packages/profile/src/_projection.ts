@@ -393,59 +393,79 @@ function assemble(
 }
 
 /**
- * Checks a revision's tool index before it is published, without building
- * its projection: under the profile's naming and every endpoint's, no two
- * tools get one name (`tool_name_conflict`); each tool `validate` names has
- * a closed input schema and fits a page under its longest name.
+ * Checks the tools a publication adds before it commits, without building
+ * its projection: each has a closed input schema and fits a page under its
+ * longest name (the names of the profile and of every endpoint).
  */
-export function checkToolIndex(
+export function checkToolSizes(
   config: OwnerConfig,
   revisionId: string,
-  index: readonly IndexedTool[],
+  tools: readonly IndexedTool[],
   commandOf: (identity: string) => CommandSpec,
-  validate: boolean | ((identity: string) => boolean),
 ): void {
   const namings = revisionNamings(config);
   // A full name is longer than a compact one, and its length does not depend
   // on the namespace: a tool that fits a page under the longest naming fits
   // under every one.
   const longest = namings.find((n) => n.style === "full") ?? namings[0]!;
-  for (const [identity] of index)
-    if (validate === true || (validate !== false && validate(identity)))
-      checkedSize(
-        new LazyTool(
-          toolName(longest.namespace, revisionId, identity, longest.style),
-          identity,
-          commandOf(identity),
-        ),
-      );
-  // A full name holds the whole SHA-256 of its identity: two identities
-  // cannot share one. A compact name keeps 64 bits of it, so those are checked.
-  for (const naming of namings) {
+  for (const [identity] of tools)
+    checkedSize(
+      new LazyTool(
+        toolName(longest.namespace, revisionId, identity, longest.style),
+        identity,
+        commandOf(identity),
+      ),
+    );
+}
+
+/** Whether the profile or an endpoint names tools compactly: only then can two names clash. */
+export function hasCompactNames(config: OwnerConfig): boolean {
+  return revisionNamings(config).some((n) => n.style !== "full");
+}
+
+/**
+ * Checks that no two tools of a revision get one compact name
+ * (`tool_name_conflict`) under the profile's naming or any endpoint's. A
+ * full name holds its identity's whole SHA-256, so two cannot clash; a
+ * compact one keeps 64 bits of it. Distinct 64-bit fingerprints are enough
+ * (names with distinct fingerprints differ); only a repeated fingerprint
+ * has its names compared.
+ */
+export function checkCompactNames(
+  config: OwnerConfig,
+  revisionId: string,
+  index: readonly IndexedTool[],
+): void {
+  for (const naming of revisionNamings(config)) {
     if (naming.style === "full") continue;
-    const nameOf = compactNamer(naming.namespace, revisionId);
-    const seen = new Map<string, string>();
+    const fingerprint = compactFingerprint(naming.namespace, revisionId);
+    const seen = new Map<string, string[]>();
     for (const [identity] of index) {
-      const name = nameOf(identity);
-      const prior = seen.get(name);
-      if (prior !== undefined)
-        throw new ProfileError(
-          "tool_name_conflict",
-          `tool name ${name} is computed for both ${prior} and ${identity}`,
-        );
-      seen.set(name, identity);
+      const fp = fingerprint(identity);
+      const priors = seen.get(fp);
+      if (priors === undefined) {
+        seen.set(fp, [identity]);
+        continue;
+      }
+      const name = toolName(naming.namespace, revisionId, identity, "compact");
+      for (const prior of priors)
+        if (name === toolName(naming.namespace, revisionId, prior, "compact"))
+          throw new ProfileError(
+            "tool_name_conflict",
+            `tool name ${name} is computed for both ${prior} and ${identity}`,
+          );
+      priors.push(identity);
     }
   }
 }
 
-/** {@link toolName}'s compact names in one revision and namespace, the shared part of the fingerprint's text built once. */
-export function compactNamer(
+/** The 64-bit fingerprint {@link toolName} gives a compact name, the shared part of its text built once. */
+export function compactFingerprint(
   endpointNamespace: string,
   revisionId: string,
 ): (identity: string) => string {
   const head = `["rukh.mcp-tool/1",${JSON.stringify(endpointNamespace)},${JSON.stringify(revisionId)},`;
-  return (identity) =>
-    `${slug(identity.slice(identity.indexOf("/") + 1), 24)}__${sha256Hex(`${head}${JSON.stringify(identity)}]`).slice(0, 16)}`;
+  return (identity) => sha256Hex(`${head}${JSON.stringify(identity)}]`).slice(0, 16);
 }
 
 /**

@@ -1,7 +1,8 @@
 // The buckets of a verified route cache header, read on demand: one line per
 // first word of a command path or alias, each checked against the digest the
-// header records, and each command's route read from its package's part and
-// checked against the digest its bucket records. Loaded by the CLI's start-up
+// header records and naming the parts its commands are in, and each
+// command's route read from its package's part and checked against the
+// digest its bucket records. Loaded by the CLI's start-up
 // path, so it needs nothing but node:fs and a hash.
 
 import * as crypto from "node:crypto";
@@ -49,6 +50,15 @@ export interface RouteHead {
   readonly summary: string;
 }
 
+/** One bucket's line as a route cache holds it: its first word, text, size, digest and the word's route key. */
+export interface BucketLine {
+  readonly word: string;
+  readonly text: string;
+  readonly bytes: number;
+  readonly digest: string;
+  readonly key: string;
+}
+
 /** Commands of a route cache with their routes read on demand: one bucket, or all of them. */
 export interface RouteSet {
   /** Each command's head, sorted by path. */
@@ -86,21 +96,41 @@ export class RouteBuckets {
   readonly #parts = new Map<string, { readonly bytes: Buffer; readonly starts: number[] }>();
   #all: RouteSet | undefined;
 
+  readonly #keys = new Map<string, string>();
+
   constructor(
     readonly root: string,
     readonly id: string,
     readonly file: string,
     headerBytes: number,
-    readonly parts: readonly string[],
-    words: readonly (readonly [string, number, string])[],
+    words: readonly (readonly [string, number, string, string])[],
   ) {
     let offset = headerBytes + 1;
-    for (const [w, size, digest] of words) {
+    for (const [w, size, digest, key] of words) {
       this.#at.set(w, [offset, size, digest]);
+      this.#keys.set(w, key);
       offset += size + 1;
     }
     this.end = offset;
     this.words = words.map(([w]) => w);
+  }
+
+  /**
+   * Every bucket's line as written, each checked against its digest, with
+   * its word's route key: what a publication carries over unchanged.
+   */
+  lines(): BucketLine[] {
+    const first = this.words.length === 0 ? this.end : this.#at.get(this.words[0]!)![0];
+    const all = readRange(this.file, first, Math.max(0, this.end - 1 - first));
+    return this.words.map((word) => {
+      const [start, size, digest] = this.#at.get(word)!;
+      const line = all.subarray(start - first, start - first + size);
+      if (line.length !== size || routeLineDigest(line) !== digest)
+        throw new Error(
+          `the commands under "${word}" in the route cache of revision ${this.id} do not match their digest (edited or damaged)`,
+        );
+      return { word, text: line.toString("utf8"), bytes: size, digest, key: this.#keys.get(word)! };
+    });
   }
 
   /** The commands whose path or an alias starts with `word` (`undefined`: none); throws when its line fails its digest. */
@@ -118,20 +148,23 @@ export class RouteBuckets {
         `the commands under "${word}" in the route cache of revision ${this.id} do not match their digest (edited or damaged)`,
       );
     const x = JSON.parse(line.toString("utf8"));
+    const parts: unknown = x?.parts;
     if (
       !Array.isArray(x?.commands) ||
+      !Array.isArray(parts) ||
+      !parts.every((d) => typeof d === "string" && /^[0-9a-f]{64}$/.test(d)) ||
       !Array.isArray(x.rows) ||
       !Array.isArray(x.digests) ||
       x.rows.length !== x.commands.length ||
       x.digests.length !== x.commands.length ||
-      !x.rows.every(isRow(this.parts.length)) ||
+      !x.rows.every(isRow(parts.length)) ||
       !Array.isArray(x.partDigests) ||
-      !x.partDigests.every(isPartDigest(this.parts.length))
+      !x.partDigests.every(isPartDigest(parts.length))
     )
       throw new Error(
         `the commands under "${word}" in the route cache of revision ${this.id} are malformed`,
       );
-    const b = this.#set(x.commands, x.rows, x.digests, new Map(x.partDigests));
+    const b = this.#set(x.commands, parts as string[], x.rows, x.digests, new Map(x.partDigests));
     this.#read.set(word, b);
     return b;
   }
@@ -187,13 +220,14 @@ export class RouteBuckets {
 
   #set(
     commands: readonly RouteHead[],
+    parts: readonly string[],
     rows: readonly [number, number][],
     digests: readonly string[],
     partDigests: ReadonlyMap<number, string>,
   ): RouteSet {
     const row = (i: number) => {
       const [p, line] = rows[i]!;
-      return { part: this.parts[p]!, line, digest: digests[i]! };
+      return { part: parts[p]!, line, digest: digests[i]! };
     };
     return {
       commands,
@@ -211,7 +245,7 @@ export class RouteBuckets {
         const p = rows[i]![0];
         const expected = partDigests.get(p);
         if (expected === undefined) return undefined;
-        const part = this.#part(this.parts[p]!);
+        const part = this.#part(parts[p]!);
         if (sha256(part.bytes) !== expected || part.starts.length < 2) return undefined;
         return JSON.parse(part.bytes.toString("utf8", 0, part.starts[1]! - 1));
       },

@@ -32,79 +32,117 @@ export interface RouteRow {
   readonly digest: string;
 }
 
+/** A command the root listing shows besides groups: one with a one-word path or alias, and that word. */
+export interface RouteTop {
+  readonly path: readonly string[];
+  readonly aliases: readonly (readonly string[])[];
+  readonly summary: string;
+  readonly word: string;
+}
+
+/** One bucket of a route cache: its first word, its line, the line's size and digest, and the word's route key. */
+export interface RouteBucketLine {
+  readonly word: string;
+  readonly text: string;
+  readonly bytes: number;
+  readonly digest: string;
+  readonly key: string;
+}
+
+/** The first words a command's path and aliases start with. */
+export const firstWordsOf = (entry: RouteRow["entry"]): Set<string> =>
+  new Set([entry.path[0]!, ...entry.aliases.map((a) => a[0]!)]);
+
+/** The root listing's head of a command, if it has a one-word path or alias. */
+export function topOf(r: RouteRow): RouteTop | undefined {
+  const single = [r.entry.path, ...r.entry.aliases].find((p) => p.length === 1);
+  return single === undefined ? undefined : { ...r.entry, word: single[0]! };
+}
+
+/**
+ * The line of bucket `word`: its commands (`rows`, sorted by path), the
+ * parts they are in (its own list, so that the line depends on its commands
+ * alone and a publication can carry it over unchanged), each command's part
+ * and line, the line's digest, and each part's SHA-256 (`partShas`).
+ */
+export function bucketLine(
+  word: string,
+  rows: readonly RouteRow[],
+  partShas: ReadonlyMap<string, string>,
+  key: string,
+): RouteBucketLine {
+  const parts: string[] = [];
+  const index = new Map<string, number>();
+  for (const r of rows) if (!index.has(r.part)) index.set(r.part, parts.push(r.part) - 1);
+  const text = JSON.stringify({
+    commands: rows.map((r) => r.entry),
+    parts,
+    rows: rows.map((r) => [index.get(r.part)!, r.line]),
+    digests: rows.map((r) => r.digest),
+    partDigests: parts.map((d, i) => [i, partShas.get(d)!]),
+  });
+  return { word, text, bytes: Buffer.byteLength(text), digest: routeLineDigest(text), key };
+}
+
 /**
  * The text written next to a revision, JSON lines. First a header
- * `{ format, commandGeneration, groups, parts, words: [[word, bytes, digest]…], tops }`:
- * the groups; the package digests whose parts hold the routes; every first
- * word of a command path or alias with the byte length and digest (the first
- * 128 bits of SHA-256) of its bucket line; and `tops`, the heads
- * `{ path, aliases, summary, word }` of the commands that have a one-word path
- * or alias (what the root listing shows besides groups). Then one bucket line
- * per word, in `words` order: `{ commands: [{ path, aliases, summary }], rows,
- * digests, partDigests }` for every command whose path or an alias starts
- * with the word, sorted by path — `rows[i]` is `[index into parts, line of
- * that part]` for `commands[i]` and `digests[i]` that line's digest;
- * `partDigests` holds `[index into parts, SHA-256 of the whole part]` for
- * each part the bucket names, so a run can take its validated descriptor
- * (the part's first line) instead of validating the package's again. The
- * revision records the header's SHA-256 (`routesDigestOf`): a reader hashes
- * and parses the header, then the one bucket the typed words need, and reads
- * one line of one part. `partShas` maps each package digest to its part's
- * SHA-256.
+ * `{ format, commandGeneration, groups, words: [[word, bytes, digest, key]…], tops }`:
+ * the groups; every first word of a command path or alias with the byte
+ * length and digest (the first 128 bits of SHA-256) of its bucket line and
+ * the word's route key (which identity each path under it names,
+ * fingerprinted); and `tops`, the heads `{ path, aliases, summary, word }`
+ * of the commands that have a one-word path or alias (what the root listing
+ * shows besides groups), sorted by path. Then one bucket line per word, in
+ * `words` order (see {@link bucketLine}). The revision records the header's
+ * SHA-256 (`routesDigestOf`): a reader hashes and parses the header, then
+ * the one bucket the typed words need, and reads one line of one part.
+ */
+export function routesFileText(
+  commandGeneration: number,
+  groups: CliRouteTable["groups"],
+  tops: readonly RouteTop[],
+  buckets: readonly RouteBucketLine[],
+): string {
+  const header = {
+    format: ROUTES_FORMAT,
+    commandGeneration,
+    groups,
+    words: buckets.map((b) => [b.word, b.bytes, b.digest, b.key]),
+    tops,
+  };
+  return [JSON.stringify(header), ...buckets.map((b) => b.text)].map((l) => `${l}\n`).join("");
+}
+
+/**
+ * The route cache text of `rows` (every command, sorted by path), with the
+ * parts' SHA-256 (`partShas`, by package digest) and each first word's route
+ * key (`wordKeys`).
  */
 export function routesFileTextOf(
   commandGeneration: number,
   groups: CliRouteTable["groups"],
   rows: readonly RouteRow[],
   partShas: ReadonlyMap<string, string>,
+  wordKeys: ReadonlyMap<string, string>,
 ): string {
-  const parts: string[] = [];
-  const index = new Map<string, number>();
-  const at = (digest: string) => {
-    let i = index.get(digest);
-    if (i === undefined) {
-      i = parts.push(digest) - 1;
-      index.set(digest, i);
-    }
-    return i;
-  };
   const buckets = new Map<string, RouteRow[]>();
-  const tops: {
-    path: readonly string[];
-    aliases: readonly (readonly string[])[];
-    summary: string;
-    word: string;
-  }[] = [];
+  const tops: RouteTop[] = [];
   for (const r of rows) {
-    const firsts = new Set([r.entry.path[0]!, ...r.entry.aliases.map((a) => a[0]!)]);
-    for (const w of firsts) {
+    for (const w of firstWordsOf(r.entry)) {
       const bucket = buckets.get(w);
       if (bucket === undefined) buckets.set(w, [r]);
       else bucket.push(r);
     }
-    const single = [r.entry.path, ...r.entry.aliases].find((p) => p.length === 1);
-    if (single !== undefined) tops.push({ ...r.entry, word: single[0]! });
+    const top = topOf(r);
+    if (top !== undefined) tops.push(top);
   }
   const words = [...buckets.keys()].sort();
-  const lines = words.map((w) => {
-    const bucket = buckets.get(w)!;
-    const named = [...new Set(bucket.map((r) => r.part))];
-    return JSON.stringify({
-      commands: bucket.map((r) => r.entry),
-      rows: bucket.map((r) => [at(r.part), r.line]),
-      digests: bucket.map((r) => r.digest),
-      partDigests: named.map((d) => [at(d), partShas.get(d)!]),
-    });
-  });
-  const header = {
-    format: ROUTES_FORMAT,
+  return routesFileText(
     commandGeneration,
     groups,
-    parts,
-    words: words.map((w, i) => [w, Buffer.byteLength(lines[i]!), routeLineDigest(lines[i]!)]),
     tops,
-  };
-  return [JSON.stringify(header), ...lines].map((l) => `${l}\n`).join("");
+    words.map((w) => bucketLine(w, buckets.get(w)!, partShas, wordKeys.get(w)!)),
+  );
 }
 
 /**

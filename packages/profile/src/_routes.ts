@@ -35,12 +35,49 @@ export function routingOf(d: ExtensionDescriptor): Routing {
   };
 }
 
-/** The fingerprint of which identity each CLI path (and alias) names: what `commandGeneration` counts changes of. */
-function routeKeyOf(owners: ReadonlyMap<string, string>): string {
+/** The first word of a CLI path written as one string ("g a" is under "g"). */
+export const firstWord = (key: string): string => {
+  const at = key.indexOf(" ");
+  return at === -1 ? key : key.slice(0, at);
+};
+
+const byFirst = <T>(a: readonly [string, T], b: readonly [string, T]) => (a[0] < b[0] ? -1 : 1);
+
+/**
+ * Per first word, the fingerprint of which identity each CLI path and alias
+ * under it names: the route cache keeps one per bucket, so that a
+ * publication recomputes only the words its changes touch.
+ */
+export function wordKeysOf(owners: ReadonlyMap<string, string>): Map<string, string> {
+  const byWord = new Map<string, [string, string][]>();
+  for (const pair of owners) {
+    const w = firstWord(pair[0]);
+    const list = byWord.get(w);
+    if (list === undefined) byWord.set(w, [pair]);
+    else list.push(pair);
+  }
+  const keys = new Map<string, string>();
   // fingerprint() of the sorted pairs, written out: RFC 8785 serializes an
   // array of strings as JSON.stringify does (paths and identities are
-  // validated text), and a publication keys 10,000 paths.
-  return sha256Hex(JSON.stringify([...owners].sort((a, b) => (a[0] < b[0] ? -1 : 1))));
+  // validated text).
+  for (const [w, pairs] of byWord) keys.set(w, sha256Hex(JSON.stringify(pairs.sort(byFirst))));
+  return keys;
+}
+
+/** The fingerprint of which identity each CLI path (and alias) names, from its words' keys: what `commandGeneration` counts changes of. */
+export function routeKeyOfWords(wordKeys: ReadonlyMap<string, string>): string {
+  return sha256Hex(JSON.stringify([...wordKeys].sort(byFirst)));
+}
+
+/** The paths and aliases of `extensions`, each with the identity it names. */
+function ownersOf(extensions: readonly Routing[]): Map<string, string> {
+  const owners = new Map<string, string>();
+  for (const { commands } of extensions)
+    for (const command of commands) {
+      owners.set(command.path.join(" "), command.identity);
+      for (const alias of command.aliases) owners.set(alias.join(" "), command.identity);
+    }
+  return owners;
 }
 
 /**
@@ -49,13 +86,18 @@ function routeKeyOf(owners: ReadonlyMap<string, string>): string {
  * checking anything.
  */
 export function routeKeyOfPublished(extensions: readonly Routing[]): string {
+  return routeKeyOfWords(wordKeysOf(ownersOf(extensions)));
+}
+
+/** The word keys of `extensions`' paths under the words `words` (see {@link wordKeysOf}). */
+export function wordKeysUnder(
+  extensions: readonly Routing[],
+  words: ReadonlySet<string>,
+): Map<string, string> {
   const owners = new Map<string, string>();
-  for (const { commands } of extensions)
-    for (const command of commands) {
-      owners.set(command.path.join(" "), command.identity);
-      for (const alias of command.aliases) owners.set(alias.join(" "), command.identity);
-    }
-  return routeKeyOf(owners);
+  for (const [key, identity] of ownersOf(extensions))
+    if (words.has(firstWord(key))) owners.set(key, identity);
+  return wordKeysOf(owners);
 }
 
 const byId = <T extends { readonly id: string }>(list: readonly T[]) =>
@@ -69,6 +111,7 @@ const byId = <T extends { readonly id: string }>(list: readonly T[]) =>
 export function claimRoutes(extensions: readonly Routing[]): {
   groups: CliGroup[];
   routeKey: string;
+  wordKeys: Map<string, string>;
 } {
   const owners = new Map<string, string>();
   const groups = new Map<string, { group: Omit<CliGroup, "extensions">; extensions: string[] }>();
@@ -129,7 +172,8 @@ export function claimRoutes(extensions: readonly Routing[]): {
   const groupList = [...groups.values()]
     .map(({ group, extensions: e }) => ({ ...group, extensions: e }))
     .sort((a, b) => (a.path.join(" ") < b.path.join(" ") ? -1 : 1));
-  return { groups: groupList, routeKey: routeKeyOf(owners) };
+  const wordKeys = wordKeysOf(owners);
+  return { groups: groupList, routeKey: routeKeyOfWords(wordKeys), wordKeys };
 }
 
 /** One command's route. */
@@ -147,11 +191,12 @@ export function routeOf(extension: string, command: CommandSpec): CliRoute {
 export function buildRoutes(extensions: readonly LoadedExtension[]): {
   routes: CliRouteTable;
   routeKey: string;
+  wordKeys: Map<string, string>;
 } {
-  const { groups, routeKey } = claimRoutes(extensions.map((l) => l.descriptor));
+  const { groups, routeKey, wordKeys } = claimRoutes(extensions.map((l) => l.descriptor));
   const commands: CliRoute[] = [];
   for (const { descriptor } of extensions)
     for (const command of descriptor.commands) commands.push(routeOf(descriptor.id, command));
   commands.sort((a, b) => (a.path.join(" ") < b.path.join(" ") ? -1 : 1));
-  return { routes: { commands, groups }, routeKey };
+  return { routes: { commands, groups }, routeKey, wordKeys };
 }

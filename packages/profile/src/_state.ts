@@ -14,7 +14,8 @@ import {
   validateOwnerConfig,
 } from "./_config.js";
 import { temporaryName } from "./_debris.js";
-import { type Derivation, derive, deriveCarried } from "./_derive.js";
+import { type Derivation, derive } from "./_derive.js";
+import { deriveCarried } from "./_derive-carried.js";
 import { type LinkRefresh, linkedPackage, staleLinks } from "./_devlink.js";
 import { profileNaming, sameNaming, type ToolNaming } from "./_endpoints.js";
 import { ioError, ProfileError } from "./_errors.js";
@@ -34,7 +35,9 @@ import type { Part } from "./_parts.js";
 import {
   buildProjection,
   type CliRouteTable,
-  checkToolIndex,
+  checkCompactNames,
+  checkToolSizes,
+  hasCompactNames,
   type LoadedExtension,
   projectionFromIndex,
   type ToolProjection,
@@ -706,20 +709,18 @@ export class StateDirectory {
     // catalog, every tool is.
     // A tool whose package the base published was checked then; every other
     // one (new, reinstalled, or a package reached by rollback) is checked now.
-    const digestOf = new Map(list.map((e) => [e.id, e.digest]));
     const checked = derivation.base;
-    checkToolIndex(
+    const adding = list.filter(
+      (e) =>
+        e.enabled && (checked === undefined || !checked.has(e.digest) || pending.has(e.digest)),
+    );
+    checkToolSizes(
       config,
       id,
-      derivation.tools,
+      adding.flatMap((e) => derivation.toolsOf(e.digest)),
       derivation.commandOf,
-      checked === undefined
-        ? true
-        : (identity) => {
-            const digest = digestOf.get(identity.slice(0, identity.indexOf("/")))!;
-            return !checked.has(digest) || pending.has(digest);
-          },
     );
+    if (hasCompactNames(config)) checkCompactNames(config, id, derivation.tools());
 
     // Validation passed: only now does anything enter the state directory.
     for (const pkg of pending.values()) {
@@ -745,7 +746,7 @@ export class StateDirectory {
             revision.commandGeneration,
             config,
             devLinkIds(list),
-            derivation.tools,
+            derivation.tools(),
             derivation.commandOf,
             derivation.routes,
           ),

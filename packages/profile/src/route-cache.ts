@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { readBounded, readFirstLine } from "./_bounded.js";
 import type { CliRoute, CliRouteTable } from "./_projection.js";
 import {
+  type BucketLine,
   PART_MAX_BYTES,
   partLine,
   partPath,
@@ -20,18 +21,28 @@ import {
 
 // Where the state directory is: as light as this reader, for the same fast path.
 export { FOREIGN_STATE_VARIABLES, resolveStateDir, stateDirVariable } from "./_statedir.js";
-export { PART_MAX_BYTES, partLine, partPath, type RouteHead, type RouteSet, routeLineDigest };
+export {
+  type BucketLine,
+  PART_MAX_BYTES,
+  partLine,
+  partPath,
+  type RouteHead,
+  type RouteSet,
+  routeLineDigest,
+};
 
 /**
- * Format tag of a `revisions/<id>.routes.json` file. Version 6: a header line,
+ * Format tag of a `revisions/<id>.routes.json` file. Version 8: a header line,
  * bound to the revision by its SHA-256, then one bucket line per first word
  * of a command path or alias, each checked against the digest the header
- * records; each command's full route is a line of its package's part
+ * records and naming the parts its own commands are in (so that a line
+ * depends on its commands alone); the header keeps each word's route key.
+ * Each command's full route is a line of its package's part
  * (`revisions/parts/<digest>.json`), checked against the digest its bucket
  * records. A reader hashes the header and reads the one bucket, and the one
  * part line, the typed words need.
  */
-export const ROUTES_FORMAT = "rukh.cli-routes/7";
+export const ROUTES_FORMAT = "rukh.cli-routes/8";
 
 /** The digest a revision records of its route cache text: SHA-256 of the header line. */
 export function routesDigestOf(text: string): string {
@@ -76,6 +87,8 @@ export type RouteCacheRead =
       bucket(word: string): RouteSet | undefined;
       /** Every route, each checked against its digest; `undefined` if one fails. */
       routes(): readonly CliRoute[] | undefined;
+      /** Every bucket's line as written, each checked against its digest (throws if one fails). */
+      lines(): readonly BucketLine[];
     })
   | {
       readonly ok: false;
@@ -123,7 +136,7 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
     if (first === "unterminated")
       return damaged(`the route cache of revision ${id} has no header line`);
     const head = first.line;
-    const earlier = /^\{"format":"rukh\.cli-routes\/[1-5]"/.test(head.toString("latin1", 0, 40));
+    const earlier = /^\{"format":"rukh\.cli-routes\/[1-7]"/.test(head.toString("latin1", 0, 40));
     if (sha256(head) !== revision.routesDigest) {
       // A cache of an earlier format is bound by another digest: not an edit, just not usable.
       if (earlier) return none(`the route cache of revision ${id} is of an earlier format`);
@@ -134,15 +147,12 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
     // Bound, but written by an earlier version: readable by that version only.
     if (earlier) return none(`the route cache of revision ${id} is of an earlier format`);
     const v = JSON.parse(head.toString("utf8"));
-    const parts: unknown = v?.parts;
     const words: unknown = v?.words;
     if (
       v?.format !== ROUTES_FORMAT ||
       v.commandGeneration !== revision.commandGeneration ||
       !Array.isArray(v.groups) ||
       !Array.isArray(v.tops) ||
-      !Array.isArray(parts) ||
-      !parts.every((d) => typeof d === "string" && REVISION_ID.test(d)) ||
       !Array.isArray(words) ||
       !words.every(
         (w) =>
@@ -150,7 +160,8 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
           typeof w[0] === "string" &&
           Number.isSafeInteger(w[1]) &&
           w[1] >= 0 &&
-          typeof w[2] === "string",
+          typeof w[2] === "string" &&
+          typeof w[3] === "string",
       )
     )
       return damaged(`the route cache of revision ${id} is not a ${ROUTES_FORMAT} file for it`);
@@ -159,8 +170,7 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
       id,
       file,
       head.length,
-      parts as string[],
-      words as [string, number, string][],
+      words as [string, number, string, string][],
     );
     if (buckets.end !== first.size)
       return damaged(`the route cache of revision ${id} does not hold the lines its header names`);
@@ -179,6 +189,7 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
       row: (i) => buckets.all().row(i),
       route: (i) => buckets.all().route(i),
       descriptor: (i) => buckets.all().descriptor(i),
+      lines: () => buckets.lines(),
       routes: () => {
         try {
           const all = buckets.all();

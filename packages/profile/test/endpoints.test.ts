@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkToolIndex, indexedTool } from "../src/_projection.js";
+import { checkToolSizes, indexedTool } from "../src/_projection.js";
 import {
   httpListen,
   listTools,
@@ -293,13 +293,7 @@ describe("a projection under an endpoint's naming", () => {
     });
     const check = (config: object, length: number) => {
       const c = command(length);
-      checkToolIndex(
-        config as never,
-        "a".repeat(64),
-        [indexedTool(c as never)],
-        () => c as never,
-        true,
-      );
+      checkToolSizes(config as never, "a".repeat(64), [indexedTool(c as never)], () => c as never);
     };
     const compact = ownerConfig({ mcp: { toolNames: "compact" } });
     // The longest description that fits under compact names alone.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkToolIndex, indexedTool } from "../src/_projection.js";
+import { checkToolSizes, indexedTool } from "../src/_projection.js";
 import {
   listTools,
   PAGE_MAX_BYTES,
@@ -106,12 +106,11 @@ describe("tools/list pages", () => {
     };
     let caught: unknown;
     try {
-      checkToolIndex(
+      checkToolSizes(
         ownerConfig() as never,
         "a".repeat(64),
         [indexedTool(command as never)],
         () => command as never,
-        true,
       );
     } catch (e) {
       caught = e;

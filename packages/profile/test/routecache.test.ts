@@ -92,7 +92,7 @@ describe("route cache", () => {
       "edited to map a path elsewhere (its digest no longer matches the revision's)",
       (t: string) => t.replace('"count"', '"cuont"'),
     ],
-    ["another format", (t: string) => t.replace("rukh.cli-routes/7", "rukh.cli-routes/9")],
+    ["another format", (t: string) => t.replace("rukh.cli-routes/8", "rukh.cli-routes/9")],
     [
       "a bucket of commands edited under an intact header (the bucket fails its own digest)",
       (t: string) => {
