@@ -4,6 +4,7 @@
 // CLI serving it as a real process.
 
 import { type ChildProcess, spawn } from "node:child_process";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 export { freePort } from "@rukh/testkit";
 
@@ -170,4 +171,18 @@ export async function serveHttpProcess(
   }
   if (!err.includes(" over HTTP at ")) throw new Error(`the server did not start: ${err}`);
   return { child, stderr: () => err, exited };
+}
+
+/** An SDK 2.x client on 2026-07-28, connected to `resource` with a bearer `token`. */
+export async function connectWithToken(resource: string, token: string): Promise<Client> {
+  const client = new Client(
+    { name: "team-agent", version: "1.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(resource), {
+      authProvider: { token: async () => token },
+    }),
+  );
+  return client;
 }

@@ -1,11 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import type { Client } from "@modelcontextprotocol/client";
 import { removeDir } from "@rukh/testkit";
 import { INTROSPECTING_CLIENT, startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, httpState, serveHttpProcess } from "./_http.js";
+import { connectWithToken, freePort, httpState, serveHttpProcess } from "./_http.js";
 import { RUKH_BIN } from "./_sleeper.js";
 
 // An issuer whose access tokens are opaque (oidc-provider's reference
@@ -41,18 +41,7 @@ afterAll(async () => {
   if (work) removeDir(work);
 });
 
-async function connect(token: string): Promise<Client> {
-  const client = new Client(
-    { name: "team-agent", version: "1.0.0" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(resource), {
-      authProvider: { token: async () => token },
-    }),
-  );
-  return client;
-}
+const connect = (token: string) => connectWithToken(resource, token);
 
 const seenBy = async (client: Client) => {
   const see = (await client.listTools()).tools.find((t) => t.description?.includes("everything"))!;

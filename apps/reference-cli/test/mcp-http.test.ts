@@ -1,10 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { removeDir } from "@rukh/testkit";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, httpState, serveHttpProcess } from "./_http.js";
+import { connectWithToken, freePort, httpState, serveHttpProcess } from "./_http.js";
 import { RUKH_BIN } from "./_sleeper.js";
 
 // `rukh mcp serve --http` as an owner runs it: a real process, a real
@@ -34,18 +33,7 @@ afterAll(async () => {
   if (work) removeDir(work);
 });
 
-async function connect(token: string): Promise<Client> {
-  const client = new Client(
-    { name: "team-agent", version: "1.0.0" },
-    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-  );
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(resource), {
-      authProvider: { token: async () => token },
-    }),
-  );
-  return client;
-}
+const connect = (token: string) => connectWithToken(resource, token);
 
 describe("rukh mcp serve --http", () => {
   it("says what it serves, where, and whose tokens it takes, and warns of unconfined presets", () => {

@@ -23,6 +23,35 @@ const server = (cacheSeconds: number, secret: string = INTROSPECTING_CLIENT.clie
     introspection: { clientId: INTROSPECTING_CLIENT.clientId, clientSecret: secret, cacheSeconds },
   });
 
+/**
+ * A resource server asking a stand-in introspection endpoint, which answers
+ * each request with `answer()` after `delayMs`; `asked` counts the requests.
+ */
+async function standIn(answer: () => string, delayMs = 0) {
+  const state = { asked: 0 };
+  const server = createServer((q, r) => {
+    state.asked++;
+    q.resume();
+    setTimeout(
+      () => r.writeHead(200, { "content-type": "application/json" }).end(answer()),
+      delayMs,
+    );
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const { port } = server.address() as { port: number };
+  const rs = createResourceServer({
+    resource: RESOURCE,
+    issuer: op.issuer,
+    defaultPreset: "agent",
+    introspection: {
+      endpoint: `http://127.0.0.1:${port}/introspect`,
+      ...INTROSPECTING_CLIENT,
+      cacheSeconds: 0,
+    },
+  });
+  return { rs, state, close: () => server.close() };
+}
+
 beforeAll(async () => {
   op = await startIssuer({ resources: [RESOURCE, OTHER], scopes: "mcp mcp.ops", format: "opaque" });
   rs = server(0);
@@ -102,24 +131,10 @@ describe("every other opaque token is refused", () => {
   it("any, while the introspection endpoint answers what is not an answer: 503", async () => {
     const answers = ["not json", "[1]", '{"active":"yes"}'];
     let next = 0;
-    const odd = createServer((_q, r) => {
-      r.writeHead(200, { "content-type": "application/json" }).end(answers[next++]);
-    });
-    await new Promise<void>((r) => odd.listen(0, "127.0.0.1", () => r()));
-    const { port } = odd.address() as { port: number };
+    const odd = await standIn(() => answers[next++]!);
     try {
-      const rsOdd = createResourceServer({
-        resource: RESOURCE,
-        issuer: op.issuer,
-        defaultPreset: "agent",
-        introspection: {
-          endpoint: `http://127.0.0.1:${port}/introspect`,
-          ...INTROSPECTING_CLIENT,
-          cacheSeconds: 0,
-        },
-      });
       for (const _ of answers)
-        expect(await rsOdd.authenticate(bearer("opaque-token-value"))).toMatchObject({
+        expect(await odd.rs.authenticate(bearer("opaque-token-value"))).toMatchObject({
           ok: false,
           status: 503,
         });
@@ -144,28 +159,13 @@ describe("every other opaque token is refused", () => {
       ["a DPoP token", { ...base, token_type: "DPoP" }, "not a bearer token"],
       ["bound to a key", { ...base, cnf: { jkt: "abc" } }, "bound to a key"],
     ];
-    let answer: Record<string, unknown> = {};
-    const fake = createServer((_q, r) => {
-      r.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
-    });
-    await new Promise<void>((r) => fake.listen(0, "127.0.0.1", () => r()));
-    const { port } = fake.address() as { port: number };
+    let answer: Record<string, unknown> = base;
+    const fake = await standIn(() => JSON.stringify(answer));
     try {
-      const rsFake = createResourceServer({
-        resource: RESOURCE,
-        issuer: op.issuer,
-        defaultPreset: "agent",
-        introspection: {
-          endpoint: `http://127.0.0.1:${port}/introspect`,
-          ...INTROSPECTING_CLIENT,
-          cacheSeconds: 0,
-        },
-      });
-      answer = base;
-      expect(await rsFake.authenticate(bearer("opaque-token-value"))).toMatchObject({ ok: true });
+      expect(await fake.rs.authenticate(bearer("opaque-token-value"))).toMatchObject({ ok: true });
       for (const [what, a, why] of cases) {
         answer = a;
-        const r = await rsFake.authenticate(bearer("opaque-token-value"));
+        const r = await fake.rs.authenticate(bearer("opaque-token-value"));
         expect([what, r.ok, !r.ok && r.status]).toEqual([what, false, 401]);
         expect(!r.ok && r.message).toContain(why);
       }
@@ -175,41 +175,15 @@ describe("every other opaque token is refused", () => {
   });
 
   it("asks the issuer once for requests that carry the same token at once", async () => {
-    let asked = 0;
     const now = Math.floor(Date.now() / 1000);
-    const slow = createServer((q, r) => {
-      asked++;
-      q.resume();
-      setTimeout(() => {
-        r.writeHead(200, { "content-type": "application/json" }).end(
-          JSON.stringify({
-            active: true,
-            scope: "mcp",
-            client_id: "c",
-            aud: RESOURCE,
-            exp: now + 300,
-          }),
-        );
-      }, 100);
-    });
-    await new Promise<void>((r) => slow.listen(0, "127.0.0.1", () => r()));
-    const { port } = slow.address() as { port: number };
+    const active = { active: true, scope: "mcp", client_id: "c", aud: RESOURCE, exp: now + 300 };
+    const slow = await standIn(() => JSON.stringify(active), 100);
     try {
-      const rsSlow = createResourceServer({
-        resource: RESOURCE,
-        issuer: op.issuer,
-        defaultPreset: "agent",
-        introspection: {
-          endpoint: `http://127.0.0.1:${port}/introspect`,
-          ...INTROSPECTING_CLIENT,
-          cacheSeconds: 0,
-        },
-      });
       const all = await Promise.all(
-        Array.from({ length: 20 }, () => rsSlow.authenticate(bearer("the-same-opaque-token"))),
+        Array.from({ length: 20 }, () => slow.rs.authenticate(bearer("the-same-opaque-token"))),
       );
       expect(all.every((a) => a.ok)).toBe(true);
-      expect(asked).toBe(1);
+      expect(slow.state.asked).toBe(1);
     } finally {
       slow.close();
     }
