@@ -186,3 +186,35 @@ export async function connectWithToken(resource: string, token: string): Promise
   );
   return client;
 }
+
+/** The `_meta` a 2026-07-28 request carries. */
+export const MODERN_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/** One 2026-07-28 JSON-RPC POST to `url` with a bearer `token`, its routing headers matching its body. */
+export function mcpPost(
+  url: string,
+  token: string,
+  method: string,
+  params: Record<string, unknown> = {},
+): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      ...(typeof params.name === "string" && { "mcp-name": params.name }),
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method,
+      params: { ...params, _meta: MODERN_META },
+    }),
+  });
+}

@@ -5,7 +5,7 @@ import type { Client } from "@modelcontextprotocol/client";
 import { removeDir } from "@rukh/testkit";
 import { INTROSPECTING_CLIENT, startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectWithToken, freePort, httpState, serveHttpProcess } from "./_http.js";
+import { connectWithToken, freePort, httpState, mcpPost, serveHttpProcess } from "./_http.js";
 import { RUKH_BIN } from "./_sleeper.js";
 
 // An issuer whose access tokens are opaque (oidc-provider's reference
@@ -97,27 +97,7 @@ describe("rukh mcp serve --http with opaque tokens", () => {
     // gone; a fresh token of the same client, never asked about, is refused at once.
     const fresh = await op.token("alice-agent", resource, "mcp");
     await op.revoke("alice-agent", fresh);
-    const res = await fetch(resource, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${fresh}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/list",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/list",
-        params: {
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {},
-          },
-        },
-      }),
-    });
+    const res = await mcpPost(resource, fresh, "tools/list");
     expect(res.status).toBe(401);
     expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
   });

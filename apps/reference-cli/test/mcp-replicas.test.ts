@@ -12,7 +12,7 @@ import { removeDir } from "@rukh/testkit";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, httpState, serveHttpProcess } from "./_http.js";
+import { freePort, httpState, mcpPost, serveHttpProcess } from "./_http.js";
 import { RUKH_BIN } from "./_sleeper.js";
 
 // Two `rukh mcp serve --http` replicas on one state directory behind a real
@@ -21,11 +21,6 @@ import { RUKH_BIN } from "./_sleeper.js";
 // with SIGKILL under load loses no call to a second run.
 const missing = nginxMissing();
 if (missing !== undefined) console.warn(`skipping the replicas behind nginx: ${missing}`);
-
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 describe.skipIf(missing !== undefined)("replicas behind nginx", () => {
   let op: TestIssuer;
@@ -65,18 +60,7 @@ describe.skipIf(missing !== undefined)("replicas behind nginx", () => {
   /** One request to `at` (a replica's address, or nginx's by default), as the resource's host. */
   async function rpc(method: string, params: Record<string, unknown> = {}, at?: string) {
     const url = at === undefined ? resource : `http://${at}/mcp`;
-    const res = await fetch(url, {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${token}`,
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": method,
-        ...(typeof params.name === "string" && { "mcp-name": params.name }),
-      },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: { ...params, _meta: META } }),
-    });
+    const res = await mcpPost(url, token, method, params);
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   }
 

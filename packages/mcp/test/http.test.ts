@@ -125,6 +125,40 @@ function events(text: string): Wire[] {
     .map((l) => JSON.parse(l.slice(6)));
 }
 
+/**
+ * The status of a tools/list POST sent with node:http, which sends the
+ * request target and Host exactly as given (fetch normalizes the one and
+ * sets the other).
+ */
+function rawList(token: string, over: { path?: string; host?: string }): Promise<number> {
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/list",
+    params: { _meta: MODERN_META },
+  });
+  return new Promise<number>((resolve, reject) => {
+    const req = request(`http://${hostHeader}`, {
+      method: "POST",
+      path: over.path ?? "/mcp",
+      headers: {
+        ...(over.host !== undefined && { host: over.host }),
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+      },
+    });
+    req.on("response", (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 describe("without a valid token, nothing", () => {
   it("answers 401 with a challenge to the metadata it publishes, and lists nothing", async () => {
     const r = await post({ method: "tools/list" });
@@ -536,33 +570,7 @@ describe("requests that are not what they claim", () => {
 
   it("serves only its own path: a query is ignored, any other spelling of the path is 404", async () => {
     const t = await token();
-    const body = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/list",
-      params: { _meta: MODERN_META },
-    });
-    // node:http sends each target as written (fetch would normalize it).
-    const statusAt = (path: string) =>
-      new Promise<number>((resolve, reject) => {
-        const req = request(`http://${hostHeader}`, {
-          method: "POST",
-          path,
-          headers: {
-            authorization: `Bearer ${t}`,
-            "content-type": "application/json",
-            accept: "application/json, text/event-stream",
-            "mcp-protocol-version": "2026-07-28",
-            "mcp-method": "tools/list",
-          },
-        });
-        req.on("response", (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
-        req.on("error", reject);
-        req.end(body);
-      });
+    const statusAt = (path: string) => rawList(t, { path });
     expect(await statusAt("/mcp?via=proxy")).toBe(200);
     expect(await statusAt(`http://${hostHeader}/mcp`)).toBe(200);
     for (const other of ["/mcp/", "/MCP", "/./mcp", "/x/../mcp", "/mcp%2F", "//mcp"])
@@ -601,31 +609,7 @@ describe("requests that are not what they claim", () => {
   it("refuses a forged Host (DNS rebinding) and a foreign Origin with 403; an allowed Origin passes", async () => {
     const t = await token();
     // fetch sets Host itself: a rebound name is sent as a browser would send it, by hand.
-    const rebound = await new Promise<number>((resolve, reject) => {
-      const body = JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/list",
-        params: { _meta: MODERN_META },
-      });
-      const req = request(resource, {
-        method: "POST",
-        headers: {
-          host: "evil.example.com",
-          authorization: `Bearer ${t}`,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/list",
-        },
-      });
-      req.on("response", (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on("error", reject);
-      req.end(body);
-    });
+    const rebound = await rawList(t, { host: "evil.example.com" });
     expect(rebound).toBe(403);
     const foreign = await post({
       method: "tools/list",

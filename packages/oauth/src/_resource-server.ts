@@ -199,10 +199,10 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     const digest = createHash("sha256").update(token).digest("hex");
     const now = Date.now() / 1000;
     const known = verified.get(digest);
-    if (known !== undefined && known.until <= now) verified.delete(digest);
     let claims: JWTPayload;
     if (known !== undefined && known.until > now) claims = known.claims;
     else {
+      verified.delete(digest);
       // Requests that carry the same token at once share one check (one question to the issuer).
       let checking = pending.get(digest);
       if (checking === undefined) {

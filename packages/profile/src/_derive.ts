@@ -75,6 +75,7 @@ export function derive(
   const rows = byPath(parts.flatMap((p) => p.rows));
   const descriptors = new Map(loaded.map((l) => [l.descriptor.id, l.descriptor]));
   const toolsOf = loaded.map((l) => toolCommands(config, [l]).map(indexedTool));
+  const toolsByDigest = new Map(enabled.map((e, i) => [e.digest, toolsOf[i]!]));
   return {
     catalogText: catalogFileText(
       parts.map((p, i) => catalogLine(p, loaded[i]!.descriptor, toolsOf[i]!)),
@@ -82,7 +83,7 @@ export function derive(
     ),
     routeKey,
     tools: () => toolsOf.flat(),
-    toolsOf: (digest) => toolsOf[enabled.findIndex((e) => e.digest === digest)] ?? [],
+    toolsOf: (digest) => toolsByDigest.get(digest) ?? [],
     parts,
     routesText: (generation) =>
       routesFileTextOf(
