@@ -4,13 +4,13 @@
 // program bin/rukh runs: a start resolves a handful of files instead of a
 // hundred, and what a path does not use (the MCP host, the profile's
 // publication, the core) is a chunk it never loads.
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 rmSync(`${root}dist/chunks`, { recursive: true, force: true });
-await build({
+const { metafile } = await build({
   entryPoints: { rukh: `${root}dist/main.js` },
   outdir: `${root}dist`,
   chunkNames: "chunks/[name]-[hash]",
@@ -21,8 +21,22 @@ await build({
   target: "node20",
   legalComments: "none",
   logLevel: "warning",
+  metafile: true,
   // CommonJS dependencies call require() for Node builtins.
   banner: {
     js: 'import { createRequire as __rukhCreateRequire } from "node:module"; const require = __rukhCreateRequire(import.meta.url);',
   },
 });
+// Which source files each output holds: the test of what each path loads
+// (test/loading.test.ts) maps the files a process opened back to packages.
+writeFileSync(
+  `${root}dist/bundle.json`,
+  JSON.stringify(
+    Object.fromEntries(
+      Object.entries(metafile.outputs).map(([file, o]) => [
+        file.slice("dist/".length),
+        Object.keys(o.inputs),
+      ]),
+    ),
+  ),
+);

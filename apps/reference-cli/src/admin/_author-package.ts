@@ -39,7 +39,7 @@ export function packageBuiltins(
         const d = report.descriptor;
         const lines = reportLines(dir, report);
         // Generated types that no longer match the descriptor mislead the author's compiler.
-        const types = d === undefined ? undefined : typesState(dir, d, brand).state;
+        const types = d === undefined ? undefined : (await typesState(dir, d, brand)).state;
         if (types === "out of date")
           lines.push(`note: ${TYPES_FILE} is out of date; run: ${brand} ext types ${dir}`);
         // A TypeScript package without them fails to compile, far from the cause.

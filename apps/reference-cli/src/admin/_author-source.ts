@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
-import { descriptorTypes, type ExtensionDescriptor } from "@rukh/descriptor";
+import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { reportLines, vendorPythonRuntime, vendorRuntime } from "./_authoring.js";
 import { arg, bool, flag, oneOf, text } from "./_inputs.js";
 import { type AdminBody, OK, plural, print, REFUSED, UsageError } from "./_kit.js";
@@ -40,7 +40,7 @@ export function sourceBuiltins(
           SKELETON_LANGUAGES,
         ),
       ],
-      run: guarded((ctx) => {
+      run: guarded(async (ctx) => {
         const dir = resolve(text(ctx.inputs, "dir")!);
         const id = text(ctx.inputs, "id")!;
         if (!EXTENSION_ID.test(id))
@@ -52,7 +52,7 @@ export function sourceBuiltins(
             `${dir} is not empty; ext init writes only into a new or empty directory`,
           );
         const lang = (text(ctx.inputs, "lang") ?? "js") as SkeletonLanguage;
-        const files = skeletonFiles(id, brand, lang);
+        const files = await skeletonFiles(id, brand, lang);
         for (const [path, content] of Object.entries(files)) {
           mkdirSync(dirname(join(dir, path)), { recursive: true });
           writeFileSync(join(dir, path), content, { flag: "wx" });
@@ -93,7 +93,7 @@ export function sourceBuiltins(
         const file = join(dir, TYPES_FILE);
         // A passthrough command has no handler, so no types.
         const managed = d.commands.filter((c) => c.execute.mapping === "managed").length;
-        const { state, wanted } = typesState(dir, d, brand);
+        const { state, wanted } = await typesState(dir, d, brand);
         const fresh = state === "up to date";
         if (ctx.inputs.check === true) {
           if (!fresh) {
@@ -116,11 +116,12 @@ export function sourceBuiltins(
 }
 
 /** Whether a package's generated types match its descriptor, and the text they should have. */
-export function typesState(
+export async function typesState(
   dir: string,
   descriptor: ExtensionDescriptor,
   brand: string,
-): { state: "up to date" | "missing" | "out of date"; wanted: string } {
+): Promise<{ state: "up to date" | "missing" | "out of date"; wanted: string }> {
+  const { descriptorTypes } = await import("@rukh/descriptor");
   const file = join(dir, TYPES_FILE);
   const wanted = descriptorTypes(descriptor, { generator: `${brand} ext types` });
   const current = existsSync(file) ? readFileSync(file, "utf8") : undefined;

@@ -1,7 +1,7 @@
 // What every administrative command shares: exit codes, strict flag parsing,
 // printing for people or scripts, and one error-to-exit-code mapping.
 
-import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readSync } from "node:fs";
 import { type BuiltinContext, outputEnvelope, terminalText } from "@rukh/cli";
 import type { OwnerConfig, StateDirectory, TaskPreset } from "@rukh/profile";
 
@@ -21,14 +21,18 @@ export const ENDPOINT_OR_PRESET =
 /** A well-formed request the profile's rules refuse: exit 4 with the message. */
 export class Refusal extends Error {}
 
-// Reads a file the owner named, refusing it before reading if it is larger
-// than what it can possibly be.
-export function readBounded(path: string, max: number): Buffer {
+// Reads a file the owner named, never more than `max` bytes of it: a larger
+// file (or one without end, such as /dev/zero) is refused, naming `what` it
+// should have been.
+export function readBounded(path: string, max: number, what = `at most ${max} bytes`): Buffer {
   const fd = openSync(path, "r");
   try {
-    const size = fstatSync(fd).size;
-    if (size > max) throw new UsageError(`${path} is ${size} bytes; expected at most ${max}`);
-    return readFileSync(fd);
+    const buf = Buffer.allocUnsafe(max + 1);
+    let n = 0;
+    for (let got = 1; got > 0 && n < buf.length; n += got)
+      got = readSync(fd, buf, n, buf.length - n, null);
+    if (n > max) throw new UsageError(`${path} is larger than ${max} bytes; expected ${what}`);
+    return buf.subarray(0, n);
   } finally {
     closeSync(fd);
   }

@@ -4,8 +4,6 @@
 // it, the handler types generated from the descriptor, a test, and a README
 // that walks through validate, sign and install.
 
-import { descriptorTypes, parseDescriptor } from "@rukh/descriptor";
-
 /** The languages `ext init` can write a skeleton in. */
 export const SKELETON_LANGUAGES = ["js", "ts", "python", "sh"] as const;
 /** One of {@link SKELETON_LANGUAGES}. */
@@ -23,11 +21,12 @@ const PROGRAMS: Record<SkeletonLanguage, string> = {
 export const TYPES_FILE = "rukh-types.d.ts";
 
 /** The files of a new package for extension `id` (`<publisher>.<name>`), by path. */
-export function skeletonFiles(
+export async function skeletonFiles(
   id: string,
   brand: string,
   lang: SkeletonLanguage,
-): Record<string, string> {
+): Promise<Record<string, string>> {
+  const { descriptorTypes, parseDescriptor } = await import("@rukh/descriptor");
   const publisher = id.slice(0, id.indexOf("."));
   const group = id.slice(id.lastIndexOf(".") + 1);
   // A shell script cannot speak the authenticated channel (binary frames

@@ -13,7 +13,9 @@ const PUBLIC_KEY_MAX_BYTES = 1_024;
 const PUBLISHER = /^[a-z][a-z0-9-]*$/;
 
 function readKey(file: string): string {
-  return readBounded(file, PUBLIC_KEY_MAX_BYTES).toString("utf8").trim();
+  return readBounded(file, PUBLIC_KEY_MAX_BYTES, "a public key file (44 base64 characters)")
+    .toString("utf8")
+    .trim();
 }
 
 function publisherArg(value: unknown, flag: boolean): string {

@@ -1,0 +1,82 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { expect, it } from "vitest";
+import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
+
+// What each path of the built binary loads, observed in the real process: a
+// module hook records every file it opens, and the bundle's own map
+// (dist/bundle.json) says which source files each holds. Help and
+// completion read the route cache and nothing else of the profile; a run
+// loads the core but no MCP host; nothing of the CLI loads the OAuth
+// resource server unless it serves HTTP.
+const { at } = useSleeperCli("rukh-cli-loading-");
+const dist = fileURLToPath(new URL("../dist/", import.meta.url));
+const holds: Record<string, string[]> = JSON.parse(readFileSync(join(dist, "bundle.json"), "utf8"));
+
+/** The workspace source files (`<package>/<file>`) `rukh <args>` loads. */
+function loaded(...args: string[]): Set<string> {
+  const log = join(at.work, "loaded.log");
+  const hook = join(at.work, "hook.mjs");
+  rmSync(log, { force: true });
+  writeFileSync(
+    hook,
+    `import { register } from "node:module";
+register(${JSON.stringify(
+      `data:text/javascript,${encodeURIComponent(`import { appendFileSync } from "node:fs";
+export async function load(url, context, next) {
+  if (url.startsWith("file:")) appendFileSync(${JSON.stringify(log)}, url + "\\n");
+  return next(url, context);
+}`)}`,
+    )});
+`,
+  );
+  const r = spawnSync(process.execPath, ["--import", pathToFileURL(hook).href, RUKH_BIN, ...args], {
+    env: { PATH: process.env.PATH, RUKH_HOME: at.root, NO_COLOR: "1" },
+    encoding: "utf8",
+  });
+  expect(r.status, r.stderr).toBe(0);
+  const sources = new Set<string>();
+  for (const url of readFileSync(log, "utf8").trim().split("\n")) {
+    const file = fileURLToPath(url);
+    if (!file.startsWith(dist)) continue;
+    for (const input of holds[file.slice(dist.length)] ?? [])
+      sources.add(input.replace(/^(\.\.\/)+packages\//, "").replace("/dist/", "/"));
+  }
+  return sources;
+}
+
+const of = (sources: Set<string>, pkg: string) =>
+  [...sources].filter((s) => s.startsWith(`${pkg}/`)).sort();
+// The route cache's reader and what it is built from: all of the profile that help may load.
+const ROUTE_CACHE = [
+  "profile/_bounded.js",
+  "profile/_route-buckets.js",
+  "profile/_statedir.js",
+  "profile/route-cache.js",
+];
+
+it("help, a group's help and completion load the route cache's reader and nothing else of the profile, no descriptor, core or MCP", () => {
+  for (const args of [["--help"], ["--version"], ["ext", "--help"], ["__complete", "--", "na"]]) {
+    const sources = loaded(...args);
+    expect(of(sources, "profile"), args.join(" ")).toEqual(ROUTE_CACHE);
+    for (const pkg of ["descriptor", "core", "ipc", "mcp", "oauth", "harness", "command-result"])
+      expect(of(sources, pkg), `${args.join(" ")}: ${pkg}`).toEqual([]);
+    expect(sources.has("cli/_run-command.js")).toBe(false);
+  }
+});
+
+it("a command run loads the core and the profile but no MCP host, OAuth or test harness", () => {
+  const sources = loaded("nap", "--wait-ms", "0");
+  expect(sources.has("cli/_run-command.js")).toBe(true);
+  expect(of(sources, "core").length).toBeGreaterThan(0);
+  expect(sources.has("profile/_state.js")).toBe(true);
+  for (const pkg of ["mcp", "oauth", "harness"]) expect(of(sources, pkg), pkg).toEqual([]);
+});
+
+it("an administrative command loads the profile, and neither the core nor MCP unless it needs them", () => {
+  const sources = loaded("ext", "list");
+  expect(sources.has("profile/_state.js")).toBe(true);
+  for (const pkg of ["core", "mcp", "oauth", "harness"]) expect(of(sources, pkg), pkg).toEqual([]);
+});
