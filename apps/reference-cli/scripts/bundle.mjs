@@ -1,18 +1,29 @@
 #!/usr/bin/env node
 // Bundles the built CLI (dist/main.js and every workspace package and
-// dependency it imports) into dist/rukh.js plus lazily loaded chunks, the
+// dependency it imports) into dist/rukh.cjs plus lazily loaded chunks, the
 // program bin/rukh runs: a start resolves a handful of files instead of a
 // hundred, and what a path does not use (the MCP host, the profile's
 // publication, the core) is a chunk it never loads.
-import { rmSync, writeFileSync } from "node:fs";
+//
+// The files are CommonJS, though the sources are ES modules: on Node 20 an
+// ES module entry starts the ESM loader and evaluates every export of each
+// built-in it imports (importing node:fs loads its streams), about 10 ms of
+// every start; `require` does neither. esbuild splits only ES modules, so
+// each chunk is split as one and then rewritten as CommonJS, its imports of
+// other chunks (static and dynamic) as `require`, so that every chunk is
+// loaded once, by one loader.
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
+import { build, transform } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 rmSync(`${root}dist/chunks`, { recursive: true, force: true });
-const { metafile } = await build({
+rmSync(`${root}dist/rukh.js`, { force: true });
+const { metafile, outputFiles } = await build({
   entryPoints: { rukh: `${root}dist/main.js` },
   outdir: `${root}dist`,
+  outExtension: { ".js": ".cjs" },
   chunkNames: "chunks/[name]-[hash]",
   bundle: true,
   splitting: true,
@@ -22,11 +33,30 @@ const { metafile } = await build({
   legalComments: "none",
   logLevel: "warning",
   metafile: true,
-  // CommonJS dependencies call require() for Node builtins.
-  banner: {
-    js: 'import { createRequire as __rukhCreateRequire } from "node:module"; const require = __rukhCreateRequire(import.meta.url);',
-  },
+  write: false,
 });
+
+// A dynamic import of a chunk or a built-in, as esbuild writes it. Any
+// other (a package's own module, by a computed URL) stays an import().
+const DYNAMIC = /\bimport\(("(?:\.\.?\/[^"]+\.cjs|node:[a-z_/]+)")\)/g;
+for (const file of outputFiles) {
+  const { code, warnings } = await transform(file.text, {
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    loader: "js",
+    logLevel: "warning",
+    // Each chunk's own URL, as `import.meta.url` was in the ES module.
+    define: { "import.meta.url": "__rukhModuleUrl" },
+    banner: `"use strict";\nconst __rukhModuleUrl = require("node:url").pathToFileURL(__filename).href;`,
+  });
+  // A construct CommonJS has not (import.meta but its URL, top-level await) is a build error.
+  if (warnings.length > 0)
+    throw new Error(`${file.path}: ${warnings.map((w) => w.text).join("; ")}`);
+  mkdirSync(dirname(file.path), { recursive: true });
+  writeFileSync(file.path, code.replace(DYNAMIC, "Promise.resolve().then(() => require($1))"));
+}
+
 // Which source files each output holds: the test of what each path loads
 // (test/loading.test.ts) maps the files a process opened back to packages.
 writeFileSync(

@@ -25,3 +25,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   });
   return cli.run(argv);
 }
+
+/**
+ * Runs the CLI as the process: its exit code becomes the process's, and
+ * once the call is over, whatever is still open (a stopped command's pipe
+ * after a second Ctrl-C, a server's input) keeps it alive only a moment
+ * longer, for its last words to reach the terminal. What `bin/` runs.
+ *
+ * @example
+ * start(process.argv.slice(2));
+ */
+export function start(argv: readonly string[]): void {
+  void main(argv).then((code) => {
+    process.exitCode = code;
+    setTimeout(() => process.exit(), 200).unref();
+  });
+}

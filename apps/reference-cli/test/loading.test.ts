@@ -1,12 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
 
 // What each path of the built binary loads, observed in the real process: a
-// module hook records every file it opens, and the bundle's own map
+// preloaded hook records every file it required, and the bundle's own map
 // (dist/bundle.json) says which source files each holds. Help and
 // completion read the route cache and nothing else of the profile; a run
 // loads the core but no MCP host; nothing of the CLI loads the OAuth
@@ -18,32 +18,26 @@ const holds: Record<string, string[]> = JSON.parse(readFileSync(join(dist, "bund
 /** The workspace source files (`<package>/<file>`) `rukh <args>` loads. */
 function loaded(...args: string[]): Set<string> {
   const log = join(at.work, "loaded.log");
-  const hook = join(at.work, "hook.mjs");
+  const hook = join(at.work, "hook.cjs");
   rmSync(log, { force: true });
+  // Every file the process required, as it exits.
   writeFileSync(
     hook,
-    `import { register } from "node:module";
-register(${JSON.stringify(
-      `data:text/javascript,${encodeURIComponent(`import { appendFileSync } from "node:fs";
-export async function load(url, context, next) {
-  if (url.startsWith("file:")) appendFileSync(${JSON.stringify(log)}, url + "\\n");
-  return next(url, context);
-}`)}`,
-    )});
-`,
+    `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(log)}, Object.keys(require.cache).join("\\n")));\n`,
   );
-  const r = spawnSync(process.execPath, ["--import", pathToFileURL(hook).href, RUKH_BIN, ...args], {
+  const r = spawnSync(process.execPath, ["--require", hook, RUKH_BIN, ...args], {
     env: { PATH: process.env.PATH, RUKH_HOME: at.root, NO_COLOR: "1" },
     encoding: "utf8",
   });
   expect(r.status, r.stderr).toBe(0);
   const sources = new Set<string>();
-  for (const url of readFileSync(log, "utf8").trim().split("\n")) {
-    const file = fileURLToPath(url);
+  for (const file of readFileSync(log, "utf8").split("\n")) {
     if (!file.startsWith(dist)) continue;
     for (const input of holds[file.slice(dist.length)] ?? [])
       sources.add(input.replace(/^(\.\.\/)+packages\//, "").replace("/dist/", "/"));
   }
+  // The hook saw the bundle itself (or it would prove nothing).
+  expect(sources.has("cli/_cli.js")).toBe(true);
   return sources;
 }
 

@@ -119,10 +119,7 @@ export function scaffold(options: ScaffoldOptions): string[] {
     ".gitignore": "node_modules/\ndist/\n",
     "README.md": `# ${name}\n\nA branded command-line tool built on Rukh. Its commands come from trusted, installable extensions; the same commands are served to AI agents over MCP (\`${name} mcp serve\`).\n\n\`\`\`sh\nnpm install && npm run build && npm test\n./bin/${name} --help\n./bin/${name} doctor\n\`\`\`\n`,
     // The reference CLI runs its bundle; a scaffold builds with tsc alone and runs its output.
-    [`bin/${name}`]: rebrand(readFileSync(join(TEMPLATE, "bin/rukh"), "utf8")).replace(
-      "../dist/rukh.js",
-      "../dist/main.js",
-    ),
+    [`bin/${name}`]: `#!/usr/bin/env node\nimport { start } from "../dist/main.js";\n\nstart(process.argv.slice(2));\n`,
     // Every source file of the template; only main.ts names the brand.
     ...Object.fromEntries(
       (readdirSync(join(TEMPLATE, "src"), { recursive: true }) as string[])
