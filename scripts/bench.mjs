@@ -78,11 +78,19 @@ for (const top of ["packages", "apps"]) {
   }
 }
 
+// A bench that fails (a target it asserts, a server that went away) is
+// reported after the table, which still holds every row measured, and makes
+// the run fail.
+const failed = [];
 for (const file of files) {
   if (filter && !file.includes(filter)) continue;
   process.stderr.write(`bench: ${relative(root, file)}\n`);
-  const mod = await import(pathToFileURL(file).href);
-  await mod.default(suite);
+  try {
+    const mod = await import(pathToFileURL(file).href);
+    await mod.default(suite);
+  } catch (e) {
+    failed.push(`${relative(root, file)}: ${e?.stack ?? e}`);
+  }
 }
 
 const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(4));
@@ -93,3 +101,5 @@ for (const r of rows) {
   const ratio = r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}×`;
   console.log(`| ${r.group} | ${r.name} | ${fmt(r.ms)} | ${ratio} | ${r.note} |`);
 }
+for (const f of failed) console.error(`bench failed: ${f}`);
+if (failed.length > 0) process.exitCode = 1;

@@ -61,7 +61,7 @@ async function httpServer(s, port) {
     if (child.exitCode !== null) throw new Error(`rukh mcp serve --http ended: ${err}`);
     await new Promise((r) => setTimeout(r, 25));
   }
-  return { close: () => child.kill("SIGTERM") };
+  return { close: () => child.kill("SIGTERM"), stderr: () => err };
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -91,6 +91,12 @@ function post(url, token, method, params) {
     req.on("response", (res) => {
       const chunks = [];
       res.on("data", (c) => chunks.push(c));
+      // A connection cut mid-answer (a proxy whose upstream reset) ends no answer: it is an error, never a wait.
+      res.on("error", reject);
+      res.on("close", () => {
+        if (!res.complete)
+          reject(new Error(`${method}: the answer was cut after HTTP ${res.statusCode}`));
+      });
       res.on("end", () => {
         const text = Buffer.concat(chunks).toString("utf8");
         if (res.statusCode < 200 || res.statusCode >= 300)
@@ -113,7 +119,7 @@ async function floorServer(port) {
   const code = `require("node:http").createServer((q, r) => { q.resume(); q.on("end", () => { r.writeHead(200, { "content-type": "application/json" }); r.end('{"jsonrpc":"2.0","id":1,"result":{}}'); }); }).listen(${port}, "127.0.0.1", () => console.log("up"));`;
   const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "ignore"] });
   await new Promise((r) => child.stdout.once("data", r));
-  return { close: () => child.kill("SIGTERM") };
+  return { close: () => child.kill("SIGTERM"), stderr: () => err };
 }
 
 /** A node child answering every line with a fixed JSON-RPC result of the same id: stdio's floor. */
@@ -221,6 +227,7 @@ export default async function http(suite) {
   try {
     const times = [];
     let errors = 0;
+    let firstError;
     let next = 0;
     const client = async () => {
       while (next < 1_000) {
@@ -229,8 +236,9 @@ export default async function http(suite) {
         try {
           const r = await post(lbUrl, lbToken, "tools/list", {});
           if (!Array.isArray(r.result?.tools)) errors++;
-        } catch {
+        } catch (e) {
           errors++;
+          firstError ??= e.message;
         }
         times.push(Number(process.hrtime.bigint() - t0) / 1e6);
       }
@@ -242,7 +250,10 @@ export default async function http(suite) {
     suite.report(g, "p50 (ms)", percentile(times, 50), undefined);
     suite.report(g, "p99 (ms)", percentile(times, 99), undefined, `${errors} errors; target: none`);
     suite.report(g, "requests/s", 1_000 / seconds, undefined);
-    if (errors > 0) throw new Error(`http: ${errors} of 1,000 list requests through nginx failed`);
+    if (errors > 0)
+      throw new Error(
+        `http: ${errors} of 1,000 list requests through nginx failed: ${firstError}\nnginx: ${lb.stderr()}\n${replicas.map((r, i) => `replica ${i + 1}: ${r.stderr().slice(-2_000)}`).join("\n")}`,
+      );
   } finally {
     await lb.stop();
     for (const r of replicas) r.close();

@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import { createInvocationCore, type HostBinding, type InvocationCore } from "@rukh/core";
 import type { JsonValue } from "@rukh/json";
@@ -148,6 +149,9 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
   }
 
   const owner = new AbortController();
+  // Each request in flight listens for the host's shutdown until it ends: as
+  // many as run at once (bounded by the presets' concurrency), never a leak.
+  setMaxListeners(0, owner.signal);
   // Aborted when the transport is lost: running calls end `transport_lost`.
   const transport = new AbortController();
   const tools = hostTools({

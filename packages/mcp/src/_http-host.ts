@@ -4,6 +4,7 @@
 // host's code: the same strict decoder and limits, dispatcher, tools and
 // invocation core.
 
+import { setMaxListeners } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createInvocationCore, type HostBinding, type InvocationCore } from "@rukh/core";
@@ -138,6 +139,9 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     throw new McpError("state_unavailable", "cannot open the invocation core", { cause: e });
   });
   const owner = new AbortController();
+  // Each request in flight listens for the host's shutdown until it ends: as
+  // many as run at once (bounded by the presets' concurrency), never a leak.
+  setMaxListeners(0, owner.signal);
   const work = new Set<Promise<void>>();
   let closing = false;
 

@@ -381,6 +381,23 @@ describe("with a token", () => {
 });
 
 describe("streams and limits", () => {
+  it("answers 40 concurrent requests with no warning: each one's listener on the host's shutdown signal is its own, not a leak", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    try {
+      const t = await token();
+      const answers = await Promise.all(
+        Array.from({ length: 40 }, (_, id) => post({ method: "tools/list", id, token: t })),
+      );
+      for (const a of answers) expect(a.status).toBe(200);
+      await new Promise((r) => setImmediate(r));
+    } finally {
+      process.off("warning", onWarning);
+    }
+    expect(warnings.filter((w) => w.includes("MaxListeners"))).toEqual([]);
+  });
+
   it("keeps a subscriptions/listen stream open: acknowledged first, then told of a publication", async () => {
     const controller = new AbortController();
     const res = await listenRequest(resource, await token(), "watch", controller.signal);
