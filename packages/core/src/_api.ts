@@ -49,6 +49,15 @@ export interface InvocationCoreOptions {
    * to an MCP call, whatever the preset allows. Default none.
    */
   readonly devExtensions?: readonly string[];
+  /**
+   * How many command processes this host keeps started ahead of a call
+   * (default 0, none). A managed command's launch seen twice gets its next
+   * process started at once, to wait for the next call of exactly that launch:
+   * for a host that serves the same commands again and again (MCP), not a
+   * CLI call. Each process still runs one invocation; one unused for
+   * {@link READY_PROCESS_IDLE_MS} ends, and `close()` ends them all.
+   */
+  readonly readyProcesses?: number;
 }
 
 /**

@@ -44,10 +44,15 @@ import { CoreError } from "./_errors.js";
 import { type ExecutionContext, execute } from "./_execution.js";
 import { HostJournal } from "./_host-journal.js";
 import { inputsFields } from "./_journal.js";
-import { DIAGNOSTICS_MAX_BYTES } from "./_limits.js";
+import {
+  DIAGNOSTICS_MAX_BYTES,
+  READY_PROCESS_IDLE_MS,
+  READY_PROCESSES_PER_LAUNCH,
+} from "./_limits.js";
 import type { InvocationOutcome, OutcomeReason } from "./_outcome.js";
 import { recoverLostHosts } from "./_recovery.js";
 import { acquireSlot, slotPrefix } from "./_slots.js";
+import { launchNow, Spares } from "./_spares.js";
 import { processStartTime } from "./_tree.js";
 import { CANCEL_REASON, type Cause, type RunResult } from "./_verdict.js";
 import { startWatchdog } from "./_watchdog.js";
@@ -130,6 +135,14 @@ export async function createInvocationCore(
 
   const packages = new Map<string, [ExtensionDescriptor, string]>();
   const running = new Set<(cause: Cause) => void>();
+  const spares =
+    (options.readyProcesses ?? 0) > 0
+      ? new Spares({
+          max: options.readyProcesses!,
+          perLaunch: READY_PROCESSES_PER_LAUNCH,
+          idleMs: READY_PROCESS_IDLE_MS,
+        })
+      : undefined;
   const pending = new Set<Promise<unknown>>();
   // Calls running per preset (a remote host serves many bindings from one core).
   const inFlightOf = new Map<string, number>();
@@ -225,6 +238,10 @@ export async function createInvocationCore(
     running,
     diagnostics: (invocationId, identity) =>
       sink.invocation(invocationId, identity, diagnosticsMax),
+    launch: (launch, hooks, keep) =>
+      spares !== undefined && !closed
+        ? spares.launch(launch, hooks, keep)
+        : launchNow(launch, hooks),
     recordProcess(invocationId, planned, pid, leadsGroup) {
       if (pid === undefined) return undefined;
       const startTime = processStartTime(pid);
@@ -413,6 +430,7 @@ export async function createInvocationCore(
     async close() {
       if (closed) return;
       closed = true;
+      spares?.close();
       for (const cancel of [...running]) cancel("owner");
       await Promise.allSettled([...pending]);
       await journal.close();

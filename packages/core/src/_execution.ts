@@ -1,12 +1,14 @@
 // What running an admitted call needs from its host, and the choice between
 // the two ways a command runs.
 
+import type { CommandProcess } from "@rukh/ipc";
 import type { Planned } from "./_admission.js";
 import type { InvocationRequest } from "./_api.js";
 import type { Budget } from "./_budget.js";
 import type { InvocationDiagnosticsBudget } from "./_diagnostics.js";
 import { runManaged } from "./_run-managed.js";
 import { runPassthrough } from "./_run-passthrough.js";
+import type { Launch, ProcessHooks } from "./_spares.js";
 import type { Cause, RunResult } from "./_verdict.js";
 import type { Watchdog } from "./_watchdog.js";
 
@@ -18,6 +20,11 @@ export interface ExecutionContext {
   readonly running: Set<(cause: Cause) => void>;
   /** A call's diagnostics budget in the owner's log. */
   diagnostics(invocationId: string, identity: string): InvocationDiagnosticsBudget;
+  /**
+   * Starts (or hands over, ready) the process of a managed call, its output
+   * going to `hooks`; `keep`: its launch may have processes kept ready.
+   */
+  launch(launch: Launch, hooks: ProcessHooks, keep: boolean): CommandProcess;
   /** Journals a started process (so recovery can end it) and gives it a watchdog where needed. */
   recordProcess(
     invocationId: string,

@@ -55,3 +55,12 @@ export const JOURNAL_RECORD_MAX_BYTES = 8_192;
 
 /** The largest canonical JSON of inputs a start record keeps when the owner records inputs. */
 export const RECORDED_INPUTS_MAX_BYTES = 4_096;
+
+/** How long a command process started ahead of a call waits for one before it ends. */
+export const READY_PROCESS_IDLE_MS = 60_000;
+
+/**
+ * How many processes one launch keeps ready: two, so that calls made back to
+ * back find one whose start is at least a call old.
+ */
+export const READY_PROCESSES_PER_LAUNCH = 2;

@@ -2,7 +2,6 @@
 // the invoke to the verdict.
 
 import type { CompletionMessage } from "@rukh/ipc";
-import { spawnCommandProcess } from "@rukh/ipc";
 import type { JsonObject } from "@rukh/json";
 import type { Planned } from "./_admission.js";
 import type { InvocationRequest } from "./_api.js";
@@ -41,31 +40,35 @@ export function runManaged(
     let spawnError: Error | undefined;
     let done = false;
     const timers: NodeJS.Timeout[] = [];
-    const proc = spawnCommandProcess({
-      program: admitted.plan.program,
-      args: admitted.plan.args,
-      env: admitted.plan.env ?? ctx.env,
-      cwd: request.cwd ?? process.cwd(),
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-      shadowFds: inheritableDescriptors(),
-      onLog: (entry) => diag.log(entry),
-      // Only while the call runs: nothing is reported once it is ending.
-      onProgress: (p) => {
-        if (done || cause !== undefined || completion !== undefined) return;
-        try {
-          request.onProgress?.({
-            progress: p.progress,
-            ...(p.total !== undefined && { total: p.total }),
-            ...(p.message !== undefined && { message: p.message }),
-          });
-        } catch {}
+    const proc = ctx.launch(
+      {
+        program: admitted.plan.program,
+        args: admitted.plan.args,
+        env: admitted.plan.env ?? ctx.env,
+        cwd: request.cwd ?? process.cwd(),
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+        shadowFds: inheritableDescriptors(),
       },
-    });
+      {
+        onLog: (entry) => diag.log(entry),
+        // Only while the call runs: nothing is reported once it is ending.
+        onProgress: (p) => {
+          if (done || cause !== undefined || completion !== undefined) return;
+          try {
+            request.onProgress?.({
+              progress: p.progress,
+              ...(p.total !== undefined && { total: p.total }),
+              ...(p.message !== undefined && { message: p.message }),
+            });
+          } catch {}
+        },
+        output: (stream, chunk) => diag.stream(stream, chunk),
+      },
+      admitted.plan.tree === "pid-namespace",
+    );
     const child = proc.child;
     const watchdog = ctx.recordProcess(invocationId, admitted, child.pid, true);
-    child.stdout?.on("data", (c: Buffer) => diag.stream("stdout", c));
-    child.stderr?.on("data", (c: Buffer) => diag.stream("stderr", c));
     const killGroup = (signal: NodeJS.Signals) => {
       if (child.pid === undefined) return;
       try {

@@ -37,6 +37,7 @@ export const MAIN_COMMANDS: FixtureCommand[] = [
   { id: "hello", inputs: [text("name", { required: true })] },
   { id: "version", inputs: [int("wait_ms", { default: 0 })] },
   { id: "count", inputs: [int("n", { required: true })], result: COUNT_RESULT },
+  { id: "uptime" },
   { id: "bad_result", result: COUNT_RESULT },
   { id: "many_bad", result: COUNT_RESULT },
   { id: "progress" },

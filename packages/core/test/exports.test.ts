@@ -14,6 +14,7 @@ it("exports exactly these names", async () => {
       "JOURNAL_RECORD_MAX_BYTES",
       "OUTCOME_KINDS",
       "OUTCOME_REASONS",
+      "READY_PROCESS_IDLE_MS",
       "RECORDED_INPUTS_MAX_BYTES",
       "RESULT_ISSUES_MAX",
       "RUNS_MAX_LIMIT",

@@ -7,7 +7,7 @@ import { type ChannelCloseReason, StdioChannel } from "./_channel.js";
 import { createDispatcher } from "./_dispatch.js";
 import { completeFor } from "./_era.js";
 import { JSONRPC_ERROR_CODES, McpError } from "./_errors.js";
-import { type McpLimits, resolveLimits } from "./_limits.js";
+import { MCP_READY_PROCESSES, type McpLimits, resolveLimits } from "./_limits.js";
 import { decodeMessage, type IncomingMessage, idKey, type RequestId } from "./_message.js";
 import { RpcError } from "./_rpc.js";
 import { hostTools } from "./_tools.js";
@@ -52,6 +52,8 @@ export interface ServeStdioOptions {
   readonly deadlineMs?: number;
   /** Development links the owner named for this endpoint; every other one stays hidden. */
   readonly devExtensions?: readonly string[];
+  /** Command processes kept started ahead of a call (default {@link MCP_READY_PROCESSES}; 0 for none). */
+  readonly readyProcesses?: number;
   /** `serverInfo` reported to clients; default `{ name: "rukh", version }`. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
 }
@@ -123,6 +125,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
       state,
       binding,
       devExtensions: options.devExtensions ?? [],
+      readyProcesses: options.readyProcesses ?? MCP_READY_PROCESSES,
     });
   } catch (e) {
     throw new McpError("state_unavailable", "cannot open the invocation core", { cause: e });

@@ -19,7 +19,7 @@ import {
   type ServeContext,
   serveRequest,
 } from "./_http-serve.js";
-import { type McpLimits, resolveLimits } from "./_limits.js";
+import { MCP_READY_PROCESSES, type McpLimits, resolveLimits } from "./_limits.js";
 import { ToolViews } from "./_views.js";
 
 const HOST_VERSION = "0.1.0";
@@ -76,6 +76,8 @@ export interface ServeHttpOptions {
   readonly naming?: ToolNaming;
   readonly deadlineMs?: number;
   readonly devExtensions?: readonly string[];
+  /** Command processes kept started ahead of a call (default {@link MCP_READY_PROCESSES}; 0 for none). */
+  readonly readyProcesses?: number;
   readonly serverInfo?: { readonly name: string; readonly version: string };
   readonly logger?: McpLogger;
 }
@@ -135,6 +137,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     state,
     binding: { subject: "http-host", actor: "rukh", taskAuthorityRef: "none", preset: "none" },
     devExtensions: options.devExtensions ?? [],
+    readyProcesses: options.readyProcesses ?? MCP_READY_PROCESSES,
   }).catch((e: unknown) => {
     throw new McpError("state_unavailable", "cannot open the invocation core", { cause: e });
   });

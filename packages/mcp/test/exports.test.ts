@@ -17,6 +17,7 @@ it("exports exactly these names", async () => {
       "MCP_PROTOCOL_VERSIONS",
       "MCP_QUEUE_MAX_BYTES",
       "MCP_QUEUE_MAX_MESSAGES",
+      "MCP_READY_PROCESSES",
       "MCP_RESPONSE_MAX_BYTES",
       "MODERN_PROTOCOL_VERSION",
       "McpError",
