@@ -12,25 +12,13 @@
 // each chunk is split as one and then rewritten as CommonJS, its imports of
 // other chunks (static and dynamic) as `require`, so that every chunk is
 // loaded once, by one loader.
-import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  fixtureOwnerConfig,
-  fixturePreset,
-  fixtureState,
-  machine,
-  managed,
-  removeDir,
-  str,
-  writeFixturePackage,
-} from "@rukh/testkit";
 import { build, transform } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 rmSync(`${root}dist/chunks`, { recursive: true, force: true });
-rmSync(`${root}dist/code-cache`, { recursive: true, force: true });
 rmSync(`${root}dist/rukh.js`, { force: true });
 const { metafile, outputFiles } = await build({
   entryPoints: { rukh: `${root}dist/main.js` },
@@ -82,60 +70,3 @@ writeFileSync(
     ),
   ),
 );
-
-// The V8 code cache of what starts run (bin/code-cache.js), learned from
-// runs on a state directory with one extension: --version, help, a group's
-// help, completion and a command run, each with the cache written as it
-// exits. Each run keeps what the ones before it compiled, so the last
-// caches hold all of it.
-const made = await fixtureState({
-  prefix: "rukh-code-cache-",
-  config: fixtureOwnerConfig({
-    endpointNamespace: "warm",
-    exposure: { extensions: ["fx.warm"] },
-    presets: { default: fixturePreset({ commands: ["fx.warm/*"], deadlineMs: 30_000 }) },
-  }),
-  packages: async (dir) => [
-    await writeFixturePackage({
-      parent: dir,
-      descriptor: {
-        format: "rukh.extension/2",
-        id: "fx.warm",
-        version: "1.0.0",
-        publisher: "acme",
-        groups: [{ path: ["warm"], summary: "Warm-up commands" }],
-        commands: [
-          {
-            id: "up",
-            path: ["warm", "up"],
-            summary: "Answer",
-            inputs: [str("name", { default: "x" })],
-            execute: managed({ kind: "text" }, "bin/up.mjs"),
-            machine: machine(),
-          },
-        ],
-      },
-      programs: {
-        "bin/up.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";
-await runCommandProcess({ handlers: { "fx.warm/up": (ctx) => textResult(ctx.inputs.name) } });
-`,
-      },
-    }),
-  ],
-  install: "together",
-});
-try {
-  for (const args of [
-    ["--version"],
-    ["--help"],
-    ["warm", "--help"],
-    ["__complete", "--", "warm", "u"],
-    ["warm", "up", "--name", "y"],
-  ])
-    execFileSync(process.execPath, [`${root}bin/rukh`, ...args], {
-      env: { PATH: process.env.PATH, RUKH_HOME: made.root, RUKH_CODE_CACHE: "write" },
-      stdio: "ignore",
-    });
-} finally {
-  removeDir(made.work);
-}

@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// Leaves the V8 code cache of the bundle (dist/code-cache/<file>.v8, read by
+// bin/code-cache.js; see docs/adr/0018-commonjs-bundle.md), learned from runs
+// of the built binary on a state directory with one extension: --version,
+// help, a group's help, completion and a command run, each with the cache
+// written as it exits. Each run keeps what the ones before it compiled, so
+// the last caches hold all of it. Runs after scripts/bundle.mjs.
+import { execFileSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import {
+  fixtureOwnerConfig,
+  fixturePreset,
+  fixtureState,
+  machine,
+  managed,
+  removeDir,
+  str,
+  writeFixturePackage,
+} from "@rukh/testkit";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+rmSync(`${root}dist/code-cache`, { recursive: true, force: true });
+const made = await fixtureState({
+  prefix: "rukh-code-cache-",
+  config: fixtureOwnerConfig({
+    endpointNamespace: "warm",
+    exposure: { extensions: ["fx.warm"] },
+    presets: { default: fixturePreset({ commands: ["fx.warm/*"], deadlineMs: 30_000 }) },
+  }),
+  packages: async (dir) => [
+    await writeFixturePackage({
+      parent: dir,
+      descriptor: {
+        format: "rukh.extension/2",
+        id: "fx.warm",
+        version: "1.0.0",
+        publisher: "acme",
+        groups: [{ path: ["warm"], summary: "Warm-up commands" }],
+        commands: [
+          {
+            id: "up",
+            path: ["warm", "up"],
+            summary: "Answer",
+            inputs: [str("name", { default: "x" })],
+            execute: managed({ kind: "text" }, "bin/up.mjs"),
+            machine: machine(),
+          },
+        ],
+      },
+      programs: {
+        "bin/up.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";
+await runCommandProcess({ handlers: { "fx.warm/up": (ctx) => textResult(ctx.inputs.name) } });
+`,
+      },
+    }),
+  ],
+  install: "together",
+});
+try {
+  for (const args of [
+    ["--version"],
+    ["--help"],
+    ["warm", "--help"],
+    ["__complete", "--", "warm", "u"],
+    ["warm", "up", "--name", "y"],
+  ])
+    execFileSync(process.execPath, [`${root}bin/rukh`, ...args], {
+      env: { PATH: process.env.PATH, RUKH_HOME: made.root, RUKH_CODE_CACHE: "write" },
+      stdio: "ignore",
+    });
+} finally {
+  removeDir(made.work);
+}
