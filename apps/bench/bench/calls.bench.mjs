@@ -1,6 +1,8 @@
 // MCP tool calls over real stdio: a trivial command through `rukh mcp serve`
 // (validated inputs, a fresh confined-as-configured child over the
-// authenticated channel, a validated result, a journal record) against an MCP
+// authenticated channel — started ahead of the call once the call repeats,
+// as the host keeps ready processes — a validated result, a journal record)
+// against an MCP
 // SDK server whose tool spawns a node child per call, and the same server
 // answering in process. Targets: a call ≤ 1.0× the spawning SDK server;
 // calls/s at 8 concurrent ≥ that server's.
@@ -44,7 +46,10 @@ export default async function calls(suite) {
         () => call(spawning, "bench_e0_c0"),
       ],
       cases: [
-        ["rukh mcp serve (fresh child, validated, journaled)", () => call(rukh, s10.tool)],
+        [
+          "rukh mcp serve (a fresh child each, started ahead; validated, journaled)",
+          () => call(rukh, s10.tool),
+        ],
         ["MCP SDK server answering in process", () => call(inProcess, "bench_e0_c0")],
       ],
       samples: 40,
