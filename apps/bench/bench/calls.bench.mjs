@@ -2,8 +2,7 @@
 // (validated inputs, a fresh confined-as-configured child over the
 // authenticated channel — started ahead of the call once the call repeats,
 // as the host keeps ready processes — a validated result, a journal record)
-// against an MCP
-// SDK server whose tool spawns a node child per call, and the same server
+// against an MCP SDK server whose tool spawns a node child per call, and the same server
 // answering in process. Targets: a call ≤ 1.0× the spawning SDK server;
 // calls/s at 8 concurrent ≥ that server's.
 

@@ -119,7 +119,7 @@ async function floorServer(port) {
   const code = `require("node:http").createServer((q, r) => { q.resume(); q.on("end", () => { r.writeHead(200, { "content-type": "application/json" }); r.end('{"jsonrpc":"2.0","id":1,"result":{}}'); }); }).listen(${port}, "127.0.0.1", () => console.log("up"));`;
   const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "ignore"] });
   await new Promise((r) => child.stdout.once("data", r));
-  return { close: () => child.kill("SIGTERM"), stderr: () => err };
+  return { close: () => child.kill("SIGTERM") };
 }
 
 /** A node child answering every line with a fixed JSON-RPC result of the same id: stdio's floor. */

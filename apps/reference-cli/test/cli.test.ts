@@ -55,7 +55,7 @@ it("passes on a state directory that does not exist yet, and creates nothing", (
   expect(existsSync(missing)).toBe(false);
 });
 
-it("reads no more of a key file than a key can be: a large file or one without end is refused, naming the file and the limit", () => {
+it("reads no more of a key file than a key can be: a large, endless or missing file is a usage error naming the file and what it should be", () => {
   const big = join(home, "big.pub");
   writeFileSync(big, "A".repeat(5_000));
   for (const file of [big, "/dev/zero"]) {
@@ -65,4 +65,13 @@ it("reads no more of a key file than a key can be: a large file or one without e
       `${file} is larger than 1024 bytes; expected a public key file (44 base64 characters)`,
     );
   }
+  const missing = join(home, "missing.pub");
+  const r = spawnSync(bin, ["trust", "add", missing, "--publisher", "x"], {
+    env,
+    encoding: "utf8",
+  });
+  expect(r.status).toBe(2);
+  expect(r.stderr).toContain(
+    `${missing} does not exist; expected a public key file (44 base64 characters)`,
+  );
 });

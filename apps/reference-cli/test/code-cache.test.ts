@@ -52,7 +52,7 @@ function usageChunk(dir: string): { file: string; cache: string } {
   };
 }
 
-it("the build leaves a cache for every file help loads", () => {
+it("the build leaves a cache for the file that prints help", () => {
   const { cache } = usageChunk(app);
   expect(existsSync(cache)).toBe(true);
   expect(help(app).stdout).toContain("Usage: rukh");

@@ -10,4 +10,4 @@ rmSync(template, { recursive: true, force: true });
 mkdirSync(template, { recursive: true });
 // Every source file of the CLI: a module added there is in the scaffold too.
 cpSync(`${app}src`, `${template}src`, { recursive: true });
-for (const file of ["test/cli.test.ts"]) cpSync(`${app}${file}`, `${template}${file}`);
+cpSync(`${app}test/cli.test.ts`, `${template}test/cli.test.ts`);

@@ -21,9 +21,9 @@ export const MCP_IO_DEADLINE_MS = MCP_TRANSPORT_LIMITS.ioDeadlineMs;
 export const MCP_LIST_DEADLINE_MS = MCP_TRANSPORT_LIMITS.listDeadlineMs;
 
 /**
- * Command processes a host keeps started ahead of a call, by default: one
- * per repeated launch, at most this many (see `readyProcesses` of the
- * core). A client calling the same tool again does not wait for a process
+ * Command processes a host keeps started ahead of a call, by default: up to
+ * two per repeated launch, at most this many in all (see `readyProcesses` of
+ * the core). A client calling the same tool again does not wait for a process
  * to start; each process still runs one call.
  */
 export const MCP_READY_PROCESSES = 4;

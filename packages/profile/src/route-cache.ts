@@ -19,6 +19,8 @@ import {
   sha256,
 } from "./_route-buckets.js";
 
+// The bounded whole-file reader it reads with: as light, for other fast callers.
+export { readBounded } from "./_bounded.js";
 // Where the state directory is: as light as this reader, for the same fast path.
 export { FOREIGN_STATE_VARIABLES, resolveStateDir, stateDirVariable } from "./_statedir.js";
 export {

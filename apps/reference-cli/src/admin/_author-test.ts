@@ -114,7 +114,7 @@ async function runCases(
 /** Reads and checks a cases file, naming the pointer of the first thing wrong. */
 async function readCases(file: string): Promise<TestCase[]> {
   const { parseJson } = await import("@rukh/json");
-  const parsed = parseJson(readBounded(file, CASES_MAX_BYTES), {
+  const parsed = parseJson(readBounded(file, CASES_MAX_BYTES, "test cases (strict JSON)"), {
     limits: { maxBytes: CASES_MAX_BYTES, maxDepth: 64, maxNodes: 100_000 },
   });
   if (!parsed.ok) throw new UsageError(`--cases ${file}: ${parsed.error.message}`);

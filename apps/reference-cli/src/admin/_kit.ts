@@ -1,9 +1,9 @@
 // What every administrative command shares: exit codes, strict flag parsing,
 // printing for people or scripts, and one error-to-exit-code mapping.
 
-import { closeSync, openSync, readSync } from "node:fs";
 import { type BuiltinContext, outputEnvelope, terminalText } from "@rukh/cli";
 import type { OwnerConfig, StateDirectory, TaskPreset } from "@rukh/profile";
+import { readBounded as readAtMost } from "@rukh/profile/route-cache";
 
 /** Exit codes of administrative commands (the same table as extension commands, docs/cli.md). */
 export const OK = 0;
@@ -21,21 +21,15 @@ export const ENDPOINT_OR_PRESET =
 /** A well-formed request the profile's rules refuse: exit 4 with the message. */
 export class Refusal extends Error {}
 
-// Reads a file the owner named, never more than `max` bytes of it: a larger
-// file (or one without end, such as /dev/zero) is refused, naming `what` it
-// should have been.
-export function readBounded(path: string, max: number, what = `at most ${max} bytes`): Buffer {
-  const fd = openSync(path, "r");
-  try {
-    const buf = Buffer.allocUnsafe(max + 1);
-    let n = 0;
-    for (let got = 1; got > 0 && n < buf.length; n += got)
-      got = readSync(fd, buf, n, buf.length - n, null);
-    if (n > max) throw new UsageError(`${path} is larger than ${max} bytes; expected ${what}`);
-    return buf.subarray(0, n);
-  } finally {
-    closeSync(fd);
-  }
+// Reads a file the owner named, never more than `max` bytes of it (the
+// profile's bounded reader): a larger file (or one without end, such as
+// /dev/zero) or a missing one is a usage error naming `what` it should be.
+export function readBounded(path: string, max: number, what: string): Buffer {
+  const bytes = readAtMost(path, max);
+  if (bytes === "large")
+    throw new UsageError(`${path} is larger than ${max} bytes; expected ${what}`);
+  if (bytes === undefined) throw new UsageError(`${path} does not exist; expected ${what}`);
+  return bytes;
 }
 
 /** The one `--json` shape of every administrative command (see `outputEnvelope` of `@rukh/cli`). */

@@ -20,7 +20,8 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { lineColumn, parseJson } from "@rukh/json";
-import { readBounded, UsageError } from "./_kit.js";
+import { readBounded } from "@rukh/profile/route-cache";
+import { UsageError } from "./_kit.js";
 import { clientConfig, type McpClient, type ServerLaunch } from "./_mcp-clients.js";
 
 /** The largest configuration file read (1 MiB). */
@@ -63,12 +64,12 @@ export function clientFile(
 
 /** The file's text, or `undefined` when it does not exist; never more than 1 MiB is read. */
 export function readConfigFile(file: string): string | undefined {
-  try {
-    return readBounded(file, CONFIG_FILE_MAX_BYTES, "a client configuration").toString("utf8");
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw e;
-  }
+  const bytes = readBounded(file, CONFIG_FILE_MAX_BYTES);
+  if (bytes === "large")
+    throw new UsageError(
+      `${file} is larger than ${CONFIG_FILE_MAX_BYTES} bytes; expected a client configuration`,
+    );
+  return bytes?.toString("utf8");
 }
 
 function parseJsonFile(file: string, text: string): Record<string, unknown> {

@@ -74,7 +74,11 @@ export function profileBuiltins(
       summary: "Publish an owner configuration file (strict JSON)",
       inputs: [arg("file", "The owner configuration file (strict JSON)")],
       run: guarded(async (ctx, home, { CONFIG_MAX_BYTES }) => {
-        const bytes = readBounded(text(ctx.inputs, "file")!, CONFIG_MAX_BYTES);
+        const bytes = readBounded(
+          text(ctx.inputs, "file")!,
+          CONFIG_MAX_BYTES,
+          "an owner configuration (strict JSON)",
+        );
         const from = await current(home, brand);
         const p = await home.setConfig(bytes, { base: from.base });
         return reported(ctx, p, "published the configuration");
