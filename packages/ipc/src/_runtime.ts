@@ -221,9 +221,12 @@ const AUTHOR_LOG_LINES = IPC_LIMITS.maxLogFrames - 2;
 /**
  * Runs this process as a managed command: reads the secret from the channel
  * on fd 3, completes the handshake, runs the handler the host invokes and
- * sends its completion, then exits the process (0 after a completion, 1 when
+ * sends its completion, then ends the process (0 after a completion, 1 when
  * the handler threw anything but {@link CommandFailure}, 2 on a channel or
- * protocol failure or when not started by a host). It removes `RUKH_IPC_FD`
+ * protocol failure or when not started by a host). The returned promise
+ * settles once the last frame is written, so a top-level `await` of it is
+ * never left pending (Node 22 and later exit 13 when one is); whatever the
+ * handler left running gets a short grace before the process exits anyway. It removes `RUKH_IPC_FD`
  * from `process.env` before anything else, and the secret never enters the
  * environment, so processes the handler spawns learn neither.
  *
@@ -233,7 +236,7 @@ const AUTHOR_LOG_LINES = IPC_LIMITS.maxLogFrames - 2;
  *   handlers: { "acme.hello/greet": async (ctx) => textResult(`hello ${ctx.inputs.name}`) },
  * });
  */
-export function runCommandProcess(options: RunCommandProcessOptions): Promise<never> {
+export function runCommandProcess(options: RunCommandProcessOptions): Promise<void> {
   const announced = process.env[IPC_CHANNEL_ENV];
   delete process.env[IPC_CHANNEL_ENV];
   if (announced !== String(IPC_CHANNEL_FD)) {
@@ -253,12 +256,12 @@ export function runCommandProcess(options: RunCommandProcessOptions): Promise<ne
       new IpcError("not_managed", `fd ${IPC_CHANNEL_FD} is not a usable channel`, { cause: error }),
     );
   }
-  return new Promise<never>(() => {
-    new ChildChannel(socket, options.handlers);
+  return new Promise<void>((finished) => {
+    new ChildChannel(socket, options.handlers, finished);
   });
 }
 
-function fatal(error: IpcError): Promise<never> {
+function fatal(error: IpcError): never {
   process.stderr.write(`rukh ipc: ${error.code}: ${error.message}\n`);
   process.exit(EXIT_CHANNEL_FAILED);
 }
@@ -280,10 +283,16 @@ class ChildChannel {
   #logLines = 0;
   #droppedLines = 0;
   #progressFrames = 0;
+  #finished: () => void;
 
-  constructor(socket: Socket, handlers: Readonly<Record<string, AnyHandler>>) {
+  constructor(
+    socket: Socket,
+    handlers: Readonly<Record<string, AnyHandler>>,
+    finished: () => void,
+  ) {
     this.#socket = socket;
     this.#handlers = handlers;
+    this.#finished = finished;
     socket.on("data", (chunk: Buffer) => this.#onData(chunk));
     socket.on("end", () =>
       this.#fail(
@@ -459,10 +468,14 @@ class ChildChannel {
     this.#state = "done";
     clearTimeout(this.#deadlineTimer);
     process.exitCode = code;
-    // Once the last frame is flushed, exit as soon as nothing else runs; a
-    // handler that left timers or sockets behind must not keep the process
-    // alive for long past its completion.
-    this.#socket.end(() => setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref());
+    // Once the last frame is flushed, the process ends as soon as nothing
+    // else runs (settling runCommandProcess, so no top-level await is left
+    // pending); a handler that left timers or sockets behind must not keep
+    // it alive for long past its completion.
+    this.#socket.end(() => {
+      setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
+      this.#finished();
+    });
   }
 }
 

@@ -22,6 +22,19 @@ describe("a well-behaved child on the runtime", () => {
     expect(proc.progress).toEqual([{ type: "progress", progress: 1, total: 1 }]);
   });
 
+  it("settles a top-level await of the runtime once the completion is written, and exits 0", async () => {
+    // Node 22 and later end a process whose top-level await is still pending with 13.
+    const proc = spawnFixture(...node("settles.mjs"), { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    proc.child.stderr?.on("data", (d: Buffer) => {
+      stderr += d.toString("utf8");
+    });
+    proc.invoke(request("test.ipc/greet"));
+    expect((await proc.completion).outcome).toBe("succeeded");
+    expect(await proc.exit).toBe(0);
+    expect(stderr).toBe("settled\n");
+  });
+
   it("runs a structured command with explicit ids, features and effects", async () => {
     const proc = child();
     proc.invoke(
