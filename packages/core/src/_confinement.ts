@@ -4,6 +4,8 @@ import { dirname, isAbsolute, join } from "node:path";
 import {
   type LaunchEnvironment,
   launchPlan,
+  type NodePermission,
+  nodePermissionOf,
   type ResourceLimits,
   type SystemEntry,
 } from "./_launch.js";
@@ -37,6 +39,15 @@ function findDependency(from: string, name: string): string | null {
     if (up === dir) return null;
     dir = up;
   }
+}
+
+/**
+ * The probe's Node command (`probe/node-permission.cjs` of this package),
+ * found through the package's own name, so the bundled CLI finds it too.
+ */
+function nodePermissionProbe(): string {
+  const manifest = createRequire(import.meta.url).resolve("@rukh/core/package.json");
+  return join(dirname(realpathSync(manifest)), "probe", "node-permission.cjs");
 }
 
 /** The real directories of `@rukh/ipc` and of its runtime dependencies, transitively. */
@@ -203,7 +214,7 @@ async function probe(
     setpriv: pathOf(setpriv),
     shell: pathOf(shell),
     root: uid === 0,
-    nodePermission: process.allowedNodeEnvironmentFlags.has("--experimental-permission"),
+    nodePermission: nodePermissionOf(process.version, process.allowedNodeEnvironmentFlags),
     nodeBinary: realpathSync(process.execPath),
     systemEntries: entries,
     privateDirs: privateDirs(entries),
@@ -218,13 +229,17 @@ async function probe(
         : sandbox.reason,
       hostTreeFallback: sandbox.ok ? "no `true` program to probe the sandbox with" : sandbox.reason,
     };
-  const request = (profile: "strict" | "host-trusted") =>
+  const request = (
+    profile: "strict" | "host-trusted",
+    runtime: "native" | "node",
+    program: string,
+  ) =>
     launchPlan(
       {
         profile,
-        runtime: "native",
-        program: truePath,
-        packageDir: dirname(truePath),
+        runtime,
+        program,
+        packageDir: dirname(program),
         args: [],
         cwd: "/",
         limits: PROBE_LIMITS,
@@ -233,31 +248,43 @@ async function probe(
       launchEnvironment(fields, true),
       "/tmp",
     );
-  const strictPlan = request("strict");
-  const hostPlan = request("host-trusted");
+  const run = (plan: ReturnType<typeof launchPlan>) =>
+    "unavailable" in plan
+      ? Promise.resolve(plan.unavailable)
+      : runsCleanly(plan.program, plan.args, plan.env);
   const launch = async (): Promise<ProbeAnswers> => {
-    const [strictError, hostError] = await Promise.all([
-      "unavailable" in strictPlan
-        ? Promise.resolve(strictPlan.unavailable)
-        : runsCleanly(strictPlan.program, strictPlan.args, strictPlan.env),
-      "unavailable" in hostPlan
-        ? Promise.resolve(hostPlan.unavailable)
-        : runsCleanly(hostPlan.program, hostPlan.args),
+    const [strictError, hostError, nodeError] = await Promise.all([
+      run(request("strict", "native", truePath)),
+      run(request("host-trusted", "native", truePath)),
+      // A strict Node command: the permission model this Node has, asked whether it confines.
+      run(request("strict", "node", nodePermissionProbe())),
     ]);
-    return { strictError, hostError };
+    return { strictError, hostError, nodeError };
   };
   let answers: ProbeAnswers;
   if (record === undefined) answers = await launch();
   else {
     const file = join(record.stateDir, "cache", "confinement.json");
-    const key = probeKey([sandbox.path, pathOf(prlimit), pathOf(setpriv), pathOf(shell), truePath]);
+    const key = probeKey([
+      sandbox.path,
+      pathOf(prlimit),
+      pathOf(setpriv),
+      pathOf(shell),
+      truePath,
+      nodePermissionProbe(),
+    ]);
     const kept = record.fresh === true ? undefined : readProbe(file, key);
     answers = kept ?? (await launch());
     if (kept === undefined) writeProbe(file, join(record.stateDir, "tmp"), key, answers);
   }
-  const { strictError, hostError } = answers;
+  const { strictError, hostError, nodeError } = answers;
+  // Where the sandbox itself fails, the Node probe failed for the same reason: keep that one.
+  const nodePermission: NodePermission =
+    strictError !== null || nodeError === null || "unavailable" in fields.nodePermission
+      ? fields.nodePermission
+      : { unavailable: nodeError };
   return {
-    environment: launchEnvironment(fields, hostError === null),
+    environment: launchEnvironment({ ...fields, nodePermission }, hostError === null),
     strictUnavailable:
       strictError === null ? null : `bubblewrap cannot create the sandbox here: ${strictError}`,
     hostTreeFallback:
@@ -277,6 +304,10 @@ export interface ConfinementReport {
   /** The trusted bubblewrap in use, or `null`. */
   readonly sandboxProgram: string | null;
   readonly strict:
+    | { readonly available: true; readonly detail: string }
+    | { readonly available: false; readonly reason: string };
+  /** Whether strict Node commands run, and with which permission model: the same answer a strict Node call gets. */
+  readonly strictNode:
     | { readonly available: true; readonly detail: string }
     | { readonly available: false; readonly reason: string };
   /** How a host-trusted command's process tree is made to end with its invocation, and what that misses. */
@@ -320,8 +351,16 @@ export async function describeConfinement(
           ? { available: false, reason: "setpriv (util-linux) is needed to drop root" }
           : {
               available: true,
-              detail: `bubblewrap ${sandboxProgram}: ${env.root ? "pid, network, ipc and uts namespaces; uid 65534 with no capabilities" : "user, pid, network, ipc and uts namespaces; no capabilities"}${env.nodePermission ? "; Node's permission model inside" : ""}`,
+              detail: `bubblewrap ${sandboxProgram}: ${env.root ? "pid, network, ipc and uts namespaces; uid 65534 with no capabilities" : "user, pid, network, ipc and uts namespaces; no capabilities"}`,
             };
+  const strictNode: ConfinementReport["strictNode"] = !strict.available
+    ? strict
+    : "unavailable" in env.nodePermission
+      ? { available: false, reason: env.nodePermission.unavailable }
+      : {
+          available: true,
+          detail: `Node ${process.version}'s permission model (${env.nodePermission.flag}) inside the sandbox: reads of its package and runtime only, no writes, child processes, workers or addons`,
+        };
   const hostTrustedTree: ConfinementReport["hostTrustedTree"] = env.hostPidNamespace
     ? {
         mechanism: "pid-namespace",
@@ -335,5 +374,5 @@ export async function describeConfinement(
     env.prlimit === null
       ? { enforced: false, reason: "prlimit (util-linux) is not installed in a trusted location" }
       : { enforced: true, detail: `kernel resource limits through ${env.prlimit}` };
-  return { sandboxProgram, strict, hostTrustedTree, resourceLimits };
+  return { sandboxProgram, strict, strictNode, hostTrustedTree, resourceLimits };
 }

@@ -30,8 +30,8 @@ export interface LaunchEnvironment {
   /** A trusted `/bin/sh` for the watchdog of commands without a pid namespace. */
   readonly shell: string | null;
   readonly root: boolean;
-  /** Whether this Node has the permission model (`--experimental-permission`). */
-  readonly nodePermission: boolean;
+  /** How this Node switches its permission model on, or why strict Node commands cannot have it. */
+  readonly nodePermission: NodePermission;
   /** Real path of the Node binary that runs Node commands. */
   readonly nodeBinary: string;
   /** Real directories a strict Node child may read besides its package: the `@rukh/ipc` runtime and what it imports. */
@@ -40,6 +40,30 @@ export interface LaunchEnvironment {
   readonly systemEntries: readonly SystemEntry[];
   /** Directories that get an empty tmpfs inside the sandbox (the user's home and runtime directory among them). */
   readonly privateDirs: readonly string[];
+}
+
+/**
+ * The flag that switches on a Node's permission model: `--permission` where
+ * the model is stable (Node 22.13 and later), `--experimental-permission`
+ * where it is not yet (Node 20, early 22); or why there is none.
+ */
+export type NodePermission =
+  | { readonly flag: "--permission" | "--experimental-permission" }
+  | { readonly unavailable: string };
+
+/**
+ * Finds the permission model among the flags a Node accepts (its
+ * `process.allowedNodeEnvironmentFlags`): the stable spelling first. Pure.
+ *
+ * @example
+ * nodePermissionOf("v24.21.0", process.allowedNodeEnvironmentFlags); // { flag: "--permission" }
+ */
+export function nodePermissionOf(version: string, flags: ReadonlySet<string>): NodePermission {
+  if (flags.has("--permission")) return { flag: "--permission" };
+  if (flags.has("--experimental-permission")) return { flag: "--experimental-permission" };
+  return {
+    unavailable: `Node ${version} has no permission model (it accepts neither --permission nor --experimental-permission)`,
+  };
 }
 
 /** A top-level system path and how the sandbox shows it. */
@@ -108,9 +132,11 @@ function nodeArgs(req: LaunchRequest, env: LaunchEnvironment, strict: boolean): 
   if (!strict) return [env.nodeBinary, req.program, ...req.args];
   // Inside the sandbox Node's permission model is a second layer: writes,
   // child processes, workers and addons stay denied, reads are the package's.
+  // launchPlan refuses a Node command before this when there is no flag.
+  const flag = "flag" in env.nodePermission ? env.nodePermission.flag : "--permission";
   return [
     env.nodeBinary,
-    "--experimental-permission",
+    flag,
     "--disable-warning=ExperimentalWarning",
     `--allow-fs-read=${withSlash(req.packageDir)}`,
     ...env.runtimeReadDirs.map((d) => `--allow-fs-read=${withSlash(d)}`),
@@ -224,8 +250,8 @@ export function launchPlan(
     return { unavailable: "prlimit (util-linux) is not installed in a trusted location" };
   if (env.root && env.setpriv === null)
     return { unavailable: "setpriv (util-linux) is needed to drop root and is not installed" };
-  if (req.runtime === "node" && !env.nodePermission)
-    return { unavailable: `Node ${process.version} has no permission model` };
+  if (req.runtime === "node" && "unavailable" in env.nodePermission)
+    return { unavailable: env.nodePermission.unavailable };
   const drop = env.root
     ? [
         env.setpriv as string,

@@ -1,7 +1,8 @@
 // The outcome of the confinement probe (can bubblewrap make the strict
-// sandbox here, and a pid namespace for host-trusted commands?) kept between
-// processes, so a CLI call does not launch `true` twice before every
-// command. Only the two yes/no answers are kept, never a program's location:
+// sandbox here, a pid namespace for host-trusted commands, and does this
+// Node's permission model confine a strict Node command?) kept between
+// processes, so a CLI call does not launch three probes before every
+// command. Only the yes/no answers are kept, never a program's location:
 // those are located and owner-checked afresh by every process. The record is
 // used only while everything the answer depends on is unchanged — the user,
 // the programs (device, inode, size, mode, owner, times), the kernel's boot
@@ -23,13 +24,15 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 
-/** The two answers of a probe: `null` for "works", else why not. */
+/** The answers of a probe: `null` for "works", else why not. */
 export interface ProbeAnswers {
   readonly strictError: string | null;
   readonly hostError: string | null;
+  /** Whether a strict Node command is confined by this Node's permission model. */
+  readonly nodeError: string | null;
 }
 
-const FORMAT = "rukh.confinement-probe/1";
+const FORMAT = "rukh.confinement-probe/2";
 const MAX_AGE_MS = 3_600_000;
 const RECORD_MAX_BYTES = 65_536;
 const SYSCTLS = [
@@ -88,8 +91,10 @@ export function readProbe(file: string, key: string, now = Date.now()): ProbeAns
   const answer = (v: unknown) => (v === null || typeof v === "string" ? v : undefined);
   const strictError = answer(r.strictError);
   const hostError = answer(r.hostError);
-  if (strictError === undefined || hostError === undefined) return undefined;
-  return { strictError, hostError };
+  const nodeError = answer(r.nodeError);
+  if (strictError === undefined || hostError === undefined || nodeError === undefined)
+    return undefined;
+  return { strictError, hostError, nodeError };
 }
 
 /**

@@ -8,7 +8,7 @@ export const TEST_ENVIRONMENT: LaunchEnvironment = {
   setpriv: "/usr/bin/setpriv",
   shell: "/bin/sh",
   root: false,
-  nodePermission: true,
+  nodePermission: { flag: "--experimental-permission" },
   nodeBinary: "/opt/node/bin/node",
   runtimeReadDirs: ["/opt/rukh/ipc"],
   systemEntries: [

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type LaunchEnvironment, type LaunchRequest, launchPlan } from "../src/_launch.js";
+import {
+  type LaunchEnvironment,
+  type LaunchRequest,
+  launchPlan,
+  nodePermissionOf,
+} from "../src/_launch.js";
 import { TEST_ENVIRONMENT } from "./_environment.js";
 
 const env = TEST_ENVIRONMENT;
@@ -15,6 +20,42 @@ const req: LaunchRequest = {
 };
 const argv = (r: ReturnType<typeof launchPlan>) =>
   "unavailable" in r ? r.unavailable : [r.program, ...r.args].join(" ");
+
+describe("the permission model of each Node", () => {
+  it.each([
+    ["v20.19.0", ["--experimental-permission"], { flag: "--experimental-permission" }],
+    ["v22.12.0", ["--experimental-permission"], { flag: "--experimental-permission" }],
+    ["v22.23.3", ["--experimental-permission", "--permission"], { flag: "--permission" }],
+    ["v24.21.0", ["--permission"], { flag: "--permission" }],
+    ["v26.10.0", ["--permission", "--allow-net"], { flag: "--permission" }],
+    [
+      "v18.20.0",
+      ["--inspect"],
+      {
+        unavailable:
+          "Node v18.20.0 has no permission model (it accepts neither --permission nor --experimental-permission)",
+      },
+    ],
+  ] as const)("Node %s accepting %j: %j", (version, flags, expected) => {
+    expect(nodePermissionOf(version, new Set(flags))).toEqual(expected);
+  });
+
+  it("finds this Node's own", () => {
+    expect(nodePermissionOf(process.version, process.allowedNodeEnvironmentFlags)).toHaveProperty(
+      "flag",
+    );
+  });
+
+  it.each([["--permission"], ["--experimental-permission"]] as const)(
+    "switches a strict Node command's model on with %s",
+    (flag) => {
+      const plan = launchPlan(req, { ...env, nodePermission: { flag } }, "/home/u");
+      expect(argv(plan)).toContain(
+        `/opt/node/bin/node ${flag} --disable-warning=ExperimentalWarning --allow-fs-read=`,
+      );
+    },
+  );
+});
 
 describe("launch plans", () => {
   it.each([
@@ -38,9 +79,9 @@ describe("launch plans", () => {
     ],
     [
       "Node without a permission model",
-      { nodePermission: false },
+      { nodePermission: { unavailable: "Node v18.0.0 has no permission model" } },
       {},
-      `Node ${process.version} has no permission model`,
+      "Node v18.0.0 has no permission model",
     ],
   ] as const)("refuses strict with %s", (_n, over, reqOver, reason) => {
     expect(

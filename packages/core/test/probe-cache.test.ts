@@ -12,7 +12,7 @@ describe("the confinement probe's record", () => {
   const program = join(work, "bwrap");
   writeFileSync(program, "#!/bin/sh\n");
   const file = join(work, "cache", "confinement.json");
-  const answers = { strictError: null, hostError: "no pid namespace" };
+  const answers = { strictError: null, hostError: "no pid namespace", nodeError: null };
 
   it("is kept under a key of what the answers depend on, written through tmp/ and renamed", () => {
     const key = probeKey([program, null]);
@@ -37,19 +37,36 @@ describe("the confinement probe's record", () => {
     for (const text of [
       "not json",
       JSON.stringify({
-        format: "rukh.confinement-probe/1",
+        format: "rukh.confinement-probe/2",
         key,
         at: Date.now(),
         strictError: 1,
         hostError: null,
+        nodeError: null,
+      }),
+      // A record of the format before the Node probe: it says nothing of Node.
+      JSON.stringify({
+        format: "rukh.confinement-probe/1",
+        key,
+        at: Date.now(),
+        strictError: null,
+        hostError: null,
+      }),
+      JSON.stringify({
+        format: "rukh.confinement-probe/2",
+        key,
+        at: Date.now(),
+        strictError: null,
+        hostError: null,
       }),
       JSON.stringify({ format: "other", key, at: Date.now(), strictError: null, hostError: null }),
       JSON.stringify({
-        format: "rukh.confinement-probe/1",
+        format: "rukh.confinement-probe/2",
         key,
         at: Date.now() + 60_000,
         strictError: null,
         hostError: null,
+        nodeError: null,
       }),
       "x".repeat(70_000),
     ]) {

@@ -17,6 +17,12 @@ interface Check {
   readonly detail: string;
 }
 
+/**
+ * The Node.js release lines Rukh is tested on (every package's `engines`
+ * names the same); on another, `doctor` says it is untested.
+ */
+export const TESTED_NODE_LINES = [20, 22, 24, 26] as const;
+
 /** A finding worth knowing that is not a fault. */
 class Note {
   constructor(readonly detail: string) {}
@@ -96,6 +102,15 @@ async function doctor(
       checks.push({ name, ok: false, detail: (e as Error).message });
     }
   };
+  await check("node", () => {
+    const line = Number(process.versions.node.split(".")[0]);
+    const running = `${process.version} (${process.execPath})`;
+    return (TESTED_NODE_LINES as readonly number[]).includes(line)
+      ? running
+      : new Note(
+          `${running} is not a release line Rukh is tested on (${TESTED_NODE_LINES.join(", ")}); it may work, but nothing proves it`,
+        );
+  });
   // A new owner's first run: nothing is wrong, there is just nothing yet.
   const fresh = !existsSync(home.root);
   await check("state directory", () => {
@@ -201,6 +216,11 @@ async function doctor(
     c.strict.available
       ? `available: ${c.strict.detail}`
       : new Note(`unavailable, strict commands will be rejected: ${c.strict.reason}`),
+  );
+  await check("strict Node commands", () =>
+    c.strictNode.available
+      ? `available: ${c.strictNode.detail}`
+      : new Note(`unavailable, strict Node commands will be rejected: ${c.strictNode.reason}`),
   );
   await check(
     "host-trusted process trees",
