@@ -11,3 +11,5 @@ mkdirSync(template, { recursive: true });
 // Every source file of the CLI: a module added there is in the scaffold too.
 cpSync(`${app}src`, `${template}src`, { recursive: true });
 cpSync(`${app}test/cli.test.ts`, `${template}test/cli.test.ts`);
+// The gate that refuses an unsupported system or Node before the CLI loads.
+cpSync(`${app}bin/node-gate.cjs`, `${template}bin/node-gate.cjs`);

@@ -77,7 +77,8 @@ export function scaffold(options: ScaffoldOptions): string[] {
         private: true,
         type: "module",
         bin: { [name]: `./bin/${name}` },
-        engines: { node: ">=20.19" },
+        // The Node release lines Rukh is tested on, as its own packages declare them.
+        engines: own.engines,
         scripts: { build: "tsc -p tsconfig.build.json", test: "vitest run" },
         dependencies: Object.fromEntries(
           RUKH_PACKAGES.map((p) => [`@rukh/${p}`, local?.get(`@rukh/${p}`) ?? range]),
@@ -118,8 +119,10 @@ export function scaffold(options: ScaffoldOptions): string[] {
     "tsconfig.build.json": `${JSON.stringify({ extends: "./tsconfig.json" }, null, 2)}\n`,
     ".gitignore": "node_modules/\ndist/\n",
     "README.md": `# ${name}\n\nA branded command-line tool built on Rukh. Its commands come from trusted, installable extensions; the same commands are served to AI agents over MCP (\`${name} mcp serve\`).\n\n\`\`\`sh\nnpm install && npm run build && npm test\n./bin/${name} --help\n./bin/${name} doctor\n\`\`\`\n`,
-    // The reference CLI runs its bundle; a scaffold builds with tsc alone and runs its output.
-    [`bin/${name}`]: `#!/usr/bin/env node\nimport { start } from "../dist/main.js";\n\nstart(process.argv.slice(2));\n`,
+    // The reference CLI runs its bundle; a scaffold builds with tsc alone and runs its output,
+    // loaded only once the gate let this Node and system through.
+    [`bin/${name}`]: `#!/usr/bin/env node\nimport "./node-gate.cjs";\n\nconst { start } = await import("../dist/main.js");\nstart(process.argv.slice(2));\n`,
+    "bin/node-gate.cjs": readFileSync(join(TEMPLATE, "bin/node-gate.cjs"), "utf8"),
     // Every source file of the template; only main.ts names the brand.
     ...Object.fromEntries(
       (readdirSync(join(TEMPLATE, "src"), { recursive: true }) as string[])
