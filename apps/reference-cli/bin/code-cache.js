@@ -1,12 +1,15 @@
 "use strict";
 // Compiles the bundle's own files (dist/rukh.cjs and dist/chunks/*.cjs) with
-// the V8 code cache the build made for them (dist/code-cache/<file>.v8), so
-// that a start deserializes what it runs instead of compiling it: Node 20
-// has no module compile cache of its own. Each cache begins with the SHA-256
-// of the source it was made from and is used only for exactly that source
-// (V8 itself checks no more than the source's length); a cache V8 rejects
-// (another Node, other flags) is compiled afresh. Every other file loads as
-// Node loads it. See docs/adr/0018-commonjs-bundle.md.
+// the V8 code cache the build made for them on this very Node
+// (dist/code-cache/<runtime>/<file>.v8), so that a start deserializes what
+// it runs instead of compiling it: Node 20 has no module compile cache of
+// its own. A cache is made by one Node build and is for that build alone:
+// each Node looks only in its own runtime's folder (none there, no cache),
+// and each cache begins with the SHA-256 of the runtime and the exact
+// source it was made from, so it is used only for exactly that pair (V8
+// itself checks no more than the source's length); a cache V8 still rejects
+// (other flags) is compiled afresh. Every other file loads as Node loads
+// it. See docs/adr/0018-commonjs-bundle.md.
 //
 // With RUKH_CODE_CACHE=write (the build's training runs) the caches of the
 // files a process loaded are written as it exits.
@@ -27,7 +30,9 @@ exports.install = (where) => {
   const dynamicImport = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
   if (dynamicImport === undefined || typeof hash !== "function") return;
   const chunks = join(dist, "chunks");
-  const caches = join(dist, "code-cache");
+  // The Node build a cache belongs to: its version, machine and V8.
+  const runtime = `node-${process.versions.node}-${process.arch}-v8-${process.versions.v8}`;
+  const caches = join(dist, "code-cache", runtime);
   const write = process.env.RUKH_CODE_CACHE === "write";
   // Node 20 loads .cjs files with the .js loader unless .cjs has its own.
   const plain = Module._extensions[".cjs"] ?? Module._extensions[".js"];
@@ -35,7 +40,7 @@ exports.install = (where) => {
     const dir = dirname(filename);
     if (dir !== dist && dir !== chunks) return plain(module, filename);
     const source = readFileSync(filename, "utf8");
-    const digest = hash("sha256", source, "buffer");
+    const digest = hash("sha256", `${runtime}\0${source}`, "buffer");
     const file = join(caches, `${basename(filename)}.v8`);
     let kept;
     try {
