@@ -10,11 +10,12 @@ import {
 import { mkdir, open, readdir, readFile, realpath, rename, stat, unlink } from "node:fs/promises";
 import { basename, join } from "node:path";
 import {
-  holdNamedLock,
+  type LockMechanism,
   type NamedLock,
   type OwnerConfig,
   type StateDirectory,
-  stateLockName,
+  type StateLocks,
+  stateLocks,
 } from "@rukh/profile";
 import { journalPaths, liveSegmentHost, segmentNames } from "./_journal.js";
 import { JOURNAL_MAX_BYTES } from "./_limits.js";
@@ -74,13 +75,13 @@ async function syncDir(dir: string): Promise<void> {
 export async function archiveSegment(
   stateRoot: string,
   liveFile: string,
-  canonicalRoot: string,
+  locks: StateLocks,
   retention: () => Promise<JournalRetention>,
 ): Promise<boolean> {
   let lock: NamedLock | null = null;
   for (let i = 0; i < ARCHIVE_TRIES && lock === null; i++) {
     // One archiver at a time on a state directory.
-    lock = await holdNamedLock(stateLockName("archive", canonicalRoot));
+    lock = await locks.hold("archive");
     if (lock === null) await sleep(5);
   }
   if (lock === null) return false;
@@ -172,12 +173,16 @@ export interface JournalReport {
 }
 
 /**
- * Describes the journal of a state directory without reading its records.
+ * Describes the journal of a state directory without reading its records;
+ * `mechanism` is how its locks are held (default: this system's).
  *
  * @example
  * const { archiveBytes } = await describeJournal(home.root);
  */
-export async function describeJournal(stateRoot: string): Promise<JournalReport> {
+export async function describeJournal(
+  stateRoot: string,
+  mechanism?: LockMechanism,
+): Promise<JournalReport> {
   const p = journalPaths(stateRoot);
   const archive = await segmentNames(p.archive);
   const sizes = await Promise.all(archive.map((n) => stat(join(p.archive, n)).then((s) => s.size)));
@@ -187,10 +192,10 @@ export async function describeJournal(stateRoot: string): Promise<JournalReport>
   } catch {}
   const live = await segmentNames(p.live);
   let lostHosts = 0;
-  const canonicalRoot = await realpath(stateRoot).catch(() => stateRoot);
+  const locks = stateLocks(await realpath(stateRoot).catch(() => stateRoot), mechanism);
   for (const host of new Set(live.map(liveSegmentHost))) {
     // A held liveness lock is a running host; one that can be taken is lost.
-    const lock = await holdNamedLock(stateLockName("host", canonicalRoot, host));
+    const lock = await locks.hold("host", host);
     if (lock === null) continue;
     lock.release();
     lostHosts++;

@@ -10,6 +10,7 @@ import {
   type SystemEntry,
 } from "./_launch.js";
 import { type ProbeAnswers, probeKey, readProbe, writeProbe } from "./_probe-cache.js";
+import { SYSTEM_PROCESS_TABLE, trustedPs } from "./_tree.js";
 import { locateTrustedProgram, type TrustedProgram } from "./_trusted.js";
 
 /** Where bubblewrap is looked for when the owner configuration names none. */
@@ -212,7 +213,8 @@ async function probe(
     sandbox: sandbox.ok ? { path: sandbox.path } : { unavailable: sandbox.reason },
     prlimit: pathOf(prlimit),
     setpriv: pathOf(setpriv),
-    shell: pathOf(shell),
+    // The watchdog reads the process table: without a trusted ps where there is no /proc, none.
+    shell: SYSTEM_PROCESS_TABLE === "ps" && trustedPs() === null ? null : pathOf(shell),
     root: uid === 0,
     nodePermission: nodePermissionOf(process.version, process.allowedNodeEnvironmentFlags),
     nodeBinary: realpathSync(process.execPath),

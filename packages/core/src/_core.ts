@@ -11,11 +11,10 @@ import type { JsonObject } from "@rukh/json";
 import {
   checkStoredPackage,
   corruptExtension,
-  holdNamedLock,
   type NamedLock,
   ProfileError,
   type ProfileRevision,
-  stateLockName,
+  stateLocks,
   storedDescriptor,
   type ToolProjection,
 } from "@rukh/profile";
@@ -51,7 +50,7 @@ import {
 } from "./_limits.js";
 import type { InvocationOutcome, OutcomeReason } from "./_outcome.js";
 import { recoverLostHosts } from "./_recovery.js";
-import { acquireSlot, slotPrefix } from "./_slots.js";
+import { acquireSlot } from "./_slots.js";
 import { launchNow, Spares } from "./_spares.js";
 import { processStartTime } from "./_tree.js";
 import { CANCEL_REASON, type Cause, type RunResult } from "./_verdict.js";
@@ -107,8 +106,8 @@ export async function createInvocationCore(
   // Held for this host's whole life, from before its segment exists: others
   // take it to learn that the host is gone.
   await mkdir(state.root, { recursive: true });
-  const canonicalRoot = realpathSync(state.root);
-  const liveness = await holdNamedLock(stateLockName("host", canonicalRoot, host));
+  const locks = stateLocks(realpathSync(state.root), state.locks);
+  const liveness = await locks.hold("host", host);
   if (liveness === null)
     throw new CoreError("state_unavailable", "cannot hold this host's liveness lock");
   const sink = new DiagnosticsSink(state.root);
@@ -116,7 +115,7 @@ export async function createInvocationCore(
   const retention = ownerRetention(state);
   const journal = new HostJournal({
     stateRoot: state.root,
-    canonicalRoot,
+    locks,
     host,
     logger: sink.logger,
     retention,
@@ -126,7 +125,7 @@ export async function createInvocationCore(
   // Recovery: a start without a final whose host is gone never ran to an outcome we know.
   const recovered = await recoverLostHosts({
     stateRoot: state.root,
-    canonicalRoot,
+    locks,
     host,
     skip: hostsInThisProcess,
     logger: sink.logger,
@@ -257,7 +256,8 @@ export async function createInvocationCore(
       });
       return planned.watchdogShell === null
         ? undefined
-        : startWatchdog(planned.watchdogShell, pid, startTime, leadsGroup);
+        : (startWatchdog({ shell: planned.watchdogShell, pid, startTime, leadsGroup }) ??
+            undefined);
     },
   };
 
@@ -357,7 +357,7 @@ export async function createInvocationCore(
     let slot: NamedLock | null = null;
     try {
       // The same limit holds across every process on this state directory.
-      slot = await acquireSlot(slotPrefix(canonicalRoot, binding.preset), preset.maxConcurrency);
+      slot = await acquireSlot(locks, binding.preset, preset.maxConcurrency);
       if (slot === null)
         return no(
           "concurrency_limit",

@@ -1,6 +1,7 @@
 // One host's side of the journal: its live segment parts, the finals it still
 // owes, rolling over to a new part and archiving the full ones in order.
 
+import type { StateLocks } from "@rukh/profile";
 import type { HostBinding } from "./_api.js";
 import { archiveSegment, type JournalRetention } from "./_archive.js";
 import {
@@ -30,7 +31,8 @@ function diagnosticsFields(d: InvocationDiagnostics): Pick<JournalFinalRecord, "
 /** Where one host journals, and what it reads only when a segment is archived. */
 export interface HostJournalOptions {
   readonly stateRoot: string;
-  readonly canonicalRoot: string;
+  /** The state directory's locks: this host's liveness, the archive's. */
+  readonly locks: StateLocks;
   readonly host: string;
   readonly logger: Logger;
   readonly retention: () => Promise<JournalRetention>;
@@ -42,7 +44,7 @@ export interface HostJournalOptions {
  * record that can be.
  *
  * @example
- * const journal = new HostJournal({ stateRoot, canonicalRoot, host, logger, retention });
+ * const journal = new HostJournal({ stateRoot, locks, host, logger, retention });
  * if (!journal.appendSoftly(start)) return journalFailed();
  * journal.final(invocationId, identity, outcome);
  * await journal.close();
@@ -158,7 +160,7 @@ export class HostJournal {
 
   #archive(file: string): Promise<boolean> {
     const o = this.#o;
-    return archiveSegment(o.stateRoot, file, o.canonicalRoot, o.retention);
+    return archiveSegment(o.stateRoot, file, o.locks, o.retention);
   }
 
   /**

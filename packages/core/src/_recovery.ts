@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { join, relative } from "node:path";
-import { holdNamedLock, StateDirectory, stateLockName } from "@rukh/profile";
+import { type LockMechanism, StateDirectory, type StateLocks, stateLocks } from "@rukh/profile";
 import {
   archiveSegment,
   describeJournal,
@@ -28,8 +28,8 @@ import { killTree } from "./_tree.js";
 /** What {@link recoverLostHosts} needs from the core starting up. */
 export interface RecoveryContext {
   readonly stateRoot: string;
-  /** The state directory's real path, which names the hosts' locks. */
-  readonly canonicalRoot: string;
+  /** The state directory's locks: each host's liveness, the archive's. */
+  readonly locks: StateLocks;
   /** This core's host id, written into the finals it adds. */
   readonly host: string;
   /** Hosts of this process: alive by definition. */
@@ -140,7 +140,7 @@ async function recoverSegments(
         { damaged: seg.damaged.slice(0, 20), movedTo: to },
         "a damaged journal segment was moved aside; its readable records were recovered",
       );
-    } else await archiveSegment(ctx.stateRoot, file, ctx.canonicalRoot, ctx.retention);
+    } else await archiveSegment(ctx.stateRoot, file, ctx.locks, ctx.retention);
   }
 }
 
@@ -164,7 +164,7 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
     byHost.set(host, [...(byHost.get(host) ?? []), join(p.live, name)]);
   }
   for (const [host, files] of byHost) {
-    const lock = await holdNamedLock(stateLockName("host", ctx.canonicalRoot, host));
+    const lock = await ctx.locks.hold("host", host);
     if (lock === null) continue;
     try {
       await recoverSegments(ctx, files, recovered);
@@ -173,7 +173,7 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
     }
   }
   // The single file of earlier versions: its hosts held no lock, so what it left open is lost.
-  const legacy = await holdNamedLock(stateLockName("host", ctx.canonicalRoot, "legacy"));
+  const legacy = await ctx.locks.hold("host", "legacy");
   if (legacy !== null)
     try {
       await recoverSegments(ctx, [p.legacy], recovered);
@@ -200,29 +200,33 @@ export interface JournalRepair {
  * Does now what the next start-up would: finishes every lost host's live
  * segments (killing what they left running, finalizing their open calls,
  * archiving them, setting damaged ones aside). Running hosts are untouched:
- * their liveness locks are held.
+ * their liveness locks are held. `mechanism` is how the state directory's
+ * locks are held (default: this system's).
  *
  * @example
  * const { finalized } = await repairJournal(home.root);
  */
-export async function repairJournal(stateRoot: string): Promise<JournalRepair> {
-  const canonicalRoot = realpathSync(stateRoot);
+export async function repairJournal(
+  stateRoot: string,
+  mechanism?: LockMechanism,
+): Promise<JournalRepair> {
+  const locks = stateLocks(realpathSync(stateRoot), mechanism);
   const host = randomUUID();
-  const liveness = await holdNamedLock(stateLockName("host", canonicalRoot, host));
+  const liveness = await locks.hold("host", host);
   if (liveness === null)
     throw new CoreError("state_unavailable", "cannot hold a liveness lock for the repair");
   const sink = new DiagnosticsSink(stateRoot);
-  const before = new Set((await describeJournal(stateRoot)).quarantined);
+  const before = new Set((await describeJournal(stateRoot, mechanism)).quarantined);
   try {
     const finalized = await recoverLostHosts({
       stateRoot,
-      canonicalRoot,
+      locks,
       host,
       skip: new Set(),
       logger: sink.logger,
-      retention: ownerRetention(new StateDirectory(stateRoot)),
+      retention: ownerRetention(new StateDirectory(stateRoot, { locks: locks.mechanism })),
     });
-    const after = (await describeJournal(stateRoot)).quarantined;
+    const after = (await describeJournal(stateRoot, mechanism)).quarantined;
     return { finalized, quarantined: after.filter((n) => !before.has(n)) };
   } finally {
     sink.close();

@@ -1,21 +1,19 @@
-import { holdNamedLock, type NamedLock, stateLockName } from "@rukh/profile";
+import type { NamedLock, StateLocks } from "@rukh/profile";
 
 /**
- * The slot names of one preset on one state directory, shared by every CLI
- * and MCP process of the same user on this machine (network namespace).
+ * Takes one of `max` concurrency slots of `preset` without waiting, shared by
+ * every CLI and MCP process of the same user on the state directory: tries
+ * each in turn and resolves `null` when all are held (the caller rejects the
+ * call; there is no queue). The kernel gives a slot back when its holder
+ * dies, however it dies.
  */
-export function slotPrefix(canonicalRoot: string, preset: string): string {
-  return stateLockName("slot", canonicalRoot, preset);
-}
-
-/**
- * Takes one of `max` slots without waiting: tries each in turn and resolves
- * `null` when all are held (the caller rejects the call; there is no queue).
- * The kernel gives a slot back when its holder dies, however it dies.
- */
-export async function acquireSlot(prefix: string, max: number): Promise<NamedLock | null> {
+export async function acquireSlot(
+  locks: StateLocks,
+  preset: string,
+  max: number,
+): Promise<NamedLock | null> {
   for (let i = 0; i < max; i++) {
-    const lock = await holdNamedLock(`${prefix}.${i}`);
+    const lock = await locks.hold("slot", `${preset}.${i}`);
     if (lock !== null) return lock;
   }
   return null;

@@ -9,6 +9,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
+import { stateLocks } from "@rukh/profile";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { ARCHIVE_SEGMENT_BYTES, archiveSegment } from "../src/_archive.js";
@@ -191,14 +192,14 @@ it("prunes the oldest archive segments past the age and size budget when a new o
     asked++;
     return { maxAgeMs: 30 * 86_400_000, maxBytes: ARCHIVE_SEGMENT_BYTES + 1_000 };
   };
-  expect(await archiveSegment(root, lost, realpathSync(root), retention)).toBe(true);
+  expect(await archiveSegment(root, lost, stateLocks(realpathSync(root)), retention)).toBe(true);
   // 1 is too old; 2 pushes the total past the budget; 3 and the new 4 stay.
   expect(readdirSync(archive)).toEqual(["0000000003.jsonl", "0000000004.jsonl"]);
   expect(asked).toBe(1);
   // Appending to a segment with room asks nothing of the configuration.
   const next = join(live, "h.000001.jsonl");
   writeFileSync(next, `${JSON.stringify(record(8))}\n`);
-  expect(await archiveSegment(root, next, realpathSync(root), retention)).toBe(true);
+  expect(await archiveSegment(root, next, stateLocks(realpathSync(root)), retention)).toBe(true);
   expect(asked).toBe(1);
   expect(readdirSync(live)).toEqual([]);
 });

@@ -8,6 +8,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { StateDirectory } from "@rukh/profile";
 import { describe, expect, it } from "vitest";
 import { createInvocationCore, readJournal } from "../src/index.js";
 import { binding, call, cleanup, makeState, openCore, startRecord } from "./_helpers.js";
@@ -15,50 +16,52 @@ import { binding, call, cleanup, makeState, openCore, startRecord } from "./_hel
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("journal and recovery", () => {
-  it("finalizes a call whose host was SIGKILLed as host_lost and never re-runs it", async () => {
-    const { state, root, work } = await makeState();
-    try {
-      const marker = join(work, "marker.txt");
-      const host = spawn(
-        process.execPath,
-        [new URL("./fixtures/host.mjs", import.meta.url).pathname, root, marker],
-        { stdio: "ignore" },
-      );
-      const exited = new Promise((r) => host.once("exit", r));
-      for (let i = 0; i < 300 && !existsSync(marker); i++) await sleep(20);
-      expect(readFileSync(marker, "utf8")).toBe("ran\n");
-      host.kill("SIGKILL");
-      await exited;
+  it.each(["abstract-socket", "socket-file"] as const)(
+    "finalizes a call whose host was SIGKILLed as host_lost and never re-runs it (%s locks)",
+    async (locks) => {
+      const { root, work } = await makeState();
+      const state = new StateDirectory(root, { locks });
+      try {
+        const marker = join(work, "marker.txt");
+        const host = spawn(
+          process.execPath,
+          [new URL("./fixtures/host.mjs", import.meta.url).pathname, root, marker, locks],
+          { stdio: "ignore" },
+        );
+        const exited = new Promise((r) => host.once("exit", r));
+        for (let i = 0; i < 300 && !existsSync(marker); i++) await sleep(20);
+        expect(readFileSync(marker, "utf8")).toBe("ran\n");
+        host.kill("SIGKILL");
+        await exited;
 
-      const before = (await readJournal(root)).records;
-      const start = before.find((r) => r.type === "start" && r.command === "fx.main/marker");
-      expect(start).toBeDefined();
-      // Its start and its process, but no final.
-      expect(
-        before.filter((r) => r.invocationId === start!.invocationId).map((r) => r.type),
-      ).toEqual(["start", "process"]);
+        const before = (await readJournal(root)).records;
+        const start = before.find((r) => r.type === "start" && r.command === "fx.main/marker");
+        expect(start).toBeDefined();
+        // Its start and its process, but no final.
+        expect(
+          before.filter((r) => r.invocationId === start!.invocationId).map((r) => r.type),
+        ).toEqual(["start", "process"]);
 
-      const core = await openCore(state);
-      expect(core.recovered).toEqual([start!.invocationId]);
-      await core.close();
-      const after = (await readJournal(root)).records.filter(
-        (r) => r.invocationId === start!.invocationId,
-      );
-      expect(after.map((r) => (r.type === "final" ? `${r.outcome}/${r.reason}` : r.type))).toEqual([
-        "start",
-        "process",
-        "execution_failed/host_lost",
-      ]);
-      // A second start-up finds nothing left to recover.
-      const again = await openCore(state);
-      expect(again.recovered).toEqual([]);
-      await again.close();
-      await sleep(300);
-      expect(readFileSync(marker, "utf8")).toBe("ran\n");
-    } finally {
-      cleanup(work);
-    }
-  });
+        const core = await openCore(state);
+        expect(core.recovered).toEqual([start!.invocationId]);
+        await core.close();
+        const after = (await readJournal(root)).records.filter(
+          (r) => r.invocationId === start!.invocationId,
+        );
+        expect(
+          after.map((r) => (r.type === "final" ? `${r.outcome}/${r.reason}` : r.type)),
+        ).toEqual(["start", "process", "execution_failed/host_lost"]);
+        // A second start-up finds nothing left to recover.
+        const again = await openCore(state);
+        expect(again.recovered).toEqual([]);
+        await again.close();
+        await sleep(300);
+        expect(readFileSync(marker, "utf8")).toBe("ran\n");
+      } finally {
+        cleanup(work);
+      }
+    },
+  );
 
   it("cuts off a torn last line and keeps appending whole records", async () => {
     const { state, root, work } = await makeState();

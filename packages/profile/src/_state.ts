@@ -22,7 +22,7 @@ import { ioError, ProfileError } from "./_errors.js";
 import { collect, type GcOptions, type GcReport } from "./_gc.js";
 import { checkImports } from "./_imports.js";
 import { REVISION_MAX_BYTES } from "./_limits.js";
-import { holdNamedLock, stateLockName } from "./_lock.js";
+import { type LockMechanism, SYSTEM_LOCKS, stateLocks } from "./_lock.js";
 import {
   fsyncDir,
   readLimits,
@@ -144,6 +144,8 @@ export interface StateDirectoryOptions {
   readonly lockTimeoutMs?: number;
   /** Clock for `createdAt`; default `() => new Date()`. */
   readonly now?: () => Date;
+  /** How this directory's locks are held; default {@link SYSTEM_LOCKS} (tests run both). */
+  readonly locks?: LockMechanism;
 }
 
 const ACTIVE_MAX_BYTES = 128;
@@ -168,6 +170,8 @@ function errno(e: unknown): string | undefined {
  */
 export class StateDirectory {
   readonly root: string;
+  /** How this directory's locks are held, by this instance and every core opened on it. */
+  readonly locks: LockMechanism;
   readonly #lockTimeoutMs: number;
   readonly #now: () => Date;
   readonly #revisions = new Map<string, ProfileRevision>();
@@ -181,6 +185,7 @@ export class StateDirectory {
     this.root = root;
     this.#lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
     this.#now = options.now ?? (() => new Date());
+    this.locks = options.locks ?? SYSTEM_LOCKS;
   }
 
   /**
@@ -830,16 +835,15 @@ export class StateDirectory {
 
   /**
    * Waits (up to the lock timeout) for the state directory's publication
-   * lock: a kernel-held name derived from the user and the directory's real
-   * path, freed when its holder exits however it exits — so a crashed
-   * publisher never leaves a stale lock, and a live one is never broken.
+   * lock: held by the kernel for its holder and freed when it exits however
+   * it exits — so a crashed publisher never leaves a stale lock, and a live
+   * one is never broken.
    */
   async #lock(): Promise<() => Promise<void>> {
     const real = await realpath(this.root).catch(() => this.root);
-    const name = stateLockName("publication", real);
     const deadline = Date.now() + this.#lockTimeoutMs;
     for (;;) {
-      const lock = await holdNamedLock(name);
+      const lock = await stateLocks(real, this.locks).hold("publication");
       if (lock !== null)
         return async () => {
           lock.release();

@@ -48,8 +48,8 @@ export {
   SIGNATURE_MAX_BYTES,
   TOOL_DESCRIPTION_MAX_LENGTH,
 } from "./_limits.js";
-export type { NamedLock } from "./_lock.js";
-export { holdNamedLock, stateLockName } from "./_lock.js";
+export type { LockMechanism, NamedLock, StateLocks } from "./_lock.js";
+export { SOCKET_PATH_MAX_BYTES, SYSTEM_LOCKS, stateLocks } from "./_lock.js";
 export type { ManifestFile, PackageManifest, PackageSignature } from "./_package.js";
 export {
   computeManifest,

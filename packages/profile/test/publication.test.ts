@@ -347,22 +347,24 @@ describe("the publication lock", () => {
     expect(r.published).toBe(true);
   });
 
-  it("serializes publishers of one process, and times out while it is held", async () => {
-    const root = join(work, "lock-timeout");
-    const a = new StateDirectory(root);
-    await a.setConfig(ownerConfig() as never);
-    const { holdNamedLock, stateLockName } = await import("../src/index.js");
-    const { realpathSync } = await import("node:fs");
-    const name = stateLockName("publication", realpathSync(root));
-    const held = await holdNamedLock(name);
-    expect(held).not.toBeNull();
-    const b = new StateDirectory(root, { lockTimeoutMs: 200 });
-    await expect(b.setConfig(ownerConfig({ brand: "acme3" }) as never)).rejects.toMatchObject({
-      code: "lock_timeout",
-    });
-    held!.release();
-    expect((await b.setConfig(ownerConfig({ brand: "acme3" }) as never)).published).toBe(true);
-  });
+  it.each(["abstract-socket", "socket-file"] as const)(
+    "serializes publishers of one process, and times out while it is held (%s locks)",
+    async (locks) => {
+      const root = join(work, `lock-timeout-${locks}`);
+      const a = new StateDirectory(root, { locks });
+      await a.setConfig(ownerConfig() as never);
+      const { stateLocks } = await import("../src/index.js");
+      const { realpathSync } = await import("node:fs");
+      const held = await stateLocks(realpathSync(root), locks).hold("publication");
+      expect(held).not.toBeNull();
+      const b = new StateDirectory(root, { lockTimeoutMs: 200, locks });
+      await expect(b.setConfig(ownerConfig({ brand: "acme3" }) as never)).rejects.toMatchObject({
+        code: "lock_timeout",
+      });
+      held!.release();
+      expect((await b.setConfig(ownerConfig({ brand: "acme3" }) as never)).published).toBe(true);
+    },
+  );
 });
 
 describe("tool names", () => {

@@ -87,7 +87,7 @@ async function repair(home: StateDirectory, { removeTemporaryDebris }: Profile):
 
 async function doctor(
   home: StateDirectory,
-  { checkStoredPackage, findTemporaryDebris, holdNamedLock, stateLockName }: Profile,
+  { checkStoredPackage, findTemporaryDebris, stateLocks }: Profile,
 ): Promise<Check[]> {
   const checks: Check[] = [];
   const check = async (name: string, fn: () => Promise<string | Note> | string | Note) => {
@@ -192,7 +192,7 @@ async function doctor(
   await check("publication lock", async () => {
     if (fresh) return "free (no state directory yet)";
     // Held by the kernel for a live publisher only: it is never stale, so there is nothing to break.
-    const lock = await holdNamedLock(stateLockName("publication", realpathSync(home.root)));
+    const lock = await stateLocks(realpathSync(home.root), home.locks).hold("publication");
     if (lock === null) return new Note("held by a publication in progress");
     lock.release();
     return "free";
