@@ -54,6 +54,7 @@ export const MAIN_COMMANDS: FixtureCommand[] = [
   { id: "slow", inputs: [int("wait_ms", { default: 0 })] },
   { id: "marker", inputs: [text("path", { required: true })] },
   { id: "read_file", inputs: [text("path", { required: true })] },
+  { id: "connect", inputs: [int("port", { required: true })] },
   { id: "interactive", interaction: "required" },
   { id: "optional", interaction: "optional" },
   { id: "greedy", requests: { actions: ["net.connect"], resources: [] } },

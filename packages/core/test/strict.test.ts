@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import type { StateDirectory } from "@rukh/profile";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,6 +55,27 @@ describe("the strict enforcement profile", () => {
     });
     const allowed = await trusted.invoke(call("fx.main/read_file", { path: target }));
     expect(allowed.message).not.toBe("cannot read: ERR_ACCESS_DENIED");
+  });
+
+  it("gives a Node command no network (and host-trusted has it)", async () => {
+    let reached = 0;
+    const server = createServer((s) => {
+      reached++;
+      s.destroy();
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    const port = (server.address() as AddressInfo).port;
+    try {
+      const denied = await strict.invoke(call("fx.main/connect", { port }));
+      expect(denied).toMatchObject({ outcome: "command_failed" });
+      expect(denied.message).toMatch(/^cannot connect: /);
+      expect(reached).toBe(0);
+      const allowed = await trusted.invoke(call("fx.main/connect", { port }));
+      expect(allowed).toMatchObject({ outcome: "succeeded", commandResult: { text: "connected" } });
+      expect(reached).toBe(1);
+    } finally {
+      server.close();
+    }
   });
 
   it("denies spawning child processes", async () => {

@@ -382,3 +382,16 @@ export function processesWith(marker: string, comm?: string): number[] {
   return found;
 }
 export { freePort } from "./_net.js";
+
+/**
+ * How many tests `node --test` printed as passed, in either of its
+ * reporters (TAP's `# pass N` when piped on Node 20 and 22, the spec
+ * reporter's `ℹ pass N` on 24 and later), or `null` when it printed none.
+ *
+ * @example
+ * expect(nodeTestPasses(spawnSync(process.execPath, ["--test"]).stdout)).toBe(1);
+ */
+export function nodeTestPasses(stdout: string): number | null {
+  const found = /^(?:# |ℹ )pass (\d+)$/m.exec(stdout);
+  return found === null ? null : Number(found[1]);
+}
