@@ -21,6 +21,7 @@ const PROTOCOL_VIOLATION_CODES = [
  */
 export const IPC_ERROR_CODES = [
   "handshake_timeout",
+  "hold_failed",
   ...PROTOCOL_VIOLATION_CODES,
   "closed_before_completion",
   "channel_error",

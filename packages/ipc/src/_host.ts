@@ -7,6 +7,8 @@ import {
   IPC_CHANNEL_ENV,
   IPC_CHANNEL_FD,
   IPC_DEFAULT_HANDSHAKE_TIMEOUT_MS,
+  IPC_HOLD_FD,
+  IPC_HOLD_TIMEOUT_MS,
   IPC_LIMITS,
   IPC_NONCE_BYTES,
   IPC_SECRET_BYTES,
@@ -59,6 +61,37 @@ export interface SpawnCommandProcessOptions {
    * of this process's files, pipes or sockets reaches it.
    */
   readonly shadowFds?: readonly number[];
+  /**
+   * Start the process held: its program is the runtime's hold bootstrap
+   * (`@rukh/ipc/held`) followed by the command's program, so nothing of the
+   * command runs until {@link ProcessHold.release}. It gets a hold pipe on
+   * fd {@link IPC_HOLD_FD}. Its runtime may answer the handshake while it
+   * waits (then nothing else before it is released); the handshake is timed
+   * from the release.
+   */
+  readonly held?: boolean;
+  /** How long a held process may take to say it runs; default {@link IPC_HOLD_TIMEOUT_MS}. */
+  readonly holdTimeoutMs?: number;
+}
+
+/**
+ * The hold of a process started `held`.
+ *
+ * @example
+ * await proc.hold!.confirmed; // Node and the bootstrap run; nothing of the command does
+ * proc.hold!.release();
+ * proc.invoke(request);
+ */
+export interface ProcessHold {
+  /**
+   * Resolves once the process says it runs and waits; rejects with
+   * `hold_failed` when it ends, closes its hold pipe, says anything else,
+   * writes on its channel before its release, or says nothing within
+   * {@link IPC_HOLD_TIMEOUT_MS}.
+   */
+  readonly confirmed: Promise<void>;
+  /** Lets the command's program run and starts the handshake. Throws `invalid_state` unless confirmed and not yet released. */
+  release(): void;
 }
 
 /**
@@ -84,6 +117,8 @@ export interface CommandProcess {
    * an orderly end, otherwise the {@link IpcError} that closed it. Never rejects.
    */
   readonly closed: Promise<IpcError | undefined>;
+  /** The process's hold, when it was started `held`. */
+  readonly hold: ProcessHold | undefined;
   /** Sends the one invoke at once (the child reads it after its hello). Throws `invalid_state` or `invalid_message`. */
   invoke(request: InvokeRequest): void;
   /**
@@ -140,7 +175,12 @@ export function spawnCommandProcess(options: SpawnCommandProcessOptions): Comman
   const child = spawn(options.program, options.args ?? [], {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env,
-    stdio: shadowedStdio([stdio[0], stdio[1], stdio[2], "pipe"], options.shadowFds ?? []),
+    stdio: shadowedStdio(
+      options.held === true
+        ? [stdio[0], stdio[1], stdio[2], "pipe", "pipe"]
+        : [stdio[0], stdio[1], stdio[2], "pipe"],
+      options.shadowFds ?? [],
+    ),
     detached: options.detached ?? false,
     shell: false,
     windowsHide: true,
@@ -176,20 +216,30 @@ export function spawnCommandProcess(options: SpawnCommandProcessOptions): Comman
   ready.catch(() => {});
   completion.catch(() => {});
 
-  const handshakeTimer = setTimeout(() => {
-    close(
-      new IpcError(
-        "handshake_timeout",
-        `the child sent no valid hello within ${options.handshakeTimeoutMs ?? IPC_DEFAULT_HANDSHAKE_TIMEOUT_MS} ms`,
-      ),
-    );
-  }, options.handshakeTimeoutMs ?? IPC_DEFAULT_HANDSHAKE_TIMEOUT_MS);
+  let handshakeTimer: NodeJS.Timeout | undefined;
+  /** Starts the handshake's clock: at spawn, or when a held process is released. */
+  function begin(): void {
+    if (phase !== "handshake") return;
+    handshakeTimer = setTimeout(() => {
+      close(
+        new IpcError(
+          "handshake_timeout",
+          `the child sent no valid hello within ${options.handshakeTimeoutMs ?? IPC_DEFAULT_HANDSHAKE_TIMEOUT_MS} ms`,
+        ),
+      );
+    }, options.handshakeTimeoutMs ?? IPC_DEFAULT_HANDSHAKE_TIMEOUT_MS);
+  }
+  const hold =
+    options.held === true
+      ? holdOf(child, options.holdTimeoutMs ?? IPC_HOLD_TIMEOUT_MS, (error) => close(error), begin)
+      : undefined;
 
   function close(error: IpcError | undefined): void {
     if (phase === "closed") return;
     const before = phase;
     phase = "closed";
     clearTimeout(handshakeTimer);
+    hold?.end();
     clearTimeout(exitTimer);
     channel?.destroy();
     const reason =
@@ -270,7 +320,17 @@ export function spawnCommandProcess(options: SpawnCommandProcessOptions): Comman
     try {
       reader.append(chunk);
       for (let p = reader.next(); p !== undefined; p = reader.next()) {
-        receive(decodeMessage(p, "child"));
+        const message = decodeMessage(p, "child");
+        // A held process's runtime may answer the handshake while it waits; nothing more.
+        if (
+          hold !== undefined &&
+          !hold.released &&
+          (phase !== "handshake" || message.type !== "hello")
+        )
+          return close(
+            new IpcError("hold_failed", "the held process wrote on its channel before its release"),
+          );
+        receive(message);
         if ((phase as Phase) === "closed") return;
       }
     } catch (error) {
@@ -305,13 +365,17 @@ export function spawnCommandProcess(options: SpawnCommandProcessOptions): Comman
   });
 
   // Without a pid the spawn failed; its "error" event reports spawn_failed.
-  if (child.pid !== undefined) channel.write(Buffer.concat([secret, hostNonce]));
+  if (child.pid !== undefined) {
+    channel.write(Buffer.concat([secret, hostNonce]));
+    if (hold === undefined) begin();
+  }
 
   return {
     child,
     ready,
     completion,
     closed,
+    hold: hold?.api,
     invoke(request) {
       if (invoked) throw new IpcError("invalid_state", "invoke was already called on this channel");
       if (phase === "closed") throw new IpcError("invalid_state", "the channel is closed");
@@ -329,6 +393,78 @@ export function spawnCommandProcess(options: SpawnCommandProcessOptions): Comman
 }
 
 const EXIT_DRAIN_MS = 200;
+
+/**
+ * The host's end of a hold pipe: `confirmed` once the process says "R",
+ * `release()` answers "G" and ends the pipe. Whatever else happens on the
+ * pipe before the release (it ends, says more, the process exits, nothing
+ * comes in time) fails the hold and closes the process's channel.
+ */
+function holdOf(
+  child: ChildProcess,
+  timeoutMs: number,
+  fail: (error: IpcError) => void,
+  begin: () => void,
+): { api: ProcessHold; readonly released: boolean; end(): void } {
+  const pipe = child.stdio[IPC_HOLD_FD] as Socket | null;
+  let state: "waiting" | "confirmed" | "released" | "ended" = "waiting";
+  let confirm!: () => void;
+  let reject!: (e: IpcError) => void;
+  const confirmed = new Promise<void>((res, rej) => {
+    confirm = res;
+    reject = rej;
+  });
+  confirmed.catch(() => {});
+  const failed = (why: string) => {
+    if (state === "released" || state === "ended") return;
+    state = "ended";
+    clearTimeout(timer);
+    const error = new IpcError("hold_failed", why);
+    reject(error);
+    pipe?.destroy();
+    fail(error);
+  };
+  const timer = setTimeout(
+    () => failed(`the held process did not say it runs within ${timeoutMs} ms`),
+    timeoutMs,
+  );
+  pipe?.on("data", (chunk: Buffer) => {
+    if (state === "waiting" && chunk.length === 1 && chunk[0] === 0x52) {
+      state = "confirmed";
+      clearTimeout(timer);
+      confirm();
+    } else failed("the held process said something other than that it runs");
+  });
+  pipe?.on("end", () => failed("the held process closed its hold pipe"));
+  pipe?.on("error", (e) => failed(`the hold pipe failed: ${e.message}`));
+  child.once("exit", () => failed("the held process ended before its release"));
+  return {
+    api: {
+      confirmed,
+      release() {
+        if (state !== "confirmed")
+          throw new IpcError(
+            "invalid_state",
+            `the process cannot be released: its hold is ${state}`,
+          );
+        state = "released";
+        pipe?.end("G");
+        begin();
+      },
+    },
+    get released() {
+      return state === "released";
+    },
+    end() {
+      clearTimeout(timer);
+      if (state === "waiting" || state === "confirmed") {
+        state = "ended";
+        reject(new IpcError("hold_failed", "the channel closed before the release"));
+      }
+      pipe?.destroy();
+    },
+  };
+}
 
 function notify<T>(listener: ((value: T) => void) | undefined, value: T): void {
   if (listener === undefined) return;

@@ -24,6 +24,16 @@ export const IPC_NONCE_BYTES = 32;
  */
 export const IPC_MAX_FRAME_BYTES = 1_048_576;
 
+/**
+ * The descriptor of a held process's hold pipe: the process says it runs
+ * and waits there until the host releases it (see `held` of
+ * `spawnCommandProcess`). Closed before the command's program is loaded.
+ */
+export const IPC_HOLD_FD = 4;
+
+/** How long a held process may take to say it runs before it counts as hung, in milliseconds. */
+export const IPC_HOLD_TIMEOUT_MS = 10_000;
+
 /** Default time the host waits for a valid child `hello`, in milliseconds. */
 export const IPC_DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
 

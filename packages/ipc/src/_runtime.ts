@@ -237,6 +237,32 @@ const AUTHOR_LOG_LINES = IPC_LIMITS.maxLogFrames - 2;
  * });
  */
 export function runCommandProcess(options: RunCommandProcessOptions): Promise<void> {
+  const channel = opened ?? openChannel();
+  opened = undefined;
+  channel.attach(options.handlers);
+  return channel.finished;
+}
+
+/** A channel opened ahead of the program's handlers (by {@link prepareCommandProcess}). */
+let opened: ChildChannel | undefined;
+
+/**
+ * Opens this process's channel and answers the host's handshake before the
+ * command's program, and so its handlers, are loaded: what a host's hold
+ * bootstrap (`@rukh/ipc/held`) calls while a process waits for its call.
+ * The program's own {@link runCommandProcess} then takes the channel as it
+ * is; an invoke that arrived meanwhile runs once its handlers are there.
+ * Programs never need to call it.
+ *
+ * @example
+ * prepareCommandProcess(); // in a bootstrap, before the program is loaded
+ */
+export function prepareCommandProcess(): void {
+  opened ??= openChannel();
+}
+
+/** The channel on fd 3, with the environment variable that names it removed. */
+function openChannel(): ChildChannel {
   const announced = process.env[IPC_CHANNEL_ENV];
   delete process.env[IPC_CHANNEL_ENV];
   if (announced !== String(IPC_CHANNEL_FD)) {
@@ -256,9 +282,7 @@ export function runCommandProcess(options: RunCommandProcessOptions): Promise<vo
       new IpcError("not_managed", `fd ${IPC_CHANNEL_FD} is not a usable channel`, { cause: error }),
     );
   }
-  return new Promise<void>((finished) => {
-    new ChildChannel(socket, options.handlers, finished);
-  });
+  return new ChildChannel(socket);
 }
 
 function fatal(error: IpcError): never {
@@ -268,7 +292,9 @@ function fatal(error: IpcError): never {
 
 class ChildChannel {
   #socket: Socket;
-  #handlers: Readonly<Record<string, AnyHandler>>;
+  /** The program's handlers, once it gave them; an invoke waits for them. */
+  #handlers: Readonly<Record<string, AnyHandler>> | undefined;
+  #waiting: InvokeMessage | undefined;
   #preamble: Buffer[] = [];
   #preambleBytes = 0;
   #secret: Buffer | undefined;
@@ -283,16 +309,14 @@ class ChildChannel {
   #logLines = 0;
   #droppedLines = 0;
   #progressFrames = 0;
-  #finished: () => void;
+  #finish!: () => void;
+  /** Settles once the last frame is written (what runCommandProcess returns). */
+  readonly finished = new Promise<void>((resolve) => {
+    this.#finish = resolve;
+  });
 
-  constructor(
-    socket: Socket,
-    handlers: Readonly<Record<string, AnyHandler>>,
-    finished: () => void,
-  ) {
+  constructor(socket: Socket) {
     this.#socket = socket;
-    this.#handlers = handlers;
-    this.#finished = finished;
     socket.on("data", (chunk: Buffer) => this.#onData(chunk));
     socket.on("end", () =>
       this.#fail(
@@ -340,10 +364,21 @@ class ChildChannel {
     }
   }
 
+  /** Gives the channel the program's handlers; an invoke that came first runs now. */
+  attach(handlers: Readonly<Record<string, AnyHandler>>): void {
+    if (this.#handlers !== undefined)
+      return fatal(new IpcError("invalid_state", "runCommandProcess was called twice"));
+    this.#handlers = handlers;
+    const waiting = this.#waiting;
+    this.#waiting = undefined;
+    if (waiting !== undefined && this.#state === "running") void this.#run(waiting);
+  }
+
   #receive(message: HostMessage): void {
     if (this.#state === "invoke" && message.type === "invoke") {
       this.#state = "running";
-      void this.#run(message);
+      if (this.#handlers === undefined) this.#waiting = message;
+      else void this.#run(message);
     } else if (this.#state === "running" && message.type === "cancel" && !this.#cancelled) {
       // One cancel may come at any time before the completion, even after
       // this process's own deadline passed (the first cause is kept).
@@ -363,9 +398,8 @@ class ChildChannel {
   }
 
   async #run(invoke: InvokeMessage): Promise<void> {
-    const handler = Object.hasOwn(this.#handlers, invoke.command)
-      ? this.#handlers[invoke.command]
-      : undefined;
+    const handlers = this.#handlers!;
+    const handler = Object.hasOwn(handlers, invoke.command) ? handlers[invoke.command] : undefined;
     if (handler === undefined) {
       this.#log("error", `no handler for command ${invoke.command}`, true);
       return this.#exit(EXIT_HANDLER_FAILED);
@@ -474,7 +508,7 @@ class ChildChannel {
     // it alive for long past its completion.
     this.#socket.end(() => {
       setTimeout(() => process.exit(code), EXIT_GRACE_MS).unref();
-      this.#finished();
+      this.#finish();
     });
   }
 }

@@ -2,6 +2,7 @@
 export type {
   CommandProcess,
   InvokeRequest,
+  ProcessHold,
   SpawnCommandProcessOptions,
   StdioMode,
 } from "./_host.js";
@@ -11,6 +12,8 @@ export {
   IPC_CHANNEL_ENV,
   IPC_CHANNEL_FD,
   IPC_DEFAULT_HANDSHAKE_TIMEOUT_MS,
+  IPC_HOLD_FD,
+  IPC_HOLD_TIMEOUT_MS,
   IPC_LIMITS,
   IPC_MAX_FRAME_BYTES,
   IPC_PROTOCOL,

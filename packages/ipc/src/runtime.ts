@@ -19,6 +19,7 @@ export type {
 } from "./_runtime.js";
 export {
   CommandFailure,
+  prepareCommandProcess,
   runCommandProcess,
   structuredResult,
   textResult,

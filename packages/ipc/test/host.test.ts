@@ -1,6 +1,18 @@
-import { afterEach, describe, expect, it } from "vitest";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { IpcError, type IpcErrorCode } from "../src/index.js";
-import { killAll, node, request, spawnFixture } from "./_helpers.js";
+import { fixture, killAll, node, request, spawnFixture } from "./_helpers.js";
 
 afterEach(killAll);
 
@@ -267,5 +279,92 @@ describe("the host API", () => {
     const run = spawnSync(program, args, { encoding: "utf8", env: { PATH: "/usr/bin:/bin" } });
     expect(run.status).toBe(2);
     expect(run.stderr).toContain("rukh ipc: not_managed");
+  });
+});
+
+describe("a held process", () => {
+  const bootstrap = fileURLToPath(new URL("../bootstrap/held.cjs", import.meta.url));
+  const work = mkdtempSync(join(tmpdir(), "rukh-held-"));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  const held = (program: string, args: string[] = [], options = {}) =>
+    spawnFixture(process.execPath, [bootstrap, program, ...args], { held: true, ...options });
+
+  it("runs nothing of the command until it is released, then runs it as Node would have", async () => {
+    const marks = join(work, "marks");
+    const proc = held(fixture("held/marked.mjs"), [marks, "extra"]);
+    await proc.hold!.confirmed;
+    await new Promise((r) => setTimeout(r, 300));
+    expect(existsSync(marks)).toBe(false);
+    proc.hold!.release();
+    proc.invoke(request("test.ipc/greet", { inputs: { name: "Ada" } }));
+    // The program saw its own argv: node, itself, its arguments.
+    expect(await proc.completion).toMatchObject({ commandResult: { text: "hello Ada 4" } });
+    expect(await proc.exit).toBe(0);
+    expect(readFileSync(marks, "utf8")).toBe(`${proc.child.pid}\n`);
+  });
+
+  it.each([
+    ["is this runtime byte for byte", true],
+    ["differs from this runtime", false],
+  ])(
+    "answers the handshake while it waits only when the package's vendored runtime %s",
+    async (_what, same) => {
+      // A package as `ext pack` makes it: the runtime vendored as node_modules/@rukh/ipc.
+      const pkg = mkdtempSync(join(work, "pkg-"));
+      const vendored = join(pkg, "node_modules", "@rukh", "ipc");
+      cpSync(fileURLToPath(new URL("../dist/runtime", import.meta.url)), vendored, {
+        recursive: true,
+      });
+      if (!same) appendFileSync(join(vendored, "index.js"), "\n// edited\n");
+      const marks = join(pkg, "marks");
+      writeFileSync(
+        join(pkg, "cmd.mjs"),
+        `import { appendFileSync } from "node:fs";
+import { runCommandProcess, textResult } from "@rukh/ipc";
+appendFileSync(${JSON.stringify(marks)}, "ran\\n");
+await runCommandProcess({ handlers: { "test.ipc/greet": (ctx) => textResult("hi " + ctx.inputs.name) } });
+`,
+      );
+      const proc = held(join(pkg, "cmd.mjs"));
+      await proc.hold!.confirmed;
+      const greeted = await Promise.race([
+        proc.ready.then(() => true),
+        new Promise((r) => setTimeout(() => r(false), 500)),
+      ]);
+      expect(greeted).toBe(same);
+      expect(existsSync(marks)).toBe(false);
+      proc.hold!.release();
+      proc.invoke(request("test.ipc/greet", { inputs: { name: "Ada" } }));
+      expect(await proc.completion).toMatchObject({ commandResult: { text: "hi Ada" } });
+      expect(await proc.exit).toBe(0);
+      expect(readFileSync(marks, "utf8")).toBe("ran\n");
+    },
+  );
+
+  it("cannot be released before it says it runs, nor twice", async () => {
+    const proc = held(fixture("held/marked.mjs"), [join(work, "unused")]);
+    expect(() => proc.hold!.release()).toThrow(IpcError);
+    await proc.hold!.confirmed;
+    proc.hold!.release();
+    expect(() => proc.hold!.release()).toThrow(/its hold is released/);
+  });
+
+  it.each([
+    ["exits", /^the held process (ended before its release|closed its hold pipe)$/],
+    ["closes", /^the held process closed its hold pipe$/],
+    ["writes", /./],
+    ["chatters", /^the held process said something other than that it runs$/],
+    ["silent", /^the held process did not say it runs within 300 ms$/],
+  ])("fails its hold, and closes its channel, when it %s before its release", async (how, why) => {
+    const proc = spawnFixture(process.execPath, [fixture("held/misbehaving.cjs"), how], {
+      held: true,
+      holdTimeoutMs: 300,
+    });
+    const closed = await proc.closed;
+    // Bytes on the channel that are not a hello break the protocol before anything else.
+    if (how === "writes") expect(closed?.protocolViolation).toBe(true);
+    else expect(closed?.code).toBe("hold_failed");
+    expect(closed?.message).toMatch(why);
+    expect(() => proc.hold!.release()).toThrow(IpcError);
   });
 });
