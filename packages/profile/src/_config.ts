@@ -95,8 +95,13 @@ export interface OwnerConfig {
     readonly toolNames?: "full" | "compact";
     readonly endpoints?: { readonly [name: string]: McpEndpointConfig };
   };
-  /** Where bubblewrap is (an absolute path); default the first existing of /usr/bin/bwrap, /bin/bwrap. */
-  readonly sandbox?: { readonly program: string };
+  /**
+   * The strict sandbox: where bubblewrap is (an absolute path; default the
+   * first existing of /usr/bin/bwrap, /bin/bwrap), and, for a host running
+   * as root, the uids strict calls run as: each call takes one no other
+   * process has while it runs (default {@link STRICT_UIDS_DEFAULT}).
+   */
+  readonly sandbox?: { readonly program?: string; readonly uids?: StrictUids };
   /**
    * How much invocation history the journal keeps (default 30 days and 256
    * MiB, the oldest going first), and whether start records keep the inputs
@@ -360,12 +365,13 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
       c.integer("/journal/maxBytes", j.maxBytes, Number.MAX_SAFE_INTEGER, "2^53 - 1");
   }
   if (root.sandbox !== undefined) {
-    const sb = c.object("/sandbox", root.sandbox, ["program"], []);
+    const sb = c.object("/sandbox", root.sandbox, [], ["program", "uids"]);
     if (
       sb?.program !== undefined &&
       (typeof sb.program !== "string" || !sb.program.startsWith("/") || sb.program.length > 4096)
     )
       c.add("/sandbox/program", "invalid_value", "expected an absolute path to bubblewrap");
+    if (sb?.uids !== undefined) checkStrictUids(c, sb.uids);
   }
   if (c.issues.length > 0) return { ok: false, issues: c.issues };
   return { ok: true, value: value as unknown as OwnerConfig };
@@ -388,6 +394,52 @@ export function parseOwnerConfig(
       issues: [{ path: "", code: "invalid_json", message: parsed.error.message }],
     };
   return validateOwnerConfig(parsed.value);
+}
+
+/**
+ * A range of uids strict calls of a root host run as: `count` uids from
+ * `first`.
+ *
+ * @example
+ * const uids: StrictUids = { first: 1_879_048_192, count: 65_536 };
+ */
+export interface StrictUids {
+  readonly first: number;
+  readonly count: number;
+}
+
+/**
+ * The uids strict calls of a root host take by default: 65,536 from
+ * 0x70000000, above the ranges systems give to accounts, services and
+ * containers.
+ */
+export const STRICT_UIDS_DEFAULT: StrictUids = Object.freeze({
+  first: 1_879_048_192,
+  count: 65_536,
+});
+
+/** The lowest uid a strict range may start at: above every 16-bit uid (accounts, nobody). */
+const STRICT_UIDS_FLOOR = 65_536;
+/** The first uid no range may reach (uids at or above 2^31 are negative to many tools). */
+const STRICT_UIDS_CEILING = 2_147_483_648;
+
+function checkStrictUids(c: Checker, v: JsonValue): void {
+  const u = c.object("/sandbox/uids", v, ["first", "count"], []);
+  if (u === undefined) return;
+  const first = c.integer("/sandbox/uids/first", u.first, STRICT_UIDS_CEILING - 1, "2^31 - 1");
+  const count = c.integer("/sandbox/uids/count", u.count, 16_777_216, "2^24");
+  if (first !== undefined && first < STRICT_UIDS_FLOOR)
+    c.add(
+      "/sandbox/uids/first",
+      "invalid_value",
+      `uid ${first} may belong to an account; expected ${STRICT_UIDS_FLOOR} or more`,
+    );
+  if (first !== undefined && count !== undefined && first + count > STRICT_UIDS_CEILING)
+    c.add(
+      "/sandbox/uids/count",
+      "invalid_value",
+      `the range ends at ${first + count - 1}; expected it to end below 2^31 (${STRICT_UIDS_CEILING})`,
+    );
 }
 
 /** The effective limits of a configuration: defaults lowered by `config.limits`. */

@@ -101,6 +101,18 @@ function listen(path: string): Promise<Server | NodeJS.ErrnoException> {
   });
 }
 
+/**
+ * Takes the machine-wide lock `name` (an abstract Unix socket: Linux only;
+ * elsewhere every take fails) without waiting: `null` when any process of
+ * the machine's network namespace holds it.
+ *
+ * @example
+ * const uid = await holdAbstractLock("rukh-strict-uid-1879048193");
+ */
+export function holdAbstractLock(name: string): Promise<NamedLock | null> {
+  return process.platform === "linux" ? holdAbstract(name) : Promise.resolve(null);
+}
+
 async function holdAbstract(name: string): Promise<NamedLock | null> {
   const server = await listen(`\0${name}`);
   if (server instanceof Error) return null;

@@ -5,12 +5,14 @@ export type {
   ConfigIssueCode,
   OwnerConfig,
   PresetResourceLimits,
+  StrictUids,
   TaskPreset,
   TrustedPublisher,
 } from "./_config.js";
 export {
   CONFIG_ISSUE_CODES,
   PRESET_RESOURCE_DEFAULTS,
+  STRICT_UIDS_DEFAULT,
   parseOwnerConfig,
   presetNamed,
   validateOwnerConfig,
@@ -49,7 +51,7 @@ export {
   TOOL_DESCRIPTION_MAX_LENGTH,
 } from "./_limits.js";
 export type { LockMechanism, NamedLock, StateLocks } from "./_lock.js";
-export { SOCKET_PATH_MAX_BYTES, SYSTEM_LOCKS, stateLocks } from "./_lock.js";
+export { holdAbstractLock, SOCKET_PATH_MAX_BYTES, SYSTEM_LOCKS, stateLocks } from "./_lock.js";
 export type { ManifestFile, PackageManifest, PackageSignature } from "./_package.js";
 export {
   computeManifest,

@@ -146,10 +146,48 @@ describe("validateOwnerConfig", () => {
       "/mcp/toolNames",
       "invalid_value",
     ],
+    [
+      "strict uids among the accounts",
+      ownerConfig({ sandbox: { uids: { first: 1000, count: 10 } } }),
+      "/sandbox/uids/first",
+      "invalid_value",
+    ],
+    [
+      "strict uids past 2^31",
+      ownerConfig({ sandbox: { uids: { first: 2_147_483_000, count: 1_000 } } }),
+      "/sandbox/uids/count",
+      "invalid_value",
+    ],
+    [
+      "strict uids without a count",
+      ownerConfig({ sandbox: { uids: { first: 100_000 } } }),
+      "/sandbox/uids/count",
+      "missing_member",
+    ],
+    [
+      "strict uids counted in fractions",
+      ownerConfig({ sandbox: { uids: { first: 100_000, count: 1.5 } } }),
+      "/sandbox/uids/count",
+      "expected_integer",
+    ],
+    [
+      "unknown sandbox member",
+      ownerConfig({ sandbox: { uid: 5 } }),
+      "/sandbox/uid",
+      "unknown_member",
+    ],
   ])("%s", (_name, value, path, code) => {
     const r = validateOwnerConfig(JSON.parse(JSON.stringify(value)));
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.issues).toContainEqual(expect.objectContaining({ path, code }));
+  });
+
+  it.each([
+    [{ uids: { first: 65_536, count: 1 } }],
+    [{ uids: { first: 1_879_048_192, count: 65_536 } }],
+    [{ program: "/usr/bin/bwrap", uids: { first: 2_147_483_647, count: 1 } }],
+  ])("accepts the sandbox %j", (sandbox) => {
+    expect(validateOwnerConfig(ownerConfig({ sandbox }) as never).ok).toBe(true);
   });
 
   it("reports every issue at once", () => {
