@@ -18,12 +18,14 @@ import {
   type ProfileRevision,
   presetNamed,
   resolveTool,
+  STRICT_UIDS_DEFAULT,
+  type StrictUids,
   type TaskPreset,
   type ToolProjection,
 } from "@rukh/profile";
 import type { HostBinding, InvocationRequest } from "./_api.js";
 import { type Confinement, strictHome } from "./_confinement.js";
-import { type LaunchPlan, launchPlan, type ResourceLimits } from "./_launch.js";
+import { type LaunchPlan, type LaunchRequest, launchPlan, type ResourceLimits } from "./_launch.js";
 import type { OutcomeReason } from "./_outcome.js";
 
 /** Why a request does not run, and as much of what it named as is known. */
@@ -46,6 +48,8 @@ export interface Target {
 /** A request that may run: the command, its checked inputs and the preset it runs under. */
 export interface Admitted {
   readonly revisionId: string;
+  /** The host binding the call runs for. */
+  readonly binding: HostBinding;
   readonly digest: string;
   readonly packageDir: string;
   /** The command's program, inside its package. */
@@ -59,11 +63,20 @@ export interface Admitted {
   readonly recordInputs: boolean;
   /** Whether the package is a development link (unsigned, the local user's own). */
   readonly dev: boolean;
+  /** The uids a root host's strict command may take (the owner's range, or the default). */
+  readonly strictUids: StrictUids;
 }
 
 /** An admitted request and how it is launched. */
 export interface Planned extends Admitted {
   readonly plan: LaunchPlan;
+  /**
+   * The same launch started held (Node and the runtime's hold bootstrap
+   * only, the program run once released), for a host that keeps processes
+   * ready: a managed Node command whose tree ends with its host. `null`
+   * for any other.
+   */
+  readonly heldPlan: LaunchPlan | null;
   /** The shell a watchdog runs on, for a plan without a pid namespace. */
   readonly watchdogShell: string | null;
 }
@@ -209,6 +222,7 @@ export function admit(
     return no("not_found", "the command's program is outside its package");
   return {
     revisionId,
+    binding,
     digest: extension.digest,
     packageDir,
     program,
@@ -219,6 +233,7 @@ export function admit(
     resultMaxBytes: config.limits?.maxCommandResultBytes ?? 131_072,
     recordInputs: config.journal?.recordInputs === true,
     dev: extension.dev !== undefined,
+    strictUids: config.sandbox?.uids ?? STRICT_UIDS_DEFAULT,
   };
 }
 
@@ -237,24 +252,30 @@ export function plan(
   });
   if (admitted.preset.enforcement === "strict" && confinement.strictUnavailable !== null)
     return unavailable(confinement.strictUnavailable);
-  const launch = launchPlan(
-    {
-      profile: admitted.preset.enforcement,
-      runtime: admitted.command.execute.runtime,
-      program: admitted.program,
-      packageDir: admitted.packageDir,
-      args: request.passthroughArgs ?? [],
-      cwd: request.cwd ?? cwd,
-      limits: admitted.limits,
-      interactive: admitted.command.execute.mapping === "passthrough",
-    },
-    confinement.environment,
-    strictHome(confinement.environment),
-  );
+  const launchRequest: LaunchRequest = {
+    profile: admitted.preset.enforcement,
+    runtime: admitted.command.execute.runtime,
+    program: admitted.program,
+    packageDir: admitted.packageDir,
+    args: request.passthroughArgs ?? [],
+    cwd: request.cwd ?? cwd,
+    limits: admitted.limits,
+    interactive: admitted.command.execute.mapping === "passthrough",
+  };
+  const home = strictHome(confinement.environment);
+  const launch = launchPlan(launchRequest, confinement.environment, home);
   if ("unavailable" in launch) return unavailable(launch.unavailable);
+  const holdable =
+    launch.tree === "pid-namespace" &&
+    launchRequest.runtime === "node" &&
+    !launchRequest.interactive;
+  const held = holdable
+    ? launchPlan({ ...launchRequest, held: true }, confinement.environment, home)
+    : null;
   return {
     ...admitted,
     plan: launch,
+    heldPlan: held !== null && !("unavailable" in held) ? held : null,
     watchdogShell: launch.tree === "process-group" ? confinement.environment.shell : null,
   };
 }

@@ -1,17 +1,20 @@
 import { existsSync, lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, isAbsolute, join } from "node:path";
+import { STRICT_UIDS_DEFAULT } from "@rukh/profile";
 import {
   type LaunchEnvironment,
   launchPlan,
   type NodePermission,
   nodePermissionOf,
   type ResourceLimits,
+  STRICT_UID,
   type SystemEntry,
 } from "./_launch.js";
 import { type ProbeAnswers, probeKey, readProbe, writeProbe } from "./_probe-cache.js";
 import { SYSTEM_PROCESS_TABLE, trustedPs } from "./_tree.js";
 import { locateTrustedProgram, type TrustedProgram } from "./_trusted.js";
+import { leaseUid } from "./_uids.js";
 
 /** Where bubblewrap is looked for when the owner configuration names none. */
 export const SANDBOX_PROGRAM_CANDIDATES = ["/usr/bin/bwrap", "/bin/bwrap"] as const;
@@ -58,6 +61,13 @@ export function ipcRuntimeDirs(): string[] {
 }
 
 let runtimeDirs: string[] | undefined;
+let bootstrap: string | undefined;
+
+/** The real path of the runtime's hold bootstrap (`@rukh/ipc/held`). */
+function heldBootstrap(): string {
+  bootstrap ??= realpathSync(createRequire(import.meta.url).resolve("@rukh/ipc/held"));
+  return bootstrap;
+}
 
 function findRuntimeDirs(): string[] {
   const entry = createRequire(import.meta.url).resolve("@rukh/ipc");
@@ -78,19 +88,22 @@ function findRuntimeDirs(): string[] {
 }
 
 /**
- * A launch environment whose runtime directories are looked up only when a
- * strict Node launch first asks for them (resolving the runtime and reading
- * its manifests costs a host-trusted call several milliseconds for nothing).
- * Never spread the result: spreading reads the getter.
+ * A launch environment whose runtime directories and hold bootstrap are
+ * looked up only when a launch first asks for them (resolving the runtime
+ * and reading its manifests costs a host-trusted call several milliseconds
+ * for nothing). Never spread the result: spreading reads the getters.
  */
 function launchEnvironment(
-  fields: Omit<LaunchEnvironment, "runtimeReadDirs" | "hostPidNamespace">,
+  fields: Omit<LaunchEnvironment, "runtimeReadDirs" | "heldBootstrap" | "hostPidNamespace">,
   hostPidNamespace: boolean,
 ): LaunchEnvironment {
-  return Object.defineProperty({ ...fields, hostPidNamespace }, "runtimeReadDirs", {
-    enumerable: true,
-    get: ipcRuntimeDirs,
-  }) as LaunchEnvironment;
+  return Object.defineProperties(
+    { ...fields, hostPidNamespace },
+    {
+      runtimeReadDirs: { enumerable: true, get: ipcRuntimeDirs },
+      heldBootstrap: { enumerable: true, get: heldBootstrap },
+    },
+  ) as LaunchEnvironment;
 }
 
 function systemEntries(): SystemEntry[] {
@@ -209,18 +222,19 @@ async function probe(
   const prlimit = trusted(PRLIMIT_CANDIDATES, "prlimit");
   const setpriv = trusted(SETPRIV_CANDIDATES, "setpriv");
   const shell = trusted(SHELL_CANDIDATES, "sh");
-  const fields: Omit<LaunchEnvironment, "runtimeReadDirs" | "hostPidNamespace"> = {
-    sandbox: sandbox.ok ? { path: sandbox.path } : { unavailable: sandbox.reason },
-    prlimit: pathOf(prlimit),
-    setpriv: pathOf(setpriv),
-    // The watchdog reads the process table: without a trusted ps where there is no /proc, none.
-    shell: SYSTEM_PROCESS_TABLE === "ps" && trustedPs() === null ? null : pathOf(shell),
-    root: uid === 0,
-    nodePermission: nodePermissionOf(process.version, process.allowedNodeEnvironmentFlags),
-    nodeBinary: realpathSync(process.execPath),
-    systemEntries: entries,
-    privateDirs: privateDirs(entries),
-  };
+  const fields: Omit<LaunchEnvironment, "runtimeReadDirs" | "heldBootstrap" | "hostPidNamespace"> =
+    {
+      sandbox: sandbox.ok ? { path: sandbox.path } : { unavailable: sandbox.reason },
+      prlimit: pathOf(prlimit),
+      setpriv: pathOf(setpriv),
+      // The watchdog reads the process table: without a trusted ps where there is no /proc, none.
+      shell: SYSTEM_PROCESS_TABLE === "ps" && trustedPs() === null ? null : pathOf(shell),
+      root: uid === 0,
+      nodePermission: nodePermissionOf(process.version, process.allowedNodeEnvironmentFlags),
+      nodeBinary: realpathSync(process.execPath),
+      systemEntries: entries,
+      privateDirs: privateDirs(entries),
+    };
   const base = launchEnvironment(fields, false);
   const truePath = TRUE_CANDIDATES.find((p) => existsSync(p));
   if (!sandbox.ok || truePath === undefined)
@@ -250,10 +264,23 @@ async function probe(
       launchEnvironment(fields, true),
       "/tmp",
     );
-  const run = (plan: ReturnType<typeof launchPlan>) =>
-    "unavailable" in plan
-      ? Promise.resolve(plan.unavailable)
-      : runsCleanly(plan.program, plan.args, plan.env);
+  const run = async (plan: ReturnType<typeof launchPlan>) => {
+    if ("unavailable" in plan) return plan.unavailable;
+    if (plan.transientUid !== true) return runsCleanly(plan.program, plan.args, plan.env);
+    // A root host's strict launch, as its calls make it: under a uid leased for it.
+    const lease = await leaseUid(STRICT_UIDS_DEFAULT);
+    if (lease === null) return "no uid of the default strict range is free";
+    try {
+      const uid = String(lease.uid);
+      return await runsCleanly(
+        plan.program,
+        plan.args.map((a) => a.replaceAll(STRICT_UID, uid)),
+        plan.env,
+      );
+    } finally {
+      lease.release();
+    }
+  };
   const launch = async (): Promise<ProbeAnswers> => {
     const [strictError, hostError, nodeError] = await Promise.all([
       run(request("strict", "native", truePath)),
@@ -353,7 +380,7 @@ export async function describeConfinement(
           ? { available: false, reason: "setpriv (util-linux) is needed to drop root" }
           : {
               available: true,
-              detail: `bubblewrap ${sandboxProgram}: ${env.root ? "pid, network, ipc and uts namespaces; uid 65534 with no capabilities" : "user, pid, network, ipc and uts namespaces; no capabilities"}`,
+              detail: `bubblewrap ${sandboxProgram}: ${env.root ? "pid, network, ipc and uts namespaces, then a uid of its own for each call (from the strict range) in a user namespace of its own that can make no other; no capabilities" : "user, pid, network, ipc and uts namespaces, no further user namespace; no capabilities"}`,
             };
   const strictNode: ConfinementReport["strictNode"] = !strict.available
     ? strict

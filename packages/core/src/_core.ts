@@ -49,9 +49,9 @@ import {
   READY_PROCESSES_PER_LAUNCH,
 } from "./_limits.js";
 import type { InvocationOutcome, OutcomeReason } from "./_outcome.js";
+import { launchNow, ReadyProcesses } from "./_ready.js";
 import { recoverLostHosts } from "./_recovery.js";
 import { acquireSlot } from "./_slots.js";
-import { launchNow, Spares } from "./_spares.js";
 import { processStartTime } from "./_tree.js";
 import { CANCEL_REASON, type Cause, type RunResult } from "./_verdict.js";
 import { startWatchdog } from "./_watchdog.js";
@@ -134,13 +134,16 @@ export async function createInvocationCore(
 
   const packages = new Map<string, [ExtensionDescriptor, string]>();
   const running = new Set<(cause: Cause) => void>();
-  const spares =
+  const ready =
     (options.readyProcesses ?? 0) > 0
-      ? new Spares({
-          max: options.readyProcesses!,
-          perLaunch: READY_PROCESSES_PER_LAUNCH,
-          idleMs: READY_PROCESS_IDLE_MS,
-        })
+      ? new ReadyProcesses(
+          {
+            max: options.readyProcesses!,
+            perLaunch: READY_PROCESSES_PER_LAUNCH,
+            idleMs: READY_PROCESS_IDLE_MS,
+          },
+          () => state.activeRevisionId(),
+        )
       : undefined;
   const pending = new Set<Promise<unknown>>();
   // Calls running per preset (a remote host serves many bindings from one core).
@@ -237,10 +240,20 @@ export async function createInvocationCore(
     running,
     diagnostics: (invocationId, identity) =>
       sink.invocation(invocationId, identity, diagnosticsMax),
-    launch: (launch, hooks, keep) =>
-      spares !== undefined && !closed
-        ? spares.launch(launch, hooks, keep)
-        : launchNow(launch, hooks),
+    launch: (request, hooks) =>
+      ready !== undefined && !closed ? ready.launch(request, hooks) : launchNow(request, hooks),
+    async checkStore(planned) {
+      try {
+        await checkStoredPackage(state.root, planned.digest);
+        return null;
+      } catch (e) {
+        try {
+          return storeCorrupt(e, planned.revisionId, planned.command.identity).message;
+        } catch {
+          return `the installed package cannot be checked (${(e as Error).message}); nothing was run`;
+        }
+      }
+    },
     recordProcess(invocationId, planned, pid, leadsGroup) {
       if (pid === undefined) return undefined;
       const startTime = processStartTime(pid);
@@ -430,7 +443,7 @@ export async function createInvocationCore(
     async close() {
       if (closed) return;
       closed = true;
-      spares?.close();
+      ready?.close();
       for (const cancel of [...running]) cancel("owner");
       await Promise.allSettled([...pending]);
       await journal.close();

@@ -6,9 +6,9 @@ import type { Planned } from "./_admission.js";
 import type { InvocationRequest } from "./_api.js";
 import type { Budget } from "./_budget.js";
 import type { InvocationDiagnosticsBudget } from "./_diagnostics.js";
+import type { ProcessHooks, ProcessRequest } from "./_ready.js";
 import { runManaged } from "./_run-managed.js";
 import { runPassthrough } from "./_run-passthrough.js";
-import type { Launch, ProcessHooks } from "./_spares.js";
 import type { Cause, RunResult } from "./_verdict.js";
 import type { Watchdog } from "./_watchdog.js";
 
@@ -21,10 +21,15 @@ export interface ExecutionContext {
   /** A call's diagnostics budget in the owner's log. */
   diagnostics(invocationId: string, identity: string): InvocationDiagnosticsBudget;
   /**
-   * Starts (or hands over, ready) the process of a managed call, its output
-   * going to `hooks`; `keep`: its launch may have processes kept ready.
+   * Starts the process of a managed call (or gives it one kept ready), its
+   * output going to `hooks`; a held one waits for the call to release it.
    */
-  launch(launch: Launch, hooks: ProcessHooks, keep: boolean): CommandProcess;
+  launch(request: ProcessRequest, hooks: ProcessHooks): Promise<CommandProcess | string>;
+  /**
+   * Checks the call's stored package once more, at hand-over: `null` when it
+   * is what was signed, else why not (nothing of it may then run).
+   */
+  checkStore(planned: Planned): Promise<string | null>;
   /** Journals a started process (so recovery can end it) and gives it a watchdog where needed. */
   recordProcess(
     invocationId: string,

@@ -36,6 +36,8 @@ export interface LaunchEnvironment {
   readonly nodeBinary: string;
   /** Real directories a strict Node child may read besides its package: the `@rukh/ipc` runtime and what it imports. */
   readonly runtimeReadDirs: readonly string[];
+  /** Real path of the runtime's hold bootstrap (`@rukh/ipc/held`), inside the runtime's directories. */
+  readonly heldBootstrap: string;
   /** System directories shown read-only inside the sandbox: real ones bound, symlinked ones recreated. */
   readonly systemEntries: readonly SystemEntry[];
   /** Directories that get an empty tmpfs inside the sandbox (the user's home and runtime directory among them). */
@@ -82,6 +84,11 @@ export interface LaunchRequest {
   readonly limits: ResourceLimits;
   /** A passthrough program keeps the caller's terminal session. */
   readonly interactive: boolean;
+  /**
+   * A Node command started held: Node runs the runtime's hold bootstrap,
+   * which runs the program only once the host releases it.
+   */
+  readonly held?: boolean;
 }
 
 /** A program and its arguments, ready to spawn, and how its tree is contained. */
@@ -90,6 +97,8 @@ export interface LaunchPlan {
   readonly args: readonly string[];
   /** `pid-namespace`: the process tree dies with the first process; `process-group`: only its group is reachable. */
   readonly tree: "pid-namespace" | "process-group";
+  /** The arguments name {@link STRICT_UID}: the launch must lease a uid and put it there. */
+  readonly transientUid?: true;
   /** The complete environment of a strict command (the sandbox clears the rest); `undefined` for host-trusted. */
   readonly env?: Readonly<Record<string, string>>;
 }
@@ -99,8 +108,11 @@ export interface LaunchRefusal {
   readonly unavailable: string;
 }
 
-/** The uid and gid a strict command runs as when the host is root. */
-export const STRICT_UNPRIVILEGED_ID = 65_534;
+/**
+ * Where a plan names the transient uid a strict command of a root host runs
+ * as: each launch replaces it with a uid leased for its process alone.
+ */
+export const STRICT_UID = "{uid}";
 
 /** The variables a strict command sees; nothing else of the host's environment crosses. */
 export function strictEnvironment(home: string): Record<string, string> {
@@ -129,7 +141,8 @@ function limitArgs(prlimit: string, l: ResourceLimits, ownUser: boolean): string
 
 function nodeArgs(req: LaunchRequest, env: LaunchEnvironment, strict: boolean): string[] {
   // No V8 heap flag: any of them costs a Node start about 15 ms.
-  if (!strict) return [env.nodeBinary, req.program, ...req.args];
+  const program = req.held === true ? [env.heldBootstrap, req.program] : [req.program];
+  if (!strict) return [env.nodeBinary, ...program, ...req.args];
   // Inside the sandbox Node's permission model is a second layer: writes,
   // child processes, workers and addons stay denied, reads are the package's.
   // launchPlan refuses a Node command before this when there is no flag.
@@ -140,7 +153,7 @@ function nodeArgs(req: LaunchRequest, env: LaunchEnvironment, strict: boolean): 
     "--disable-warning=ExperimentalWarning",
     `--allow-fs-read=${withSlash(req.packageDir)}`,
     ...env.runtimeReadDirs.map((d) => `--allow-fs-read=${withSlash(d)}`),
-    req.program,
+    ...program,
     ...req.args,
   ];
 }
@@ -148,9 +161,10 @@ function nodeArgs(req: LaunchRequest, env: LaunchEnvironment, strict: boolean): 
 function strictSandboxArgs(req: LaunchRequest, env: LaunchEnvironment, home: string): string[] {
   const a: string[] = [];
   if (env.root)
-    // Root gets no user namespace (the kernel exempts uid 0 from the process
-    // limit); setpriv below makes the command uid 65534 with no capabilities,
-    // and only the caps setpriv needs survive until then.
+    // Root's sandbox is made as root, so it can show what only root may
+    // read; setpriv then makes the command a uid of its own with no
+    // capabilities (only the caps setpriv needs survive until then), and a
+    // second bubblewrap gives it a user namespace of its own.
     a.push(
       "--unshare-pid",
       "--unshare-net",
@@ -182,6 +196,9 @@ function strictSandboxArgs(req: LaunchRequest, env: LaunchEnvironment, home: str
     for (const d of env.runtimeReadDirs) binds.add(d);
   }
   binds.add(req.packageDir);
+  // The second bubblewrap of a root host runs inside.
+  const sandbox = "path" in env.sandbox ? env.sandbox.path : undefined;
+  if (env.root && sandbox !== undefined && !system(sandbox)) binds.add(sandbox);
   // bubblewrap would copy the modes of the host's parents (a 0700 home
   // locks out uid 65534), so the parents are made first, world-traversable.
   const parents = new Set<string>();
@@ -252,15 +269,31 @@ export function launchPlan(
     return { unavailable: "setpriv (util-linux) is needed to drop root and is not installed" };
   if (req.runtime === "node" && "unavailable" in env.nodePermission)
     return { unavailable: env.nodePermission.unavailable };
+  // A root host's command: its own uid, then its own user namespace where
+  // no further one can be made (what the unprivileged path has by itself).
   const drop = env.root
     ? [
         env.setpriv as string,
-        `--reuid=${STRICT_UNPRIVILEGED_ID}`,
-        `--regid=${STRICT_UNPRIVILEGED_ID}`,
+        `--reuid=${STRICT_UID}`,
+        `--regid=${STRICT_UID}`,
         "--clear-groups",
         "--inh-caps=-all",
         "--bounding-set=-all",
         "--no-new-privs",
+        "--",
+        env.sandbox.path,
+        "--unshare-user",
+        "--disable-userns",
+        "--uid",
+        STRICT_UID,
+        "--gid",
+        STRICT_UID,
+        "--cap-drop",
+        "ALL",
+        "--die-with-parent",
+        "--bind",
+        "/",
+        "/",
         "--",
       ]
     : [];
@@ -274,5 +307,6 @@ export function launchPlan(
     ],
     tree: "pid-namespace",
     env: strictEnvironment(home),
+    ...(env.root && { transientUid: true as const }),
   };
 }

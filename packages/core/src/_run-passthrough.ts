@@ -8,6 +8,8 @@ import { type Budget, escalation, watchCancellation } from "./_budget.js";
 import { NO_DIAGNOSTICS } from "./_diagnostics.js";
 import type { ExecutionContext } from "./_execution.js";
 import { inheritableDescriptors } from "./_fds.js";
+import { STRICT_UID } from "./_launch.js";
+import { leaseUid } from "./_uids.js";
 import {
   CANCEL_REASON,
   type Cause,
@@ -20,18 +22,33 @@ import {
  * Runs a passthrough program on the terminal: no channel, so SIGTERM is the
  * cancel request and the exit status is the outcome.
  */
-export function runPassthrough(
+export async function runPassthrough(
   ctx: ExecutionContext,
   invocationId: string,
   admitted: Planned,
   request: InvocationRequest,
   budget: Budget,
 ): Promise<RunResult> {
+  // A root host's strict program runs as a uid of its own, for as long as it lives.
+  const lease =
+    admitted.plan.transientUid === true ? await leaseUid(admitted.strictUids) : undefined;
+  if (lease === null)
+    return {
+      outcome: "rejected",
+      reason: "enforcement_unavailable",
+      message: `no uid of the strict range (${admitted.strictUids.count} from ${admitted.strictUids.first}) is free for the command to run as`,
+      diagnostics: NO_DIAGNOSTICS,
+    };
+  const uid = lease === undefined ? undefined : String(lease.uid);
+  const args =
+    uid === undefined
+      ? admitted.plan.args
+      : admitted.plan.args.map((a) => a.replaceAll(STRICT_UID, uid));
   return new Promise<RunResult>((resolve) => {
     let cause: Cause | undefined;
     let finished = false;
     const timers: NodeJS.Timeout[] = [];
-    const child = spawn(admitted.plan.program, admitted.plan.args, {
+    const child = spawn(admitted.plan.program, args, {
       cwd: request.cwd ?? process.cwd(),
       env: admitted.plan.env ?? ctx.env,
       stdio: shadowedStdio(["inherit", "inherit", "inherit"], inheritableDescriptors()),
@@ -58,6 +75,8 @@ export function runPassthrough(
     const end = (r: RunResult) => {
       if (finished) return;
       finished = true;
+      // The sandbox died with its first process: nothing runs as the uid any more.
+      lease?.release();
       watchdog?.release();
       detach();
       for (const t of timers) clearTimeout(t);

@@ -155,6 +155,8 @@ export interface ManagedEnd {
   readonly channelError: IpcError | undefined;
   readonly cleanedUp: boolean;
   readonly greeted: boolean;
+  /** Why the package failed its check at hand-over: then nothing of it ran. */
+  readonly storeCorrupt: string | undefined;
 }
 
 /** The one outcome of a managed call. */
@@ -164,6 +166,13 @@ export function decide(
   end: ManagedEnd,
 ): RunResult {
   const { cause, completion, checked, exit, spawnError, channelError, cleanedUp, greeted } = end;
+  if (end.storeCorrupt !== undefined && cause === undefined)
+    return {
+      outcome: "rejected",
+      reason: "store_corrupt",
+      message: end.storeCorrupt,
+      diagnostics: diag.summary(),
+    };
   diag.note(
     {
       exitCode: exit?.code ?? null,
@@ -184,7 +193,11 @@ export function decide(
       diagnostics,
     };
   if (completion === undefined) {
-    if (spawnError !== undefined || channelError?.code === "spawn_failed")
+    if (
+      spawnError !== undefined ||
+      channelError?.code === "spawn_failed" ||
+      channelError?.code === "hold_failed"
+    )
       return failed("spawn_failed", diagnostics);
     // Started through the sandbox or prlimit, a program that cannot be
     // executed shows as their exec-failure status, before any hello.

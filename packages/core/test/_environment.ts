@@ -11,6 +11,7 @@ export const TEST_ENVIRONMENT: LaunchEnvironment = {
   nodePermission: { flag: "--experimental-permission" },
   nodeBinary: "/opt/node/bin/node",
   runtimeReadDirs: ["/opt/rukh/ipc"],
+  heldBootstrap: "/opt/rukh/ipc/bootstrap/held.cjs",
   systemEntries: [
     { path: "/usr", bind: true },
     { path: "/bin", bind: false, target: "usr/bin" },

@@ -12,6 +12,7 @@ import {
 } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
+import { STRICT_UIDS_DEFAULT } from "@rukh/profile";
 import {
   FIXTURE_PUB,
   fixtureOwnerConfig,
@@ -40,6 +41,10 @@ const NOBODY = 65_534;
 const isRoot = process.getuid?.() === 0;
 const confinement = await describeConfinement();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** keyctl, to read and write kernel keyrings (Debian's keyutils); the keyring case needs it. */
+const keyctl = ["/usr/bin/keyctl", "/bin/keyctl"].find((p) => existsSync(p));
+if (keyctl === undefined)
+  console.warn("hostile keyring case skipped: keyctl (keyutils) is not installed");
 
 const nodeCommand = (id: string, inputs: object[] = [], program = "bin/commands.mjs") => ({
   id,
@@ -82,6 +87,8 @@ const DESCRIPTOR = {
     nativeCommand("bomb"),
     nativeCommand("setsid"),
     nativeCommand("bigwrite"),
+    nativeCommand("userns"),
+    nativeCommand("keyring"),
     {
       ...nodeCommand("remount_tool"),
       execute: managed({ kind: "text" }, "bin/remount-tool.sh", "native"),
@@ -164,7 +171,7 @@ async function makeWorld(mode: string, uid: number): Promise<World> {
         programs: Object.fromEntries([
           ["bin/commands.mjs", readFileSync(here("commands.mjs"), "utf8")],
           ["bin/deaf.mjs", readFileSync(here("deaf.mjs"), "utf8")],
-          ...["remount", "admin", "bomb", "setsid", "bigwrite"].map((n) => [
+          ...["remount", "admin", "bomb", "setsid", "bigwrite", "userns", "keyring"].map((n) => [
             `bin/${n}.sh`,
             readFileSync(here(`${n}.sh`), "utf8"),
           ]),
@@ -390,6 +397,97 @@ for (const m of modes) {
       expect(outcomes.get("admin")).toMatchObject({ outcome: "succeeded" });
       expect(readFileSync(join(w.root, "active"), "utf8")).toBe(active);
     });
+
+    it("runs as a uid of its own, in a user namespace that can make no other and mount nothing", async () => {
+      const { stdout } = await run(w, [
+        { key: "a", identity: "fx.hostile/userns", preset: "strict", args: [] },
+        { key: "b", identity: "fx.hostile/userns", preset: "strict", args: [] },
+      ]);
+      const seen = stdout
+        .split("\n")
+        .filter((l) => l.startsWith("USERNS "))
+        .map((l) => {
+          const [, userns, , mount, , uid, , ...map] = l.split(" ");
+          return { userns, mount, uid: Number(uid), map: map.join(" ") };
+        });
+      expect(seen).toHaveLength(2);
+      for (const s of seen) {
+        expect(s).toMatchObject({ userns: "denied", mount: "denied" });
+        if (m.mode === "root") {
+          // Inside, the uid it has outside: the map is one uid to itself.
+          expect(s.map).toBe(`${s.uid} ${s.uid} 1`);
+          expect(s.uid).toBeGreaterThanOrEqual(STRICT_UIDS_DEFAULT.first);
+          expect(s.uid).toBeLessThan(STRICT_UIDS_DEFAULT.first + STRICT_UIDS_DEFAULT.count);
+        } else expect(s.uid).toBe(m.uid);
+      }
+      // Two calls at once of a root host never share a uid.
+      if (m.mode === "root") expect(seen[0]!.uid).not.toBe(seen[1]!.uid);
+    });
+
+    it.skipIf(keyctl === undefined)(
+      "shares no kernel keyring with a later call or with the machine's other processes",
+      async () => {
+        const said = async (args: string[]) => {
+          const { stdout } = await run(w, [
+            { key: "k", identity: "fx.hostile/keyring", preset: "strict", args },
+          ]);
+          return stdout.split("\n").find((l) => l.startsWith("KEY "));
+        };
+        // A name of this run's own: what earlier runs left in a keyring cannot answer for it.
+        const name = `rukh-hostile-${process.pid}-${Date.now()}`;
+        expect(await said(["add", name, "one caller's secret"])).toBe("KEY added");
+        expect(await said(["find", name])).toBe("KEY none");
+        // Outside: a process of the uid strict commands once shared.
+        const outside = spawnSync(
+          "setpriv",
+          [
+            `--reuid=${NOBODY}`,
+            `--regid=${NOBODY}`,
+            "--clear-groups",
+            keyctl!,
+            "search",
+            "@u",
+            "user",
+            name,
+          ],
+          { encoding: "utf8" },
+        );
+        expect(outside.status).not.toBe(0);
+      },
+    );
+
+    it.runIf(m.mode === "root")(
+      "cannot be signalled or read by another process of uid 65534",
+      async () => {
+        const driver = startDriver(w, [
+          { key: "s", identity: "fx.hostile/slow", preset: "strict", values: { wait_ms: 3_000 } },
+        ]);
+        let out = "";
+        driver.stdout!.on("data", (c: Buffer) => {
+          out += c;
+        });
+        const store = `${w.root}/store/`;
+        for (let i = 0; i < 100 && processesWith(store, "node").length === 0; i++) await sleep(50);
+        const [pid] = processesWith(store, "node");
+        expect(pid).toBeDefined();
+        expect(statSync(`/proc/${pid}`).uid).not.toBe(NOBODY);
+        const attack = spawnSync(
+          "setpriv",
+          [
+            `--reuid=${NOBODY}`,
+            `--regid=${NOBODY}`,
+            "--clear-groups",
+            "/bin/sh",
+            "-c",
+            `kill -STOP ${pid} 2>/dev/null; echo "kill $?"; cat /proc/${pid}/environ >/dev/null 2>&1; echo "read $?"`,
+          ],
+          { encoding: "utf8" },
+        );
+        expect(attack.stdout).toBe("kill 1\nread 1\n");
+        await new Promise((r) => driver.once("close", r));
+        expect(out).toContain('"commandResult":{"kind":"text","text":"slept"}');
+      },
+    );
 
     it("cannot signal its host or an unrelated process, not even with signal 0", async () => {
       const calls: Call[] = [];

@@ -119,22 +119,32 @@ describe("launch plans", () => {
     });
   });
 
-  it("runs a strict command as uid 65534 when the host is root, with no user namespace", () => {
-    const plan = argv(
-      launchPlan(
-        { ...req, runtime: "native", program: `${req.packageDir}/bin/t` },
-        { ...env, root: true },
-        "/home/u",
-      ),
+  it("runs a root host's strict command as a uid of its own, in a user namespace that can make no other", () => {
+    const made = launchPlan(
+      { ...req, runtime: "native", program: `${req.packageDir}/bin/t` },
+      { ...env, root: true },
+      "/home/u",
     );
+    expect(made).toMatchObject({ transientUid: true });
+    const plan = argv(made);
     expect(plan).toMatch(
       /^\/usr\/bin\/bwrap --unshare-pid --unshare-net --unshare-ipc --unshare-uts --unshare-cgroup-try --cap-drop ALL --cap-add CAP_SETUID --cap-add CAP_SETGID --cap-add CAP_SETPCAP /,
     );
     expect(plan).toContain(
-      "-- /usr/bin/setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- /usr/bin/prlimit --data=100 --nproc=7 --nofile=8 --fsize=9 -- /home/u/.local/state/rukh/store/d1/bin/t a",
+      "-- /usr/bin/setpriv --reuid={uid} --regid={uid} --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- /usr/bin/bwrap --unshare-user --disable-userns --uid {uid} --gid {uid} --cap-drop ALL --die-with-parent --bind / / -- /usr/bin/prlimit --data=100 --nproc=7 --nofile=8 --fsize=9 -- /home/u/.local/state/rukh/store/d1/bin/t a",
     );
     // A native program needs no Node binary or runtime inside.
     expect(plan).not.toContain("/opt/node");
+    // An unprivileged host's plan names no uid: the user namespace is its own.
+    expect(launchPlan(req, env, "/home/u")).not.toHaveProperty("transientUid");
+  });
+
+  it("binds a configured bubblewrap outside the system directories in, for a root host's second one", () => {
+    const plan = argv(
+      launchPlan(req, { ...env, root: true, sandbox: { path: "/opt/bwrap/bin/bwrap" } }, "/home/u"),
+    );
+    expect(plan).toContain("--ro-bind /opt/bwrap/bin/bwrap /opt/bwrap/bin/bwrap");
+    expect(plan).toContain("-- /opt/bwrap/bin/bwrap --unshare-user --disable-userns");
   });
 
   it.each([
