@@ -233,3 +233,46 @@ describe("rukh mcp config", () => {
     ]);
   });
 });
+
+describe("an agent given a preset whose commands run unconfined", () => {
+  const WARNING =
+    "warning: preset default runs commands host-trusted, unconfined, as your user: an agent using it can do whatever your user can, rukh's own administration included (trust, install, presets); give agents a strict preset";
+
+  it("is warned of by mcp config, mcp install and a stdio mcp serve, and a strict preset is not", () => {
+    const show = JSON.parse(rukh("--json", "profile", "show").stdout).result.config;
+    const file = join(at.work, "with-strict.json");
+    writeFileSync(
+      file,
+      JSON.stringify({
+        ...show,
+        presets: { ...show.presets, sandboxed: { ...show.presets.default, enforcement: "strict" } },
+      }),
+    );
+    expect(rukh("profile", "set-config", file).status).toBe(0);
+    const target = join(at.work, "vscode-mcp.json");
+    for (const preset of ["default", "sandboxed"]) {
+      const said = [
+        config("--client", "inspector", "--preset", preset).stderr,
+        rukh(
+          "mcp",
+          "install",
+          "--client",
+          "vscode",
+          "--preset",
+          preset,
+          "--file",
+          target,
+          "--dry-run",
+        ).stderr,
+        spawnSync(RUKH_BIN, ["mcp", "serve", "--preset", preset], {
+          input: "",
+          encoding: "utf8",
+          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at.root },
+        }).stderr,
+      ];
+      const expected = preset === "default" ? 1 : 0;
+      for (const [i, stderr] of said.entries())
+        expect(stderr.split(WARNING).length - 1, `${preset} ${i}: ${stderr}`).toBe(expected);
+    }
+  });
+});

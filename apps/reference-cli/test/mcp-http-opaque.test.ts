@@ -66,7 +66,7 @@ describe("rukh mcp serve --http with opaque tokens", () => {
 
   it("says it introspects, and as whom, and warns that an unconfined command could read the secret", () => {
     expect(server.stderr()).toContain(
-      `rukh mcp: warning: preset default runs commands host-trusted, as this server's user: they could read its memory, where bearer tokens pass, and its environment, where ${SECRET_VAR} is; give remote endpoints strict presets`,
+      `rukh mcp: warning: preset default runs commands host-trusted, unconfined, as your user: an agent using it can do whatever your user can, rukh's own administration included (trust, install, presets); give agents a strict preset; over HTTP they could also read this server's memory, where bearer tokens pass, and its environment, where ${SECRET_VAR} is`,
     );
     expect(server.stderr()).toContain(
       `(preset default; tokens of ${op.issuer}, opaque ones introspected as ${INTROSPECTING_CLIENT.clientId})`,

@@ -46,6 +46,7 @@ export const COMMANDS: readonly FixtureCommand[] = [
   { id: "noisy" },
   { id: "fail" },
   { id: "progress" },
+  { id: "uptime" },
 ];
 
 /** Writes and signs an extension package whose program is `fixtures/commands.mjs`. */

@@ -331,6 +331,27 @@ describe("with a token", () => {
     });
   });
 
+  it("keeps ready processes to the subject whose calls started them: another's first call starts its own", async () => {
+    const uptime = await toolNameOf(at.state, "fx.main/uptime");
+    // Each agent keeps its token, as a client does until it expires.
+    const tokens = { "alice-agent": await token(), "bob-agent": await token("mcp", "bob-agent") };
+    const call = async (client: "alice-agent" | "bob-agent") => {
+      const r = await post({
+        method: "tools/call",
+        params: { name: uptime, arguments: {} },
+        token: tokens[client],
+      });
+      return Number(r.json.result.structuredContent.commandResult.text);
+    };
+    await call("alice-agent");
+    await call("alice-agent");
+    await new Promise((r) => setTimeout(r, 1_500));
+    // Bob's process was started for his call: he cannot tell that Alice just used the tool.
+    expect(await call("bob-agent")).toBeLessThan(1_000);
+    // Alice's was started ahead, for her.
+    expect(await call("alice-agent")).toBeGreaterThanOrEqual(1_400);
+  });
+
   it("keeps the token out of the state directory: journal, logs and everything else", async () => {
     const t = await token();
     const tool = await toolNameOf(at.state, "fx.main/noisy");

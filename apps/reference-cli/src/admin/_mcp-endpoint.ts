@@ -32,6 +32,22 @@ export interface EndpointChoice {
 }
 
 /**
+ * The warning an owner gets wherever an agent is given preset `name` (a
+ * server started, a client configured), when its commands are not confined:
+ * they run as the owner's user, with everything that user may do. `undefined`
+ * for a strict preset or one that is not defined.
+ */
+export function unconfinedWarning(
+  name: string,
+  presets: OwnerConfig["presets"],
+  brand: string,
+): string | undefined {
+  const preset = Object.hasOwn(presets, name) ? presets[name] : undefined;
+  if (preset === undefined || preset.enforcement === "strict") return undefined;
+  return `warning: preset ${name} runs commands ${preset.enforcement}, unconfined, as your user: an agent using it can do whatever your user can, ${brand}'s own administration included (trust, install, presets); give agents a strict preset`;
+}
+
+/**
  * Chooses the endpoint `request` asks for, or the one to create (published
  * by the choice's `publish`, which the caller runs last). A name
  * fits when the longest name its form can produce does, with the client's
@@ -42,8 +58,19 @@ export async function endpointFor(
   profile: Profile,
   request: EndpointRequest,
 ): Promise<EndpointChoice> {
+  const from = await current(home, request.server);
+  const choice = choose(home, profile, request, from);
+  const warning = unconfinedWarning(choice.preset, from.config.presets, request.server);
+  return warning === undefined ? choice : { ...choice, notes: [warning, ...choice.notes] };
+}
+
+function choose(
+  home: StateDirectory,
+  profile: Profile,
+  request: EndpointRequest,
+  from: Awaited<ReturnType<typeof current>>,
+): EndpointChoice {
   const { client, server } = request;
-  const from = await current(home, server);
   const config = from.config;
   const limit = nameLimit(client, server);
   const longest = (style: "full" | "compact") =>

@@ -6,6 +6,7 @@
 import type { BuiltinContext } from "@rukh/cli";
 import { linkAgain } from "@rukh/cli";
 import { STATE, USAGE, UsageError } from "./_kit.js";
+import { unconfinedWarning } from "./_mcp-endpoint.js";
 import { launchEndpoint } from "./_serve.js";
 
 /**
@@ -88,11 +89,13 @@ export async function serveMcpHttp(
     const active = await state.activeRevisionId();
     const presets = active === null ? {} : (await state.readRevision(active)).config.presets;
     const reachable = [endpoint.preset, ...(http.auth.presets ?? []).map((p) => p.preset)];
-    for (const name of new Set(reachable))
-      if (presets[name] !== undefined && presets[name].enforcement !== "strict")
+    for (const name of new Set(reachable)) {
+      const warning = unconfinedWarning(name, presets, brand.name);
+      if (warning !== undefined)
         say(
-          `warning: preset ${name} runs commands ${presets[name].enforcement}, as this server's user: they could read its memory, where bearer tokens pass${introspection === undefined ? "" : `, and its environment, where ${introspection.clientSecretEnv} is`}; give remote endpoints strict presets`,
+          `${warning}; over HTTP they could also read this server's memory, where bearer tokens pass${introspection === undefined ? "" : `, and its environment, where ${introspection.clientSecretEnv} is`}`,
         );
+    }
     say(
       `endpoint ${endpoint.name} over HTTP at ${started.address} for ${http.resource} (preset ${endpoint.preset}; tokens of ${http.auth.issuer}${introspection === undefined ? "" : `, opaque ones introspected as ${introspection.clientId}`})`,
     );

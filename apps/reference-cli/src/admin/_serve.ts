@@ -6,6 +6,7 @@ import { userInfo } from "node:os";
 import { type BuiltinContext, linkAgain } from "@rukh/cli";
 import type { McpEndpoint, StateDirectory } from "@rukh/profile";
 import { ENDPOINT_OR_PRESET, presetOf, STATE, USAGE, UsageError } from "./_kit.js";
+import { unconfinedWarning } from "./_mcp-endpoint.js";
 
 /** How `mcp serve` was asked to start: a named endpoint, or the default one with another preset. */
 export interface ServeRequest {
@@ -36,6 +37,10 @@ export async function serveMcp(
   ctx.stderr.write(
     `${brand.name} mcp: endpoint ${endpoint.name} (preset ${endpoint.preset}${endpoint.naming === undefined ? "" : `, ${endpoint.naming.style} tool names`})\n`,
   );
+  const active = await state.activeRevisionId();
+  const presets = active === null ? {} : (await state.readRevision(active)).config.presets;
+  const warning = unconfinedWarning(endpoint.preset, presets, brand.name);
+  if (warning !== undefined) ctx.stderr.write(`${brand.name} mcp: ${warning}\n`);
   // What the host reports (its close reason among it) goes to stderr, one line each.
   const logger = {
     log(level: string, message: string, data?: Record<string, unknown>) {

@@ -112,12 +112,13 @@ export function mcpBuiltins(
         const { client, choice, launch } = await prepare(ctx, home, profile);
         const snippet = clientConfig(client, launch);
         const notes = [...choice.notes, ...(choice.publish ? [await choice.publish()] : [])];
-        for (const n of notes) ctx.stderr.write(`${brand}: ${n}\n`);
+        tell(ctx, brand, notes);
         print(ctx, snippet, {
           client,
           ...(choice.endpoint !== undefined && { endpoint: choice.endpoint }),
           preset: choice.preset,
           snippet,
+          ...(notes.length > 0 && { notes }),
         });
         return OK;
       }),
@@ -149,30 +150,43 @@ export function mcpBuiltins(
           ...choice.notes,
           ...(choice.publish && !dryRun ? [await choice.publish()] : []),
         ];
-        for (const n of notes) ctx.stderr.write(`${brand}: ${n}\n`);
+        tell(ctx, brand, notes);
+        const told = notes.length > 0 && { notes };
         if (!after.changed) {
           print(ctx, `${file} already starts this server; nothing written`, {
             client,
             file,
             changed: false,
+            ...told,
           });
           return OK;
         }
         if (dryRun) {
           const diff = lineDiff(file, before ?? "", after.text);
-          print(ctx, `${diff}\n(dry run: nothing written)`, { client, file, changed: true, diff });
+          print(ctx, `${diff}\n(dry run: nothing written)`, {
+            client,
+            file,
+            changed: true,
+            diff,
+            ...told,
+          });
           return OK;
         }
         const backup = writeConfigFile(file, after.text, before !== undefined);
         print(
           ctx,
           `added ${brand} to ${file}${backup === undefined ? "" : `; the previous file is ${backup}`}; restart ${client} to load it`,
-          { client, file, changed: true, ...(backup !== undefined && { backup }) },
+          { client, file, changed: true, ...(backup !== undefined && { backup }), ...told },
         );
         return OK;
       }),
     },
   ];
+}
+
+/** Notes for the owner: on stderr for people; with --json they are the result's `notes`. */
+function tell(ctx: BuiltinContext, brand: string, notes: readonly string[]): void {
+  if (!ctx.json) for (const n of notes) ctx.stderr.write(`${brand}: ${n}\n`);
 }
 
 /** The clients whose configuration is a file `mcp install` can write. */
