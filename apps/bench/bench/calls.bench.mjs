@@ -1,7 +1,8 @@
 // MCP tool calls over real stdio: a trivial command through `rukh mcp serve`
 // (validated inputs, a fresh confined-as-configured child over the
-// authenticated channel — started ahead of the call once the call repeats,
-// as the host keeps ready processes — a validated result, a journal record)
+// authenticated channel — Node and the runtime started ahead of the call once
+// the call repeats, the command's own program loaded when the call gets the
+// process — a validated result, a journal record)
 // against an MCP SDK server whose tool spawns a node child per call, and the same server
 // answering in process. Targets: a call ≤ 1.0× the spawning SDK server;
 // calls/s at 8 concurrent ≥ that server's.
