@@ -14,7 +14,6 @@ import {
   MODERN_PROTOCOL_VERSION,
 } from "./_era.js";
 import { JSONRPC_ERROR_CODES } from "./_errors.js";
-import type { McpLimits } from "./_limits.js";
 import type { IncomingMessage } from "./_message.js";
 import { methodNotFound, RpcError } from "./_rpc.js";
 import type { HostTools } from "./_tools.js";
@@ -28,7 +27,6 @@ type Handler = (era: Era, msg: Request, signal: AbortSignal) => Promise<object>;
 export interface DispatchContext {
   readonly tools: HostTools;
   readonly watcher: ListWatcher;
-  readonly limits: McpLimits;
   readonly serverInfo: { readonly name: string; readonly version: string };
   info(message: string, data: Record<string, unknown>): void;
 }
@@ -41,34 +39,11 @@ export interface Dispatcher {
 }
 
 export function createDispatcher(ctx: DispatchContext): Dispatcher {
-  const { tools, watcher, limits, serverInfo } = ctx;
+  const { tools, watcher, serverInfo } = ctx;
   let legacyVersion: string | undefined;
   const erasSeen = new Set<Era>();
   const complete = (era: Era, result: Record<string, unknown>) =>
     completeFor(era, result, serverInfo);
-
-  async function withListDeadline<T>(what: string, run: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        run(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () =>
-              reject(
-                new RpcError(
-                  JSONRPC_ERROR_CODES.internalError,
-                  `${what} did not finish within ${limits.listDeadlineMs} ms`,
-                ),
-              ),
-            limits.listDeadlineMs,
-          );
-        }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
 
   function initialize(params: JsonObject | undefined): object {
     if (legacyVersion !== undefined)
@@ -94,28 +69,26 @@ export function createDispatcher(ctx: DispatchContext): Dispatcher {
   }
 
   const shared: Record<string, Handler> = {
-    "tools/list": (era, msg) => withListDeadline("tools/list", () => tools.list(era, msg.params)),
+    "tools/list": (era, msg) => tools.list(era, msg.params),
     "tools/call": (era, msg, signal) => tools.call(era, msg.params, signal),
   };
   const methods: Record<Era, Record<string, Handler>> = {
     modern: {
       ...shared,
-      "server/discover": (era) =>
-        withListDeadline("server/discover", async () =>
-          complete(era, {
-            supportedVersions: [MODERN_PROTOCOL_VERSION],
-            capabilities: { tools: { listChanged: true } },
-            ttlMs: 0,
-            cacheScope: "private",
-          } satisfies DiscoverResult),
-        ),
+      "server/discover": async (era) =>
+        complete(era, {
+          supportedVersions: [MODERN_PROTOCOL_VERSION],
+          capabilities: { tools: { listChanged: true } },
+          ttlMs: 0,
+          cacheScope: "private",
+        } satisfies DiscoverResult),
       "subscriptions/listen": async (_era, msg, signal) =>
         watcher.listen(msg.id, msg.params, signal),
     },
     legacy: {
       ...shared,
       ping: async (era) => complete(era, {}),
-      initialize: (_era, msg) => withListDeadline("initialize", async () => initialize(msg.params)),
+      initialize: async (_era, msg) => initialize(msg.params),
     },
   };
 

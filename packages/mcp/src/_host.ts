@@ -1,31 +1,21 @@
 import { setMaxListeners } from "node:events";
 import type { Readable, Writable } from "node:stream";
 import { createInvocationCore, type HostBinding, type InvocationCore } from "@rukh/core";
-import type { JsonValue } from "@rukh/json";
 import { StateDirectory, type ToolNaming } from "@rukh/profile";
 import { type ChannelCloseReason, StdioChannel } from "./_channel.js";
 import { createDispatcher } from "./_dispatch.js";
 import { completeFor } from "./_era.js";
 import { JSONRPC_ERROR_CODES, McpError } from "./_errors.js";
 import { MCP_READY_PROCESSES, type McpLimits, resolveLimits } from "./_limits.js";
-import { decodeMessage, type IncomingMessage, idKey, type RequestId } from "./_message.js";
-import { RpcError } from "./_rpc.js";
+import { type McpLogger, NO_LOGGER } from "./_logger.js";
+import { decodeMessage, type IncomingMessage, idKey } from "./_message.js";
+import { type Answer, errorAnswer, Protocol } from "./_protocol.js";
 import { hostTools } from "./_tools.js";
 import { ListWatcher } from "./_watch.js";
 
 const HOST_VERSION = "0.1.0";
 /** Most `subscriptions/listen` streams one client may hold open. */
 const LISTENS_MAX = 32;
-
-/**
- * Where the host's own log lines go (never stdout).
- *
- * @example
- * const logger: McpLogger = { log: (level, message, data) => process.stderr.write(`${level} ${message}\n`) };
- */
-export interface McpLogger {
-  log(level: "info" | "warn" | "error", message: string, data?: Record<string, unknown>): void;
-}
 
 /**
  * Options of {@link serveStdio}.
@@ -82,13 +72,6 @@ export interface McpHost {
   close(): Promise<McpCloseReason>;
 }
 
-interface Pending {
-  readonly controller: AbortController;
-  cancelled: boolean;
-}
-
-const noLogger: McpLogger = { log() {} };
-
 /**
  * Serves MCP on stdio for one immutable launch binding: newline-delimited
  * JSON-RPC read with the limits of {@link MCP_LIMITS}, protocol version
@@ -105,7 +88,7 @@ const noLogger: McpLogger = { log() {} };
  */
 export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
   const limits = resolveLimits(options.limits);
-  const logger = options.logger ?? noLogger;
+  const logger = options.logger ?? NO_LOGGER;
   const state =
     typeof options.state === "string" ? new StateDirectory(options.state) : options.state;
   const binding: HostBinding = Object.freeze({ ...options.binding });
@@ -179,12 +162,15 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
   const dispatcher = createDispatcher({
     tools,
     watcher,
-    limits,
     serverInfo,
     info: (message, data) => logger.log("info", message, data),
   });
-  const pending = new Map<string, Pending>();
-  let listening = 0;
+  // One client: its listen streams are bounded once, for the one subject.
+  const protocol = new Protocol({
+    limits,
+    logger,
+    listens: { perSubject: LISTENS_MAX, total: LISTENS_MAX },
+  });
   const work = new Set<Promise<void>>();
   let finishing = false;
   let resolveClosed!: (r: McpCloseReason) => void;
@@ -196,16 +182,18 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     line: (bytes) => onLine(bytes),
     oversize: (n) => {
       logger.log("warn", "discarded an oversized message", { bytes: n });
-      sendError(
-        null,
-        JSONRPC_ERROR_CODES.invalidRequest,
-        `Invalid request: message exceeds ${limits.messageMaxBytes} bytes`,
+      send(
+        errorAnswer(
+          null,
+          JSONRPC_ERROR_CODES.invalidRequest,
+          `Invalid request: message exceeds ${limits.messageMaxBytes} bytes`,
+        ),
       );
     },
     ended: (reason) => void finish(reason, "input_lost"),
     broken: (reason) => void finish(reason, "broken"),
     // A listen stream stays pending until it ends: only requests that will be answered count.
-    busy: () => pending.size - listening >= limits.pendingMaxRequests,
+    busy: () => protocol.answering >= limits.pendingMaxRequests,
   });
 
   /**
@@ -250,33 +238,8 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     return Buffer.from(JSON.stringify(message), "utf8");
   }
 
-  function sendError(id: RequestId | null, code: number, message: string, data?: JsonValue) {
-    const error: Record<string, unknown> = { code, message };
-    if (data !== undefined) error.data = data;
-    channel.send(encode({ jsonrpc: "2.0", id, error }));
-  }
-
-  function sendResult(id: RequestId, result: object): void {
-    let bytes = encode({ jsonrpc: "2.0", id, result });
-    if (bytes.length > limits.responseMaxBytes) {
-      logger.log("warn", "response too large", { bytes: bytes.length });
-      // A finalized call stays identifiable: its envelope (without the result) travels as data.
-      const env = (result as { structuredContent?: Record<string, unknown> }).structuredContent;
-      const data =
-        env === undefined
-          ? undefined
-          : { invocationId: env.invocationId, outcome: env.outcome, reason: env.reason };
-      bytes = encode({
-        jsonrpc: "2.0",
-        id,
-        error: {
-          code: JSONRPC_ERROR_CODES.internalError,
-          message: `the response would exceed ${limits.responseMaxBytes} bytes`,
-          ...(data !== undefined && { data }),
-        },
-      });
-    }
-    channel.send(bytes);
+  function send(answer: Answer): void {
+    channel.send(answer.bytes);
   }
 
   function onLine(bytes: Buffer): void {
@@ -286,51 +249,17 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     if (line.length > 0 && line[line.length - 1] === 13) line = line.subarray(0, line.length - 1);
     if (line.length === 0) return;
     const msg = decodeMessage(line, limits);
-    if (msg.kind === "rejected") {
-      sendError(msg.id, msg.code, msg.message);
-      return;
-    }
+    if (msg.kind === "rejected") return send(errorAnswer(msg.id, msg.code, msg.message));
     if (msg.kind === "response") return;
-    if (msg.kind === "notification") {
-      onNotification(msg);
-      return;
-    }
-    const key = idKey(msg.id);
-    if (pending.has(key)) {
-      sendError(null, JSONRPC_ERROR_CODES.invalidRequest, "Invalid request: id is already in use");
-      return;
-    }
-    // Open listen streams are bounded apart from the requests being answered.
-    const listens = msg.method === "subscriptions/listen";
-    if (listens && listening >= LISTENS_MAX) {
-      sendError(
-        msg.id,
-        JSONRPC_ERROR_CODES.invalidRequest,
-        `Invalid request: at most ${LISTENS_MAX} subscriptions/listen streams may be open at once`,
-      );
-      return;
-    }
-    if (listens) listening++;
-    const entry: Pending = { controller: new AbortController(), cancelled: false };
-    pending.set(key, entry);
-    const job = dispatcher
-      .handle(msg, entry.controller.signal)
-      .then(
-        (result) => {
-          if (!entry.cancelled) sendResult(msg.id, result);
-        },
-        (e: unknown) => {
-          if (entry.cancelled) return;
-          if (e instanceof RpcError) sendError(msg.id, e.code, e.message, e.data);
-          else {
-            logger.log("error", "request failed", { method: msg.method, error: String(e) });
-            sendError(msg.id, JSONRPC_ERROR_CODES.internalError, "Internal error");
-          }
-        },
-      )
+    if (msg.kind === "notification") return onNotification(msg);
+    const open = protocol.open(idKey(msg.id), msg, binding.subject);
+    if ("bytes" in open) return send(open);
+    const job = protocol
+      .answer(open, dispatcher)
+      .then((answer) => {
+        if (answer !== undefined) send(answer);
+      })
       .finally(() => {
-        pending.delete(key);
-        if (listens) listening--;
         work.delete(job);
         channel.resumeReading();
       });
@@ -340,11 +269,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
   function onNotification(msg: Extract<IncomingMessage, { kind: "notification" }>): void {
     if (msg.method === "notifications/cancelled") {
       const id = msg.params?.requestId;
-      if (typeof id !== "string" && typeof id !== "number") return;
-      const entry = pending.get(idKey(id));
-      if (entry === undefined || entry.cancelled) return;
-      entry.cancelled = true;
-      entry.controller.abort(new Error("cancelled by the client"));
+      if (typeof id === "string" || typeof id === "number") protocol.cancel(idKey(id));
     }
     if (msg.method === "notifications/initialized" && dispatcher.initialized)
       watcher.legacyListens();

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { createInvocationCore, type HostBinding, type InvocationCore } from "@rukh/core";
 import { StateDirectory, type ToolNaming } from "@rukh/profile";
 import { JSONRPC_ERROR_CODES, McpError } from "./_errors.js";
-import type { McpLogger } from "./_host.js";
+import type { HttpAuthenticator } from "./_http-auth.js";
 import { type GateContext, gate } from "./_http-gate.js";
 import { jsonRpcError } from "./_http-reply.js";
 import {
@@ -20,6 +20,8 @@ import {
   serveRequest,
 } from "./_http-serve.js";
 import { MCP_READY_PROCESSES, type McpLimits, resolveLimits } from "./_limits.js";
+import { type McpLogger, NO_LOGGER } from "./_logger.js";
+import { Protocol } from "./_protocol.js";
 import { ToolViews } from "./_views.js";
 
 const HOST_VERSION = "0.1.0";
@@ -28,31 +30,6 @@ const CLOSE_GRACE_MS = 10_000;
 /** Largest accepted request head (request line and headers), in bytes. */
 const HEADERS_MAX_BYTES = 16_384;
 const _WELL_KNOWN = "/.well-known/oauth-protected-resource";
-
-/**
- * Who sent a request, decided from its `Authorization` header alone: the
- * binding its credential proves, or the answer to send instead (401 with a
- * challenge, 403 for too little scope). The credential itself goes no further.
- *
- * @example
- * const auth: HttpAuthenticator = { metadata, authenticate: async (h) => verifyBearer(h) };
- */
-export interface HttpAuthenticator {
-  authenticate(authorization: string | undefined): Promise<HttpAuthOutcome>;
-  /** The Protected Resource Metadata (RFC 9728) served at its well-known paths. */
-  readonly metadata: object;
-}
-
-/** The result of {@link HttpAuthenticator.authenticate}. */
-export type HttpAuthOutcome =
-  | { readonly ok: true; readonly binding: HostBinding }
-  | {
-      readonly ok: false;
-      readonly status: 400 | 401 | 403 | 503;
-      /** The `WWW-Authenticate` value. */
-      readonly challenge: string;
-      readonly message: string;
-    };
 
 /**
  * Options of {@link serveHttp}.
@@ -110,7 +87,7 @@ export interface McpHttpHost {
  */
 export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost> {
   const limits = resolveLimits(options.limits);
-  const logger = options.logger ?? { log() {} };
+  const logger = options.logger ?? NO_LOGGER;
   const state =
     typeof options.state === "string" ? new StateDirectory(options.state) : options.state;
   let resource: URL;
@@ -211,7 +188,11 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
   const serveContext: ServeContext = {
     state,
     core,
-    limits,
+    protocol: new Protocol({
+      limits,
+      logger,
+      listens: { perSubject: LISTENS_PER_SUBJECT, total: LISTENS_MAX },
+    }),
     serverInfo,
     logger,
     ownerSignal: owner.signal,
@@ -226,24 +207,9 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
       }
       return v;
     },
-    openListen(subject) {
-      const mine = listening.get(subject) ?? 0;
-      if (mine >= LISTENS_PER_SUBJECT || listeningAll >= LISTENS_MAX) return false;
-      listening.set(subject, mine + 1);
-      listeningAll++;
-      return true;
-    },
-    closeListen(subject) {
-      const left = (listening.get(subject) ?? 1) - 1;
-      if (left === 0) listening.delete(subject);
-      else listening.set(subject, left);
-      listeningAll--;
-    },
   };
   // Presets come from the owner configuration (a token only chooses among them): few, and bounded.
   const views = new Map<string, ToolViews>();
-  const listening = new Map<string, number>();
-  let listeningAll = 0;
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const admitted = await gate(gateContext, req, res);
     if (admitted !== undefined) await serveRequest(serveContext, res, admitted);

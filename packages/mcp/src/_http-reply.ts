@@ -3,50 +3,23 @@
 // read up to a limit.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { JsonValue } from "@rukh/json";
-import { JSONRPC_ERROR_CODES } from "./_errors.js";
 import type { HttpRefusal } from "./_http-checks.js";
 import type { RequestId } from "./_message.js";
+import { errorAnswer } from "./_protocol.js";
 
 /** How often an open stream gets a comment line, so proxies keep it. */
 const KEEPALIVE_MS = 15_000;
 
-/** A request's answer: notifications (a stream only), then its one final message (an object, or its JSON text). */
+/** A request's answer: notifications (a stream only), then its one final message, encoded. */
 export interface Reply {
   notify(message: object): void;
-  finish(status: number, message: object | string): void;
+  finish(status: number, message: Buffer): void;
 }
 
-const jsonText = (message: object | string) =>
-  typeof message === "string" ? message : JSON.stringify(message);
+const jsonText = (message: object | Buffer) =>
+  Buffer.isBuffer(message) ? message.toString("utf8") : JSON.stringify(message);
 
-/**
- * The HTTP status of a JSON-RPC error: -32601 is 404; a request that is
- * malformed, has bad params or headers, or names an unsupported version or
- * an undeclared capability (-32700, -32600, -32602, -32020…-32029) is 400;
- * any other error is the request's own answer, 200.
- */
-export function statusOf(code: number): number {
-  if (code === JSONRPC_ERROR_CODES.methodNotFound) return 404;
-  if (
-    code === JSONRPC_ERROR_CODES.parseError ||
-    code === JSONRPC_ERROR_CODES.invalidRequest ||
-    code === JSONRPC_ERROR_CODES.invalidParams ||
-    (code <= -32020 && code >= -32029)
-  )
-    return 400;
-  return 200;
-}
-
-export function errorMessage(
-  id: RequestId | null,
-  code: number,
-  message: string,
-  data?: JsonValue,
-): object {
-  return { jsonrpc: "2.0", id, error: { code, message, ...(data !== undefined && { data }) } };
-}
-
+/** Answers `res` with JSON-RPC error `code` to request `id`, with `status`. */
 export function jsonRpcError(
   res: ServerResponse,
   status: number,
@@ -54,7 +27,7 @@ export function jsonRpcError(
   code: number,
   message: string,
 ): undefined {
-  jsonReply(res).finish(status, errorMessage(id, code, message));
+  jsonReply(res).finish(status, errorAnswer(id, code, message).bytes);
   return undefined;
 }
 
@@ -92,7 +65,7 @@ export function streamReply(res: ServerResponse): Reply {
     keepalive = setInterval(() => res.write(":\n\n"), KEEPALIVE_MS);
     keepalive.unref();
   };
-  const event = (message: object | string) => {
+  const event = (message: object | Buffer) => {
     if (res.destroyed || res.writableEnded) return;
     start();
     res.write(`event: message\ndata: ${jsonText(message)}\n\n`);

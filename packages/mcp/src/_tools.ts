@@ -13,7 +13,6 @@ import {
   outcomeEnvelope,
   throttleProgress,
 } from "@rukh/core";
-import { type CommandSpec, decodeJsonInputs, type ExtensionDescriptor } from "@rukh/descriptor";
 import type { JsonObject } from "@rukh/json";
 import {
   listTools,
@@ -21,7 +20,6 @@ import {
   ProfileError,
   resolveTool,
   type StateDirectory,
-  storedDescriptor,
   type ToolNaming,
 } from "@rukh/profile";
 import { completeFor, type Era } from "./_era.js";
@@ -68,21 +66,6 @@ export function hostTools(ctx: ToolsContext): HostTools {
   const current = () => views.current();
   const complete = (era: Era, result: Record<string, unknown>) =>
     completeFor(era, result, ctx.serverInfo);
-
-  async function commandOf(revisionId: string, tool: McpTool): Promise<CommandSpec | undefined> {
-    const revision = await state.readRevision(revisionId);
-    const ext = tool.identity.slice(0, tool.identity.indexOf("/"));
-    const installed = revision.extensions.find((e) => e.id === ext);
-    if (installed === undefined) return undefined;
-    let d: ExtensionDescriptor;
-    try {
-      // Parsed once per process (the core admits with the same one).
-      d = await storedDescriptor(state.root, installed.digest);
-    } catch {
-      return undefined;
-    }
-    return d.commands.find((c) => c.identity === tool.identity);
-  }
 
   function wireTool(t: McpTool): Tool {
     // Profile built both schemas as closed JSON Schema objects (checked at publication).
@@ -151,25 +134,13 @@ export function hostTools(ctx: ToolsContext): HostTools {
     if (now === null || !now.visible.has(name)) throw unknownTool();
     const tool = resolveTool(now.projection, name);
     if (tool === undefined) throw unknownTool();
-    const command = await commandOf(now.projection.revisionId, tool);
-    if (command === undefined) throw unknownTool();
-    const decoded = decodeJsonInputs(command, args);
-    if (!decoded.ok)
-      return toolResult(
-        era,
-        await core.rejected({
-          identity: tool.identity,
-          surface: "mcp",
-          message: "the arguments do not match the tool's input schema",
-          issues: decoded.issues,
-        }),
-      );
     const progress = progressReporter(params, ctx.notify);
     // Resolved here, under this host's naming, and pinned to the revision it
     // was resolved in: a newer revision makes the call fail as unknown.
     const outcome = await core.invoke({
       command: { identity: tool.identity },
-      supplied: decoded.value,
+      // The core decodes them against the command it admits: the name is resolved once, here.
+      supplied: { json: args },
       surface: "mcp",
       revisionId: now.projection.revisionId,
       signal,

@@ -7,14 +7,10 @@ export {
 } from "./_era.js";
 export type { McpErrorCode } from "./_errors.js";
 export { JSONRPC_ERROR_CODES, MCP_ERROR_CODES, McpError } from "./_errors.js";
-export type { McpCloseReason, McpHost, McpLogger, ServeStdioOptions } from "./_host.js";
+export type { McpCloseReason, McpHost, ServeStdioOptions } from "./_host.js";
 export { serveStdio } from "./_host.js";
-export type {
-  HttpAuthenticator,
-  HttpAuthOutcome,
-  McpHttpHost,
-  ServeHttpOptions,
-} from "./_http-host.js";
+export type { HttpAuthenticator, HttpAuthOutcome } from "./_http-auth.js";
+export type { McpHttpHost, ServeHttpOptions } from "./_http-host.js";
 export { serveHttp } from "./_http-host.js";
 export type { McpLimits } from "./_limits.js";
 export {
@@ -29,3 +25,4 @@ export {
   MCP_READY_PROCESSES,
   MCP_RESPONSE_MAX_BYTES,
 } from "./_limits.js";
+export type { McpLogger } from "./_logger.js";

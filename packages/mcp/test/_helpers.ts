@@ -47,6 +47,7 @@ export const COMMANDS: readonly FixtureCommand[] = [
   { id: "fail" },
   { id: "progress" },
   { id: "uptime" },
+  { id: "big", inputs: [int("bytes", { required: true, maximum: 3_000_000 })] },
 ];
 
 /** Writes and signs an extension package whose program is `fixtures/commands.mjs`. */

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { createDispatcher, type Request } from "../src/_dispatch.js";
-import { MCP_LIMITS } from "../src/_limits.js";
 import { RpcError } from "../src/_rpc.js";
 import type { HostTools } from "../src/_tools.js";
 import { ListWatcher } from "../src/_watch.js";
@@ -33,7 +32,7 @@ function dispatcher() {
     serverInfo,
     warn: () => {},
   });
-  const d = createDispatcher({ tools, watcher, limits: MCP_LIMITS, serverInfo, info: () => {} });
+  const d = createDispatcher({ tools, watcher, serverInfo, info: () => {} });
   return { d, calls, sent, watcher };
 }
 

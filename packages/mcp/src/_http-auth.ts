@@ -1,0 +1,29 @@
+// Who sent an HTTP request: what an endpoint's authenticator answers, from
+// the request's credential alone.
+
+import type { HostBinding } from "@rukh/core";
+
+/**
+ * Who sent a request, decided from its `Authorization` header alone: the
+ * binding its credential proves, or the answer to send instead (401 with a
+ * challenge, 403 for too little scope). The credential itself goes no further.
+ *
+ * @example
+ * const auth: HttpAuthenticator = { metadata, authenticate: async (h) => verifyBearer(h) };
+ */
+export interface HttpAuthenticator {
+  authenticate(authorization: string | undefined): Promise<HttpAuthOutcome>;
+  /** The Protected Resource Metadata (RFC 9728) served at its well-known paths. */
+  readonly metadata: object;
+}
+
+/** The result of {@link HttpAuthenticator.authenticate}. */
+export type HttpAuthOutcome =
+  | { readonly ok: true; readonly binding: HostBinding }
+  | {
+      readonly ok: false;
+      readonly status: 400 | 401 | 403 | 503;
+      /** The `WWW-Authenticate` value. */
+      readonly challenge: string;
+      readonly message: string;
+    };
