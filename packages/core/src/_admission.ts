@@ -5,6 +5,7 @@
 import { isAbsolute, join, relative } from "node:path";
 import {
   type CommandSpec,
+  decodeJsonInputs,
   type ExtensionDescriptor,
   type InputIssueCode,
   REGISTERED_FEATURES,
@@ -94,6 +95,11 @@ export interface AdmissionInput {
 }
 
 const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
+/** Why JSON arguments were refused, in the words of the surface that sent them. */
+const JSON_REFUSAL = {
+  mcp: "the arguments do not match the tool's input schema",
+  cli: "the inputs do not match the command's declaration",
+} as const;
 const exposedCache = new WeakMap<ToolProjection, ReadonlySet<string>>();
 
 function memo(
@@ -204,7 +210,15 @@ export function admit(
     // Every command of an enabled extension is routed: publication refuses a
     // revision whose routes conflict, so the revision alone decides.
     return no("feature_unsupported", "the command requires an unsupported feature");
-  const validated = validateInputs(command, request.supplied);
+  let supplied = request.supplied;
+  if ("json" in supplied) {
+    // JSON arguments are decoded against the command the call resolved, here, once.
+    const decoded = decodeJsonInputs(command, supplied.json);
+    if (!decoded.ok)
+      return { ...no("invalid_input", JSON_REFUSAL[request.surface]), issues: decoded.issues };
+    supplied = decoded.value;
+  }
+  const validated = validateInputs(command, supplied);
   if (!validated.ok)
     return { ...no("invalid_input", "the inputs are invalid"), issues: validated.issues };
   const config = revision.config;

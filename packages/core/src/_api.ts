@@ -1,8 +1,8 @@
 // The contract between adapters and the invocation core: what a host is bound
 // to, what one call asks for, and what the core promises back.
 
-import type { InputIssueCode, SuppliedInputs } from "@rukh/descriptor";
-import type { ValidationIssue } from "@rukh/json";
+import type { SuppliedInputs } from "@rukh/descriptor";
+import type { JsonValue } from "@rukh/json";
 import type { StateDirectory } from "@rukh/profile";
 import { CoreError } from "./_errors.js";
 import type { InvocationOutcome } from "./_outcome.js";
@@ -91,8 +91,12 @@ export type CommandRef = { readonly identity: string } | { readonly toolName: st
  */
 export interface InvocationRequest {
   readonly command: CommandRef;
-  /** Typed values the caller supplied explicitly, decoded by the adapter. */
-  readonly supplied: SuppliedInputs;
+  /**
+   * What the caller supplied: typed values an adapter decoded (the CLI's
+   * lexer), or JSON arguments (MCP's) the core decodes against the command
+   * it resolved, so that a name is resolved once.
+   */
+  readonly supplied: SuppliedInputs | JsonArguments;
   readonly surface: "cli" | "mcp";
   /** The revision the adapter resolved the name in; if it is no longer active the call is rejected (`obsolete_revision`). */
   readonly revisionId?: string;
@@ -123,6 +127,17 @@ export interface InvocationRequest {
 }
 
 /**
+ * A call's inputs as JSON (an MCP tool call's `arguments`): an object of
+ * input ids, decoded with the command's exact rules; `undefined` for none.
+ *
+ * @example
+ * const supplied: JsonArguments = { json: { path: "src", depth: 2 } };
+ */
+export interface JsonArguments {
+  readonly json: JsonValue | undefined;
+}
+
+/**
  * The invocation core of one host binding.
  *
  * @example
@@ -142,12 +157,6 @@ export interface InvocationCore {
    */
   invoke(request: InvocationRequest): Promise<InvocationOutcome>;
   /**
-   * Journals a call an adapter refused before the core could take it — its
-   * arguments did not decode — and returns its `rejected`/`invalid_input`
-   * outcome, so every invocation id a caller is given is in the journal.
-   */
-  rejected(refusal: AdapterRefusal): Promise<InvocationOutcome>;
-  /**
    * The same core serving calls for another binding: one journal, one
    * liveness lock, per-preset concurrency shared with every other binding.
    * A remote host binds each request to the subject, actor, token and preset
@@ -165,21 +174,7 @@ export interface InvocationCore {
  * const alice = core.bound({ subject: "alice", actor: "ci", taskAuthorityRef: "tok-1", preset: "agent" });
  * const outcome = await alice.invoke(request);
  */
-export type BoundInvocationCore = Pick<InvocationCore, "binding" | "invoke" | "rejected">;
-
-/**
- * A call an adapter refused on its own: the command it named and why.
- *
- * @example
- * const refusal: AdapterRefusal = { identity: "acme.files/count", surface: "mcp",
- *   message: "the arguments do not match the tool's input schema", issues };
- */
-export interface AdapterRefusal {
-  readonly identity: string;
-  readonly surface: "cli" | "mcp";
-  readonly message: string;
-  readonly issues: readonly ValidationIssue<InputIssueCode>[];
-}
+export type BoundInvocationCore = Pick<InvocationCore, "binding" | "invoke">;
 
 /** The binding as the core keeps it: checked, copied and frozen. */
 export function checkBinding(b: HostBinding): HostBinding {

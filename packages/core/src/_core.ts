@@ -28,7 +28,6 @@ import {
   targetOf,
 } from "./_admission.js";
 import {
-  type AdapterRefusal,
   checkBinding,
   type HostBinding,
   type InvocationCore,
@@ -40,7 +39,7 @@ import { budgetOf } from "./_budget.js";
 import { detectConfinement } from "./_confinement.js";
 import { DiagnosticsSink, NO_DIAGNOSTICS } from "./_diagnostics.js";
 import { CoreError } from "./_errors.js";
-import { type ExecutionContext, execute } from "./_execution.js";
+import type { ExecutionContext } from "./_execution.js";
 import { HostJournal } from "./_host-journal.js";
 import { inputsFields } from "./_journal.js";
 import {
@@ -51,6 +50,8 @@ import {
 import type { InvocationOutcome, OutcomeReason } from "./_outcome.js";
 import { launchNow, ReadyProcesses } from "./_ready.js";
 import { recoverLostHosts } from "./_recovery.js";
+import { runManaged } from "./_run-managed.js";
+import { runPassthrough } from "./_run-passthrough.js";
 import { acquireSlot } from "./_slots.js";
 import { processStartTime } from "./_tree.js";
 import { CANCEL_REASON, type Cause, type RunResult } from "./_verdict.js";
@@ -402,7 +403,8 @@ export async function createInvocationCore(
           diagnostics: NO_DIAGNOSTICS,
         });
       const budget = budgetOf(startedAt, deadlineOf(preset.deadlineMs, request.deadlineMs));
-      const result = await execute(execution, invocationId, planned, request, budget);
+      const run = planned.command.execute.mapping === "passthrough" ? runPassthrough : runManaged;
+      const result = await run(execution, invocationId, planned, request, budget);
       return finalize(invocationId, identity, outcomeOf(invocationId, revisionId, result));
     } finally {
       slot?.release();
@@ -412,32 +414,15 @@ export async function createInvocationCore(
     }
   }
 
-  function rejected(binding: HostBinding, refusal: AdapterRefusal): Promise<InvocationOutcome> {
-    const invocationId = randomUUID();
-    const outcome: InvocationOutcome = {
-      invocationId,
-      outcome: "rejected",
-      reason: "invalid_input",
-      message: refusal.message,
-      issues: refusal.issues,
-      diagnostics: NO_DIAGNOSTICS,
-    };
-    return Promise.resolve(
-      closed ? outcome : finalize(invocationId, refusal.identity, outcome, binding),
-    );
-  }
-
   return {
     binding,
     recovered,
     invoke: (request) => invoke(binding, request),
-    rejected: (refusal) => rejected(binding, refusal),
     bound(other) {
       const checked = checkBinding(other);
       return {
         binding: checked,
         invoke: (request) => invoke(checked, request),
-        rejected: (refusal) => rejected(checked, refusal),
       };
     },
     async close() {

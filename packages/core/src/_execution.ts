@@ -1,15 +1,11 @@
-// What running an admitted call needs from its host, and the choice between
-// the two ways a command runs.
+// What running an admitted call needs from its host: the one thing both ways
+// of running a command (managed, passthrough) are given.
 
 import type { CommandProcess } from "@rukh/ipc";
 import type { Planned } from "./_admission.js";
-import type { InvocationRequest } from "./_api.js";
-import type { Budget } from "./_budget.js";
 import type { InvocationDiagnosticsBudget } from "./_diagnostics.js";
 import type { ProcessHooks, ProcessRequest } from "./_ready.js";
-import { runManaged } from "./_run-managed.js";
-import { runPassthrough } from "./_run-passthrough.js";
-import type { Cause, RunResult } from "./_verdict.js";
+import type { Cause } from "./_verdict.js";
 import type { Watchdog } from "./_watchdog.js";
 
 /** The host's part in running a call. */
@@ -37,16 +33,4 @@ export interface ExecutionContext {
     pid: number | undefined,
     leadsGroup: boolean,
   ): Watchdog | undefined;
-}
-
-/** Runs an admitted, journaled call to its result. */
-export function execute(
-  ctx: ExecutionContext,
-  invocationId: string,
-  planned: Planned,
-  request: InvocationRequest,
-  budget: Budget,
-): Promise<RunResult> {
-  const run = planned.command.execute.mapping === "passthrough" ? runPassthrough : runManaged;
-  return run(ctx, invocationId, planned, request, budget);
 }

@@ -1,7 +1,6 @@
 // The complete public surface of @rukh/core: any export added here becomes public API.
 
 export type {
-  AdapterRefusal,
   BoundInvocationCore,
   CommandRef,
   HostBinding,
@@ -9,6 +8,7 @@ export type {
   InvocationCoreOptions,
   InvocationProgress,
   InvocationRequest,
+  JsonArguments,
 } from "./_api.js";
 export type { JournalReport } from "./_archive.js";
 export { describeJournal } from "./_archive.js";

@@ -279,11 +279,15 @@ describe("a refused call names its caller", () => {
     });
     const denied = await eve.invoke(call("fx.main/count", { n: 1 }));
     expect(denied.reason).toBe("preset_denied");
-    const refused = await eve.rejected({
-      identity: "fx.main/hello",
+    // JSON arguments that do not decode: refused by the core, before anything started.
+    const refused = await eve.invoke({
+      command: { identity: "fx.main/hello" },
+      supplied: { json: { name: 7 } },
       surface: "mcp",
+    });
+    expect(refused).toMatchObject({
+      reason: "invalid_input",
       message: "the arguments do not match the tool's input schema",
-      issues: [],
     });
     for (const o of [denied, refused]) {
       const records = await journalOf(o.invocationId);

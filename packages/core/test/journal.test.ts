@@ -228,11 +228,10 @@ it("follows the journal: each call that starts or ends after the follower is rea
   const core = await openCore(state);
   const ok = await core.invoke(call("fx.main/hello", { name: "Ada" }));
   const unknown = await core.invoke(call("fx.main/nope"));
-  const refused = await core.rejected({
-    identity: "fx.main/hello",
+  const refused = await core.invoke({
+    command: { identity: "fx.main/hello" },
+    supplied: { json: { name: 7 } },
     surface: "mcp",
-    message: "the arguments do not match",
-    issues: [],
   });
   // Closing archives the host's segment: what it held is not told again.
   await core.close();

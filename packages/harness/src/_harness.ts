@@ -16,12 +16,7 @@ import {
   outcomeDiagnostic,
   outcomeEnvelope,
 } from "@rukh/core";
-import {
-  type CommandSpec,
-  DESCRIPTOR_MAX_BYTES,
-  decodeJsonInputs,
-  parseDescriptor,
-} from "@rukh/descriptor";
+import { type CommandSpec, DESCRIPTOR_MAX_BYTES, parseDescriptor } from "@rukh/descriptor";
 import type { JsonObject } from "@rukh/json";
 import { publicKeyBase64, readBounded, StateDirectory, signPackage } from "@rukh/profile";
 
@@ -187,22 +182,14 @@ async function call(
     throw new Error(
       `the package declares no command ${JSON.stringify(identity)}; it declares ${[...commands.keys()].join(", ")}`,
     );
-  const decoded = decodeJsonInputs(command, inputs ?? {});
   const progress: InvocationProgress[] = [];
-  const outcome = decoded.ok
-    ? await core.invoke({
-        command: { identity },
-        supplied: decoded.value,
-        surface,
-        ...(options.signal !== undefined && { signal: options.signal }),
-        onProgress: (p) => progress.push(p),
-      })
-    : await core.rejected({
-        identity,
-        surface,
-        message: "the inputs do not match the command's declaration",
-        issues: decoded.issues,
-      });
+  const outcome = await core.invoke({
+    command: { identity },
+    supplied: { json: inputs ?? {} },
+    surface,
+    ...(options.signal !== undefined && { signal: options.signal }),
+    onProgress: (p) => progress.push(p),
+  });
   const diagnostic = outcomeDiagnostic(outcome);
   return {
     ...outcomeEnvelope(outcome),
