@@ -5,8 +5,8 @@
 import { userInfo } from "node:os";
 import type { CommandSpec } from "@rukh/descriptor";
 import type { CliRoute, StateDirectory } from "@rukh/profile";
-import type { CliOptions } from "./_cli.js";
 import { issueMessage, lex } from "./_lexer.js";
+import type { CliOptions } from "./_options.js";
 import { progressLine } from "./_progress.js";
 import { render } from "./_render.js";
 import type { PublishedDescriptor } from "./_routes.js";

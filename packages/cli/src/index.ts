@@ -1,7 +1,6 @@
 // The complete public surface of @rukh/cli: any export added here becomes public API.
 
 export { builtinRoute } from "./_builtin-route.js";
-export type { Cli, CliOptions } from "./_cli.js";
 export { createCli } from "./_cli.js";
 export type { CompletionShell } from "./_completion.js";
 export { COMPLETION_SHELLS, completionScript } from "./_completion.js";
@@ -10,6 +9,7 @@ export { OUTPUT_VERSION, outputEnvelope } from "./_envelope.js";
 export type { CliErrorCode } from "./_errors.js";
 export { CLI_ERROR_CODES, CliError } from "./_errors.js";
 export { EXIT_CODES } from "./_exit.js";
+export type { Cli, CliOptions } from "./_options.js";
 export type { BuiltinContext, CliBuiltin } from "./_routes.js";
 export type { CliStream } from "./_session.js";
 export { terminalText } from "./_terminal.js";

@@ -198,11 +198,11 @@ export class ReadyProcesses {
     const ready = this.#take(key);
     let proc: CommandProcess | string | undefined;
     // One still starting was started before a new one would be: it is the sooner ready.
-    const confirmed = ready?.proc.hold!.confirmed.then(
+    const confirmed = ready?.proc.hold?.confirmed.then(
       () => true,
       () => false,
     );
-    if (ready !== undefined && (await confirmed)) {
+    if (ready !== undefined && (await confirmed) === true) {
       ready.hooks = hooks;
       proc = ready.proc;
     }
@@ -302,7 +302,10 @@ export class ReadyProcesses {
   /** Removes a ready process not yet handed to a call, and kills it. */
   #drop(ready: Ready): void {
     if (ready.hooks !== undefined) return;
-    if (ready.taken) return this.#end(ready);
+    if (ready.taken) {
+      this.#end(ready);
+      return;
+    }
     const list = this.#ready.get(ready.key);
     const at = list?.indexOf(ready) ?? -1;
     if (at !== -1) {

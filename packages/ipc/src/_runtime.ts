@@ -367,7 +367,7 @@ class ChildChannel {
   /** Gives the channel the program's handlers; an invoke that came first runs now. */
   attach(handlers: Readonly<Record<string, AnyHandler>>): void {
     if (this.#handlers !== undefined)
-      return fatal(new IpcError("invalid_state", "runCommandProcess was called twice"));
+      fatal(new IpcError("invalid_state", "runCommandProcess was called twice"));
     this.#handlers = handlers;
     const waiting = this.#waiting;
     this.#waiting = undefined;

@@ -249,11 +249,20 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     if (line.length > 0 && line[line.length - 1] === 13) line = line.subarray(0, line.length - 1);
     if (line.length === 0) return;
     const msg = decodeMessage(line, limits);
-    if (msg.kind === "rejected") return send(errorAnswer(msg.id, msg.code, msg.message));
+    if (msg.kind === "rejected") {
+      send(errorAnswer(msg.id, msg.code, msg.message));
+      return;
+    }
     if (msg.kind === "response") return;
-    if (msg.kind === "notification") return onNotification(msg);
+    if (msg.kind === "notification") {
+      onNotification(msg);
+      return;
+    }
     const open = protocol.open(idKey(msg.id), msg, binding.subject);
-    if ("bytes" in open) return send(open);
+    if ("bytes" in open) {
+      send(open);
+      return;
+    }
     const job = protocol
       .answer(open, dispatcher)
       .then((answer) => {

@@ -12,9 +12,9 @@ export type {
 export {
   CONFIG_ISSUE_CODES,
   PRESET_RESOURCE_DEFAULTS,
-  STRICT_UIDS_DEFAULT,
   parseOwnerConfig,
   presetNamed,
+  STRICT_UIDS_DEFAULT,
   validateOwnerConfig,
 } from "./_config.js";
 export type { TemporaryDebris } from "./_debris.js";

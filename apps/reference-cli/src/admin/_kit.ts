@@ -121,3 +121,12 @@ export function presetOf({ presetNamed }: Profile, config: OwnerConfig, name: st
     );
   return preset;
 }
+
+/** What the administrative commands need to know about the brand. */
+export interface AdminOptions {
+  readonly brand: string;
+  /** Absolute path of the brand's executable, for client configuration snippets. */
+  readonly executable: string;
+  /** The brand's version, reported to MCP clients. */
+  readonly version: string;
+}

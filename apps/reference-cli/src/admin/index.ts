@@ -3,7 +3,7 @@
 // CLI: never MCP tools.
 
 import type { CliBuiltin } from "@rukh/cli";
-import { guard } from "./_kit.js";
+import { type AdminOptions, guard } from "./_kit.js";
 import { authorBuiltins } from "./author.js";
 import { catalogBuiltins } from "./catalog.js";
 import { doctorBuiltin } from "./doctor.js";
@@ -16,15 +16,6 @@ import { runsBuiltins } from "./runs.js";
 import { trustBuiltins } from "./trust.js";
 
 export { initialConfig } from "./_current.js";
-
-/** What the administrative commands need to know about the brand. */
-export interface AdminOptions {
-  readonly brand: string;
-  /** Absolute path of the brand's executable, for client configuration snippets. */
-  readonly executable: string;
-  /** The brand's version, reported to MCP clients. */
-  readonly version: string;
-}
 
 /** Every administrative command of the brand. */
 export function adminBuiltins(options: AdminOptions): CliBuiltin[] {

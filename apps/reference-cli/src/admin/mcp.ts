@@ -7,7 +7,7 @@ import type { StateDirectory } from "@rukh/profile";
 import { stateDirVariable } from "@rukh/profile/route-cache";
 import { candidates } from "./_current.js";
 import { bool, flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, OK, type Profile, print, USAGE } from "./_kit.js";
+import { type AdminBody, type AdminOptions, OK, type Profile, print, USAGE } from "./_kit.js";
 import { clientConfig, MCP_CLIENTS, type McpClient, type ServerLaunch } from "./_mcp-clients.js";
 import { endpointFor } from "./_mcp-endpoint.js";
 import {
@@ -19,7 +19,6 @@ import {
 } from "./_mcp-install.js";
 import { serveMcp } from "./_serve.js";
 import { serveMcpHttp } from "./_serve-http.js";
-import type { AdminOptions } from "./index.js";
 
 const PRESET = flag("preset", "The task preset the server binds (default: agent)", {
   maxLength: 64,
