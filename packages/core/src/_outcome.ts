@@ -1,28 +1,12 @@
 import type { CommandResult, CommandResultIssueCode } from "@rukh/command-result";
+import type { OutcomeEnvelope as Envelope, OutcomeKind } from "@rukh/profile";
+
+// The outcomes and their envelope have one home, beside the schema every tool declares for them.
+export type { OutcomeDiagnostic, OutcomeKind } from "@rukh/profile";
+export { OUTCOME_KINDS, outcomeDiagnostic, outcomeEnvelope } from "@rukh/profile";
+
 import type { InputIssueCode } from "@rukh/descriptor";
 import type { ValidationIssue } from "@rukh/json";
-
-/**
- * The five outcomes of an invocation; every call ends in exactly one.
- *
- * @example
- * OUTCOME_KINDS.length; // 5
- */
-export const OUTCOME_KINDS = [
-  "succeeded",
-  "command_failed",
-  "execution_failed",
-  "rejected",
-  "cancelled",
-] as const;
-
-/**
- * One of {@link OUTCOME_KINDS}.
- *
- * @example
- * const kind: OutcomeKind = "cancelled";
- */
-export type OutcomeKind = (typeof OUTCOME_KINDS)[number];
 
 /**
  * Every stable `reason` code, grouped by the outcome it goes with (see
@@ -150,53 +134,10 @@ export interface InvocationOutcome {
 export type ResourceLimitName = "memory" | "processes" | "openFiles" | "fileSize";
 
 /**
- * What both surfaces show of an outcome: the CLI's `--json` output and the
- * MCP tool result's structured content are this object, built here once so
- * that they cannot drift apart.
+ * The envelope both surfaces show of a core's outcome (its one home is
+ * `@rukh/profile`, beside the schema every tool declares for it).
  *
  * @example
- * process.stdout.write(`${JSON.stringify(outcomeEnvelope(outcome))}\n`);
+ * const env: OutcomeEnvelope = outcomeEnvelope(outcome);
  */
-export interface OutcomeEnvelope {
-  readonly invocationId: string;
-  readonly outcome: OutcomeKind;
-  readonly reason: OutcomeReason;
-  readonly commandResult?: CommandResult;
-  readonly effects?: readonly string[];
-}
-
-/** The {@link OutcomeEnvelope} of `o` (effects only when there are any). */
-export function outcomeEnvelope(o: InvocationOutcome): OutcomeEnvelope {
-  return {
-    invocationId: o.invocationId,
-    outcome: o.outcome,
-    reason: o.reason,
-    ...(o.commandResult !== undefined && { commandResult: o.commandResult }),
-    ...(o.effects !== undefined && o.effects.length > 0 && { effects: o.effects }),
-  };
-}
-
-/**
- * What a failed call may show its caller beyond the envelope: the safe
- * message and the input or result issues. MCP sends it as the second text
- * block of an error result; the CLI's `--json` output as `diagnostic`.
- * `undefined` for a success, or when there is nothing to add.
- *
- * @example
- * const extra = outcomeDiagnostic(outcome); // { message, issues: [{ path: "/data/ok", … }] }
- */
-export function outcomeDiagnostic(o: InvocationOutcome): OutcomeDiagnostic | undefined {
-  const issues = o.issues ?? o.resultIssues;
-  if (o.outcome === "succeeded" || (o.message === undefined && issues === undefined))
-    return undefined;
-  return {
-    ...(o.message !== undefined && { message: o.message }),
-    ...(issues !== undefined && { issues }),
-  };
-}
-
-/** See {@link outcomeDiagnostic}. */
-export interface OutcomeDiagnostic {
-  readonly message?: string;
-  readonly issues?: NonNullable<InvocationOutcome["issues"] | InvocationOutcome["resultIssues"]>;
-}
+export type OutcomeEnvelope = Envelope<OutcomeReason>;

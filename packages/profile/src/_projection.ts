@@ -9,6 +9,7 @@ import {
 import { fingerprint, type JsonObject, sha256Hex } from "@rukh/json";
 import { type OwnerConfig, presetNamed } from "./_config.js";
 import { profileNaming, revisionNamings, type ToolNaming } from "./_endpoints.js";
+import { envelopeSchema } from "./_envelope.js";
 import { ProfileError } from "./_errors.js";
 import {
   CURSOR_MAX_LENGTH,
@@ -122,53 +123,6 @@ export function toolName(
   return `${slug(identity, 48)}__${fp}`;
 }
 
-function envelopeOf(commandResult: JsonObject): JsonObject {
-  return {
-    type: "object",
-    properties: {
-      invocationId: { type: "string" },
-      outcome: {
-        enum: ["succeeded", "command_failed", "execution_failed", "rejected", "cancelled"],
-      },
-      reason: { type: "string" },
-      commandResult,
-      effects: { type: "array", items: { type: "string" } },
-    },
-    required: ["invocationId", "outcome"],
-    additionalProperties: false,
-  };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
-}
-
-// Every text command's tool has this output schema: one frozen object, not 10,000 copies.
-const TEXT_ENVELOPE: JsonObject = deepFreeze(
-  envelopeOf({
-    type: "object",
-    properties: { kind: { const: "text" }, text: { type: "string" } },
-    required: ["kind", "text"],
-    additionalProperties: false,
-  }),
-);
-
-/** The core-owned closed output envelope of a command's tool (shared and frozen for text results). */
-export function outputEnvelope(command: CommandSpec): JsonObject {
-  const result = command.execute.result;
-  if (result?.kind !== "structured") return TEXT_ENVELOPE;
-  return envelopeOf({
-    type: "object",
-    properties: { kind: { const: "structured" }, data: result.schema as unknown as JsonObject },
-    required: ["kind", "data"],
-    additionalProperties: false,
-  });
-}
-
 const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
 const COMMAND_RESULT_FEATURE = "rukh.command-result/1";
 
@@ -210,7 +164,7 @@ class LazyTool implements McpTool {
     return this.#input;
   }
   get outputSchema(): JsonObject {
-    if (this.#output === undefined) this.#output = outputEnvelope(this.#spec);
+    if (this.#output === undefined) this.#output = envelopeSchema(this.#spec);
     return this.#output;
   }
   toJSON(): McpTool {

@@ -29,6 +29,18 @@ export {
   mcpEndpoint,
   profileNaming,
 } from "./_endpoints.js";
+export type {
+  DiagnosticIssue,
+  OutcomeDiagnostic,
+  OutcomeEnvelope,
+  OutcomeKind,
+} from "./_envelope.js";
+export {
+  envelopeSchema,
+  OUTCOME_KINDS,
+  outcomeDiagnostic,
+  outcomeEnvelope,
+} from "./_envelope.js";
 export type { ProfileErrorCode } from "./_errors.js";
 export { PROFILE_ERROR_CODES, ProfileError } from "./_errors.js";
 export type { GcOptions, GcReport } from "./_gc.js";
