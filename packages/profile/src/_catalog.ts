@@ -14,18 +14,19 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { readBounded } from "./_bounded.js";
-import type { ToolNaming } from "./_endpoints.js";
 import { ioError, ProfileError } from "./_errors.js";
+import type {
+  CliRouteTable,
+  IndexedTool,
+  ProfileRevision,
+  Routing,
+  ToolNaming,
+  ToolProjection,
+} from "./_model.js";
 import type { Part } from "./_parts.js";
-import {
-  type CliRouteTable,
-  type IndexedTool,
-  projectionFromIndex,
-  type ToolProjection,
-  toolCommands,
-} from "./_projection.js";
-import { devLinkIds, type ProfileRevision } from "./_revision.js";
-import { buildRoutes, type Routing, routingOf } from "./_routes.js";
+import { projectionFromIndex, toolCommands } from "./_projection.js";
+import { devLinkIds } from "./_revision.js";
+import { buildRoutes, routingOf } from "./_routes.js";
 import { PART_MAX_BYTES, partLine, partPath } from "./route-cache.js";
 
 /**

@@ -2,7 +2,7 @@
 // pointer, a stable code and what was expected, instead of stopping at the first.
 
 import { type JsonValue, pointerAppend, type ValidationIssue } from "@rukh/json";
-import type { ConfigIssueCode } from "./_config.js";
+import type { ConfigIssueCode } from "./_model.js";
 
 /** A preset's or an endpoint's name: lowercase, at most 64 characters. */
 export const NAME = /^[a-z][a-z0-9_-]{0,63}$/;

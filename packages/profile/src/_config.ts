@@ -1,118 +1,14 @@
 import { type JsonValue, parseJson, pointerAppend, type Validation } from "@rukh/json";
 import { Checker, ENDPOINT_NAMESPACE, isExtensionId, isIdentity, NAME } from "./_checker.js";
-import { checkEndpoints, type McpEndpointConfig } from "./_endpoints.js";
+import { checkEndpoints } from "./_endpoints.js";
 import { CONFIG_MAX_BYTES, DEFAULT_OWNER_LIMITS, type OwnerLimits } from "./_limits.js";
+import {
+  type ConfigIssueCode,
+  type OwnerConfig,
+  PRESET_RESOURCE_DEFAULTS,
+  type TaskPreset,
+} from "./_model.js";
 import { namespacesOverlap } from "./_trust.js";
-
-/** Stable codes of owner-configuration issues. */
-export const CONFIG_ISSUE_CODES = [
-  "invalid_json",
-  "expected_object",
-  "expected_array",
-  "expected_string",
-  "expected_integer",
-  "missing_member",
-  "unknown_member",
-  "invalid_name",
-  "invalid_identity",
-  "invalid_public_key",
-  "invalid_value",
-  "duplicate",
-  "unknown_preset",
-  "limit_not_tighter",
-] as const;
-/** One of {@link CONFIG_ISSUE_CODES}. */
-export type ConfigIssueCode = (typeof CONFIG_ISSUE_CODES)[number];
-
-/** A publisher the owner trusts, with its Ed25519 public key (base64 of the 32 raw bytes). */
-export interface TrustedPublisher {
-  readonly id: string;
-  readonly publicKey: string;
-  /**
-   * The extension ids it may install: `acme.*` (any id under `acme.`) or an
-   * exact id. Default `<id>.*`. No two publishers' namespaces overlap.
-   */
-  readonly namespaces?: readonly string[];
-  /**
-   * Where its packages may be installed from: absolute paths of directories
-   * (a package inside one, at any depth) or of package files. Unset: anywhere.
-   */
-  readonly sources?: readonly string[];
-}
-
-/** A task preset: which commands a task may see and use, and its bounds. */
-export interface TaskPreset {
-  /** Command identities, or `<extension id>/*` for every command of an extension. */
-  readonly commands: readonly string[];
-  readonly actions: readonly string[];
-  readonly resources: readonly string[];
-  readonly deadlineMs: number;
-  readonly maxConcurrency: number;
-  readonly enforcement: "host-trusted" | "strict";
-  /** Per-invocation resource limits; each omitted one takes its default (see {@link PRESET_RESOURCE_DEFAULTS}). */
-  readonly limits?: PresetResourceLimits;
-}
-
-/** Resource limits of every command process of a preset (kernel resource limits, per process). */
-export interface PresetResourceLimits {
-  readonly memoryBytes?: number;
-  readonly processes?: number;
-  readonly openFiles?: number;
-  readonly fileSizeBytes?: number;
-}
-
-/**
- * The resource limits a preset gets for each member it omits: 1 GiB of
- * address space, 256 processes, 1,024 open files, 1 GiB per written file.
- *
- * @example
- * PRESET_RESOURCE_DEFAULTS.memoryBytes; // 1073741824
- */
-export const PRESET_RESOURCE_DEFAULTS: Required<PresetResourceLimits> = Object.freeze({
-  memoryBytes: 1_073_741_824,
-  processes: 256,
-  openFiles: 1_024,
-  fileSizeBytes: 1_073_741_824,
-});
-
-/** The owner configuration: trust, exposure, presets, limits and naming. */
-export interface OwnerConfig {
-  readonly brand: string;
-  readonly endpointNamespace: string;
-  readonly trustedPublishers: readonly TrustedPublisher[];
-  readonly exposure?: {
-    readonly commands?: readonly string[];
-    readonly extensions?: readonly string[];
-  };
-  readonly presets: { readonly [name: string]: TaskPreset };
-  readonly defaultPreset: string;
-  readonly limits?: Partial<OwnerLimits>;
-  /**
-   * MCP: the tool-name form of the profile's own projection (default
-   * `full`), and the named endpoints `mcp serve --endpoint` binds.
-   */
-  readonly mcp?: {
-    readonly toolNames?: "full" | "compact";
-    readonly endpoints?: { readonly [name: string]: McpEndpointConfig };
-  };
-  /**
-   * The strict sandbox: where bubblewrap is (an absolute path; default the
-   * first existing of /usr/bin/bwrap, /bin/bwrap), and, for a host running
-   * as root, the uids strict calls run as: each call takes one no other
-   * process has while it runs (default {@link STRICT_UIDS_DEFAULT}).
-   */
-  readonly sandbox?: { readonly program?: string; readonly uids?: StrictUids };
-  /**
-   * How much invocation history the journal keeps (default 30 days and 256
-   * MiB, the oldest going first), and whether start records keep the inputs
-   * themselves (default no: only their digest).
-   */
-  readonly journal?: {
-    readonly maxAgeDays?: number;
-    readonly maxBytes?: number;
-    readonly recordInputs?: boolean;
-  };
-}
 
 const BRAND = /^[a-z][a-z0-9-]{0,31}$/;
 const NAMESPACE_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*(\.\*)?$/;
@@ -395,28 +291,6 @@ export function parseOwnerConfig(
     };
   return validateOwnerConfig(parsed.value);
 }
-
-/**
- * A range of uids strict calls of a root host run as: `count` uids from
- * `first`.
- *
- * @example
- * const uids: StrictUids = { first: 1_879_048_192, count: 65_536 };
- */
-export interface StrictUids {
-  readonly first: number;
-  readonly count: number;
-}
-
-/**
- * The uids strict calls of a root host take by default: 65,536 from
- * 0x70000000, above the ranges systems give to accounts, services and
- * containers.
- */
-export const STRICT_UIDS_DEFAULT: StrictUids = Object.freeze({
-  first: 1_879_048_192,
-  count: 65_536,
-});
 
 /** The lowest uid a strict range may start at: above every 16-bit uid (accounts, nobody). */
 const STRICT_UIDS_FLOOR = 65_536;

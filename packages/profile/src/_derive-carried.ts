@@ -10,11 +10,10 @@
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, type JsonValue } from "@rukh/json";
 import { catalogFileText, catalogLine } from "./_catalog.js";
-import type { OwnerConfig } from "./_config.js";
 import { type BaseFiles, byPath, type Derivation, extensionOf } from "./_derive.js";
+import type { IndexedTool, InstalledExtension, OwnerConfig, Routing } from "./_model.js";
 import { packagePart } from "./_parts.js";
-import { type IndexedTool, indexedTool, toolCommands } from "./_projection.js";
-import type { InstalledExtension } from "./_revision.js";
+import { indexedTool, toolCommands } from "./_projection.js";
 import {
   bucketLine,
   firstWordsOf,
@@ -24,7 +23,7 @@ import {
   routesFileText,
   topOf,
 } from "./_routecache.js";
-import { buildRoutes, claimRoutes, type Routing, routeKeyOfWords, routingOf } from "./_routes.js";
+import { buildRoutes, claimRoutes, routeKeyOfWords, routingOf } from "./_routes.js";
 import { checkCliOwnership, routingOwner } from "./_trust.js";
 
 const pathKey = (p: readonly string[]) => p.join(" ");

@@ -8,16 +8,15 @@
 
 import type { CommandSpec } from "@rukh/descriptor";
 import { type Catalog, catalogFileText, catalogLine } from "./_catalog.js";
-import type { OwnerConfig } from "./_config.js";
+import type {
+  CliRouteTable,
+  IndexedTool,
+  InstalledExtension,
+  LoadedExtension,
+  OwnerConfig,
+} from "./_model.js";
 import { type Part, packagePart } from "./_parts.js";
-import {
-  type CliRouteTable,
-  type IndexedTool,
-  indexedTool,
-  type LoadedExtension,
-  toolCommands,
-} from "./_projection.js";
-import type { InstalledExtension } from "./_revision.js";
+import { indexedTool, toolCommands } from "./_projection.js";
 import { type RouteRow, routesFileTextOf } from "./_routecache.js";
 import { buildRoutes } from "./_routes.js";
 import { checkCliOwnership, routingOwner } from "./_trust.js";

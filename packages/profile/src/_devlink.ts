@@ -3,11 +3,11 @@
 // copy, and linked again whenever the directory no longer matches that copy.
 
 import { lstat, realpath } from "node:fs/promises";
-import { effectiveLimits, type OwnerConfig } from "./_config.js";
+import { effectiveLimits } from "./_config.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { checkImports } from "./_imports.js";
-import { devPackage, readLimits, readPackageDir, type VerifiedPackage } from "./_package.js";
-import type { ProfileRevision } from "./_revision.js";
+import type { OwnerConfig, ProfileRevision, VerifiedPackage } from "./_model.js";
+import { devPackage, readLimits, readPackageDir } from "./_package.js";
 
 /** A linked package: checked like an install except for its signature, and where it came from. */
 export interface LinkedPackage extends VerifiedPackage {

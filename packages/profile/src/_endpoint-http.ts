@@ -5,54 +5,7 @@
 
 import { type JsonValue, pointerAppend } from "@rukh/json";
 import { type Checker, NAME } from "./_checker.js";
-
-/** A scope of a token that chooses the preset its requests run under. */
-export interface McpScopePreset {
-  readonly scope: string;
-  readonly preset: string;
-}
-
-/** `mcp.endpoints.<name>.http` as the owner configuration holds it. */
-export interface McpHttpConfig {
-  /** The endpoint's canonical URL: clients connect to it, tokens name it as their audience. */
-  readonly resource: string;
-  /** `host:port` to listen on; default `127.0.0.1` and the resource's port (else 8080). */
-  readonly listen?: string;
-  /** `Host` values answered besides the resource's own and the listening address. */
-  readonly allowedHosts?: readonly string[];
-  /** Browser origins allowed besides the resource's own. */
-  readonly allowedOrigins?: readonly string[];
-  readonly auth: {
-    /** The authorization server's issuer identifier. */
-    readonly issuer: string;
-    /** Its key set; default the `jwks_uri` its metadata names. */
-    readonly jwksUri?: string;
-    /** Scopes every token must carry. */
-    readonly requiredScopes?: readonly string[];
-    /** Scopes that choose another preset than the endpoint's, first match first. */
-    readonly presets?: readonly McpScopePreset[];
-    /** Accepted clock difference in seconds (default 30, at most 300). */
-    readonly clockToleranceSeconds?: number;
-    /** Opaque tokens too, asked about at the issuer (RFC 7662). */
-    readonly introspection?: McpIntrospectionConfig;
-  };
-}
-
-/**
- * How an endpoint introspects opaque tokens. The client secret is never in
- * the configuration (revisions are shipped and kept): the server reads it
- * from the environment variable named here when it starts.
- */
-export interface McpIntrospectionConfig {
-  /** Default the `introspection_endpoint` the issuer's metadata names. */
-  readonly endpoint?: string;
-  /** The endpoint's own client id at the issuer. */
-  readonly clientId: string;
-  /** The environment variable holding its client secret. */
-  readonly clientSecretEnv: string;
-  /** How long an active answer is trusted, in seconds (default 30, at most 300). */
-  readonly cacheSeconds?: number;
-}
+import type { McpHttpConfig } from "./_model.js";
 
 const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
 const CLIENT_ID = /^[\x20-\x7e]{1,256}$/;

@@ -4,56 +4,16 @@
 
 import { type JsonValue, pointerAppend } from "@rukh/json";
 import { type Checker, ENDPOINT_NAMESPACE, isExtensionId, NAME, type Obj } from "./_checker.js";
-import type { OwnerConfig } from "./_config.js";
-import { checkHttpEndpoint, type McpHttpConfig } from "./_endpoint-http.js";
+import { checkHttpEndpoint } from "./_endpoint-http.js";
 import { MCP_TRANSPORT_LIMITS, type McpTransportLimits } from "./_limits.js";
+import type { OwnerConfig } from "./_model.js";
+import {
+  DEFAULT_ENDPOINT,
+  DEFAULT_ENDPOINT_PRESET,
+  type McpEndpoint,
+  type ToolNaming,
+} from "./_model.js";
 
-/** How a projection names its tools: the namespace in the fingerprint, and the form. */
-export interface ToolNaming {
-  readonly namespace: string;
-  readonly style: "full" | "compact";
-}
-
-/** One endpoint as the owner configuration holds it (`mcp.endpoints.<name>`). */
-export interface McpEndpointConfig {
-  /** The task preset every request of this endpoint is bound to. */
-  readonly preset: string;
-  /** The endpoint namespace its tool names are fingerprinted with; default the profile's. */
-  readonly namespace?: string;
-  /** `full` or `compact` tool names; default the profile's `mcp.toolNames`. */
-  readonly toolNames?: "full" | "compact";
-  /** The longest a call may run, in ms; at most the preset's `deadlineMs`. */
-  readonly deadlineMs?: number;
-  /** Transport limits, each at most its default. */
-  readonly limits?: Partial<McpTransportLimits>;
-  /**
-   * Extensions linked for development (`ext link`) whose tools this endpoint
-   * may list and call, when its preset allows them; no other endpoint sees a
-   * development link.
-   */
-  readonly devExtensions?: readonly string[];
-  /** How it is served over HTTP; without it, it never is. */
-  readonly http?: McpHttpConfig;
-}
-
-/** An endpoint with every default filled in. */
-export interface McpEndpoint {
-  readonly name: string;
-  readonly preset: string;
-  readonly naming: ToolNaming;
-  /** Absent: the preset's deadline alone bounds a call. */
-  readonly deadlineMs?: number;
-  readonly limits: Partial<McpTransportLimits>;
-  /** The development links named for it (none unless the owner names some). */
-  readonly devExtensions: readonly string[];
-  /** Its HTTP side, when the owner gave it one. */
-  readonly http?: McpHttpConfig;
-}
-
-/** The endpoint `mcp serve` binds when none is named. */
-export const DEFAULT_ENDPOINT = "default";
-/** The preset of the default endpoint when the owner configures none: the confined one. */
-export const DEFAULT_ENDPOINT_PRESET = "agent";
 /** Most endpoints one configuration may hold. */
 const ENDPOINTS_MAX = 64;
 

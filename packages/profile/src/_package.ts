@@ -22,7 +22,6 @@ import {
 import { join } from "node:path";
 import { type ExtensionDescriptor, parseDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, parseJson, sha256Hex } from "@rukh/json";
-import type { OwnerConfig } from "./_config.js";
 import { temporaryName } from "./_debris.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { checkImports } from "./_imports.js";
@@ -33,6 +32,14 @@ import {
   PACKAGE_MAX_PATH_BYTES,
   SIGNATURE_MAX_BYTES,
 } from "./_limits.js";
+import type { OwnerConfig } from "./_model.js";
+import {
+  DESCRIPTOR_PATH,
+  type PackageManifest,
+  type PackageSignature,
+  SIGNATURE_PATH,
+  type VerifiedPackage,
+} from "./_model.js";
 import { checkStoredPackage } from "./_storecheck.js";
 import {
   checkPackagePath,
@@ -41,39 +48,6 @@ import {
   readTgz,
   writeTgz,
 } from "./_tar.js";
-
-/** Path of the descriptor inside a package. */
-export const DESCRIPTOR_PATH = "rukh-extension.json";
-/** Path of the detached signature inside a package. */
-export const SIGNATURE_PATH = "rukh-signature.json";
-
-/** One file of a package manifest. */
-export interface ManifestFile {
-  readonly path: string;
-  readonly size: number;
-  readonly sha256: string;
-}
-
-/** The manifest of a package: every regular file except the signature, sorted by path. */
-export interface PackageManifest {
-  readonly format: "rukh.manifest/1";
-  readonly files: readonly ManifestFile[];
-}
-
-/** The detached signature `rukh-signature.json`. */
-export interface PackageSignature {
-  readonly format: "rukh.signature/1";
-  readonly publisher: string;
-  readonly manifestDigest: string;
-  readonly signature: string;
-}
-
-/** A package that passed every check: its digest, descriptor and files. */
-export interface VerifiedPackage {
-  readonly digest: string;
-  readonly descriptor: ExtensionDescriptor;
-  readonly files: PackageFiles;
-}
 
 export function readLimits(limits: OwnerLimits): PackageReadLimits {
   return {

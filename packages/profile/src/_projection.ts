@@ -1,14 +1,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import {
-  type CliCommandSpec,
-  type CommandSpec,
-  type ExtensionDescriptor,
-  mcpInputSchema,
-  REGISTERED_FEATURES,
-} from "@rukh/descriptor";
+import { type CommandSpec, mcpInputSchema, REGISTERED_FEATURES } from "@rukh/descriptor";
 import { fingerprint, type JsonObject, sha256Hex } from "@rukh/json";
-import { type OwnerConfig, presetNamed } from "./_config.js";
-import { profileNaming, revisionNamings, type ToolNaming } from "./_endpoints.js";
+import { presetNamed } from "./_config.js";
+import { profileNaming, revisionNamings } from "./_endpoints.js";
 import { envelopeSchema } from "./_envelope.js";
 import { ProfileError } from "./_errors.js";
 import {
@@ -17,63 +11,15 @@ import {
   PAGE_MAX_TOOLS,
   TOOL_DESCRIPTION_MAX_LENGTH,
 } from "./_limits.js";
-
-/** One MCP tool of a projection: static metadata only. */
-export interface McpTool {
-  readonly name: string;
-  readonly title: string;
-  readonly description: string;
-  readonly inputSchema: JsonObject;
-  readonly outputSchema: JsonObject;
-  /** The canonical command identity `<extension id>/<command id>` the name resolves to. */
-  readonly identity: string;
-}
-
-/** One command as the CLI routes it. */
-export interface CliRoute {
-  readonly extension: string;
-  readonly identity: string;
-  readonly path: readonly string[];
-  readonly aliases: readonly (readonly string[])[];
-  readonly cli: CliCommandSpec;
-}
-
-/** A CLI group (help text for a path prefix); the first extension by id supplies the text. */
-export interface CliGroup {
-  readonly path: readonly string[];
-  readonly summary: string;
-  readonly description?: string;
-  readonly extensions: readonly string[];
-}
-
-/** The CLI route table of a projection. */
-export interface CliRouteTable {
-  readonly commands: readonly CliRoute[];
-  readonly groups: readonly CliGroup[];
-}
-
-/** The derived, read-only view of one profile revision: CLI routes and MCP tools. */
-export interface ToolProjection {
-  readonly revisionId: string;
-  readonly commandGeneration: number;
-  readonly endpointNamespace: string;
-  /** How its tools are named: the profile's naming, or an endpoint's. */
-  readonly naming: ToolNaming;
-  /** Every projected MCP tool, in name order. */
-  readonly tools: readonly McpTool[];
-  readonly routes: CliRouteTable;
-  readonly config: OwnerConfig;
-  /**
-   * The ids of the extensions linked for development (`ext link`), sorted:
-   * their tools are visible only to an endpoint whose owner names them.
-   */
-  readonly devExtensions: readonly string[];
-}
-
-/** One enabled extension with its verified descriptor. */
-export interface LoadedExtension {
-  readonly descriptor: ExtensionDescriptor;
-}
+import type {
+  CliRouteTable,
+  IndexedTool,
+  LoadedExtension,
+  McpTool,
+  OwnerConfig,
+  ToolNaming,
+  ToolProjection,
+} from "./_model.js";
 
 interface Internals {
   readonly byName: Map<string, McpTool>;
@@ -172,9 +118,6 @@ class LazyTool implements McpTool {
     return { name, title, description, inputSchema, outputSchema, identity };
   }
 }
-
-/** One MCP tool as a catalog indexes it: identity, encoded size without its name, title. */
-export type IndexedTool = readonly [identity: string, bytes: number, title: string];
 
 /**
  * A command's tool as a catalog indexes it. The size leaves out the name,

@@ -1,45 +1,11 @@
 import type { JsonValue, Validation, ValidationIssue } from "@rukh/json";
-import { type OwnerConfig, validateOwnerConfig } from "./_config.js";
-
-/** One installed extension as a revision records it. */
-export interface InstalledExtension {
-  readonly id: string;
-  readonly version: string;
-  readonly publisher: string;
-  /** Digest of the package manifest; the package lives at `store/<digest>`. */
-  readonly digest: string;
-  readonly enabled: boolean;
-  /**
-   * The absolute source directory of a development link (`ext link`): an
-   * unsigned copy of it, stored like any package, for the local user only.
-   * Absent for an installed package.
-   */
-  readonly dev?: string;
-}
-
-/** An immutable, published profile revision. Its id is `fingerprint()` of this object. */
-export interface ProfileRevision {
-  readonly format: "rukh.profile/1";
-  readonly sequence: number;
-  readonly parent: string | null;
-  readonly createdAt: string;
-  readonly config: OwnerConfig;
-  /** Sorted by id. */
-  readonly extensions: readonly InstalledExtension[];
-  /** Counts changes of the CLI route table (paths and aliases → identities). */
-  readonly commandGeneration: number;
-  /** SHA-256 of the header line of its `revisions/<id>.routes.json` (whose header holds a digest of every line), which binds the CLI's route cache to it (absent in earlier versions' revisions). */
-  readonly routesDigest?: string;
-  /** SHA-256 of its `revisions/<id>.catalog.json`, the validated descriptors of its enabled extensions (absent in earlier versions' revisions). */
-  readonly catalogDigest?: string;
-}
+import { validateOwnerConfig } from "./_config.js";
+import { type InstalledExtension, type ProfileRevision, REVISION_ID } from "./_model.js";
 
 /** The ids of the development links among `extensions`. */
 export function devLinkIds(extensions: readonly InstalledExtension[]): string[] {
   return extensions.filter((e) => e.dev !== undefined).map((e) => e.id);
 }
-
-export const REVISION_ID = /^[0-9a-f]{64}$/;
 const DEV_SOURCE_MAX_LENGTH = 4096;
 const EXTENSION_KEYS = ["digest", "enabled", "id", "publisher", "version"].join(",");
 const REVISION_KEYS = [

@@ -9,7 +9,7 @@ import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { readBounded, readRange } from "./_bounded.js";
-import type { CliRoute } from "./_projection.js";
+import type { CliRoute } from "./_model.js";
 
 // Node's one-shot hash where it exists (20.12 and later): no Hash object per line.
 const oneShot = (crypto as { hash?: (algorithm: string, data: string | Buffer) => string }).hash;

@@ -1,5 +1,5 @@
 import { ProfileError } from "./_errors.js";
-import type { CliRouteTable } from "./_projection.js";
+import type { CliRouteTable } from "./_model.js";
 import { ROUTES_FORMAT, readRouteCache, routeLineDigest } from "./route-cache.js";
 
 export { ROUTES_FORMAT };

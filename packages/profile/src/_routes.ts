@@ -4,23 +4,10 @@
 // from its base checks it from its routing alone (kept in the catalog), never
 // parsing its descriptor again.
 
-import {
-  type CommandSpec,
-  cliSpec,
-  type ExtensionDescriptor,
-  type GroupSpec,
-} from "@rukh/descriptor";
+import { type CommandSpec, cliSpec, type ExtensionDescriptor } from "@rukh/descriptor";
 import { sha256Hex } from "@rukh/json";
 import { ProfileError } from "./_errors.js";
-import type { CliGroup, CliRoute, CliRouteTable, LoadedExtension } from "./_projection.js";
-
-/** What routing needs of an extension: who it is, its groups and each command's paths. */
-export interface Routing {
-  readonly id: string;
-  readonly publisher: string;
-  readonly groups: readonly GroupSpec[];
-  readonly commands: readonly Pick<CommandSpec, "identity" | "path" | "aliases">[];
-}
+import type { CliGroup, CliRoute, CliRouteTable, LoadedExtension, Routing } from "./_model.js";
 
 /**
  * The routing of a descriptor as a plain object, in the key order a

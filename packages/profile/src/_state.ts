@@ -6,49 +6,44 @@ import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
 import { readBounded } from "./_bounded.js";
 import { type Catalog, catalogProjection, readCatalog } from "./_catalog.js";
-import {
-  effectiveLimits,
-  type OwnerConfig,
-  parseOwnerConfig,
-  presetNamed,
-  validateOwnerConfig,
-} from "./_config.js";
+import { effectiveLimits, parseOwnerConfig, presetNamed, validateOwnerConfig } from "./_config.js";
 import { temporaryName } from "./_debris.js";
 import { type Derivation, derive } from "./_derive.js";
 import { deriveCarried } from "./_derive-carried.js";
 import { type LinkRefresh, linkedPackage, staleLinks } from "./_devlink.js";
-import { profileNaming, sameNaming, type ToolNaming } from "./_endpoints.js";
+import { profileNaming, sameNaming } from "./_endpoints.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { collect, type GcOptions, type GcReport } from "./_gc.js";
 import { checkImports } from "./_imports.js";
 import { REVISION_MAX_BYTES } from "./_limits.js";
 import { type LockMechanism, SYSTEM_LOCKS, stateLocks } from "./_lock.js";
 import {
+  type CliRouteTable,
+  type InstalledExtension,
+  type LoadedExtension,
+  type OwnerConfig,
+  type ProfileRevision,
+  REVISION_ID,
+  type ToolNaming,
+  type ToolProjection,
+  type VerifiedPackage,
+} from "./_model.js";
+import {
   fsyncDir,
   readLimits,
   readPackageSource,
   storePackage,
-  type VerifiedPackage,
   verifyPackage,
 } from "./_package.js";
 import type { Part } from "./_parts.js";
 import {
   buildProjection,
-  type CliRouteTable,
   checkCompactNames,
   checkToolSizes,
   hasCompactNames,
-  type LoadedExtension,
   projectionFromIndex,
-  type ToolProjection,
 } from "./_projection.js";
-import {
-  devLinkIds,
-  type InstalledExtension,
-  type ProfileRevision,
-  REVISION_ID,
-  validateRevision,
-} from "./_revision.js";
+import { devLinkIds, validateRevision } from "./_revision.js";
 import { cachedRoutes } from "./_routecache.js";
 import { buildRoutes, routeKeyOfPublished } from "./_routes.js";
 import { corruptExtension } from "./_storecheck.js";

@@ -13,8 +13,8 @@ import { canonicalJson, fingerprint, type JsonValue, sha256Hex } from "@rukh/jso
 import { readBounded } from "./_bounded.js";
 import { temporaryName } from "./_debris.js";
 import { ProfileError } from "./_errors.js";
-import type { ManifestFile, PackageManifest } from "./_package.js";
-import { SIGNATURE_PATH } from "./_package.js";
+import type { ManifestFile, PackageManifest } from "./_model.js";
+import { SIGNATURE_PATH } from "./_model.js";
 
 /** `[dev, ino, size, mtimeNs, ctimeNs]` as decimal strings. */
 type Stamp = readonly [string, string, string, string, string];

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { type ExtensionDescriptor, parseDescriptor } from "@rukh/descriptor";
 import { ProfileError } from "./_errors.js";
 import { PACKAGE_MAX_FILE_BYTES } from "./_limits.js";
-import { DESCRIPTOR_PATH } from "./_package.js";
+import { DESCRIPTOR_PATH } from "./_model.js";
 import { checkStoredPackage } from "./_storecheck.js";
 
 const parsed = new Map<

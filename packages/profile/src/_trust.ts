@@ -3,10 +3,8 @@
 // belongs to one publisher, and the brand's administration paths belong to
 // no extension. Pure functions over a candidate revision.
 
-import type { TrustedPublisher } from "./_config.js";
 import { ProfileError } from "./_errors.js";
-import type { InstalledExtension } from "./_revision.js";
-import type { Routing } from "./_routes.js";
+import type { InstalledExtension, Routing, TrustedPublisher } from "./_model.js";
 
 /**
  * The first words of the brand's own commands (administration, help and

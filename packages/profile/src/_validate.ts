@@ -6,19 +6,18 @@ import { verify } from "node:crypto";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { parseDescriptor } from "@rukh/descriptor";
 import { fingerprint, lineColumn, pointerOffset, type ValidationIssue } from "@rukh/json";
-import { effectiveLimits, type OwnerConfig } from "./_config.js";
+import { effectiveLimits } from "./_config.js";
 import { ProfileError } from "./_errors.js";
 import { checkImports } from "./_imports.js";
 import { DEFAULT_OWNER_LIMITS } from "./_limits.js";
+import { DESCRIPTOR_PATH, type OwnerConfig, SIGNATURE_PATH } from "./_model.js";
 import {
   checkPrograms,
-  DESCRIPTOR_PATH,
   manifestOf,
   publicKeyOf,
   readLimits,
   readPackageDir,
   readSignature,
-  SIGNATURE_PATH,
 } from "./_package.js";
 import type { PackageFiles } from "./_tar.js";
 

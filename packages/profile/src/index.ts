@@ -1,34 +1,12 @@
 // The complete public surface of @rukh/profile: any export added here becomes public API.
 
 export { readBounded } from "./_bounded.js";
-export type {
-  ConfigIssueCode,
-  OwnerConfig,
-  PresetResourceLimits,
-  StrictUids,
-  TaskPreset,
-  TrustedPublisher,
-} from "./_config.js";
-export {
-  CONFIG_ISSUE_CODES,
-  PRESET_RESOURCE_DEFAULTS,
-  parseOwnerConfig,
-  presetNamed,
-  STRICT_UIDS_DEFAULT,
-  validateOwnerConfig,
-} from "./_config.js";
+export { parseOwnerConfig, presetNamed, validateOwnerConfig } from "./_config.js";
 export type { TemporaryDebris } from "./_debris.js";
 export { findTemporaryDebris, removeTemporaryDebris } from "./_debris.js";
 export type { LinkProblem, LinkRefresh } from "./_devlink.js";
-export type { McpHttpConfig, McpIntrospectionConfig, McpScopePreset } from "./_endpoint-http.js";
 export { httpListen, parseListen } from "./_endpoint-http.js";
-export type { McpEndpoint, McpEndpointConfig, ToolNaming } from "./_endpoints.js";
-export {
-  DEFAULT_ENDPOINT,
-  DEFAULT_ENDPOINT_PRESET,
-  mcpEndpoint,
-  profileNaming,
-} from "./_endpoints.js";
+export { mcpEndpoint, profileNaming } from "./_endpoints.js";
 export type {
   DiagnosticIssue,
   OutcomeDiagnostic,
@@ -64,24 +42,41 @@ export {
 } from "./_limits.js";
 export type { LockMechanism, NamedLock, StateLocks } from "./_lock.js";
 export { holdAbstractLock, SOCKET_PATH_MAX_BYTES, SYSTEM_LOCKS, stateLocks } from "./_lock.js";
-export type { ManifestFile, PackageManifest, PackageSignature } from "./_package.js";
-export {
-  computeManifest,
-  DESCRIPTOR_PATH,
-  packPackage,
-  publicKeyBase64,
-  SIGNATURE_PATH,
-  signPackage,
-} from "./_package.js";
 export type {
   CliGroup,
   CliRoute,
   CliRouteTable,
-  ListToolsOptions,
+  ConfigIssueCode,
+  InstalledExtension,
+  ManifestFile,
+  McpEndpoint,
+  McpEndpointConfig,
+  McpHttpConfig,
+  McpIntrospectionConfig,
+  McpScopePreset,
   McpTool,
-  ToolPage,
+  OwnerConfig,
+  PackageManifest,
+  PackageSignature,
+  PresetResourceLimits,
+  ProfileRevision,
+  StrictUids,
+  TaskPreset,
+  ToolNaming,
   ToolProjection,
-} from "./_projection.js";
+  TrustedPublisher,
+} from "./_model.js";
+export {
+  CONFIG_ISSUE_CODES,
+  DEFAULT_ENDPOINT,
+  DEFAULT_ENDPOINT_PRESET,
+  DESCRIPTOR_PATH,
+  PRESET_RESOURCE_DEFAULTS,
+  SIGNATURE_PATH,
+  STRICT_UIDS_DEFAULT,
+} from "./_model.js";
+export { computeManifest, packPackage, publicKeyBase64, signPackage } from "./_package.js";
+export type { ListToolsOptions, ToolPage } from "./_projection.js";
 export {
   cliRoutes,
   listTools,
@@ -90,7 +85,6 @@ export {
   toolName,
   visibleTools,
 } from "./_projection.js";
-export type { InstalledExtension, ProfileRevision } from "./_revision.js";
 export type { ActiveRoutes } from "./_routecache.js";
 export { readActiveRoutes } from "./_routecache.js";
 export type {

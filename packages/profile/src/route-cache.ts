@@ -6,7 +6,7 @@
 
 import { join } from "node:path";
 import { readBounded, readFirstLine } from "./_bounded.js";
-import type { CliRoute, CliRouteTable } from "./_projection.js";
+import type { CliRoute, CliRouteTable } from "./_model.js";
 import {
   type BucketLine,
   PART_MAX_BYTES,
