@@ -26,9 +26,9 @@ import {
   checkToolSizes,
   hasCompactNames,
   projectionFromIndex,
+  projectionOf,
 } from "./_projection.js";
 import type { BaseDerivation, Pending, Projections } from "./_projections.js";
-import { devLinkIds } from "./_revision.js";
 import type { Revisions } from "./_revisions.js";
 import { routesDigestOf } from "./route-cache.js";
 
@@ -234,12 +234,8 @@ function publicationOf(
       projection ??= projections.remember(
         id,
         projectionFromIndex(
-          id,
-          revision.commandGeneration,
-          revision.config,
-          devLinkIds(revision.extensions),
-          derivation.tools(),
-          derivation.commandOf,
+          projectionOf(id, revision),
+          { tools: derivation.tools(), commandOf: derivation.commandOf },
           derivation.routes,
         ),
       );

@@ -24,8 +24,7 @@ import type {
   ToolProjection,
 } from "./_model.js";
 import type { Part } from "./_parts.js";
-import { projectionFromIndex, toolCommands } from "./_projection.js";
-import { devLinkIds } from "./_revision.js";
+import { projectionFromIndex, projectionOf, toolCommands } from "./_projection.js";
 import { buildRoutes, routingOf } from "./_routes.js";
 import { PART_MAX_BYTES, partLine, partPath } from "./route-cache.js";
 
@@ -218,33 +217,31 @@ export async function readCatalog(
  * cache when `cached` gives them (checked against the digests the revision
  * binds), else built from the descriptors; `onRouteKey` learns the route key.
  */
-export function catalogProjection(
-  id: string,
-  revision: ProfileRevision,
-  catalog: Catalog,
-  onRouteKey: (routeKey: string) => void,
-  cached: () => CliRouteTable | undefined = () => undefined,
-  naming?: ToolNaming,
-): ToolProjection {
+export function catalogProjection(options: {
+  readonly id: string;
+  readonly revision: ProfileRevision;
+  readonly catalog: Catalog;
+  readonly onRouteKey: (routeKey: string) => void;
+  readonly cached?: () => CliRouteTable | undefined;
+  readonly naming?: ToolNaming | undefined;
+}): ToolProjection {
+  const { revision, catalog } = options;
   const digestOf = new Map(revision.extensions.map((e) => [e.id, e.digest]));
   const enabled = revision.extensions.filter((e) => e.enabled);
-  onRouteKey(catalog.routeKey);
+  options.onRouteKey(catalog.routeKey);
   return projectionFromIndex(
-    id,
-    revision.commandGeneration,
-    revision.config,
-    devLinkIds(revision.extensions),
-    catalog.tools,
-    (identity) =>
-      catalog
-        .descriptor(digestOf.get(identity.slice(0, identity.indexOf("/")))!)
-        .commands.find((c) => c.identity === identity)!,
+    projectionOf(options.id, revision, options.naming),
+    {
+      tools: catalog.tools,
+      commandOf: (identity) =>
+        catalog
+          .descriptor(digestOf.get(identity.slice(0, identity.indexOf("/")))!)
+          .commands.find((c) => c.identity === identity)!,
+    },
     () => {
-      const routes = cached();
+      const routes = options.cached?.();
       if (routes !== undefined) return routes;
       return buildRoutes(enabled.map((e) => ({ descriptor: catalog.descriptor(e.digest) }))).routes;
     },
-    false,
-    naming,
   );
 }

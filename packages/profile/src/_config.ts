@@ -61,75 +61,7 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
       "an endpoint namespace ([A-Za-z0-9._:-], at most 128)",
     );
 
-  if (root.trustedPublishers !== undefined) {
-    if (!Array.isArray(root.trustedPublishers))
-      c.add("/trustedPublishers", "expected_array", "expected an array of trusted publishers");
-    else {
-      const ids = new Set<string>();
-      const granted: { ns: string; publisher: string; path: string }[] = [];
-      root.trustedPublishers.forEach((p, i) => {
-        const path = pointerAppend("/trustedPublishers", i);
-        const o = c.object(path, p, ["id", "publicKey"], ["namespaces", "sources"]);
-        if (o === undefined) return;
-        const id =
-          o.id === undefined
-            ? undefined
-            : c.string(`${path}/id`, o.id, PUBLISHER, "invalid_name", "a publisher id");
-        if (id !== undefined) {
-          if (ids.has(id)) c.add(`${path}/id`, "duplicate", `publisher "${id}" is listed twice`);
-          ids.add(id);
-        }
-        if (o.publicKey !== undefined) {
-          if (typeof o.publicKey !== "string")
-            c.add(
-              `${path}/publicKey`,
-              "expected_string",
-              "expected base64 of a 32-byte Ed25519 public key",
-            );
-          else if (!BASE64_32.test(o.publicKey))
-            c.add(
-              `${path}/publicKey`,
-              "invalid_public_key",
-              "expected base64 (44 characters) of a 32-byte Ed25519 public key",
-            );
-        }
-        const namespaces =
-          o.namespaces === undefined
-            ? id === undefined
-              ? []
-              : [`${id}.*`]
-            : c.strings(
-                `${path}/namespaces`,
-                o.namespaces,
-                (s) => NAMESPACE_PATTERN.test(s) && s.length <= 256,
-                "invalid_value",
-                "an extension id, or one followed by .* for every id under it",
-              );
-        // One owner per extension id: two publishers' namespaces never overlap.
-        namespaces.forEach((ns, k) => {
-          const at =
-            o.namespaces === undefined ? `${path}/id` : pointerAppend(`${path}/namespaces`, k);
-          const clash = granted.find((g) => g.publisher !== id && namespacesOverlap(g.ns, ns));
-          if (clash !== undefined)
-            c.add(
-              at,
-              "duplicate",
-              `namespace ${ns} of publisher "${id}" overlaps ${clash.ns} of publisher "${clash.publisher}"; an extension id has one owner`,
-            );
-          granted.push({ ns, publisher: id ?? "", path: at });
-        });
-        if (o.sources !== undefined)
-          c.strings(
-            `${path}/sources`,
-            o.sources,
-            (s) => s.startsWith("/") && s.length <= 1024,
-            "invalid_value",
-            "an absolute path of a directory the publisher's packages are installed from, or of one package",
-          );
-      });
-    }
-  }
-
+  if (root.trustedPublishers !== undefined) checkPublishers(c, root.trustedPublishers);
   if (root.exposure !== undefined) {
     const e = c.object("/exposure", root.exposure, [], ["commands", "extensions"]);
     if (e?.commands !== undefined)
@@ -150,90 +82,8 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
       );
   }
 
-  const limits: Record<string, number> = { ...DEFAULT_OWNER_LIMITS };
-  if (root.limits !== undefined) {
-    const keys = Object.keys(DEFAULT_OWNER_LIMITS);
-    const l = c.object("/limits", root.limits, [], keys);
-    if (l !== undefined)
-      for (const k of keys)
-        if (l[k] !== undefined) {
-          const n = c.integer(pointerAppend("/limits", k), l[k], limits[k]!, `the default ${k}`);
-          if (n !== undefined) limits[k] = n;
-        }
-  }
-
-  if (root.presets !== undefined) {
-    const presets = c.object("/presets", root.presets, [], Object.keys(root.presets as object));
-    if (presets !== undefined)
-      for (const [name, p] of Object.entries(presets)) {
-        const path = pointerAppend("/presets", name);
-        if (!NAME.test(name))
-          c.add(
-            path,
-            "invalid_name",
-            `"${name}" is not a preset name ([a-z][a-z0-9_-], at most 64)`,
-          );
-        const o = c.object(
-          path,
-          p,
-          ["commands", "actions", "resources", "deadlineMs", "maxConcurrency", "enforcement"],
-          ["limits"],
-        );
-        if (o === undefined) continue;
-        if (o.commands !== undefined)
-          c.strings(
-            `${path}/commands`,
-            o.commands,
-            (s) => isIdentity(s) || (s.endsWith("/*") && isExtensionId(s.slice(0, -2))),
-            "invalid_identity",
-            'a command identity or "<extension id>/*"',
-          );
-        if (o.actions !== undefined)
-          c.strings(
-            `${path}/actions`,
-            o.actions,
-            (s) => REQUEST.test(s),
-            "invalid_value",
-            "an action name",
-          );
-        if (o.resources !== undefined)
-          c.strings(
-            `${path}/resources`,
-            o.resources,
-            (s) => REQUEST.test(s),
-            "invalid_value",
-            "a resource name",
-          );
-        if (o.deadlineMs !== undefined)
-          c.integer(
-            `${path}/deadlineMs`,
-            o.deadlineMs,
-            limits.maxDeadlineMs!,
-            "limits.maxDeadlineMs",
-          );
-        if (o.maxConcurrency !== undefined)
-          c.integer(
-            `${path}/maxConcurrency`,
-            o.maxConcurrency,
-            limits.maxConcurrency!,
-            "limits.maxConcurrency",
-          );
-        if (
-          o.enforcement !== undefined &&
-          o.enforcement !== "host-trusted" &&
-          o.enforcement !== "strict"
-        )
-          c.add(`${path}/enforcement`, "invalid_value", 'expected "host-trusted" or "strict"');
-        if (o.limits !== undefined) {
-          const keys = Object.keys(PRESET_RESOURCE_DEFAULTS);
-          const l = c.object(`${path}/limits`, o.limits, [], keys);
-          if (l !== undefined)
-            for (const k of keys)
-              if (l[k] !== undefined)
-                c.integer(`${path}/limits/${k}`, l[k], Number.MAX_SAFE_INTEGER, "2^53 - 1");
-        }
-      }
-  }
+  const limits = checkOwnerLimits(c, root.limits);
+  if (root.presets !== undefined) checkPresets(c, root.presets, limits);
   if (root.defaultPreset !== undefined) {
     const d = c.string("/defaultPreset", root.defaultPreset, NAME, "invalid_name", "a preset name");
     if (
@@ -271,6 +121,162 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
   }
   if (c.issues.length > 0) return { ok: false, issues: c.issues };
   return { ok: true, value: value as unknown as OwnerConfig };
+}
+
+/** `/trustedPublishers`: ids, keys, and namespaces no two publishers share. */
+function checkPublishers(c: Checker, value: JsonValue): void {
+  if (!Array.isArray(value))
+    c.add("/trustedPublishers", "expected_array", "expected an array of trusted publishers");
+  else {
+    const ids = new Set<string>();
+    const granted: { ns: string; publisher: string; path: string }[] = [];
+    value.forEach((p, i) => {
+      const path = pointerAppend("/trustedPublishers", i);
+      const o = c.object(path, p, ["id", "publicKey"], ["namespaces", "sources"]);
+      if (o === undefined) return;
+      const id =
+        o.id === undefined
+          ? undefined
+          : c.string(`${path}/id`, o.id, PUBLISHER, "invalid_name", "a publisher id");
+      if (id !== undefined) {
+        if (ids.has(id)) c.add(`${path}/id`, "duplicate", `publisher "${id}" is listed twice`);
+        ids.add(id);
+      }
+      if (o.publicKey !== undefined) {
+        if (typeof o.publicKey !== "string")
+          c.add(
+            `${path}/publicKey`,
+            "expected_string",
+            "expected base64 of a 32-byte Ed25519 public key",
+          );
+        else if (!BASE64_32.test(o.publicKey))
+          c.add(
+            `${path}/publicKey`,
+            "invalid_public_key",
+            "expected base64 (44 characters) of a 32-byte Ed25519 public key",
+          );
+      }
+      const namespaces =
+        o.namespaces === undefined
+          ? id === undefined
+            ? []
+            : [`${id}.*`]
+          : c.strings(
+              `${path}/namespaces`,
+              o.namespaces,
+              (s) => NAMESPACE_PATTERN.test(s) && s.length <= 256,
+              "invalid_value",
+              "an extension id, or one followed by .* for every id under it",
+            );
+      // One owner per extension id: two publishers' namespaces never overlap.
+      namespaces.forEach((ns, k) => {
+        const at =
+          o.namespaces === undefined ? `${path}/id` : pointerAppend(`${path}/namespaces`, k);
+        const clash = granted.find((g) => g.publisher !== id && namespacesOverlap(g.ns, ns));
+        if (clash !== undefined)
+          c.add(
+            at,
+            "duplicate",
+            `namespace ${ns} of publisher "${id}" overlaps ${clash.ns} of publisher "${clash.publisher}"; an extension id has one owner`,
+          );
+        granted.push({ ns, publisher: id ?? "", path: at });
+      });
+      if (o.sources !== undefined)
+        c.strings(
+          `${path}/sources`,
+          o.sources,
+          (s) => s.startsWith("/") && s.length <= 1024,
+          "invalid_value",
+          "an absolute path of a directory the publisher's packages are installed from, or of one package",
+        );
+    });
+  }
+}
+
+/** `/limits` over the defaults: the bounds presets are checked against. */
+function checkOwnerLimits(c: Checker, value: JsonValue | undefined): Record<string, number> {
+  const limits: Record<string, number> = { ...DEFAULT_OWNER_LIMITS };
+  if (value !== undefined) {
+    const keys = Object.keys(DEFAULT_OWNER_LIMITS);
+    const l = c.object("/limits", value, [], keys);
+    if (l !== undefined)
+      for (const k of keys)
+        if (l[k] !== undefined) {
+          const n = c.integer(pointerAppend("/limits", k), l[k], limits[k]!, `the default ${k}`);
+          if (n !== undefined) limits[k] = n;
+        }
+  }
+  return limits;
+}
+
+/** `/presets`: each preset's grants and bounds within the owner's limits. */
+function checkPresets(c: Checker, value: JsonValue, limits: Record<string, number>): void {
+  const presets = c.object("/presets", value, [], Object.keys(value as object));
+  if (presets !== undefined)
+    for (const [name, p] of Object.entries(presets)) {
+      const path = pointerAppend("/presets", name);
+      if (!NAME.test(name))
+        c.add(path, "invalid_name", `"${name}" is not a preset name ([a-z][a-z0-9_-], at most 64)`);
+      const o = c.object(
+        path,
+        p,
+        ["commands", "actions", "resources", "deadlineMs", "maxConcurrency", "enforcement"],
+        ["limits"],
+      );
+      if (o === undefined) continue;
+      if (o.commands !== undefined)
+        c.strings(
+          `${path}/commands`,
+          o.commands,
+          (s) => isIdentity(s) || (s.endsWith("/*") && isExtensionId(s.slice(0, -2))),
+          "invalid_identity",
+          'a command identity or "<extension id>/*"',
+        );
+      if (o.actions !== undefined)
+        c.strings(
+          `${path}/actions`,
+          o.actions,
+          (s) => REQUEST.test(s),
+          "invalid_value",
+          "an action name",
+        );
+      if (o.resources !== undefined)
+        c.strings(
+          `${path}/resources`,
+          o.resources,
+          (s) => REQUEST.test(s),
+          "invalid_value",
+          "a resource name",
+        );
+      if (o.deadlineMs !== undefined)
+        c.integer(
+          `${path}/deadlineMs`,
+          o.deadlineMs,
+          limits.maxDeadlineMs!,
+          "limits.maxDeadlineMs",
+        );
+      if (o.maxConcurrency !== undefined)
+        c.integer(
+          `${path}/maxConcurrency`,
+          o.maxConcurrency,
+          limits.maxConcurrency!,
+          "limits.maxConcurrency",
+        );
+      if (
+        o.enforcement !== undefined &&
+        o.enforcement !== "host-trusted" &&
+        o.enforcement !== "strict"
+      )
+        c.add(`${path}/enforcement`, "invalid_value", 'expected "host-trusted" or "strict"');
+      if (o.limits !== undefined) {
+        const keys = Object.keys(PRESET_RESOURCE_DEFAULTS);
+        const l = c.object(`${path}/limits`, o.limits, [], keys);
+        if (l !== undefined)
+          for (const k of keys)
+            if (l[k] !== undefined)
+              c.integer(`${path}/limits/${k}`, l[k], Number.MAX_SAFE_INTEGER, "2^53 - 1");
+      }
+    }
 }
 
 /**

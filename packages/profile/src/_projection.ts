@@ -17,9 +17,11 @@ import type {
   LoadedExtension,
   McpTool,
   OwnerConfig,
+  ProfileRevision,
   ToolNaming,
   ToolProjection,
 } from "./_model.js";
+import { devLinkIds } from "./_revision.js";
 
 interface Internals {
   readonly byName: Map<string, McpTool>;
@@ -179,6 +181,41 @@ export function toolCommands(
   return out;
 }
 
+/** What a projection is of: a revision, its configuration and its development links. */
+export interface ProjectionOf {
+  readonly revisionId: string;
+  readonly commandGeneration: number;
+  readonly config: OwnerConfig;
+  /** Extension ids that are development links (see `InstalledExtension.dev`). */
+  readonly devExtensions: readonly string[];
+  /** The names tools get; default the profile's own. */
+  readonly naming?: ToolNaming | undefined;
+  /**
+   * Tools checked and measured now rather than when a page needs them: all
+   * (`true`, as a publication does before it commits), none (default) or
+   * those named.
+   */
+  readonly validate?: boolean | ((identity: string) => boolean);
+}
+
+/**
+ * What a projection of revision `id` is of, under `naming` (default the
+ * profile's own).
+ */
+export function projectionOf(
+  id: string,
+  revision: ProfileRevision,
+  naming?: ToolNaming,
+): ProjectionOf {
+  return {
+    revisionId: id,
+    commandGeneration: revision.commandGeneration,
+    config: revision.config,
+    devExtensions: devLinkIds(revision.extensions),
+    naming,
+  };
+}
+
 /**
  * Builds the MCP tools of a revision; throws when a name repeats or a tool
  * cannot fit one page. Names are computed for every tool; schemas and sizes
@@ -187,30 +224,17 @@ export function toolCommands(
  * function.
  */
 export function buildProjection(
-  revisionId: string,
-  commandGeneration: number,
-  config: OwnerConfig,
-  devExtensions: readonly string[],
+  of: ProjectionOf,
   extensions: readonly LoadedExtension[],
   routes: CliRouteTable | (() => CliRouteTable),
-  validate: boolean | ((identity: string) => boolean) = false,
-  naming: ToolNaming = profileNaming(config),
 ): ToolProjection {
+  const naming = of.naming ?? profileNaming(of.config);
   const tools = named(
     naming,
-    revisionId,
-    toolCommands(config, extensions).map((c) => [c.identity, c]),
+    of.revisionId,
+    toolCommands(of.config, extensions).map((c) => [c.identity, c]),
   );
-  return assemble(
-    revisionId,
-    commandGeneration,
-    config,
-    devExtensions,
-    naming,
-    tools,
-    routes,
-    validate,
-  );
+  return assemble({ ...of, naming }, tools, routes);
 }
 
 /**
@@ -244,16 +268,13 @@ function named(
 
 /** The projection object over `tools` (in name order), with the internals listing needs. */
 function assemble(
-  revisionId: string,
-  commandGeneration: number,
-  config: OwnerConfig,
-  devExtensions: readonly string[],
-  naming: ToolNaming,
+  of: ProjectionOf & { readonly naming: ToolNaming },
   tools: readonly McpTool[],
   routes: CliRouteTable | (() => CliRouteTable),
-  validate: boolean | ((identity: string) => boolean),
   known?: ReadonlyMap<string, number>,
 ): ToolProjection {
+  const { revisionId, commandGeneration, config, devExtensions, naming } = of;
+  const validate = of.validate ?? false;
   const byName = new Map(tools.map((t) => [t.name, t]));
   const projection = {
     revisionId,
@@ -374,33 +395,21 @@ export function compactFingerprint(
  * for the tools `validate` names, which are checked and measured now.
  */
 export function projectionFromIndex(
-  revisionId: string,
-  commandGeneration: number,
-  config: OwnerConfig,
-  devExtensions: readonly string[],
-  index: readonly IndexedTool[],
-  commandOf: (identity: string) => CommandSpec,
+  of: ProjectionOf,
+  index: {
+    readonly tools: readonly IndexedTool[];
+    readonly commandOf: (identity: string) => CommandSpec;
+  },
   routes: () => CliRouteTable,
-  validate: boolean | ((identity: string) => boolean) = false,
-  naming: ToolNaming = profileNaming(config),
 ): ToolProjection {
+  const naming = of.naming ?? profileNaming(of.config);
   const tools = named(
     naming,
-    revisionId,
-    index.map(([identity, , title]) => [identity, () => commandOf(identity), title]),
+    of.revisionId,
+    index.tools.map(([identity, , title]) => [identity, () => index.commandOf(identity), title]),
   );
-  const known = new Map(index.map(([identity, bytes]) => [identity, bytes]));
-  return assemble(
-    revisionId,
-    commandGeneration,
-    config,
-    devExtensions,
-    naming,
-    tools,
-    routes,
-    validate,
-    known,
-  );
+  const known = new Map(index.tools.map(([identity, bytes]) => [identity, bytes]));
+  return assemble({ ...of, naming }, tools, routes, known);
 }
 
 function inner(projection: ToolProjection): Internals {

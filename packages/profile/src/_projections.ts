@@ -17,8 +17,7 @@ import type {
   ToolProjection,
   VerifiedPackage,
 } from "./_model.js";
-import { buildProjection } from "./_projection.js";
-import { devLinkIds } from "./_revision.js";
+import { buildProjection, projectionOf } from "./_projection.js";
 import type { Revisions } from "./_revisions.js";
 import { cachedRoutes } from "./_routecache.js";
 import { buildRoutes, routeKeyOfPublished } from "./_routes.js";
@@ -227,29 +226,20 @@ export class Projections {
   ): Promise<ToolProjection> {
     const catalog = await readCatalog(this.#root, rid, revision);
     if (catalog !== undefined)
-      return catalogProjection(
-        rid,
+      return catalogProjection({
+        id: rid,
         revision,
         catalog,
-        keep,
-        () => cachedRoutes(this.#root, rid),
+        onRouteKey: keep,
+        cached: () => cachedRoutes(this.#root, rid),
         naming,
-      );
+      });
     const loaded = await this.loaded(revision.extensions);
-    return buildProjection(
-      rid,
-      revision.commandGeneration,
-      revision.config,
-      devLinkIds(revision.extensions),
-      loaded,
-      () => {
-        const built = buildRoutes(loaded);
-        keep(built.routeKey);
-        return built.routes;
-      },
-      false,
-      naming,
-    );
+    return buildProjection(projectionOf(rid, revision, naming), loaded, () => {
+      const built = buildRoutes(loaded);
+      keep(built.routeKey);
+      return built.routes;
+    });
   }
 
   /** A revision's projection under an endpoint's naming, cached apart from the profile's. */
