@@ -10,14 +10,22 @@ import type { CliBuiltin } from "./_routes.js";
 import { type Session, usageLines } from "./_session.js";
 import { withSignals } from "./_signals.js";
 
+/** One run of a built-in command. */
+export interface BuiltinRun {
+  readonly builtin: CliBuiltin;
+  /** The command path that named it. */
+  readonly path: readonly string[];
+  /** The words after its path. */
+  readonly after: readonly string[];
+  readonly stateDir: string;
+  /** Whether SIGINT/SIGTERM abort it (the CLI's `handleSignals`). */
+  readonly handleSignals: boolean;
+}
+
 /** Runs `builtin` at `path` with the words `after` it. */
 export async function runBuiltin(
   s: Session,
-  builtin: CliBuiltin,
-  path: readonly string[],
-  after: readonly string[],
-  stateDir: string,
-  handleSignals: boolean,
+  { builtin, path, after, stateDir, handleSignals }: BuiltinRun,
 ): Promise<number> {
   const { g, brand } = s;
   // --json and --no-color after the path too, as for every command (not after a `--`).

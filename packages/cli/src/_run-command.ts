@@ -21,6 +21,20 @@ function safeUser(): string {
   }
 }
 
+/** One run of an extension command. */
+export interface CommandRun {
+  readonly options: CliOptions;
+  readonly route: CliRoute;
+  /** The words after its path. */
+  readonly after: readonly string[];
+  /** The state directory. */
+  readonly root: string;
+  /** The revision the route was read from, which the call pins. */
+  readonly revisionId: string | undefined;
+  /** Its package's descriptor as publication validated it, when the route came from the route cache. */
+  readonly published?: PublishedDescriptor | undefined;
+}
+
 /**
  * Runs `route` of revision `revisionId` with the words `after` its path;
  * `published` is its package's descriptor as publication validated it, when
@@ -28,12 +42,7 @@ function safeUser(): string {
  */
 export async function runCommand(
   s: Session,
-  options: CliOptions,
-  route: CliRoute,
-  after: readonly string[],
-  root: string,
-  revisionId: string | undefined,
-  published?: PublishedDescriptor,
+  { options, route, after, root, revisionId, published }: CommandRun,
 ): Promise<number> {
   const { g, brand } = s;
   const cli = route.cli;

@@ -86,17 +86,31 @@ export function focusOf(rest: readonly string[]): readonly string[] {
   return flag === -1 ? words : words.slice(0, flag);
 }
 
+/** Which route table {@link indexTable} reads, and what it indexes with it. */
+export interface TableRead {
+  /** The state directory. */
+  readonly root: string;
+  readonly builtins: readonly CliBuiltin[];
+  /** From the descriptors, never the route cache. */
+  readonly verified: boolean;
+  /** Only what resolving these command words needs. */
+  readonly focus?: readonly string[];
+}
+
+/** A route table and its index. */
+export interface IndexedTable {
+  readonly loaded: LoadedTable;
+  readonly index: RouteIndex;
+}
+
 /**
  * The route table (see {@link loadTable}) indexed with the intrinsics and
  * `builtins`, or the exit code of failing to read it.
  */
 export async function indexTable(
   s: Session,
-  root: string,
-  builtins: readonly CliBuiltin[],
-  verified: boolean,
-  focus?: readonly string[],
-): Promise<{ loaded: LoadedTable; index: RouteIndex } | number> {
+  { root, builtins, verified, focus }: TableRead,
+): Promise<IndexedTable | number> {
   let loaded: LoadedTable;
   try {
     loaded = await loadTable(root, verified, focus);

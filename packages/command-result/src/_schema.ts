@@ -199,6 +199,27 @@ export function checkResultSchema(
   return { ok: true, value: checked.copy as ResultSchema };
 }
 
+/** A compiled schema while its keywords are read. */
+type Compiling = { -readonly [K in keyof CompiledSchema]: CompiledSchema[K] };
+
+/** The compiled form of a schema of type `type` before any of its constraints are read. */
+function unconstrained(type: SchemaType): Compiling {
+  return {
+    type,
+    properties: undefined,
+    required: [],
+    items: undefined,
+    minItems: 0,
+    maxItems: Number.POSITIVE_INFINITY,
+    lengthBounded: false,
+    minLength: 0,
+    maxLength: Number.POSITIVE_INFINITY,
+    minimum: Number.NEGATIVE_INFINITY,
+    maximum: Number.POSITIVE_INFINITY,
+    enumValues: undefined,
+  };
+}
+
 interface Checked {
   readonly copy: object;
   readonly compiled: CompiledSchema;
@@ -235,6 +256,11 @@ class SchemaChecker {
     this.issues.push({ path, code, message });
   }
 
+  /**
+   * Checks one schema at `path` and those it holds: its keywords, its one
+   * type, where each keyword applies, then the constraints of that type.
+   * Every issue is collected; the copy and compiled form only when there were none.
+   */
   schema(node: JsonValue, path: string): Checked | undefined {
     if (!isPlainObject(node)) {
       this.issue(
@@ -245,6 +271,43 @@ class SchemaChecker {
       return undefined;
     }
     const before = this.issues.length;
+    this.keywords(node, path);
+    const t = this.type(node, path);
+    if (t === undefined) return undefined;
+    this.placement(node, path, t);
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(node)) setOwn(copy, key, node[key]);
+    const compiled = unconstrained(t);
+    switch (t) {
+      case "object":
+        this.object(node, path, copy, compiled);
+        break;
+      case "array":
+        this.array(node, path, copy, compiled);
+        break;
+      case "string":
+        this.string(node, path, compiled);
+        break;
+      case "integer":
+      case "number":
+        this.bounds(node, path, compiled);
+        break;
+      default:
+        break;
+    }
+    if (Object.hasOwn(node, "enum") && (APPLIES.enum as string[]).includes(t)) {
+      const members = this.enumeration(node.enum!, pointerAppend(path, "enum"), compiled);
+      if (members !== undefined) {
+        compiled.enumValues = members;
+        copy.enum = Object.freeze([...members]);
+      }
+    }
+    if (this.issues.length > before) return undefined;
+    return { copy: Object.freeze(copy), compiled: Object.freeze(compiled) };
+  }
+
+  /** Every keyword outside the subset: unsupported (with why) or unknown (with the nearest one); and annotations that are not strings. */
+  private keywords(node: Record<string, JsonValue>, path: string): void {
     for (const key of Object.keys(node)) {
       if (Object.hasOwn(APPLIES, key)) continue;
       const at = pointerAppend(path, key);
@@ -271,6 +334,10 @@ class SchemaChecker {
         );
       }
     }
+  }
+
+  /** The one type the schema selects, or undefined (with its issue) when it selects none. */
+  private type(node: Record<string, JsonValue>, path: string): SchemaType | undefined {
     const type = node.type;
     if (!Object.hasOwn(node, "type")) {
       this.issue(
@@ -290,7 +357,11 @@ class SchemaChecker {
       );
       return undefined;
     }
-    const t = type as SchemaType;
+    return type as SchemaType;
+  }
+
+  /** Every subset keyword that does not apply to type `t`. */
+  private placement(node: Record<string, JsonValue>, path: string, t: SchemaType): void {
     for (const key of Object.keys(node)) {
       const applies = APPLIES[key];
       if (applies !== undefined && !applies.includes(t)) {
@@ -301,102 +372,77 @@ class SchemaChecker {
         );
       }
     }
-    const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(node)) setOwn(copy, key, node[key]);
-    const compiled = {
-      type: t,
-      properties: undefined as Map<string, CompiledSchema> | undefined,
-      required: [] as string[],
-      items: undefined as CompiledSchema | undefined,
-      minItems: 0,
-      maxItems: Number.POSITIVE_INFINITY,
-      lengthBounded: false,
-      minLength: 0,
-      maxLength: Number.POSITIVE_INFINITY,
-      minimum: Number.NEGATIVE_INFINITY,
-      maximum: Number.POSITIVE_INFINITY,
-      enumValues: undefined as Scalar[] | undefined,
-    };
-    switch (t) {
-      case "object":
-        this.object(node, path, copy, compiled);
-        break;
-      case "array": {
-        const items = this.present(node, path, "items", "one items schema");
-        if (items !== undefined) {
-          if (Array.isArray(items)) {
-            this.issue(
-              pointerAppend(path, "items"),
-              "invalid_keyword_value",
-              "a tuple of item schemas is not accepted; expected one schema object",
-            );
-          } else {
-            const checked = this.schema(items, pointerAppend(path, "items"));
-            if (checked !== undefined) {
-              copy.items = checked.copy;
-              compiled.items = checked.compiled;
-            }
-          }
+  }
+
+  /** An array's one items schema and its bounded item count. */
+  private array(
+    node: Record<string, JsonValue>,
+    path: string,
+    copy: Record<string, unknown>,
+    compiled: Compiling,
+  ): void {
+    const items = this.present(node, path, "items", "one items schema");
+    if (items !== undefined) {
+      if (Array.isArray(items)) {
+        this.issue(
+          pointerAppend(path, "items"),
+          "invalid_keyword_value",
+          "a tuple of item schemas is not accepted; expected one schema object",
+        );
+      } else {
+        const checked = this.schema(items, pointerAppend(path, "items"));
+        if (checked !== undefined) {
+          copy.items = checked.copy;
+          compiled.items = checked.compiled;
         }
-        this.present(node, path, "maxItems", "a finite maxItems");
-        compiled.minItems = this.counter(node, path, "minItems") ?? 0;
-        compiled.maxItems = this.counter(node, path, "maxItems") ?? Number.POSITIVE_INFINITY;
-        this.ordered(path, node, "minItems", "maxItems");
-        break;
-      }
-      case "string": {
-        const min = this.counter(node, path, "minLength");
-        const max = this.counter(node, path, "maxLength");
-        compiled.lengthBounded = min !== undefined || max !== undefined;
-        compiled.minLength = min ?? 0;
-        compiled.maxLength = max ?? Number.POSITIVE_INFINITY;
-        this.ordered(path, node, "minLength", "maxLength");
-        break;
-      }
-      case "integer":
-      case "number": {
-        for (const key of ["minimum", "maximum"] as const) {
-          if (!Object.hasOwn(node, key)) continue;
-          const v = node[key];
-          if (typeof v !== "number") {
-            this.issue(
-              pointerAppend(path, key),
-              "invalid_keyword_value",
-              `expected ${key} to be a finite number`,
-            );
-          } else if (t === "integer" && Math.abs(v) > Number.MAX_SAFE_INTEGER) {
-            // A bound no integer result can meet exactly: JSON numbers past 2^53 round.
-            this.issue(
-              pointerAppend(path, key),
-              "invalid_keyword_value",
-              `is ${v}; expected ${key} of an integer to be within ±(2^53−1)`,
-            );
-          } else {
-            compiled[key] = v;
-          }
-        }
-        this.ordered(path, node, "minimum", "maximum");
-        break;
-      }
-      default:
-        break;
-    }
-    if (Object.hasOwn(node, "enum") && (APPLIES.enum as string[]).includes(t)) {
-      const members = this.enumeration(node.enum!, pointerAppend(path, "enum"), compiled);
-      if (members !== undefined) {
-        compiled.enumValues = members;
-        copy.enum = Object.freeze([...members]);
       }
     }
-    if (this.issues.length > before) return undefined;
-    return { copy: Object.freeze(copy), compiled: Object.freeze(compiled) };
+    this.present(node, path, "maxItems", "a finite maxItems");
+    compiled.minItems = this.counter(node, path, "minItems") ?? 0;
+    compiled.maxItems = this.counter(node, path, "maxItems") ?? Number.POSITIVE_INFINITY;
+    this.ordered(path, node, "minItems", "maxItems");
+  }
+
+  /** A string's length bounds, in code points. */
+  private string(node: Record<string, JsonValue>, path: string, compiled: Compiling): void {
+    const min = this.counter(node, path, "minLength");
+    const max = this.counter(node, path, "maxLength");
+    compiled.lengthBounded = min !== undefined || max !== undefined;
+    compiled.minLength = min ?? 0;
+    compiled.maxLength = max ?? Number.POSITIVE_INFINITY;
+    this.ordered(path, node, "minLength", "maxLength");
+  }
+
+  /** A number's or an integer's minimum and maximum. */
+  private bounds(node: Record<string, JsonValue>, path: string, compiled: Compiling): void {
+    for (const key of ["minimum", "maximum"] as const) {
+      if (!Object.hasOwn(node, key)) continue;
+      const v = node[key];
+      if (typeof v !== "number") {
+        this.issue(
+          pointerAppend(path, key),
+          "invalid_keyword_value",
+          `expected ${key} to be a finite number`,
+        );
+      } else if (compiled.type === "integer" && Math.abs(v) > Number.MAX_SAFE_INTEGER) {
+        // A bound no integer result can meet exactly: JSON numbers past 2^53 round.
+        this.issue(
+          pointerAppend(path, key),
+          "invalid_keyword_value",
+          `is ${v}; expected ${key} of an integer to be within ±(2^53−1)`,
+        );
+      } else {
+        compiled[key] = v;
+      }
+    }
+    this.ordered(path, node, "minimum", "maximum");
   }
 
   private object(
     node: Record<string, JsonValue>,
     path: string,
     copy: Record<string, unknown>,
-    compiled: { properties: Map<string, CompiledSchema> | undefined; required: string[] },
+    compiled: Compiling,
   ): void {
     const properties = this.present(node, path, "properties", "explicit properties");
     const declared = new Map<string, CompiledSchema>();

@@ -111,7 +111,8 @@ export async function gate(
       message: "The host is shutting down",
     });
   const msg = decodeMessage(body, limits);
-  if (msg.kind === "rejected") return jsonRpcError(res, 400, msg.id, msg.code, msg.message);
+  if (msg.kind === "rejected")
+    return jsonRpcError(res, { status: 400, id: msg.id, code: msg.code, message: msg.message });
   if (msg.kind === "response")
     return refuse(res, {
       status: 400,
@@ -125,7 +126,12 @@ export async function gate(
   }
   const routing = checkRouting(req.headers, msg.method, msg.params);
   if (routing !== undefined)
-    return jsonRpcError(res, routing.status, msg.id, routing.code, routing.message);
+    return jsonRpcError(res, {
+      status: routing.status,
+      id: msg.id,
+      code: routing.code,
+      message: routing.message,
+    });
   return { binding: auth.binding, id: msg.id, method: msg.method, params: msg.params };
 }
 

@@ -19,13 +19,19 @@ export interface Reply {
 const jsonText = (message: object | Buffer) =>
   Buffer.isBuffer(message) ? message.toString("utf8") : JSON.stringify(message);
 
+/** A JSON-RPC error answered over HTTP: its status, the request it answers, its code and message. */
+export interface HttpRpcError {
+  readonly status: number;
+  /** `null`: the request's own id could not be read. */
+  readonly id: RequestId | null;
+  readonly code: number;
+  readonly message: string;
+}
+
 /** Answers `res` with JSON-RPC error `code` to request `id`, with `status`. */
 export function jsonRpcError(
   res: ServerResponse,
-  status: number,
-  id: RequestId | null,
-  code: number,
-  message: string,
+  { status, id, code, message }: HttpRpcError,
 ): undefined {
   jsonReply(res).finish(status, errorAnswer(id, code, message).bytes);
   return undefined;
@@ -35,7 +41,7 @@ export function refuse(res: ServerResponse, r: HttpRefusal): undefined {
   // What is left of the request is not read: the connection ends with the answer.
   res.setHeader("connection", "close");
   for (const [k, v] of Object.entries(r.headers ?? {})) res.setHeader(k, v);
-  return jsonRpcError(res, r.status, null, r.code, r.message);
+  return jsonRpcError(res, { status: r.status, id: null, code: r.code, message: r.message });
 }
 
 export function jsonReply(res: ServerResponse): Reply {

@@ -1,5 +1,5 @@
-// One admitted request served under its binding: the dispatcher, tools and
-// list watcher made for this request, the protocol's one answer, sent as
+// One admitted request served under its binding: the handlers made for
+// this request (as stdio makes them for its one client), the protocol's one answer, sent as
 // JSON or at the end of an event stream; the client closing its side
 // cancels it.
 
@@ -7,16 +7,13 @@ import type { ServerResponse } from "node:http";
 import type { InvocationCore } from "@rukh/core";
 import type { JsonObject } from "@rukh/json";
 import type { StateDirectory, ToolNaming } from "@rukh/profile";
-import { createDispatcher } from "./_dispatch.js";
-import { completeFor } from "./_era.js";
 import { JSONRPC_ERROR_CODES } from "./_errors.js";
+import { bindingHandlers } from "./_handlers.js";
 import type { Admitted } from "./_http-gate.js";
 import { jsonReply, streamReply } from "./_http-reply.js";
 import type { McpLogger } from "./_logger.js";
 import { errorAnswer, type Protocol } from "./_protocol.js";
-import { hostTools } from "./_tools.js";
 import type { ToolViews } from "./_views.js";
-import { ListWatcher } from "./_watch.js";
 
 /** What every request of one HTTP host is served with. */
 export interface ServeContext {
@@ -77,7 +74,7 @@ export async function serveRequest(
   res.on("close", () => {
     if (!res.writableFinished) protocol.cancel(open.key);
   });
-  const tools = hostTools({
+  const { dispatcher, watcher } = bindingHandlers({
     state,
     core: core.bound(binding),
     binding,
@@ -88,23 +85,12 @@ export async function serveRequest(
     ...(ctx.deadlineMs !== undefined && { deadlineMs: ctx.deadlineMs }),
     devExtensions: ctx.devExtensions,
     views: ctx.views(binding.preset),
-  });
-  const watcher = new ListWatcher({
-    state,
-    send: (message) => reply.notify(message),
-    complete: (result) => completeFor("modern", result, serverInfo),
-    serverInfo,
-    warn: (message, data) => logger.log("warn", message, data),
-  });
-  const stop = () => watcher.stop();
-  ctx.ownerSignal.addEventListener("abort", stop, { once: true });
-  const dispatcher = createDispatcher({
-    tools,
-    watcher,
-    serverInfo,
+    logger,
     // Every request is its own era's first: there is nothing to report per request.
     info: () => {},
   });
+  const stop = () => watcher.stop();
+  ctx.ownerSignal.addEventListener("abort", stop, { once: true });
   try {
     const answer = await protocol.answer(open, dispatcher);
     if (answer !== undefined) reply.finish(answer.status, answer.bytes);

@@ -7,7 +7,7 @@ export {
 } from "./_era.js";
 export type { McpErrorCode } from "./_errors.js";
 export { JSONRPC_ERROR_CODES, MCP_ERROR_CODES, McpError } from "./_errors.js";
-export type { McpCloseReason, McpHost, ServeStdioOptions } from "./_host.js";
+export type { McpHost, ServeStdioOptions } from "./_host.js";
 export { serveStdio } from "./_host.js";
 export type { HttpAuthenticator, HttpAuthOutcome } from "./_http-auth.js";
 export type { McpHttpHost, ServeHttpOptions } from "./_http-host.js";
@@ -26,3 +26,4 @@ export {
   MCP_RESPONSE_MAX_BYTES,
 } from "./_limits.js";
 export type { McpLogger } from "./_logger.js";
+export type { McpCloseReason } from "./_stdio-connection.js";

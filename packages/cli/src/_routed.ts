@@ -1,0 +1,127 @@
+// A command line routed through the active revision's route table: the
+// table read for the words (refreshed for development links, widened when a
+// word names nothing in the part read), then what the words resolve to run,
+// shown as help, or refused as a usage error.
+
+import { refreshDevLinks } from "./_devlinks.js";
+import { help } from "./_intrinsics.js";
+import { wantsHelp } from "./_lexer.js";
+import type { CliOptions } from "./_options.js";
+import type { CliBuiltin, Resolution } from "./_routes.js";
+import { runBuiltin } from "./_run-builtin.js";
+import { type Session, unknownCommand, usage } from "./_session.js";
+import { focusOf, type IndexedTable, indexTable } from "./_table.js";
+
+/** One command line after its global flags, and what routing it needs. */
+export interface CommandLine {
+  readonly s: Session;
+  readonly options: CliOptions;
+  readonly builtins: readonly CliBuiltin[];
+  /** The words after the global flags. */
+  readonly rest: readonly string[];
+  /** The state directory. */
+  readonly root: string;
+}
+
+/**
+ * Routes the words through the active revision's table and runs what they
+ * name; `verified` takes the table from the descriptors, not the route
+ * cache (what a command line of the cache that fails its digest falls back to).
+ */
+export async function routeLine(line: CommandLine, verified = false): Promise<number> {
+  const read = await focusedTable(line, verified);
+  if (typeof read === "number") return read;
+  const { focused, table } = read;
+  // The command the words name — to run, or for help or completion — is
+  // read now: one whose route fails its digest sends every path (not only a
+  // run) to the table built from the verified descriptors.
+  if (focused.kind === "target" && focused.entry.target.kind === "command")
+    try {
+      focused.entry.target.load();
+    } catch (e) {
+      if (verified) throw e;
+      return routeLine(line, true);
+    }
+  return runResolved(line, table);
+}
+
+/**
+ * The table read for the line's command words, and what they resolve to in
+ * it; or the exit code of failing to read it.
+ */
+async function focusedTable(
+  { s, rest, root, builtins }: CommandLine,
+  verified: boolean,
+): Promise<{ table: IndexedTable; focused: Resolution } | number> {
+  const focus = focusOf(rest);
+  let t = await indexTable(s, { root, builtins, verified, focus });
+  if (typeof t === "number") return t;
+  // A development link follows its directory; completion never waits for it.
+  // Whatever published (this refresh or another process's), the line is
+  // routed in the revision that is active now, which the call then pins.
+  if ((t.loaded.table.dev?.size ?? 0) > 0 && rest[0] !== "__complete") {
+    const now = await refreshDevLinks(s, root);
+    if (now !== undefined && now !== t.loaded.revisionId) {
+      t = await indexTable(s, { root, builtins, verified, focus });
+      if (typeof t === "number") return t;
+    }
+  }
+  let focused = t.index.resolve(focus);
+  // Words that name nothing in the part of the table read for them are
+  // looked up (and suggested from) in the whole table.
+  if (focused.kind === "unknown" && t.loaded.partial) {
+    t = await indexTable(s, { root, builtins, verified });
+    if (typeof t === "number") return t;
+    focused = t.index.resolve(focus);
+  }
+  return { table: t, focused };
+}
+
+/** Runs, shows help for, or refuses what the line's words resolve to in `table`. */
+async function runResolved(line: CommandLine, { loaded, index }: IndexedTable): Promise<number> {
+  const { s, options, rest, root } = line;
+  const { brand } = s;
+  const handleSignals = options.handleSignals !== false;
+  const r = index.resolve(rest);
+  if (r.kind === "root") {
+    if (rest.length > 0 && !s.g.help)
+      return usage(s, `unexpected ${rest[0]} before a command`, [brand, "--help"]);
+    return help(s, index, []);
+  }
+  if (r.kind === "unknown") return unknownCommand(s, index, r.typed);
+  const after = rest.slice(r.words);
+  if (r.kind === "group") {
+    if (s.g.help || wantsHelp(after) || after.length === 0)
+      return help(s, index, rest.slice(0, r.words));
+    return usage(
+      s,
+      `"${brand} ${r.group.path.join(" ")}" is a group; expected one of its commands, not ${JSON.stringify(after[0])}`,
+      [brand, ...r.group.path, "--help"],
+    );
+  }
+  const entry = r.entry;
+  if (entry.target.kind === "builtin") {
+    if (s.g.help || wantsHelp(after)) return help(s, index, entry.path);
+    return runBuiltin(s, {
+      builtin: entry.target.builtin,
+      path: entry.path,
+      after,
+      stateDir: root,
+      handleSignals,
+    });
+  }
+  // Loaded above (a target is resolved from the same words): no second read.
+  const route = entry.target.load();
+  // A passthrough program owns every word after its path, --help included.
+  if (s.g.help || (!route.cli.passthrough && wantsHelp(after))) return help(s, index, entry.path);
+  // Only a command run loads what running needs (the core among it).
+  const { runCommand } = await import("./_run-command.js");
+  return runCommand(s, {
+    options,
+    route,
+    after,
+    root,
+    revisionId: loaded.revisionId,
+    published: entry.target.published(),
+  });
+}

@@ -1,0 +1,105 @@
+// Where an HTTP host is reached: its resource URL, checked; its server,
+// with the deadlines and bounds of its sockets, listening at its address;
+// and the Host and Origin values that name it.
+
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { McpError } from "./_errors.js";
+import type { McpLimits } from "./_limits.js";
+
+/** Largest accepted request head (request line and headers), in bytes. */
+const HEADERS_MAX_BYTES = 16_384;
+
+/** The endpoint's canonical URL; throws `invalid_options` unless it is http(s) without query or fragment. */
+export function resourceOf(given: string): URL {
+  let resource: URL;
+  try {
+    resource = new URL(given);
+  } catch {
+    throw new McpError("invalid_options", `resource ${JSON.stringify(given)} is not a URL`);
+  }
+  if (resource.hash !== "" || resource.search !== "" || !/^https?:$/.test(resource.protocol))
+    throw new McpError(
+      "invalid_options",
+      `resource ${given} must be an http(s) URL without query or fragment`,
+    );
+  return resource;
+}
+
+/** A server whose sockets are bounded by `limits`, each request handed to `onRequest`. */
+export function boundedServer(
+  limits: McpLimits,
+  onRequest: (req: IncomingMessage, res: ServerResponse) => void,
+): Server {
+  const server = createServer(
+    {
+      maxHeaderSize: HEADERS_MAX_BYTES,
+      requestTimeout: limits.ioDeadlineMs,
+      keepAliveTimeout: 5_000,
+      // Deadlines are checked this often (Node's default, 30 s, would let a slow client hold a socket that long).
+      connectionsCheckingInterval: 250,
+    },
+    onRequest,
+  );
+  server.headersTimeout = limits.ioDeadlineMs;
+  // Every socket costs a file descriptor: past this many, new connections are refused.
+  server.maxConnections = 1_024;
+  return server;
+}
+
+/** Where a server listens: its URL, and the `Host` value of that address. */
+export interface Listening {
+  /** e.g. `http://127.0.0.1:8080`. */
+  readonly address: string;
+  /** e.g. `127.0.0.1:8080`, `[::1]:8080`. */
+  readonly hostPort: string;
+  readonly port: number;
+}
+
+/** Starts `server` listening on `host`:`port` (0: any free one); throws `listen_failed`. */
+export async function listenOn(server: Server, host: string, port: number): Promise<Listening> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (e) =>
+      reject(new McpError("listen_failed", `cannot listen on ${host}: ${e.message}`, { cause: e })),
+    );
+    server.listen(port, host, () => resolve());
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return { address: `http://${shown}:${bound}`, hostPort: `${shown}:${bound}`, port: bound };
+}
+
+/**
+ * The `Host` values answered, lower-cased: the resource's, the listening
+ * address's (and every loopback name of it when it is one), and those given.
+ */
+export function allowedHostsOf(
+  resource: URL,
+  listenHost: string,
+  listening: Listening,
+  given: readonly string[] = [],
+): ReadonlySet<string> {
+  const { port } = listening;
+  return new Set(
+    [
+      resource.host,
+      listening.hostPort,
+      ...(isLoopback(listenHost)
+        ? [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]
+        : []),
+      ...given,
+    ].map((h) => h.toLowerCase()),
+  );
+}
+
+/** The browser origins allowed, lower-cased: the resource's own and those given. */
+export function allowedOriginsOf(
+  resource: URL,
+  given: readonly string[] = [],
+): ReadonlySet<string> {
+  return new Set([resource.origin, ...given].map((o) => o.toLowerCase()));
+}
+
+function isLoopback(host: string): boolean {
+  return host === "127.0.0.1" || host === "::1" || host === "localhost";
+}
