@@ -3,6 +3,12 @@
 export type { DescriptorIssueCode, InputIssueCode } from "./_codes.js";
 export { DESCRIPTOR_ISSUE_CODES, INPUT_ISSUE_CODES } from "./_codes.js";
 export { parseDescriptor, validateDescriptor } from "./_descriptor.js";
+export {
+  COMMAND_ID_PATTERN,
+  EXTENSION_ID_PATTERN,
+  PUBLISHER_ID_PATTERN,
+  REQUEST_NAME_PATTERN,
+} from "./_ids.js";
 export { defaultFlag } from "./_input-specs.js";
 export type { SuppliedInputs, ValidatedInputs } from "./_inputs.js";
 export { decodeCliInputs, decodeJsonInputs, validateInputs } from "./_inputs.js";
