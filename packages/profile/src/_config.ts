@@ -1,3 +1,7 @@
+import {
+  PUBLISHER_ID_PATTERN as PUBLISHER,
+  REQUEST_NAME_PATTERN as REQUEST,
+} from "@rukh/descriptor";
 import { type JsonValue, parseJson, pointerAppend, type Validation } from "@rukh/json";
 import { Checker, ENDPOINT_NAMESPACE, isExtensionId, isIdentity, NAME } from "./_checker.js";
 import { checkEndpoints, type McpEndpointConfig } from "./_endpoints.js";
@@ -116,8 +120,6 @@ export interface OwnerConfig {
 
 const BRAND = /^[a-z][a-z0-9-]{0,31}$/;
 const NAMESPACE_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*(\.\*)?$/;
-const PUBLISHER = /^[a-z][a-z0-9-]*$/;
-const REQUEST = /^[a-z][a-z0-9_.:-]*$/;
 const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
 
 /**
