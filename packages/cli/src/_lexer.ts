@@ -1,6 +1,6 @@
 import type { CliCommandSpec, CliParameter, InputIssueCode } from "@rukh/descriptor";
 import type { ValidationIssue } from "@rukh/json";
-import { editDistance } from "@rukh/json";
+import { nearestWord } from "@rukh/json";
 
 /** What the lexer found: raw tokens per input id, and the global flags given after the route. */
 export type Lexed =
@@ -28,17 +28,6 @@ export function displayName(p: CliParameter): string {
   return p.flag !== undefined ? `--${p.flag}` : p.placeholder;
 }
 
-function closestFlag(cli: CliCommandSpec, name: string): string | undefined {
-  let best: { flag: string; d: number } | undefined;
-  for (const p of cli.flags) {
-    const d = editDistance(name, p.flag!);
-    if (best === undefined || d < best.d) best = { flag: p.flag!, d };
-  }
-  return best !== undefined && best.d <= Math.max(2, Math.floor(name.length / 3))
-    ? best.flag
-    : undefined;
-}
-
 /** A word that reads as a flag: a dash and a character that is not a digit (`-5` is a number, `-` a word). */
 const looksLikeFlag = (t: string) =>
   t.length > 1 && t[0] === "-" && !(t[1]! >= "0" && t[1]! <= "9");
@@ -47,7 +36,10 @@ const looksLikeFlag = (t: string) =>
 const GLOBAL_FLAGS = new Set(["--json", "--no-color"]);
 
 function unknownFlag(cli: CliCommandSpec, typed: string): string {
-  const close = closestFlag(cli, typed.replace(/^--?/, ""));
+  const close = nearestWord(
+    typed.replace(/^--?/, ""),
+    cli.flags.map((p) => p.flag!),
+  );
   const known = cli.flags.length > 0 ? "" : "; this command takes no flags";
   return `unknown flag ${typed}${close !== undefined ? `; did you mean --${close}?` : known}`;
 }

@@ -1,5 +1,5 @@
 import type { ExtensionDescriptor, InputValue } from "@rukh/descriptor";
-import { editDistance } from "@rukh/json";
+import { editDistance, typoLimit } from "@rukh/json";
 import type { CliRoute, CliRouteTable } from "@rukh/profile";
 
 /**
@@ -299,7 +299,8 @@ export class RouteIndex {
 
   /**
    * The visible command or group path closest to `typed` by edit distance on
-   * the joined words, if it is close enough to be a plausible typo.
+   * the joined words (a path of another length costs 3 more per word), if
+   * it is within json's `typoLimit` of what was typed.
    */
   suggest(typed: readonly string[]): readonly string[] | undefined {
     let best: { path: readonly string[]; d: number } | undefined;
@@ -312,8 +313,7 @@ export class RouteIndex {
     };
     for (const e of this.entries.values()) if (!e.hidden) consider(e.path);
     for (const g of this.groups.values()) consider(g.path);
-    if (best === undefined) return undefined;
-    const limit = Math.max(2, Math.floor(key(typed).length / 3));
-    return best.d <= limit ? best.path : undefined;
+    // The same threshold as every other "did you mean", on the words as typed.
+    return best !== undefined && best.d <= typoLimit(key(typed)) ? best.path : undefined;
   }
 }

@@ -1,7 +1,7 @@
 import {
   codePointLength,
-  editDistance,
   type JsonValue,
+  nearestWord,
   pointerAppend,
   type Validation,
 } from "@rukh/json";
@@ -315,7 +315,7 @@ class SchemaChecker {
       if (reason !== undefined || key.startsWith("$")) {
         this.issue(at, "unsupported_keyword", `keyword "${key}": ${reason ?? REFERENCE}`);
       } else {
-        const near = SUBSET_KEYWORDS.find((k) => editDistance(k, key) <= 2);
+        const near = nearestWord(key, SUBSET_KEYWORDS);
         this.issue(
           at,
           "unknown_keyword",

@@ -153,13 +153,28 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * The known word nearest to `typed`, when it is close enough to be a typo
- * (at most 2 edits, and fewer than half the word), or `undefined`.
+ * The most edits a typed word may be from a known one and still be taken for
+ * a typo of it: 2, and never more than half the typed word (so `ab` is not
+ * taken for `id`). The one "did you mean" threshold of every Rukh message, be
+ * it a descriptor field, an owner-config member, a CLI flag or a command path.
+ *
+ * @example
+ * typoLimit("sumary"); // 2
+ * typoLimit("ab"); // 1
+ */
+export function typoLimit(typed: string): number {
+  return Math.min(2, Math.floor(typed.length / 2));
+}
+
+/**
+ * The known word nearest to `typed` by {@link editDistance} (case ignored;
+ * the first of equals wins), when it is within {@link typoLimit}, or
+ * `undefined`.
  *
  * @example
  * nearestWord("sumary", ["summary", "description"]); // "summary"
  */
-export function nearestWord(typed: string, known: readonly string[]): string | undefined {
+export function nearestWord(typed: string, known: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestD = Number.POSITIVE_INFINITY;
   for (const k of known) {
@@ -169,7 +184,5 @@ export function nearestWord(typed: string, known: readonly string[]): string | u
       bestD = d;
     }
   }
-  return best !== undefined && bestD <= Math.min(2, Math.floor(typed.length / 2))
-    ? best
-    : undefined;
+  return best !== undefined && bestD <= typoLimit(typed) ? best : undefined;
 }

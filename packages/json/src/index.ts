@@ -1,5 +1,7 @@
 // The complete public surface of @rukh/json: any export added here becomes public API.
 export { canonicalJson, fingerprint, sha256Hex } from "./_canonical.js";
+export type { UnknownFieldRule } from "./_checker.js";
+export { JsonChecker } from "./_checker.js";
 export type { JsonErrorCode } from "./_errors.js";
 export { JSON_ERROR_CODES, JsonError } from "./_errors.js";
 export type { Validation, ValidationIssue } from "./_issues.js";
@@ -19,4 +21,4 @@ export {
   numberSourceText,
   parseJson,
 } from "./_parse.js";
-export { editDistance, lineColumn, nearestWord, pointerOffset } from "./_text.js";
+export { editDistance, lineColumn, nearestWord, pointerOffset, typoLimit } from "./_text.js";

@@ -10,6 +10,7 @@ it("exports exactly these names", async () => {
       "JSON_MAX_BYTES",
       "JSON_MAX_DEPTH",
       "JSON_MAX_NODES",
+      "JsonChecker",
       "JsonError",
       "canonicalJson",
       "codePointLength",
@@ -22,6 +23,7 @@ it("exports exactly these names", async () => {
       "pointerAppend",
       "pointerOffset",
       "sha256Hex",
+      "typoLimit",
     ]
   `);
 });

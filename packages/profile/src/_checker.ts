@@ -1,7 +1,10 @@
 // The owner configuration's validator: collects every issue with its JSON
-// pointer, a stable code and what was expected, instead of stopping at the first.
+// pointer, a stable code and what was expected, instead of stopping at the
+// first. Built on json's JsonChecker, so an unknown member is reported as a
+// descriptor's unknown field is, with the member a typo meant.
 
-import { type JsonValue, pointerAppend, type ValidationIssue } from "@rukh/json";
+import { COMMAND_ID_PATTERN, EXTENSION_ID_PATTERN } from "@rukh/descriptor";
+import { JsonChecker, type JsonValue, pointerAppend } from "@rukh/json";
 import type { ConfigIssueCode } from "./_model.js";
 
 /** A preset's or an endpoint's name: lowercase, at most 64 characters. */
@@ -12,14 +15,11 @@ export const ENDPOINT_NAMESPACE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 /** Most entries in one list of a configuration. */
 const MAX_LIST = 4_096;
 
-type Issue = ValidationIssue<ConfigIssueCode>;
+/** A JSON object of the configuration, as read. */
 export type Obj = { readonly [k: string]: JsonValue };
 
-export class Checker {
-  readonly issues: Issue[] = [];
-  add(path: string, code: ConfigIssueCode, message: string): void {
-    this.issues.push({ path, code, message });
-  }
+/** Reads the owner configuration's members, collecting every issue with a config issue code. */
+export class Checker extends JsonChecker<ConfigIssueCode> {
   object(
     path: string,
     v: JsonValue | undefined,
@@ -33,13 +33,10 @@ export class Checker {
     for (const k of required)
       if (!Object.hasOwn(v, k))
         this.add(pointerAppend(path, k), "missing_member", `"${k}" is required`);
-    for (const k of Object.keys(v))
-      if (!required.includes(k) && !optional.includes(k))
-        this.add(
-          pointerAppend(path, k),
-          "unknown_member",
-          `unknown member "${k}"; expected one of ${[...required, ...optional].join(", ")}`,
-        );
+    this.unknownFields(path, v, [...required, ...optional], {
+      code: "unknown_member",
+      noun: "member",
+    });
     return v;
   }
   string(
@@ -104,16 +101,17 @@ export class Checker {
   }
 }
 
-const EXTENSION = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$/;
-const COMMAND = /^[a-z][a-z0-9]*([_-][a-z0-9]+)*$/;
-
 /** Whether `s` is `<extension id>/<command id>`. */
 export function isIdentity(s: string): boolean {
   const slash = s.indexOf("/");
-  return slash > 0 && EXTENSION.test(s.slice(0, slash)) && COMMAND.test(s.slice(slash + 1));
+  return (
+    slash > 0 &&
+    EXTENSION_ID_PATTERN.test(s.slice(0, slash)) &&
+    COMMAND_ID_PATTERN.test(s.slice(slash + 1))
+  );
 }
 
 /** Whether `s` is an extension id. */
 export function isExtensionId(s: string): boolean {
-  return EXTENSION.test(s);
+  return EXTENSION_ID_PATTERN.test(s);
 }

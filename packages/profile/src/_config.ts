@@ -1,3 +1,4 @@
+import { PUBLISHER_ID_PATTERN, REQUEST_NAME_PATTERN } from "@rukh/descriptor";
 import { type JsonValue, parseJson, pointerAppend, type Validation } from "@rukh/json";
 import { Checker, ENDPOINT_NAMESPACE, isExtensionId, isIdentity, NAME } from "./_checker.js";
 import { checkEndpoints } from "./_endpoints.js";
@@ -12,8 +13,6 @@ import { namespacesOverlap } from "./_trust.js";
 
 const BRAND = /^[a-z][a-z0-9-]{0,31}$/;
 const NAMESPACE_PATTERN = /^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*(\.\*)?$/;
-const PUBLISHER = /^[a-z][a-z0-9-]*$/;
-const REQUEST = /^[a-z][a-z0-9_.:-]*$/;
 const BASE64_32 = /^[A-Za-z0-9+/]{43}=$/;
 
 /**
@@ -137,7 +136,7 @@ function checkPublishers(c: Checker, value: JsonValue): void {
       const id =
         o.id === undefined
           ? undefined
-          : c.string(`${path}/id`, o.id, PUBLISHER, "invalid_name", "a publisher id");
+          : c.string(`${path}/id`, o.id, PUBLISHER_ID_PATTERN, "invalid_name", "a publisher id");
       if (id !== undefined) {
         if (ids.has(id)) c.add(`${path}/id`, "duplicate", `publisher "${id}" is listed twice`);
         ids.add(id);
@@ -236,7 +235,7 @@ function checkPresets(c: Checker, value: JsonValue, limits: Record<string, numbe
         c.strings(
           `${path}/actions`,
           o.actions,
-          (s) => REQUEST.test(s),
+          (s) => REQUEST_NAME_PATTERN.test(s),
           "invalid_value",
           "an action name",
         );
@@ -244,7 +243,7 @@ function checkPresets(c: Checker, value: JsonValue, limits: Record<string, numbe
         c.strings(
           `${path}/resources`,
           o.resources,
-          (s) => REQUEST.test(s),
+          (s) => REQUEST_NAME_PATTERN.test(s),
           "invalid_value",
           "a resource name",
         );

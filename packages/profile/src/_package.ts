@@ -20,7 +20,7 @@ import {
   writeFile,
 } from "node:fs/promises";
 import { join } from "node:path";
-import { type ExtensionDescriptor, parseDescriptor } from "@rukh/descriptor";
+import { type ExtensionDescriptor, PUBLISHER_ID_PATTERN, parseDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, parseJson, sha256Hex } from "@rukh/json";
 import { temporaryName } from "./_debris.js";
 import { ioError, ProfileError } from "./_errors.js";
@@ -289,7 +289,7 @@ export function readSignature(bytes: Buffer): PackageSignature {
   if (keys !== "format,manifestDigest,publisher,signature")
     throw bad("expected exactly format, publisher, manifestDigest and signature");
   if (v.format !== "rukh.signature/1") throw bad('expected format "rukh.signature/1"');
-  if (typeof v.publisher !== "string" || !/^[a-z][a-z0-9-]*$/.test(v.publisher))
+  if (typeof v.publisher !== "string" || !PUBLISHER_ID_PATTERN.test(v.publisher))
     throw bad("publisher is not a publisher id");
   if (typeof v.manifestDigest !== "string" || !HEX64.test(v.manifestDigest))
     throw bad("manifestDigest is not 64 lowercase hex digits");
