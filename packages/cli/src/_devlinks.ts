@@ -26,17 +26,17 @@ export function refreshDevLinks(s: Session, root: string): Promise<string | unde
  * after it.
  *
  * @example
- * await linkAgain(ctx.stderr, home);
+ * await linkAgain(ctx.stderr, state);
  */
 export async function linkAgain(
   stderr: CliStream,
-  state: string | StateDirectory,
+  where: string | StateDirectory,
 ): Promise<string | undefined> {
   let result: Awaited<ReturnType<StateDirectory["refreshLinks"]>>;
   try {
-    const home =
-      typeof state === "string" ? new (await import("@rukh/profile")).StateDirectory(state) : state;
-    result = await home.refreshLinks();
+    const state =
+      typeof where === "string" ? new (await import("@rukh/profile")).StateDirectory(where) : where;
+    result = await state.refreshLinks();
   } catch (e) {
     stderr.write(
       `warning: cannot link development packages again: ${terminalText((e as Error).message)}\n`,

@@ -159,7 +159,7 @@ export async function quarantineSegment(stateRoot: string, file: string): Promis
  * set aside as damaged.
  *
  * @example
- * const j = await describeJournal(home.root);
+ * const j = await describeJournal(state.root);
  * if (j.quarantined.length > 0) console.log(`damaged segments kept in ${j.quarantineDir}`);
  */
 export interface JournalReport {
@@ -177,7 +177,7 @@ export interface JournalReport {
  * `mechanism` is how its locks are held (default: this system's).
  *
  * @example
- * const { archiveBytes } = await describeJournal(home.root);
+ * const { archiveBytes } = await describeJournal(state.root);
  */
 export async function describeJournal(
   stateRoot: string,

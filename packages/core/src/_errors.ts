@@ -27,7 +27,7 @@ export type CoreErrorCode = (typeof CORE_ERROR_CODES)[number];
  * carries the underlying error.
  *
  * @example
- * try { await readJournal(home.root); } catch (e) { if (e instanceof CoreError && e.code === "journal_corrupt") alert(e.message); }
+ * try { await readJournal(state.root); } catch (e) { if (e instanceof CoreError && e.code === "journal_corrupt") alert(e.message); }
  */
 export class CoreError extends Error {
   override readonly name = "CoreError";

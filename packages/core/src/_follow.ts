@@ -46,7 +46,7 @@ const READ_MAX = 4_194_304;
  * while live).
  *
  * @example
- * for await (const e of followRuns(home.root, { signal })) console.log(e.event, e.run.invocationId);
+ * for await (const e of followRuns(state.root, { signal })) console.log(e.event, e.run.invocationId);
  */
 export async function* followRuns(
   stateRoot: string,

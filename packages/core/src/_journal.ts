@@ -159,7 +159,7 @@ export type JournalRecord = JournalStartRecord | JournalProcessRecord | JournalF
  * line without its newline (a write cut short by a crash); it is not a record.
  *
  * @example
- * const { records } = await readJournal(home.root);
+ * const { records } = await readJournal(state.root);
  */
 export interface JournalContents {
   /** The journal directory. */
@@ -431,7 +431,7 @@ export async function readingFile<T>(
  * history, and moves a damaged segment aside instead). No journal is empty.
  *
  * @example
- * const { records } = await readJournal(home.root);
+ * const { records } = await readJournal(state.root);
  * const lost = records.filter((r) => r.type === "final" && r.reason === "host_lost");
  */
 export async function readJournal(stateRoot: string): Promise<JournalContents> {

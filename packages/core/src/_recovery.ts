@@ -204,7 +204,7 @@ export interface JournalRepair {
  * locks are held (default: this system's).
  *
  * @example
- * const { finalized } = await repairJournal(home.root);
+ * const { finalized } = await repairJournal(state.root);
  */
 export async function repairJournal(
   stateRoot: string,

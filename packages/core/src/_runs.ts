@@ -188,7 +188,7 @@ const newestFirst = async (stateRoot: string) => (await allSegments(stateRoot)).
  * Damaged lines are passed over (start-up sets damaged segments aside).
  *
  * @example
- * for (const r of await listRuns(home.root, { outcome: "execution_failed" })) console.log(r.invocationId, r.reason);
+ * for (const r of await listRuns(state.root, { outcome: "execution_failed" })) console.log(r.invocationId, r.reason);
  */
 export async function listRuns(stateRoot: string, filter: RunFilter = {}): Promise<RunSummary[]> {
   const limit = Math.min(Math.max(1, filter.limit ?? 50), RUNS_MAX_LIMIT);
@@ -221,7 +221,7 @@ export async function listRuns(stateRoot: string, filter: RunFilter = {}): Promi
  * `undefined`. Reads newest segments first and stops at the first that has it.
  *
  * @example
- * const run = await findRun(home.root, outcome.invocationId);
+ * const run = await findRun(state.root, outcome.invocationId);
  */
 export async function findRun(
   stateRoot: string,

@@ -25,7 +25,7 @@ import type {
 } from "./_model.js";
 import type { Part } from "./_parts.js";
 import { projectionFromIndex, projectionOf, toolCommands } from "./_projection.js";
-import { buildRoutes, routingOf } from "./_routes.js";
+import { buildRoutes, routingOf } from "./_route-claims.js";
 import { PART_MAX_BYTES, partLine, partPath } from "./route-cache.js";
 
 /**

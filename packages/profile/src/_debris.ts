@@ -58,7 +58,7 @@ async function sizeOf(path: string): Promise<number> {
  * minute, or they name no writer and are older than a day.
  *
  * @example
- * for (const d of await findTemporaryDebris(home.root)) console.log(d.path, d.bytes);
+ * for (const d of await findTemporaryDebris(state.root)) console.log(d.path, d.bytes);
  */
 export async function findTemporaryDebris(
   stateRoot: string,
@@ -89,7 +89,7 @@ export async function findTemporaryDebris(
  * Removes what {@link findTemporaryDebris} finds; returns what it removed.
  *
  * @example
- * const removed = await removeTemporaryDebris(home.root);
+ * const removed = await removeTemporaryDebris(state.root);
  */
 export async function removeTemporaryDebris(stateRoot: string): Promise<TemporaryDebris[]> {
   const removed: TemporaryDebris[] = [];

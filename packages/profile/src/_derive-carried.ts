@@ -9,11 +9,6 @@
 
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, type JsonValue } from "@rukh/json";
-import { catalogFileText, catalogLine } from "./_catalog.js";
-import { type BaseFiles, byPath, type Derivation, extensionOf } from "./_derive.js";
-import type { IndexedTool, InstalledExtension, OwnerConfig, Routing } from "./_model.js";
-import { packagePart } from "./_parts.js";
-import { indexedTool, toolCommands } from "./_projection.js";
 import {
   bucketLine,
   firstWordsOf,
@@ -22,8 +17,13 @@ import {
   type RouteTop,
   routesFileText,
   topOf,
-} from "./_routecache.js";
-import { buildRoutes, claimRoutes, routeKeyOfWords, routingOf } from "./_routes.js";
+} from "./_cached-routes.js";
+import { catalogFileText, catalogLine } from "./_catalog.js";
+import { type BaseFiles, byPath, type Derivation, extensionOf } from "./_derive.js";
+import type { IndexedTool, InstalledExtension, OwnerConfig, Routing } from "./_model.js";
+import { packagePart } from "./_parts.js";
+import { indexedTool, toolCommands } from "./_projection.js";
+import { buildRoutes, claimRoutes, routeKeyOfWords, routingOf } from "./_route-claims.js";
 import { checkCliOwnership, routingOwner } from "./_trust.js";
 
 const pathKey = (p: readonly string[]) => p.join(" ");

@@ -7,6 +7,7 @@
 // the files with a derivation from the store.
 
 import type { CommandSpec } from "@rukh/descriptor";
+import { type RouteRow, routesFileTextOf } from "./_cached-routes.js";
 import { type Catalog, catalogFileText, catalogLine } from "./_catalog.js";
 import type {
   CliRouteTable,
@@ -17,8 +18,7 @@ import type {
 } from "./_model.js";
 import { type Part, packagePart } from "./_parts.js";
 import { indexedTool, toolCommands } from "./_projection.js";
-import { type RouteRow, routesFileTextOf } from "./_routecache.js";
-import { buildRoutes } from "./_routes.js";
+import { buildRoutes } from "./_route-claims.js";
 import { checkCliOwnership, routingOwner } from "./_trust.js";
 import type { RouteCacheRead } from "./route-cache.js";
 

@@ -56,7 +56,7 @@ export type ProfileErrorCode = (typeof PROFILE_ERROR_CODES)[number];
  * descriptor); `cause` is the underlying error when there was one.
  *
  * @example
- * try { await home.install("./pkg"); } catch (e) {
+ * try { await state.install("./pkg"); } catch (e) {
  *   if (e instanceof ProfileError && e.code === "conflict") { // retry on the new base
  *   }
  * }

@@ -415,16 +415,16 @@ export async function fsyncDir(dir: string): Promise<void> {
  * its digest (edited by hand, say) is moved aside to `tmp/` and written
  * again: installing the same package repairs it.
  */
-export async function storePackage(home: string, pkg: VerifiedPackage): Promise<void> {
-  const target = join(home, "store", pkg.digest);
+export async function storePackage(root: string, pkg: VerifiedPackage): Promise<void> {
+  const target = join(root, "store", pkg.digest);
   if (await exists(target)) {
     try {
-      await checkStoredPackage(home, pkg.digest);
+      await checkStoredPackage(root, pkg.digest);
       return;
     } catch (e) {
       if (!(e instanceof ProfileError) || e.code !== "store_corrupt") throw e;
       const aside = join(
-        home,
+        root,
         "tmp",
         `${temporaryName(`corrupt-${pkg.digest.slice(0, 16)}`)}${randomBytes(6).toString("hex")}`,
       );
@@ -433,7 +433,7 @@ export async function storePackage(home: string, pkg: VerifiedPackage): Promise<
     }
   }
   const staging = join(
-    home,
+    root,
     "tmp",
     `${temporaryName(`store-${pkg.digest.slice(0, 16)}`)}${randomBytes(6).toString("hex")}`,
   );
@@ -458,7 +458,7 @@ export async function storePackage(home: string, pkg: VerifiedPackage): Promise<
       await chmod(join(staging, path), programs.has(path) ? 0o555 : 0o444);
     }
     await fsyncDir(staging);
-    await mkdir(join(home, "store"), { recursive: true });
+    await mkdir(join(root, "store"), { recursive: true });
     try {
       await rename(staging, target);
     } catch (cause) {
@@ -466,7 +466,7 @@ export async function storePackage(home: string, pkg: VerifiedPackage): Promise<
       if (!(await exists(target))) throw cause;
       await rm(staging, { recursive: true, force: true });
     }
-    await fsyncDir(join(home, "store"));
+    await fsyncDir(join(root, "store"));
   } catch (cause) {
     await rm(staging, { recursive: true, force: true });
     if (cause instanceof ProfileError) throw cause;

@@ -8,8 +8,8 @@
 
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { sha256Hex } from "@rukh/json";
-import type { RouteRow } from "./_routecache.js";
-import { routeOf } from "./_routes.js";
+import type { RouteRow } from "./_cached-routes.js";
+import { routeOf } from "./_route-claims.js";
 import { routeLineDigest } from "./route-cache.js";
 
 /** A package's part: its text, the text's SHA-256 and the route cache rows of its commands. */

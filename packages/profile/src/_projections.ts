@@ -2,6 +2,7 @@
 // digests once per process), its route key, its MCP projection under the
 // profile's naming or an endpoint's, and what a publication on it derives.
 import type { ExtensionDescriptor } from "@rukh/descriptor";
+import { cachedRoutes } from "./_cached-routes.js";
 import { type Catalog, catalogProjection, readCatalog } from "./_catalog.js";
 import { type Derivation, derive } from "./_derive.js";
 import { deriveCarried } from "./_derive-carried.js";
@@ -19,8 +20,7 @@ import type {
 } from "./_model.js";
 import { buildProjection, projectionOf } from "./_projection.js";
 import type { Revisions } from "./_revisions.js";
-import { cachedRoutes } from "./_routecache.js";
-import { buildRoutes, routeKeyOfPublished } from "./_routes.js";
+import { buildRoutes, routeKeyOfPublished } from "./_route-claims.js";
 import { corruptExtension } from "./_storecheck.js";
 import { loadStoredPackage } from "./_stored-descriptor.js";
 import { readRouteCache } from "./route-cache.js";

@@ -45,10 +45,10 @@ export interface StateDirectoryOptions {
  * against their digest once per instance and cached.
  *
  * @example
- * const home = new StateDirectory(resolveStateDir());
- * await home.setConfig(readFileSync("owner.json"));
- * await home.install("./acme-files.tgz");
- * const projection = await home.projection();
+ * const state = new StateDirectory(resolveStateDir());
+ * await state.setConfig(readFileSync("owner.json"));
+ * await state.install("./acme-files.tgz");
+ * const projection = await state.projection();
  */
 export class StateDirectory {
   readonly root: string;
@@ -72,7 +72,7 @@ export class StateDirectory {
    * The id named by `active`, or `null` before the first publication.
    *
    * @example
-   * const id = await home.activeRevisionId();
+   * const id = await state.activeRevisionId();
    */
   async activeRevisionId(): Promise<string | null> {
     return this.#revisions.active();
@@ -82,7 +82,7 @@ export class StateDirectory {
    * Reads and verifies a revision file (its content must hash to its id).
    *
    * @example
-   * const rev = await home.readRevision(id);
+   * const rev = await state.readRevision(id);
    */
   async readRevision(id: string): Promise<ProfileRevision> {
     return this.#revisions.read(id);
@@ -92,7 +92,7 @@ export class StateDirectory {
    * Revisions from the active one back through its parents, newest first.
    *
    * @example
-   * for (const { id, revision } of await home.history()) console.log(revision.sequence, id);
+   * for (const { id, revision } of await state.history()) console.log(revision.sequence, id);
    */
   async history(limit = 100): Promise<{ id: string; revision: ProfileRevision }[]> {
     return this.#revisions.history(limit);
@@ -106,7 +106,7 @@ export class StateDirectory {
    * `store_corrupt`.
    *
    * @example
-   * const { commands } = await home.verifiedRoutes();
+   * const { commands } = await state.verifiedRoutes();
    */
   async verifiedRoutes(id?: string): Promise<CliRouteTable> {
     const rid = id ?? this.#revisions.active();
@@ -123,7 +123,7 @@ export class StateDirectory {
    * `store_corrupt`). Running a command always verifies its own package.
    *
    * @example
-   * const tool = resolveTool(await home.projection(), name);
+   * const tool = resolveTool(await state.projection(), name);
    */
   async projection(id?: string, naming?: ToolNaming): Promise<ToolProjection> {
     const rid = id ?? this.#revisions.active();
@@ -142,7 +142,7 @@ export class StateDirectory {
    * commits it atomically. A failure leaves `active` untouched.
    *
    * @example
-   * await home.apply([{ op: "install", source: "a.tgz" }, { op: "install", source: "b.tgz" }]);
+   * await state.apply([{ op: "install", source: "a.tgz" }, { op: "install", source: "b.tgz" }]);
    */
   apply(changes: readonly ProfileChange[], options: PublishOptions = {}): Promise<Publication> {
     return publish(this.#publication(), changes, options);
@@ -162,7 +162,7 @@ export class StateDirectory {
    * `.tgz` and publishes the result.
    *
    * @example
-   * await home.install("./acme-files.tgz");
+   * await state.install("./acme-files.tgz");
    */
   install(source: string, options?: PublishOptions): Promise<Publication> {
     return this.apply([{ op: "install", source }], options);
@@ -174,7 +174,7 @@ export class StateDirectory {
    * `dev`, and {@link refreshLinks} links it again after it changes.
    *
    * @example
-   * await home.link("./jane-hello");
+   * await state.link("./jane-hello");
    */
   link(source: string, options?: PublishOptions): Promise<Publication> {
     return this.apply([{ op: "link", source }], options);
@@ -186,7 +186,7 @@ export class StateDirectory {
    * read or checked keeps its last copy and is reported in `problems`.
    *
    * @example
-   * const { refreshed, problems } = await home.refreshLinks();
+   * const { refreshed, problems } = await state.refreshLinks();
    */
   async refreshLinks(): Promise<LinkRefresh> {
     for (let attempt = 0; ; attempt++) {
@@ -228,7 +228,7 @@ export class StateDirectory {
    * Removes an installed extension (its stored package stays for rollback).
    *
    * @example
-   * await home.remove("acme.files");
+   * await state.remove("acme.files");
    */
   remove(id: string, options?: PublishOptions): Promise<Publication> {
     return this.apply([{ op: "remove", id }], options);
@@ -238,7 +238,7 @@ export class StateDirectory {
    * Enables an installed extension.
    *
    * @example
-   * await home.enable("acme.files");
+   * await state.enable("acme.files");
    */
   enable(id: string, options?: PublishOptions): Promise<Publication> {
     return this.apply([{ op: "enable", id }], options);
@@ -248,7 +248,7 @@ export class StateDirectory {
    * Disables an installed extension: it leaves the CLI routes and MCP tools.
    *
    * @example
-   * await home.disable("acme.files");
+   * await state.disable("acme.files");
    */
   disable(id: string, options?: PublishOptions): Promise<Publication> {
     return this.apply([{ op: "disable", id }], options);
@@ -258,7 +258,7 @@ export class StateDirectory {
    * Publishes a new owner configuration (a policy edit).
    *
    * @example
-   * await home.setConfig(readFileSync("owner.json"));
+   * await state.setConfig(readFileSync("owner.json"));
    */
   setConfig(
     config: OwnerConfig | Uint8Array | string,
@@ -272,7 +272,7 @@ export class StateDirectory {
    * earlier one (a new id: its sequence and parent differ).
    *
    * @example
-   * await home.rollback((await home.history())[1]!.id);
+   * await state.rollback((await state.history())[1]!.id);
    */
   rollback(to: string, options?: PublishOptions): Promise<Publication> {
     return this.apply([{ op: "rollback", to }], options);
@@ -290,7 +290,7 @@ export class StateDirectory {
    * descriptors.
    *
    * @example
-   * if ((await home.checkRouteCache()) === "differs") await home.checkRouteCache({ repair: true });
+   * if ((await state.checkRouteCache()) === "differs") await state.checkRouteCache({ repair: true });
    */
   async checkRouteCache(options: { readonly repair?: boolean } = {}): Promise<RouteCacheState> {
     return checkRouteCache({
@@ -308,7 +308,7 @@ export class StateDirectory {
    * only reports. Rolling back to a removed revision is then impossible.
    *
    * @example
-   * const { revisions, packages, bytes } = await home.collectGarbage({ keep: 20, maxAgeDays: 30 });
+   * const { revisions, packages, bytes } = await state.collectGarbage({ keep: 20, maxAgeDays: 30 });
    */
   async collectGarbage(options: GcOptions = {}): Promise<GcReport> {
     const release = await publicationLock(this.#lock);
@@ -327,7 +327,7 @@ export class StateDirectory {
    * The 32-byte HMAC key for tool-list cursors, created (mode 0600) on first use.
    *
    * @example
-   * listTools(projection, { preset: "default", cursorKey: await home.cursorKey() });
+   * listTools(projection, { preset: "default", cursorKey: await state.cursorKey() });
    */
   cursorKey(): Promise<Buffer> {
     return cursorKey(this.root);

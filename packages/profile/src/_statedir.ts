@@ -58,7 +58,7 @@ export const FOREIGN_STATE_VARIABLES: ReadonlySet<string> = new Set([
  * `$XDG_STATE_HOME/<brand>`, else `~/.local/state/<brand>`.
  *
  * @example
- * const home = new StateDirectory(resolveStateDir({ brand: "acme" }));
+ * const state = new StateDirectory(resolveStateDir({ brand: "acme" }));
  */
 export function resolveStateDir(options: StateDirOptions = {}): string {
   const env = options.env ?? process.env;

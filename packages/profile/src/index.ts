@@ -1,6 +1,8 @@
 // The complete public surface of @rukh/profile: any export added here becomes public API.
 
 export { readBounded } from "./_bounded.js";
+export type { ActiveRoutes } from "./_cached-routes.js";
+export { readActiveRoutes } from "./_cached-routes.js";
 export { parseOwnerConfig, presetNamed, validateOwnerConfig } from "./_config.js";
 export type { TemporaryDebris } from "./_debris.js";
 export { findTemporaryDebris, removeTemporaryDebris } from "./_debris.js";
@@ -85,8 +87,6 @@ export {
   toolName,
   visibleTools,
 } from "./_projection.js";
-export type { ActiveRoutes } from "./_routecache.js";
-export { readActiveRoutes } from "./_routecache.js";
 export type {
   ProfileChange,
   Publication,

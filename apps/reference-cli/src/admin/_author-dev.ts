@@ -21,15 +21,15 @@ export function devBuiltins(
       summary:
         "Run an unsigned package from its source directory, for you only: edits apply on the next call, agents never see it unless the owner names it",
       inputs: [arg("dir", "The package directory")],
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, state) => {
         const dir = resolve(text(ctx.inputs, "dir")!);
         // The link records the directory's real path (a missing one fails in the link itself).
         let real = dir;
         try {
           real = realpathSync(dir);
         } catch {}
-        const from = await current(home, brand);
-        const p = await home.apply(
+        const from = await current(state, brand);
+        const p = await state.apply(
           [
             ...(from.base === null ? [{ op: "setConfig" as const, config: from.config }] : []),
             { op: "link" as const, source: dir, allowIn: from.config.defaultPreset },
@@ -54,9 +54,9 @@ export function devBuiltins(
       summary: "Remove a development link (installed packages are removed with ext remove)",
       inputs: [arg("extension", "The extension id", 0, { maxLength: 256 })],
       suggest: (_id, stateDir) => candidates(stateDir, "extensions"),
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, state) => {
         const id = text(ctx.inputs, "extension")!;
-        const from = await current(home, brand);
+        const from = await current(state, brand);
         const e = from.revision?.extensions.find((x) => x.id === id);
         if (e !== undefined && e.dev === undefined) {
           ctx.stderr.write(
@@ -64,7 +64,7 @@ export function devBuiltins(
           );
           return REFUSED;
         }
-        const p = await home.remove(id, { base: from.base });
+        const p = await state.remove(id, { base: from.base });
         return reported(ctx, p, `unlinked ${safe(id)}`);
       }),
     },

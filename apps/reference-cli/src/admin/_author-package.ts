@@ -30,11 +30,11 @@ export function packageBuiltins(
       summary:
         "Run every check an install makes of a package directory, and report every problem, without installing it",
       inputs: [arg("dir", "The package directory")],
-      run: guarded(async (ctx, home, { validatePackageDir }) => {
+      run: guarded(async (ctx, state, { validatePackageDir }) => {
         const dir = resolve(text(ctx.inputs, "dir")!);
         // The signature is verified too when this state directory trusts its publisher.
-        const active = await home.activeRevisionId();
-        const config = active === null ? undefined : (await home.readRevision(active)).config;
+        const active = await state.activeRevisionId();
+        const config = active === null ? undefined : (await state.readRevision(active)).config;
         const report = await validatePackageDir(dir, config);
         const d = report.descriptor;
         const lines = reportLines(dir, report);
@@ -88,7 +88,7 @@ export function packageBuiltins(
           maxLength: 4096,
         }),
       ],
-      run: guarded(async (ctx, home, profile) => {
+      run: guarded(async (ctx, state, profile) => {
         const dir = resolve(text(ctx.inputs, "dir")!);
         const keyFile = text(ctx.inputs, "key");
         const pem = keyFile === undefined ? undefined : signingKey(dir, resolve(keyFile));
@@ -97,8 +97,8 @@ export function packageBuiltins(
         try {
           cpSync(dir, stage, { recursive: true, verbatimSymlinks: true });
           refuseKeysInside(stage);
-          const active = await home.activeRevisionId();
-          const config = active === null ? undefined : (await home.readRevision(active)).config;
+          const active = await state.activeRevisionId();
+          const config = active === null ? undefined : (await state.readRevision(active)).config;
           let report = await profile.validatePackageDir(stage, config);
           const node = report.descriptor?.commands.some((c) => c.execute.runtime === "node");
           if (

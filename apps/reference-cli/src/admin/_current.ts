@@ -45,9 +45,9 @@ export interface Current {
   readonly config: OwnerConfig;
 }
 
-export async function current(home: StateDirectory, brand: string): Promise<Current> {
-  const base = await home.activeRevisionId();
-  const revision = base === null ? undefined : await home.readRevision(base);
+export async function current(state: StateDirectory, brand: string): Promise<Current> {
+  const base = await state.activeRevisionId();
+  const revision = base === null ? undefined : await state.readRevision(base);
   return { base, revision, config: revision?.config ?? initialConfig(brand) };
 }
 
@@ -58,12 +58,12 @@ export async function current(home: StateDirectory, brand: string): Promise<Curr
  */
 export async function publishConfig(
   ctx: BuiltinContext,
-  home: StateDirectory,
+  state: StateDirectory,
   from: Current,
   config: OwnerConfig,
   what: string,
 ): Promise<number> {
-  const p = await home.setConfig(config, { base: from.base });
+  const p = await state.setConfig(config, { base: from.base });
   return reported(ctx, p, what);
 }
 
@@ -85,10 +85,10 @@ export async function candidates(
   stateDir: string,
   kind: "extensions" | "commands" | "publishers" | "presets" | "endpoints",
 ): Promise<string[]> {
-  const home = new (await loadProfile()).StateDirectory(stateDir);
-  const id = await home.activeRevisionId();
+  const state = new (await loadProfile()).StateDirectory(stateDir);
+  const id = await state.activeRevisionId();
   if (id === null) return [];
-  const rev = await home.readRevision(id);
+  const rev = await state.readRevision(id);
   switch (kind) {
     case "extensions":
       return rev.extensions.map((e) => e.id);
@@ -101,7 +101,7 @@ export async function candidates(
     case "commands":
       return [
         ...rev.extensions.map((e) => e.id),
-        ...(await home.projection(id)).routes.commands.map((c) => c.identity),
+        ...(await state.projection(id)).routes.commands.map((c) => c.identity),
       ];
   }
 }

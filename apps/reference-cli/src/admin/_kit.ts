@@ -61,7 +61,7 @@ export const loadProfile = (): Promise<Profile> => import("@rukh/profile");
 /** A command body run against the state directory, its errors mapped to exit codes. */
 export type AdminBody = (
   ctx: BuiltinContext,
-  home: StateDirectory,
+  state: StateDirectory,
   profile: Profile,
 ) => Promise<number> | number;
 

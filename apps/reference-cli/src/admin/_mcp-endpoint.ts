@@ -54,18 +54,18 @@ export function unconfinedWarning(
  * prefix: extensions installed later then fit too.
  */
 export async function endpointFor(
-  home: StateDirectory,
+  state: StateDirectory,
   profile: Profile,
   request: EndpointRequest,
 ): Promise<EndpointChoice> {
-  const from = await current(home, request.server);
-  const choice = choose(home, profile, request, from);
+  const from = await current(state, request.server);
+  const choice = choose(state, profile, request, from);
   const warning = unconfinedWarning(choice.preset, from.config.presets, request.server);
   return warning === undefined ? choice : { ...choice, notes: [warning, ...choice.notes] };
 }
 
 function choose(
-  home: StateDirectory,
+  state: StateDirectory,
   profile: Profile,
   request: EndpointRequest,
   from: Awaited<ReturnType<typeof current>>,
@@ -143,7 +143,7 @@ function choose(
     preset,
     notes: [],
     publish: async () => {
-      const p = await home.setConfig(created, { base: from.base });
+      const p = await state.setConfig(created, { base: from.base });
       return `created ${what}; published profile revision ${p.revisionId.slice(0, 12)}`;
     },
   };

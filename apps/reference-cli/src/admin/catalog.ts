@@ -36,13 +36,13 @@ export function catalogBuiltins(
         "Show the exact MCP tool list of a preset (names, schemas, pages) without starting any extension",
       inputs: [PRESET, ENDPOINT],
       suggest: (id, stateDir) => candidates(stateDir, id === "endpoint" ? "endpoints" : "presets"),
-      run: guarded(async (ctx, home, profile) => {
+      run: guarded(async (ctx, state, profile) => {
         // What it shows follows the development links' directories, as a routed line does.
-        await linkAgain(ctx.stderr, home);
+        await linkAgain(ctx.stderr, state);
         const endpoint = text(ctx.inputs, "endpoint");
         const { tools, pages, preset, dev, hidden } = await allTools(
           profile,
-          home,
+          state,
           text(ctx.inputs, "preset"),
           endpoint,
         );
@@ -77,21 +77,21 @@ export function catalogBuiltins(
       summary: "Print a Markdown reference of every command and tool of the active profile",
       inputs: [PRESET],
       suggest: (_id, stateDir) => candidates(stateDir, "presets"),
-      run: guarded(async (ctx, home, profile) => {
+      run: guarded(async (ctx, state, profile) => {
         // What it shows follows the development links' directories, as a routed line does.
-        await linkAgain(ctx.stderr, home);
+        await linkAgain(ctx.stderr, state);
         const preset = text(ctx.inputs, "preset");
-        const revisionId = await home.activeRevisionId();
+        const revisionId = await state.activeRevisionId();
         // A revision's reference is rendered once and kept: the same revision,
         // preset, brand and build give the same text.
         const key =
           revisionId === null
             ? undefined
             : docsCacheKey([revisionId, preset ?? "", brand, build()]);
-        let md = key === undefined ? undefined : readDocs(profile.readBounded, home.root, key);
+        let md = key === undefined ? undefined : readDocs(profile.readBounded, state.root, key);
         if (md === undefined) {
-          md = [...(await markdown(profile, home, brand, preset, admin))].join("");
-          if (key !== undefined) keepDocs(home.root, key, md);
+          md = [...(await markdown(profile, state, brand, preset, admin))].join("");
+          if (key !== undefined) keepDocs(state.root, key, md);
         }
         // --json gets the Markdown inside a versioned envelope, not bare Markdown.
         if (ctx.json) print(ctx, md, { markdown: md });
@@ -112,11 +112,11 @@ const ENDPOINT = flag(
 
 async function allTools(
   profile: Profile,
-  home: StateDirectory,
+  state: StateDirectory,
   preset: string | undefined,
   endpoint?: string,
 ) {
-  let projection = await home.projection();
+  let projection = await state.projection();
   let name = preset ?? projection.config.defaultPreset;
   // Exactly what a server of the preset (or the endpoint) serves: development links only where named.
   let devAllowed: readonly string[] = [];
@@ -124,12 +124,12 @@ async function allTools(
     if (preset !== undefined) throw new UsageError(ENDPOINT_OR_PRESET);
     const e = profile.mcpEndpoint(projection.config, endpoint);
     if (e === undefined) throw new UsageError(`no endpoint ${JSON.stringify(endpoint)}`);
-    projection = await home.projection(projection.revisionId, e.naming);
+    projection = await state.projection(projection.revisionId, e.naming);
     name = e.preset;
     devAllowed = e.devExtensions;
   }
   presetOf(profile, projection.config, name);
-  const cursorKey = await home.cursorKey();
+  const cursorKey = await state.cursorKey();
   const tools: McpTool[] = [];
   let pages = 0;
   let cursor: string | undefined;
@@ -186,12 +186,12 @@ function build(): string {
 /** The Markdown reference, section by section (each ends with a newline). */
 async function markdown(
   profile: Profile,
-  home: StateDirectory,
+  state: StateDirectory,
   brand: string,
   preset: string | undefined,
   admin: () => readonly CliBuiltin[],
 ): Promise<Iterable<string>> {
-  const projection = await home.projection();
+  const projection = await state.projection();
   const routes = profile.cliRoutes(projection);
   const admins: CliRoute[] = [];
   for (const b of admin()) {

@@ -35,9 +35,9 @@ export function doctorBuiltin(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cl
     summary:
       "Check the state directory, trust, installed packages, journal and enforcement support; --repair fixes what it safely can",
     inputs: [bool("repair", "First fix what can safely be fixed, and say what")],
-    run: guarded(async (ctx, home, profile) => {
-      const repaired = ctx.inputs.repair === true ? await repair(home, profile) : undefined;
-      const checks = await doctor(home, profile);
+    run: guarded(async (ctx, state, profile) => {
+      const repaired = ctx.inputs.repair === true ? await repair(state, profile) : undefined;
+      const checks = await doctor(state, profile);
       const lines = [
         ...(repaired === undefined ? [] : repaired.map((r) => `fixed  ${r}`)),
         ...checks.map((c) => `${mark(c)}  ${c.name}: ${c.detail}`),
@@ -57,10 +57,13 @@ function mark(c: Check): string {
 }
 
 /** What `--repair` does, in the order it does it; each line says what changed. */
-async function repair(home: StateDirectory, { removeTemporaryDebris }: Profile): Promise<string[]> {
+async function repair(
+  state: StateDirectory,
+  { removeTemporaryDebris }: Profile,
+): Promise<string[]> {
   const done: string[] = [];
   const { repairJournal } = await import("@rukh/core");
-  const j = await repairJournal(home.root);
+  const j = await repairJournal(state.root);
   if (j.finalized.length > 0)
     done.push(
       `journal: finalized ${n(j.finalized.length, "call")} of lost hosts as execution_failed/host_lost (${j.finalized.join(", ")})`,
@@ -69,14 +72,14 @@ async function repair(home: StateDirectory, { removeTemporaryDebris }: Profile):
     done.push(
       `journal: set aside ${n(j.quarantined.length, "damaged segment")} (${j.quarantined.join(", ")})`,
     );
-  if ((await home.activeRevisionId()) !== null) {
-    const routes = await home.checkRouteCache({ repair: true });
+  if ((await state.activeRevisionId()) !== null) {
+    const routes = await state.checkRouteCache({ repair: true });
     if (routes === "rewritten")
       done.push(
         "route cache: rewrote the CLI's index of command paths and the revision's catalog from the verified descriptors",
       );
   }
-  const removed = await removeTemporaryDebris(home.root);
+  const removed = await removeTemporaryDebris(state.root);
   if (removed.length > 0)
     done.push(
       `temporary files: removed ${n(removed.length, "file")} left by writers that are gone (${removed.reduce((sum, d) => sum + d.bytes, 0)} bytes)`,
@@ -86,7 +89,7 @@ async function repair(home: StateDirectory, { removeTemporaryDebris }: Profile):
 }
 
 async function doctor(
-  home: StateDirectory,
+  state: StateDirectory,
   { checkStoredPackage, findTemporaryDebris, stateLocks }: Profile,
 ): Promise<Check[]> {
   const checks: Check[] = [];
@@ -112,39 +115,39 @@ async function doctor(
         );
   });
   // A new owner's first run: nothing is wrong, there is just nothing yet.
-  const fresh = !existsSync(home.root);
+  const fresh = !existsSync(state.root);
   await check("state directory", () => {
     if (fresh)
       return new Note(
-        `${home.root} does not exist yet; the first \`trust add\` or \`ext install\` creates it`,
+        `${state.root} does not exist yet; the first \`trust add\` or \`ext install\` creates it`,
       );
-    accessSync(home.root, constants.W_OK);
-    return home.root;
+    accessSync(state.root, constants.W_OK);
+    return state.root;
   });
   await check("active profile", async () => {
-    const id = await home.activeRevisionId();
+    const id = await state.activeRevisionId();
     // A new owner's state, not a fault: there is just nothing to check yet.
     if (id === null) return new Note("nothing published yet (run `trust add` and `ext install`)");
-    const rev = await home.readRevision(id);
+    const rev = await state.readRevision(id);
     return `${id.slice(0, 12)}, ${n(rev.extensions.length, "extension")}, ${n(rev.config.trustedPublishers.length, "trusted publisher")}`;
   });
   await check("installed packages", async () => {
-    const id = await home.activeRevisionId();
+    const id = await state.activeRevisionId();
     if (id === null) return "none";
     // Every package on its own, so that each modified one is named with its repair.
     const bad: string[] = [];
-    for (const e of (await home.readRevision(id)).extensions)
-      await checkStoredPackage(home.root, e.digest).catch((err: Error) =>
+    for (const e of (await state.readRevision(id)).extensions)
+      await checkStoredPackage(state.root, e.digest).catch((err: Error) =>
         bad.push(
           `${e.id}@${e.version} (${err.message}): install its package again to restore it, or remove it`,
         ),
       );
     if (bad.length > 0) throw new Error(bad.join("; "));
-    const projection = await home.projection();
+    const projection = await state.projection();
     return `verified against their digests; ${n(projection.routes.commands.length, "command")}, ${n(projection.tools.length, "MCP tool")}`;
   });
   await check("route cache", async () => {
-    const routes = await home.checkRouteCache();
+    const routes = await state.checkRouteCache();
     if (routes === "differs")
       throw new Error(
         "the CLI's index of command paths or the revision's catalog differs from the verified descriptors (edited or damaged); `doctor --repair` rewrites it",
@@ -161,7 +164,7 @@ async function doctor(
   });
   await check("free space", () => {
     // Before the directory exists, the room is that of where it will be made.
-    let at = home.root;
+    let at = state.root;
     while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
     const { bavail, bsize } = statfsSync(at);
     const free = bavail * bsize;
@@ -169,7 +172,7 @@ async function doctor(
     // With less than a record's room, calls end journal_failed and diagnostics are dropped.
     if (free < 1024 * 1024)
       throw new Error(
-        `only ${free} bytes free under ${home.root}: calls will end journal_failed and diagnostics will be dropped`,
+        `only ${free} bytes free under ${state.root}: calls will end journal_failed and diagnostics will be dropped`,
       );
     if (free < 64 * 1024 * 1024)
       return new Note(`${mib}: installs and the journal will soon run out of room`);
@@ -177,7 +180,7 @@ async function doctor(
   });
   const { describeJournal, describeConfinement } = await import("@rukh/core");
   await check("journal", async () => {
-    const j = await describeJournal(home.root);
+    const j = await describeJournal(state.root);
     const history = `${n(j.archiveSegments, "archive segment")} (${Math.ceil(j.archiveBytes / 1024)} KiB), ${j.liveSegments} live`;
     if (j.quarantined.length > 0)
       throw new Error(
@@ -192,13 +195,13 @@ async function doctor(
   await check("publication lock", async () => {
     if (fresh) return "free (no state directory yet)";
     // Held by the kernel for a live publisher only: it is never stale, so there is nothing to break.
-    const lock = await stateLocks(realpathSync(home.root), home.locks).hold("publication");
+    const lock = await stateLocks(realpathSync(state.root), state.locks).hold("publication");
     if (lock === null) return new Note("held by a publication in progress");
     lock.release();
     return "free";
   });
   await check("temporary files", async () => {
-    const debris = await findTemporaryDebris(home.root);
+    const debris = await findTemporaryDebris(state.root);
     if (debris.length === 0) return "none left behind";
     const bytes = debris.reduce((sum, d) => sum + d.bytes, 0);
     return new Note(
@@ -206,11 +209,11 @@ async function doctor(
     );
   });
   // The same detection the core admits calls with: what doctor says is what a call gets.
-  const active = await home.activeRevisionId().catch(() => null);
+  const active = await state.activeRevisionId().catch(() => null);
   const configured =
-    active === null ? undefined : (await home.readRevision(active)).config.sandbox?.program;
+    active === null ? undefined : (await state.readRevision(active)).config.sandbox?.program;
   // Nothing is written where nothing exists yet: doctor only looks.
-  const c = await describeConfinement(configured, fresh ? undefined : home.root);
+  const c = await describeConfinement(configured, fresh ? undefined : state.root);
   // Unavailable confinement is not a fault: strict calls are then rejected, never run unconfined.
   await check("strict profile", () =>
     c.strict.available

@@ -25,12 +25,12 @@ export function exposeBuiltins(
       summary: "Let MCP see installed extensions or some of their commands",
       inputs: [TARGETS],
       suggest: (_id, stateDir) => candidates(stateDir, "commands"),
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, state) => {
         const targets = texts(ctx.inputs, "targets");
-        const from = await current(home, brand);
+        const from = await current(state, brand);
         const installed = from.revision?.extensions ?? [];
         const projection = targets.some((t) => t.includes("/"))
-          ? await home.projection(from.base!)
+          ? await state.projection(from.base!)
           : undefined;
         for (const target of targets) {
           const ext = target.split("/")[0]!;
@@ -58,7 +58,7 @@ export function exposeBuiltins(
         };
         return publishConfig(
           ctx,
-          home,
+          state,
           from,
           { ...from.config, exposure },
           `exposed ${targets.join(", ")}`,
@@ -70,9 +70,9 @@ export function exposeBuiltins(
       summary: "Hide extensions or commands from MCP again",
       inputs: [TARGETS],
       suggest: (_id, stateDir) => candidates(stateDir, "commands"),
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, state) => {
         const targets = texts(ctx.inputs, "targets");
-        const from = await current(home, brand);
+        const from = await current(state, brand);
         const e = from.config.exposure;
         for (const target of targets)
           if (!e?.commands?.includes(target) && !e?.extensions?.includes(target))
@@ -85,7 +85,7 @@ export function exposeBuiltins(
         };
         return publishConfig(
           ctx,
-          home,
+          state,
           from,
           { ...from.config, exposure },
           `hid ${targets.join(", ")}`,

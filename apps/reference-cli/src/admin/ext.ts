@@ -46,12 +46,12 @@ export function extBuiltins(
         args("packages", "The signed packages: directories or .tgz files", 0, 1_000),
         bool("allow_downgrade", "Install them even if a version is lower than the installed one"),
       ],
-      run: guarded(async (ctx, home, profile) => {
+      run: guarded(async (ctx, state, profile) => {
         const sources = texts(ctx.inputs, "packages");
-        const from = await current(home, brand);
+        const from = await current(state, brand);
         // One publication: the first configuration (if any), every package,
         // and the pattern of each new one in the default preset.
-        const p = await home.apply(
+        const p = await state.apply(
           [
             ...(from.base === null ? [{ op: "setConfig" as const, config: from.config }] : []),
             ...sources.map((source) => ({
@@ -87,10 +87,10 @@ export function extBuiltins(
         summary: `${op[0]!.toUpperCase()}${op.slice(1)} an installed extension`,
         inputs: [arg("extension", "The extension id", 0, { maxLength: 256 })],
         suggest: (_id, stateDir) => candidates(stateDir, "extensions"),
-        run: guarded(async (ctx, home) => {
+        run: guarded(async (ctx, state) => {
           const id = text(ctx.inputs, "extension")!;
-          const from = await current(home, brand);
-          const p = await home[op](id, { base: from.base });
+          const from = await current(state, brand);
+          const p = await state[op](id, { base: from.base });
           return reported(ctx, p, `${op}d ${safe(id)}`);
         }),
       }),
@@ -99,8 +99,8 @@ export function extBuiltins(
       path: ["ext", "list"],
       summary: "List installed extensions",
       inputs: [],
-      run: guarded(async (ctx, home) => {
-        const { revision } = await current(home, brand);
+      run: guarded(async (ctx, state) => {
+        const { revision } = await current(state, brand);
         const exts = revision?.extensions ?? [];
         const lines = exts.map(
           (e) =>

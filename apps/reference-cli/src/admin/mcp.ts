@@ -43,11 +43,11 @@ export function mcpBuiltins(
 ): CliBuiltin[] {
   const { brand } = options;
   /** The client, the endpoint chosen (or created) for it, and how the server starts. */
-  async function prepare(ctx: BuiltinContext, home: StateDirectory, profile: Profile) {
+  async function prepare(ctx: BuiltinContext, state: StateDirectory, profile: Profile) {
     const client = text(ctx.inputs, "client") as McpClient;
     const endpoint = text(ctx.inputs, "endpoint");
     const preset = text(ctx.inputs, "preset");
-    const choice = await endpointFor(home, profile, {
+    const choice = await endpointFor(state, profile, {
       client,
       server: brand,
       ...(endpoint !== undefined && { endpoint }),
@@ -107,8 +107,8 @@ export function mcpBuiltins(
         PRESET,
       ],
       suggest,
-      run: guarded(async (ctx, home, profile) => {
-        const { client, choice, launch } = await prepare(ctx, home, profile);
+      run: guarded(async (ctx, state, profile) => {
+        const { client, choice, launch } = await prepare(ctx, state, profile);
         const snippet = clientConfig(client, launch);
         const notes = [...choice.notes, ...(choice.publish ? [await choice.publish()] : [])];
         tell(ctx, brand, notes);
@@ -136,8 +136,8 @@ export function mcpBuiltins(
         bool("dry_run", "Show the change as a line diff and write nothing"),
       ],
       suggest,
-      run: guarded(async (ctx, home, profile) => {
-        const { client, choice, launch } = await prepare(ctx, home, profile);
+      run: guarded(async (ctx, state, profile) => {
+        const { client, choice, launch } = await prepare(ctx, state, profile);
         const file = resolve(
           text(ctx.inputs, "file") ?? clientFile(client, ctx.env, process.cwd()),
         );

@@ -18,8 +18,8 @@ export function presetBuiltins(
       path: ["preset", "list"],
       summary: "List task presets",
       inputs: [],
-      run: guarded(async (ctx, home) => {
-        const { config } = await current(home, brand);
+      run: guarded(async (ctx, state) => {
+        const { config } = await current(state, brand);
         const lines = Object.entries(config.presets).map(
           ([name, p]) =>
             `${name}${name === config.defaultPreset ? " (default)" : ""}  ${p.enforcement}  deadline ${p.deadlineMs} ms  concurrency ${p.maxConcurrency}  ${p.commands.length} command patterns`,
@@ -33,8 +33,8 @@ export function presetBuiltins(
       summary: "Show one task preset",
       inputs: [PRESET],
       suggest: (_id, stateDir) => candidates(stateDir, "presets"),
-      run: guarded(async (ctx, home, profile) => {
-        const { config } = await current(home, brand);
+      run: guarded(async (ctx, state, profile) => {
+        const { config } = await current(state, brand);
         const preset = presetOf(profile, config, text(ctx.inputs, "preset")!);
         print(ctx, JSON.stringify(preset, null, 2), preset);
         return OK;
@@ -65,14 +65,14 @@ export function presetBuiltins(
             : id === "patterns"
               ? candidates(stateDir, "commands")
               : [],
-        run: guarded(async (ctx, home, profile) => {
+        run: guarded(async (ctx, state, profile) => {
           const name = text(ctx.inputs, "preset")!;
           const pick = (key: "action" | "resource") => texts(ctx.inputs, key);
           const edit = (list: readonly string[], items: readonly string[]) =>
             op === "allow"
               ? [...new Set([...list, ...items])]
               : list.filter((x) => !items.includes(x));
-          const from = await current(home, brand);
+          const from = await current(state, brand);
           const p = presetOf(profile, from.config, name);
           const changed: TaskPreset = {
             ...p,
@@ -83,7 +83,7 @@ export function presetBuiltins(
           const presets = { ...from.config.presets, [name]: changed };
           return publishConfig(
             ctx,
-            home,
+            state,
             from,
             { ...from.config, presets },
             `updated preset ${name}`,

@@ -16,8 +16,8 @@ export function profileBuiltins(
       path: ["profile", "show"],
       summary: "Show the active profile revision and its owner configuration",
       inputs: [],
-      run: guarded(async (ctx, home) => {
-        const { base, revision } = await current(home, brand);
+      run: guarded(async (ctx, state) => {
+        const { base, revision } = await current(state, brand);
         if (base === null || revision === undefined) {
           print(ctx, "no profile published yet", { id: null });
           return OK;
@@ -34,9 +34,9 @@ export function profileBuiltins(
       path: ["profile", "history"],
       summary: "List published profile revisions, newest first",
       inputs: [],
-      run: guarded(async (ctx, home) => {
-        const active = await home.activeRevisionId();
-        const history = await home.history();
+      run: guarded(async (ctx, state) => {
+        const active = await state.activeRevisionId();
+        const history = await state.history();
         const lines = history.map(
           ({ id, revision }) =>
             `${id === active ? "*" : " "} ${id.slice(0, 12)}  #${revision.sequence}  ${revision.createdAt}  ${plural(revision.extensions.length, "extension")}`,
@@ -57,15 +57,15 @@ export function profileBuiltins(
       path: ["profile", "rollback"],
       summary: "Publish an earlier revision's state as a new revision",
       inputs: [arg("revision", "A revision id or a unique prefix of one", 0, { maxLength: 64 })],
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, state) => {
         const prefix = text(ctx.inputs, "revision")!;
-        const matches = (await home.history()).filter(({ id }) => id.startsWith(prefix));
+        const matches = (await state.history()).filter(({ id }) => id.startsWith(prefix));
         if (matches.length !== 1)
           throw new UsageError(
             `${matches.length} revisions match ${JSON.stringify(prefix)}; expected exactly one`,
           );
-        const from = await current(home, brand);
-        const p = await home.rollback(matches[0]!.id, { base: from.base });
+        const from = await current(state, brand);
+        const p = await state.rollback(matches[0]!.id, { base: from.base });
         return reported(ctx, p, `rolled back to ${matches[0]!.id.slice(0, 12)}`);
       }),
     },
@@ -73,14 +73,14 @@ export function profileBuiltins(
       path: ["profile", "set-config"],
       summary: "Publish an owner configuration file (strict JSON)",
       inputs: [arg("file", "The owner configuration file (strict JSON)")],
-      run: guarded(async (ctx, home, { CONFIG_MAX_BYTES }) => {
+      run: guarded(async (ctx, state, { CONFIG_MAX_BYTES }) => {
         const bytes = readBounded(
           text(ctx.inputs, "file")!,
           CONFIG_MAX_BYTES,
           "an owner configuration (strict JSON)",
         );
-        const from = await current(home, brand);
-        const p = await home.setConfig(bytes, { base: from.base });
+        const from = await current(state, brand);
+        const p = await state.setConfig(bytes, { base: from.base });
         return reported(ctx, p, "published the configuration");
       }),
     },
@@ -97,8 +97,8 @@ export function profileBuiltins(
         }),
         bool("dry_run", "Only report what would be removed"),
       ],
-      run: guarded(async (ctx, home) => {
-        const r = await home.collectGarbage({
+      run: guarded(async (ctx, state) => {
+        const r = await state.collectGarbage({
           keep: Number(ctx.inputs.keep),
           maxAgeDays: Number(ctx.inputs.max_age_days),
           dryRun: ctx.inputs.dry_run === true,

@@ -81,10 +81,10 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
       summary:
         "List invocations from the journal, newest first: who ran what, when, and how it ended",
       inputs: FILTERS,
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, state) => {
         const core = await import("@rukh/core");
         const filter = runFilter(ctx.inputs, core);
-        const runs = await core.listRuns(home.root, filter);
+        const runs = await core.listRuns(state.root, filter);
         print(ctx, runs.map(runLine).join("\n") || "no invocations", {
           runs,
         });
@@ -95,10 +95,10 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
       path: ["runs", "show"],
       summary: "Show one invocation from the journal",
       inputs: [arg("invocation_id", "The invocation id a caller was given", 0, { maxLength: 64 })],
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, state) => {
         const id = text(ctx.inputs, "invocation_id")!;
         const { findRun } = await import("@rukh/core");
-        const run = await findRun(home.root, id);
+        const run = await findRun(state.root, id);
         if (run === undefined)
           throw new UsageError(`no invocation ${JSON.stringify(id)} in the journal`);
         print(ctx, runDetails(run), { run });
@@ -113,12 +113,12 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
         ...FILTERS,
         bool("follow", "Keep printing each call as it starts and ends", { short: "f" }),
       ],
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, state) => {
         const core = await import("@rukh/core");
         const filter = runFilter(ctx.inputs, core);
         const history = async () => {
           const runs = (
-            await core.listRuns(home.root, { ...filter, limit: filter.limit ?? 10 })
+            await core.listRuns(state.root, { ...filter, limit: filter.limit ?? 10 })
           ).reverse();
           for (const run of runs)
             ctx.stdout.write(
@@ -134,7 +134,7 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
         const marked = new Promise<void>((res) => {
           ready = res;
         });
-        const events = core.followRuns(home.root, {
+        const events = core.followRuns(state.root, {
           filter,
           signal: ctx.signal,
           onReady: () => ready(),

@@ -58,12 +58,12 @@ export function trustBuiltins(
           "An extension id, or prefix.* for every id under it, it may also install",
         ),
       ],
-      run: guarded(async (ctx, home, { namespacesOf }) => {
+      run: guarded(async (ctx, state, { namespacesOf }) => {
         const keyFile = text(ctx.inputs, "key_file")!;
         const id = publisherArg(text(ctx.inputs, "publisher"), true);
         const publicKey = readKey(keyFile);
         const namespaces = texts(ctx.inputs, "namespace");
-        const from = await current(home, brand);
+        const from = await current(state, brand);
         const prior = from.config.trustedPublishers.find((t) => t.id === id);
         if (prior !== undefined && prior.publicKey !== publicKey)
           throw new Refusal(
@@ -88,7 +88,7 @@ export function trustBuiltins(
         const others = from.config.trustedPublishers.filter((t) => t.id !== id);
         return publishConfig(
           ctx,
-          home,
+          state,
           from,
           { ...from.config, trustedPublishers: [...others, entry] },
           `trusted publisher ${id} for ${namespacesOf(entry).join(", ")}`,
@@ -103,15 +103,15 @@ export function trustBuiltins(
         arg("key_file", "Its new public key file", 1),
       ],
       suggest: (id, stateDir) => (id === "publisher" ? candidates(stateDir, "publishers") : []),
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, state) => {
         const id = publisherArg(text(ctx.inputs, "publisher"), false);
         const publicKey = readKey(text(ctx.inputs, "key_file")!);
-        const from = await current(home, brand);
+        const from = await current(state, brand);
         const prior = known(from.config, id);
         if (prior.publicKey === publicKey)
           throw new Refusal(`publisher ${id} is already trusted with this key; nothing to rotate`);
         const signed = (from.revision?.extensions ?? []).filter((e) => e.publisher === id);
-        const p = await home.setConfig(
+        const p = await state.setConfig(
           {
             ...from.config,
             trustedPublishers: from.config.trustedPublishers.map((t) =>
@@ -132,12 +132,12 @@ export function trustBuiltins(
       summary: "Stop trusting a publisher; its extensions are disabled in the same publication",
       inputs: [arg("publisher", "The trusted publisher's id", 0, { maxLength: 64 })],
       suggest: (_id, stateDir) => candidates(stateDir, "publishers"),
-      run: guarded(async (ctx, home) => {
+      run: guarded(async (ctx, state) => {
         const id = publisherArg(text(ctx.inputs, "publisher"), false);
-        const from = await current(home, brand);
+        const from = await current(state, brand);
         known(from.config, id);
         const theirs = (from.revision?.extensions ?? []).filter((e) => e.publisher === id);
-        const p = await home.apply(
+        const p = await state.apply(
           [
             {
               op: "setConfig",
@@ -161,8 +161,8 @@ export function trustBuiltins(
       path: ["trust", "list"],
       summary: "List trusted publishers, their keys and namespaces",
       inputs: [],
-      run: guarded(async (ctx, home, { namespacesOf }) => {
-        const { config } = await current(home, brand);
+      run: guarded(async (ctx, state, { namespacesOf }) => {
+        const { config } = await current(state, brand);
         const list = config.trustedPublishers.map((p) => ({
           id: p.id,
           publicKey: p.publicKey,
