@@ -26,5 +26,29 @@ export type {
   LogMessage,
   ProgressMessage,
 } from "./_messages.js";
-// What command programs import (the bundled child runtime is this part alone).
-export * from "./runtime.js";
+// What command programs import (the bundled child runtime is this part alone),
+// listed by name as runtime.ts lists it.
+export type {
+  CancelCause,
+  CommandContext,
+  CommandHandler,
+  CommandLogger,
+  CommandSuccess,
+  IpcErrorCode,
+  JsonData,
+  LogLevel,
+  ResultExtras,
+  RunCommandProcessOptions,
+  StructuredResult,
+  TextResult,
+  TypedHandler,
+} from "./runtime.js";
+export {
+  CommandFailure,
+  IPC_ERROR_CODES,
+  IpcError,
+  prepareCommandProcess,
+  runCommandProcess,
+  structuredResult,
+  textResult,
+} from "./runtime.js";
