@@ -404,7 +404,7 @@ export async function createInvocationCore(
         });
       const budget = budgetOf(startedAt, deadlineOf(preset.deadlineMs, request.deadlineMs));
       const run = planned.command.execute.mapping === "passthrough" ? runPassthrough : runManaged;
-      const result = await run(execution, invocationId, planned, request, budget);
+      const result = await run(execution, { invocationId, admitted: planned, request, budget });
       return finalize(invocationId, identity, outcomeOf(invocationId, revisionId, result));
     } finally {
       slot?.release();

@@ -3,10 +3,8 @@
 
 import type { CompletionMessage } from "@rukh/ipc";
 import type { JsonObject } from "@rukh/json";
-import type { Planned } from "./_admission.js";
-import type { InvocationRequest } from "./_api.js";
-import { type Budget, escalation, watchCancellation } from "./_budget.js";
-import type { ExecutionContext } from "./_execution.js";
+import { escalation, watchCancellation } from "./_budget.js";
+import type { AdmittedCall, ExecutionContext } from "./_execution.js";
 import { inheritableDescriptors } from "./_fds.js";
 import { CLEANUP_WAIT_MS } from "./_limits.js";
 import type { Launch } from "./_ready.js";
@@ -27,10 +25,7 @@ import {
  */
 export async function runManaged(
   ctx: ExecutionContext,
-  invocationId: string,
-  admitted: Planned,
-  request: InvocationRequest,
-  budget: Budget,
+  { invocationId, admitted, request, budget }: AdmittedCall,
 ): Promise<RunResult> {
   const diag = ctx.diagnostics(invocationId, admitted.command.identity);
   let cause: Cause | undefined;
@@ -113,9 +108,15 @@ export async function runManaged(
       timers.push(setTimeout(() => killGroup("SIGTERM"), termAt - Date.now()));
       timers.push(setTimeout(() => killGroup("SIGKILL"), killAt - Date.now()));
     };
-    const detach = watchCancellation(request, budget, ctx.running, onCancel, () => {
-      onCancel("deadline");
-      killGroup("SIGKILL");
+    const detach = watchCancellation({
+      request,
+      budget,
+      running: ctx.running,
+      onCancel,
+      onHardDeadline: () => {
+        onCancel("deadline");
+        killGroup("SIGKILL");
+      },
     });
 
     proc.completion.then(
