@@ -28,18 +28,31 @@ export function escalation(budget: Budget, now: number): { termAt: number; killA
   return { termAt, killAt };
 }
 
+/** What {@link watchCancellation} wires together for one call. */
+export interface CancellationWatch {
+  /** Carries the client's, owner's and transport's signals. */
+  readonly request: InvocationRequest;
+  readonly budget: Budget;
+  /** The host's running calls, which `close()` cancels. */
+  readonly running: Set<(cause: Cause) => void>;
+  /** Called with each cause that asks the call to stop (more than once is possible). */
+  readonly onCancel: (cause: Cause) => void;
+  /** Called once the budget's hard end has passed. */
+  readonly onHardDeadline: () => void;
+}
+
 /**
  * Wires the client's and owner's signals, the soft deadline and the hard end
  * of the budget to one call, and registers it with the host's running calls
  * (which `close()` cancels); returns the function that detaches all of it.
  */
-export function watchCancellation(
-  request: InvocationRequest,
-  budget: Budget,
-  running: Set<(cause: Cause) => void>,
-  onCancel: (cause: Cause) => void,
-  onHardDeadline: () => void,
-): () => void {
+export function watchCancellation({
+  request,
+  budget,
+  running,
+  onCancel,
+  onHardDeadline,
+}: CancellationWatch): () => void {
   const client = () => onCancel("client");
   const owner = () => onCancel("owner");
   const transport = () => onCancel("transport");

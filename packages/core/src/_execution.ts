@@ -3,6 +3,8 @@
 
 import type { CommandProcess } from "@rukh/ipc";
 import type { Planned } from "./_admission.js";
+import type { InvocationRequest } from "./_api.js";
+import type { Budget } from "./_budget.js";
 import type { InvocationDiagnosticsBudget } from "./_diagnostics.js";
 import type { ProcessHooks, ProcessRequest } from "./_ready.js";
 import type { Cause } from "./_verdict.js";
@@ -33,4 +35,12 @@ export interface ExecutionContext {
     pid: number | undefined,
     leadsGroup: boolean,
   ): Watchdog | undefined;
+}
+
+/** One admitted call as a way of running it (managed, passthrough) is handed it. */
+export interface AdmittedCall {
+  readonly invocationId: string;
+  readonly admitted: Planned;
+  readonly request: InvocationRequest;
+  readonly budget: Budget;
 }

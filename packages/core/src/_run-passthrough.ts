@@ -2,11 +2,9 @@
 
 import { spawn } from "node:child_process";
 import { shadowedStdio } from "@rukh/ipc";
-import type { Planned } from "./_admission.js";
-import type { InvocationRequest } from "./_api.js";
-import { type Budget, escalation, watchCancellation } from "./_budget.js";
+import { escalation, watchCancellation } from "./_budget.js";
 import { NO_DIAGNOSTICS } from "./_diagnostics.js";
-import type { ExecutionContext } from "./_execution.js";
+import type { AdmittedCall, ExecutionContext } from "./_execution.js";
 import { inheritableDescriptors } from "./_fds.js";
 import { STRICT_UID } from "./_launch.js";
 import { leaseUid } from "./_uids.js";
@@ -24,10 +22,7 @@ import {
  */
 export async function runPassthrough(
   ctx: ExecutionContext,
-  invocationId: string,
-  admitted: Planned,
-  request: InvocationRequest,
-  budget: Budget,
+  { invocationId, admitted, request, budget }: AdmittedCall,
 ): Promise<RunResult> {
   // A root host's strict program runs as a uid of its own, for as long as it lives.
   const lease =
@@ -68,9 +63,15 @@ export async function runPassthrough(
       const { killAt } = escalation(budget, Date.now());
       timers.push(setTimeout(() => kill("SIGKILL"), killAt - Date.now()));
     };
-    const detach = watchCancellation(request, budget, ctx.running, onCancel, () => {
-      onCancel("deadline");
-      kill("SIGKILL");
+    const detach = watchCancellation({
+      request,
+      budget,
+      running: ctx.running,
+      onCancel,
+      onHardDeadline: () => {
+        onCancel("deadline");
+        kill("SIGKILL");
+      },
     });
     const end = (r: RunResult) => {
       if (finished) return;

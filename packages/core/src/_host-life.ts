@@ -1,0 +1,106 @@
+// A core host's life: it starts holding its liveness lock, finalizes what
+// hosts that are gone left open, and at its close cancels and waits for its
+// calls before it lets go of the lock.
+
+import { randomUUID } from "node:crypto";
+import { realpathSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { type NamedLock, stateLocks } from "@rukh/profile";
+import type { InvocationCoreOptions } from "./_api.js";
+import { ownerRetention } from "./_archive.js";
+import type { CoreHost } from "./_core-host.js";
+import { DiagnosticsSink } from "./_diagnostics.js";
+import { CoreError } from "./_errors.js";
+import { HostJournal } from "./_host-journal.js";
+import {
+  DIAGNOSTICS_MAX_BYTES,
+  READY_PROCESS_IDLE_MS,
+  READY_PROCESSES_PER_LAUNCH,
+} from "./_limits.js";
+import { ReadyProcesses } from "./_ready.js";
+import { recoverLostHosts } from "./_recovery.js";
+
+const hostsInThisProcess = new Set<string>();
+
+/** A started host, the lock whose holding says it lives, and the calls it recovered. */
+export interface OpenedHost {
+  readonly host: CoreHost;
+  readonly liveness: NamedLock;
+  /** The invocations of hosts that are gone which the start finalized as `host_lost`. */
+  readonly recovered: string[];
+}
+
+/**
+ * Starts a host: its liveness lock, diagnostics sink and journal segment,
+ * then finalizes what hosts that are gone left open.
+ */
+export async function openHost(options: InvocationCoreOptions): Promise<OpenedHost> {
+  const state = options.state;
+  const id = randomUUID();
+  // Held for this host's whole life, from before its segment exists: others
+  // take it to learn that the host is gone.
+  await mkdir(state.root, { recursive: true });
+  const locks = stateLocks(realpathSync(state.root), state.locks);
+  const liveness = await locks.hold("host", id);
+  if (liveness === null)
+    throw new CoreError("state_unavailable", "cannot hold this host's liveness lock");
+  const sink = new DiagnosticsSink(state.root);
+  // Read only when archiving begins a new archive segment: a call does not pay for it.
+  const retention = ownerRetention(state);
+  const journal = new HostJournal({
+    stateRoot: state.root,
+    locks,
+    host: id,
+    logger: sink.logger,
+    retention,
+  });
+  hostsInThisProcess.add(id);
+  // Recovery: a start without a final whose host is gone never ran to an outcome we know.
+  const recovered = await recoverLostHosts({
+    stateRoot: state.root,
+    locks,
+    host: id,
+    skip: hostsInThisProcess,
+    logger: sink.logger,
+    retention,
+  });
+  const readyMax = options.readyProcesses ?? 0;
+  const host: CoreHost = {
+    options,
+    id,
+    locks,
+    sink,
+    journal,
+    diagnosticsMax: Math.min(
+      options.diagnosticsMaxBytes ?? DIAGNOSTICS_MAX_BYTES,
+      DIAGNOSTICS_MAX_BYTES,
+    ),
+    env: options.env ?? { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    packages: new Map(),
+    running: new Set(),
+    ready:
+      readyMax > 0
+        ? new ReadyProcesses(
+            { max: readyMax, perLaunch: READY_PROCESSES_PER_LAUNCH, idleMs: READY_PROCESS_IDLE_MS },
+            () => state.activeRevisionId(),
+          )
+        : undefined,
+    pending: new Set(),
+    inFlightOf: new Map(),
+    closed: false,
+  };
+  return { host, liveness, recovered };
+}
+
+/** Cancels the running calls, waits for every call to finish, then lets go of the host. */
+export async function closeHost({ host, liveness }: OpenedHost): Promise<void> {
+  if (host.closed) return;
+  host.closed = true;
+  host.ready?.close();
+  for (const cancel of [...host.running]) cancel("owner");
+  await Promise.allSettled([...host.pending]);
+  await host.journal.close();
+  host.sink.close();
+  hostsInThisProcess.delete(host.id);
+  liveness.release();
+}
