@@ -2,14 +2,13 @@
 // order in which a revision's files land so that a reader who sees the new
 // `active` always finds everything it names.
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { mkdir, open, realpath, rename, unlink } from "node:fs/promises";
+import { mkdir, realpath, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { readBounded } from "./_bounded.js";
 import { temporaryName } from "./_debris.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { type LockMechanism, stateLocks } from "./_lock.js";
-import { fsyncDir } from "./_package.js";
+import { fsyncDir, writeDurable } from "./_package.js";
 import type { Part } from "./_parts.js";
 import { PART_MAX_BYTES, partPath } from "./route-cache.js";
 
@@ -60,13 +59,7 @@ export async function writeAtomic(
   syncDir = true,
 ): Promise<void> {
   const tmp = join(root, "tmp", `${temporaryName(at.name)}${randomBytes(6).toString("hex")}`);
-  const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
+  await writeDurable(tmp, data);
   try {
     await rename(tmp, join(at.dir, at.name));
   } catch (e) {

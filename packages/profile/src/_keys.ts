@@ -1,12 +1,11 @@
 // The state directory's own secrets: created once, mode 0600, by whichever
 // process needs them first.
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
-import { link, mkdir, open, readFile, unlink } from "node:fs/promises";
+import { link, mkdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { temporaryName } from "./_debris.js";
 import { ioError, ProfileError } from "./_errors.js";
-import { fsyncDir } from "./_package.js";
+import { fsyncDir, writeDurable } from "./_package.js";
 
 function errno(e: unknown): string | undefined {
   return (e as { code?: string }).code;
@@ -32,13 +31,7 @@ export async function cursorKey(root: string): Promise<Buffer> {
       "tmp",
       `${temporaryName("cursor.key")}${randomBytes(6).toString("hex")}`,
     );
-    const fh = await open(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    try {
-      await fh.writeFile(randomBytes(32));
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    await writeDurable(tmp, randomBytes(32), 0o600);
     // link() fails if another process created the key first; then use theirs.
     await link(tmp, path).catch((e) => {
       if (errno(e) !== "EEXIST") throw e;

@@ -389,8 +389,13 @@ export function checkPrograms(descriptor: ExtensionDescriptor, files: PackageFil
   }
 }
 
-async function writeDurable(path: string, data: Uint8Array | string): Promise<void> {
-  const fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+/** Writes a new file (never an existing one) and syncs it to disk before returning. */
+export async function writeDurable(
+  path: string,
+  data: Uint8Array | string,
+  mode = 0o644,
+): Promise<void> {
+  const fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
   try {
     await fh.writeFile(data);
     await fh.sync();

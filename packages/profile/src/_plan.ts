@@ -103,8 +103,32 @@ function allowExtension(config: OwnerConfig, preset: string, id: string): OwnerC
   };
 }
 
-function withExtension(draft: Draft, entry: InstalledExtension): Map<string, InstalledExtension> {
-  return new Map(draft.extensions).set(entry.id, entry);
+/**
+ * The draft with the package a change brings installed (or linked from
+ * `dev`), keeping the prior entry's enabled state; a new extension's id is
+ * allowed in the preset the change names.
+ */
+function arrived(
+  draft: Draft,
+  config: OwnerConfig,
+  change: { readonly pkg: ArrivingPackage; readonly allowIn?: string },
+  dev?: string,
+): Draft {
+  const d = change.pkg.descriptor;
+  const prior = draft.extensions.get(d.id);
+  const extensions = new Map(draft.extensions).set(d.id, {
+    id: d.id,
+    version: d.version,
+    publisher: d.publisher,
+    digest: change.pkg.digest,
+    enabled: prior?.enabled ?? true,
+    ...(dev !== undefined && { dev }),
+  });
+  const allowed =
+    prior === undefined && change.allowIn !== undefined
+      ? allowExtension(config, change.allowIn, d.id)
+      : config;
+  return { config: allowed, extensions };
 }
 
 function planSetConfig(draft: Draft, given: OwnerConfig | Uint8Array | string): Draft {
@@ -150,18 +174,7 @@ function planInstall(draft: Draft, change: Extract<ReadChange, { op: "install" }
       { version: d.version, digest: pkg.digest },
       change.allowDowngrade === true,
     );
-  const extensions = withExtension(draft, {
-    id: d.id,
-    version: d.version,
-    publisher: d.publisher,
-    digest: pkg.digest,
-    enabled: prior?.enabled ?? true,
-  });
-  const allowed =
-    prior === undefined && change.allowIn !== undefined
-      ? allowExtension(config, change.allowIn, d.id)
-      : config;
-  return { config: allowed, extensions };
+  return arrived(draft, config, change);
 }
 
 function planLink(draft: Draft, change: Extract<ReadChange, { op: "link" }>): Draft {
@@ -179,19 +192,7 @@ function planLink(draft: Draft, change: Extract<ReadChange, { op: "link" }>): Dr
       "extension_conflict",
       `extension "${d.id}" is installed from publisher "${prior.publisher}"; remove it before linking a development copy`,
     );
-  const extensions = withExtension(draft, {
-    id: d.id,
-    version: d.version,
-    publisher: d.publisher,
-    digest: pkg.digest,
-    enabled: prior?.enabled ?? true,
-    dev: pkg.source,
-  });
-  const allowed =
-    prior === undefined && change.allowIn !== undefined
-      ? allowExtension(config, change.allowIn, d.id)
-      : config;
-  return { config: allowed, extensions };
+  return arrived(draft, config, change, pkg.source);
 }
 
 function planToggle(
