@@ -1,4 +1,6 @@
 /** Public packages under packages/. */
-export function publicPackages(): { name: string; dir: string }[];
+export function publicPackages(): { name: string; dir: string; files: string[] }[];
+/** Why the workspace cannot be packed yet (not installed, not built), in one line naming what to run; `undefined` when it can. */
+export function notPackable(): string | undefined;
 /** Packs every public package into `dest`; returns package name → tarball path. */
 export function packWorkspace(dest: string): Map<string, string>;
