@@ -1,7 +1,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packWorkspace, publicPackages } from "../../../scripts/pack-workspace.mjs";
@@ -106,4 +106,37 @@ describe("packed packages", () => {
     expect(r.stdout + r.stderr).toBe("");
     expect(r.status).toBe(0);
   }, 120_000);
+});
+
+describe("a brand scaffolded from the tarballs", () => {
+  it("carries them: copied elsewhere, it still installs with npm ci", () => {
+    const brand = join(work, "brand");
+    execFileSync(
+      process.execPath,
+      [
+        join(root, "packages/create-rukh-cli/bin/create-rukh-cli.js"),
+        "acme",
+        brand,
+        "--packages",
+        work,
+      ],
+      { stdio: "pipe" },
+    );
+    const quiet = ["--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
+    execFileSync("npm", ["install", ...quiet], { cwd: brand, stdio: "pipe" });
+    const moved = join(mkdtempSync(join(tmpdir(), "rukh-moved-")), "acme");
+    try {
+      renameSync(brand, moved);
+      rmSync(join(moved, "node_modules"), { recursive: true });
+      for (const file of ["package.json", "package-lock.json"])
+        expect(readFileSync(join(moved, file), "utf8")).not.toContain(work);
+      execFileSync("npm", ["ci", ...quiet], { cwd: moved, stdio: "pipe" });
+      const core = JSON.parse(
+        readFileSync(join(moved, "node_modules/@rukh/core/package.json"), "utf8"),
+      );
+      expect(core.name).toBe("@rukh/core");
+    } finally {
+      rmSync(dirname(moved), { recursive: true, force: true });
+    }
+  }, 240_000);
 });

@@ -1,12 +1,13 @@
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** A brand: lowercase letters, digits and `-`, starting with a letter; it becomes the command name. */
@@ -22,8 +23,9 @@ export interface ScaffoldOptions {
   readonly rukhVersion?: string;
   /**
    * A folder of `@rukh/*` tarballs (what `scripts/pack-workspace.mjs` writes):
-   * the brand installs every `@rukh` package from there, its own and theirs,
-   * instead of from a registry.
+   * they are copied into the brand's `vendor/rukh/`, and the brand installs
+   * every `@rukh` package from there by a relative `file:` path, its own and
+   * theirs, instead of from a registry; the brand moves with them.
    */
   readonly packages?: string;
 }
@@ -40,6 +42,11 @@ const RUKH_PACKAGES = [
   "oauth",
   "profile",
 ];
+/** Where a brand scaffolded from tarballs keeps them. */
+const VENDOR = "vendor/rukh";
+/** The dependency specifier of a tarball copied into the brand: relative, so the brand can move. */
+const vendored = (file: string | undefined) =>
+  file === undefined ? undefined : `file:${VENDOR}/${basename(file)}`;
 const TEMPLATE = fileURLToPath(new URL("../template/", import.meta.url));
 
 /**
@@ -81,10 +88,12 @@ export function scaffold(options: ScaffoldOptions): string[] {
         engines: own.engines,
         scripts: { build: "tsc -p tsconfig.build.json", test: "vitest run" },
         dependencies: Object.fromEntries(
-          RUKH_PACKAGES.map((p) => [`@rukh/${p}`, local?.get(`@rukh/${p}`) ?? range]),
+          RUKH_PACKAGES.map((p) => [`@rukh/${p}`, vendored(local?.get(`@rukh/${p}`)) ?? range]),
         ),
         // Their own @rukh dependencies from the same folder.
-        ...(local !== undefined && { overrides: Object.fromEntries(local) }),
+        ...(local !== undefined && {
+          overrides: Object.fromEntries([...local].map(([n, file]) => [n, vendored(file)])),
+        }),
         devDependencies: {
           "@types/node": "^20.19.0",
           typescript: "5.9.3",
@@ -139,11 +148,16 @@ export function scaffold(options: ScaffoldOptions): string[] {
     written.push(path);
   }
   chmodSync(join(dir, "bin", name), 0o755);
+  for (const file of local?.values() ?? []) {
+    mkdirSync(join(dir, VENDOR), { recursive: true });
+    copyFileSync(file, join(dir, VENDOR, basename(file)));
+    written.push(`${VENDOR}/${basename(file)}`);
+  }
   return written;
 }
 
 /**
- * The `@rukh/*` tarballs of `folder` as `file:` specifiers by package name,
+ * The `@rukh/*` tarballs of `folder` as paths by package name,
  * named as `pnpm pack` names them (`rukh-<name>-<version>.tgz`); every
  * package the scaffold depends on must be there.
  */
@@ -153,7 +167,7 @@ function tarballs(folder: string): Map<string, string> {
   const found = new Map<string, string>();
   for (const f of readdirSync(folder)) {
     const m = /^rukh-([a-z][a-z-]*?)-(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?)\.tgz$/.exec(f);
-    if (m !== null) found.set(`@rukh/${m[1]}`, `file:${join(folder, f)}`);
+    if (m !== null) found.set(`@rukh/${m[1]}`, join(folder, f));
   }
   const missing = RUKH_PACKAGES.filter((p) => !found.has(`@rukh/${p}`));
   if (missing.length > 0)

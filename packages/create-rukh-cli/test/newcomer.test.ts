@@ -202,7 +202,7 @@ describe.skipIf(missing.length > 0)("a newcomer, following the docs", () => {
       ]),
     );
     const pkg = JSON.parse(readFileSync(join(acmeDir, "package.json"), "utf8"));
-    expect(pkg.dependencies["@rukh/core"]).toBe(`file:${join(tarballs, "rukh-core-0.1.0.tgz")}`);
+    expect(pkg.dependencies["@rukh/core"]).toBe("file:vendor/rukh/rukh-core-0.1.0.tgz");
     ok(sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], acmeDir));
     ok(sh("npm", ["run", "build"], acmeDir));
     phase("scaffold acme, npm install, build");
@@ -392,7 +392,15 @@ describe.skipIf(missing.length > 0)("the scaffolded acme", () => {
   it("gives an author's own node --test the harness, installed from the tarballs", () => {
     const project = join(temp, "harness-project");
     mkdirSync(project);
-    const overrides = JSON.parse(readFileSync(join(acmeDir, "package.json"), "utf8")).overrides;
+    // The brand's vendored tarballs, named from this project.
+    const overrides = Object.fromEntries(
+      Object.entries(
+        JSON.parse(readFileSync(join(acmeDir, "package.json"), "utf8")).overrides as Record<
+          string,
+          string
+        >,
+      ).map(([name, spec]) => [name, `file:${join(acmeDir, spec.slice("file:".length))}`]),
+    );
     writeFileSync(
       join(project, "package.json"),
       JSON.stringify({

@@ -79,7 +79,20 @@ describe("scaffold", () => {
     });
     expect(r.status, r.stderr).toBe(0);
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    expect(pkg.dependencies["@rukh/cli"]).toBe(`file:${join(folder, "rukh-cli-0.1.0.tgz")}`);
-    expect(pkg.overrides["@rukh/json"]).toBe(`file:${join(folder, "rukh-json-0.1.0.tgz")}`);
+    // The brand carries its tarballs and names them relatively: it moves with them.
+    expect(pkg.dependencies["@rukh/cli"]).toBe("file:vendor/rukh/rukh-cli-0.1.0.tgz");
+    expect(pkg.overrides["@rukh/json"]).toBe("file:vendor/rukh/rukh-json-0.1.0.tgz");
+    for (const n of names)
+      expect(existsSync(join(dir, `vendor/rukh/rukh-${n}-0.1.0.tgz`))).toBe(true);
+    expect(JSON.stringify(pkg)).not.toContain(folder);
+  });
+
+  it("names registry versions, never file: paths, without a folder of tarballs", () => {
+    const dir = join(temp, "registry");
+    scaffold({ name: "acme", dir, rukhVersion: "^0.1.0" });
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    expect(Object.values(pkg.dependencies).every((v) => v === "^0.1.0")).toBe(true);
+    expect(pkg.overrides).toBeUndefined();
+    expect(existsSync(join(dir, "vendor"))).toBe(false);
   });
 });
