@@ -4,3 +4,5 @@ export function publicPackages(): { name: string; dir: string; files: string[] }
 export function notPackable(): string | undefined;
 /** Packs every public package into `dest`; returns package name → tarball path. */
 export function packWorkspace(dest: string): Map<string, string>;
+/** pnpm as the workspace pins it: `["pnpm"]` when on PATH, else `["npx", "-y", "pnpm@<version>"]`. */
+export function pnpm(): string[];

@@ -41,7 +41,7 @@ export function notPackable() {
  * under `pnpm test`), else fetched by npx at the version `packageManager`
  * names, so plain `node scripts/pack-workspace.mjs` works too.
  */
-function pnpm() {
+export function pnpm() {
   try {
     execFileSync("pnpm", ["--version"], { stdio: "ignore" });
     return ["pnpm"];
