@@ -1,15 +1,22 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createCli } from "@rukh/cli";
+import { brandOf } from "./_brand.js";
 import { adminBuiltins } from "./admin/index.js";
 
-/** The brand of this CLI; a scaffolded CLI changes it (and nothing else here). */
-export const BRAND = "rukh";
+const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const brand = brandOf(manifest);
+if (!brand.ok) throw new Error(`package.json: ${brand.issues.join("; ")}`);
 
-const version: string = JSON.parse(
-  readFileSync(new URL("../package.json", import.meta.url), "utf8"),
-).version;
-const executable = fileURLToPath(new URL("../bin/rukh", import.meta.url));
+/**
+ * The brand of this CLI: the one command its package.json's `bin` names.
+ * Renaming a brand is changing that key; the name, the state-directory
+ * variable and the executable `mcp config` prints follow.
+ */
+export const BRAND: string = brand.value.name;
+
+const version: string = manifest.version;
+const executable = fileURLToPath(new URL(`../${brand.value.bin}`, import.meta.url));
 
 /**
  * Entry point of the `rukh` reference CLI; returns the process exit code.

@@ -7,9 +7,10 @@ import { stateDirVariable } from "@rukh/profile/route-cache";
 import { afterAll, expect, it } from "vitest";
 import { BRAND } from "../src/main.js";
 
-// Runs the built binary against a fresh state directory.
-const bin = fileURLToPath(new URL("../bin/rukh", import.meta.url));
-const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+// Runs the built binary (the one package.json's bin names) against a fresh state directory.
+const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+const { version } = manifest;
+const bin = fileURLToPath(new URL(`../${manifest.bin[BRAND]}`, import.meta.url));
 const home = mkdtempSync(join(tmpdir(), `${BRAND}-cli-test-`));
 // The brand's own variable names its state directory (RUKH_HOME for rukh, ACME_HOME for acme).
 const env = { ...process.env, [stateDirVariable(BRAND)]: home, NO_COLOR: "1" };

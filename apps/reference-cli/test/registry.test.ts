@@ -1,5 +1,5 @@
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { removeDir, tempDir } from "@rukh/testkit";
@@ -90,4 +90,31 @@ describe.skipIf(missing !== undefined)("through an npm registry", () => {
       `npm create to the first extension call: ${s(called - started)} (create and install ${s(installed - started)}, build ${s(built - installed)}, help, doctor, trust, install and call ${s(called - built)})`,
     );
   }, 600_000);
+
+  it("renames the brand from one setting: the bin key of its package.json", () => {
+    const manifest = join(brand, "package.json");
+    const pkg = JSON.parse(readFileSync(manifest, "utf8"));
+    pkg.bin = { zeta: pkg.bin.acme };
+    writeFileSync(manifest, `${JSON.stringify(pkg, null, 2)}\n`);
+    sh("npm", ["run", "build"], brand);
+    const zeta = { ...env, ZETA_HOME: join(owner, "zeta-state") };
+    const run = (args: readonly string[]) =>
+      ok(spawnSync(join(brand, "bin/acme"), args, { cwd: owner, env: zeta, encoding: "utf8" }));
+    expect(run(["--version"]).stdout).toBe("zeta 0.1.0\n");
+    expect(run(["--help"]).stdout).toMatch(
+      /^zeta 0\.1\.0\n\nUsage: zeta <command>[\s\S]*\(ZETA_HOME wins\)/,
+    );
+    expect(run(["doctor"]).stdout).toContain(`state directory: ${zeta.ZETA_HOME}`);
+    const config = JSON.parse(run(["mcp", "config", "--client", "cursor"]).stdout);
+    expect(Object.keys(config.mcpServers)).toEqual(["zeta"]);
+    expect(config.mcpServers.zeta.command).toBe(realpathSync(join(brand, "bin/acme")));
+    expect(config.mcpServers.zeta.env).toEqual({ ZETA_HOME: zeta.ZETA_HOME });
+    // npm installs the command under the new name.
+    const prefix = join(owner, "global");
+    sh("npm", ["install", "--global", "--prefix", prefix, brand]);
+    const global = ok(
+      spawnSync(join(prefix, "bin/zeta"), ["--version"], { env: zeta, encoding: "utf8" }),
+    );
+    expect(global.stdout).toBe("zeta 0.1.0\n");
+  }, 300_000);
 });

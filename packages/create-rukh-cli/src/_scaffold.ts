@@ -70,12 +70,9 @@ export function scaffold(options: ScaffoldOptions): string[] {
   const own = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
   const range = options.rukhVersion ?? `^${own.version}`;
   const local = options.packages === undefined ? undefined : tarballs(options.packages);
-  // The brand appears in exactly two forms in the template: the BRAND constant
-  // and the executable's file name.
-  const rebrand = (text: string) =>
-    text
-      .replace('export const BRAND = "rukh";', `export const BRAND = ${JSON.stringify(name)};`)
-      .replaceAll("bin/rukh", `bin/${name}`);
+  // The template names no brand: the CLI reads it from package.json's bin,
+  // the one setting a brand is renamed by.
+  const copy = (path: string) => readFileSync(join(TEMPLATE, path), "utf8");
   const files: Record<string, string> = {
     "package.json": `${JSON.stringify(
       {
@@ -83,6 +80,8 @@ export function scaffold(options: ScaffoldOptions): string[] {
         version: "0.1.0",
         private: true,
         type: "module",
+        // The brand: its one key names the command, the state-directory
+        // variable (<NAME>_HOME) and what `mcp config` runs.
         bin: { [name]: `./bin/${name}` },
         // The Node release lines Rukh is tested on, as its own packages declare them.
         engines: own.engines,
@@ -131,14 +130,14 @@ export function scaffold(options: ScaffoldOptions): string[] {
     // The reference CLI runs its bundle; a scaffold builds with tsc alone and runs its output,
     // loaded only once the gate let this Node and system through.
     [`bin/${name}`]: `#!/usr/bin/env node\nimport "./node-gate.cjs";\n\nconst { start } = await import("../dist/main.js");\nstart(process.argv.slice(2));\n`,
-    "bin/node-gate.cjs": readFileSync(join(TEMPLATE, "bin/node-gate.cjs"), "utf8"),
-    // Every source file of the template; only main.ts names the brand.
+    "bin/node-gate.cjs": copy("bin/node-gate.cjs"),
+    // Every source file of the template, as the reference CLI has it.
     ...Object.fromEntries(
       (readdirSync(join(TEMPLATE, "src"), { recursive: true }) as string[])
         .filter((f) => f.endsWith(".ts"))
-        .map((f) => [`src/${f}`, rebrand(readFileSync(join(TEMPLATE, "src", f), "utf8"))]),
+        .map((f) => [`src/${f}`, copy(`src/${f}`)]),
     ),
-    "test/cli.test.ts": rebrand(readFileSync(join(TEMPLATE, "test/cli.test.ts"), "utf8")),
+    "test/cli.test.ts": copy("test/cli.test.ts"),
   };
   const written: string[] = [];
   for (const [path, text] of Object.entries(files)) {

@@ -26,10 +26,11 @@ describe("scaffold", () => {
     const files = scaffold({ name: "acme", dir });
     expect(files).toContain("bin/acme");
     expect(statSync(join(dir, "bin/acme")).mode & 0o111).not.toBe(0);
-    expect(readFileSync(join(dir, "src/main.ts"), "utf8")).toContain(
-      'export const BRAND = "acme";',
-    );
-    expect(readFileSync(join(dir, "src/main.ts"), "utf8")).not.toContain("bin/rukh");
+    // The sources name no brand: package.json's bin is the one setting.
+    for (const f of ["src/main.ts", "src/admin/_author-source.ts", "test/cli.test.ts"])
+      expect(readFileSync(join(dir, f), "utf8")).toBe(
+        readFileSync(new URL(`../template/${f}`, import.meta.url), "utf8"),
+      );
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     expect(pkg.bin).toEqual({ acme: "./bin/acme" });
     expect(Object.keys(pkg.dependencies)).toContain("@rukh/mcp");
