@@ -56,13 +56,11 @@ export function exposeBuiltins(
           commands: add("commands"),
           extensions: add("extensions"),
         };
-        return publishConfig(
-          ctx,
-          state,
+        return publishConfig(ctx, state, {
           from,
-          { ...from.config, exposure },
-          `exposed ${targets.join(", ")}`,
-        );
+          config: { ...from.config, exposure },
+          what: `exposed ${targets.join(", ")}`,
+        });
       }),
     },
     {
@@ -83,13 +81,11 @@ export function exposeBuiltins(
           commands: (e?.commands ?? []).filter((c) => !targets.includes(c)),
           extensions: (e?.extensions ?? []).filter((c) => !targets.includes(c)),
         };
-        return publishConfig(
-          ctx,
-          state,
+        return publishConfig(ctx, state, {
           from,
-          { ...from.config, exposure },
-          `hid ${targets.join(", ")}`,
-        );
+          config: { ...from.config, exposure },
+          what: `hid ${targets.join(", ")}`,
+        });
       }),
     },
   ];

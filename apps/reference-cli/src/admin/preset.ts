@@ -81,13 +81,11 @@ export function presetBuiltins(
             resources: edit(p.resources, pick("resource")),
           };
           const presets = { ...from.config.presets, [name]: changed };
-          return publishConfig(
-            ctx,
-            state,
+          return publishConfig(ctx, state, {
             from,
-            { ...from.config, presets },
-            `updated preset ${name}`,
-          );
+            config: { ...from.config, presets },
+            what: `updated preset ${name}`,
+          });
         }),
       }),
     ),
