@@ -9,9 +9,7 @@ import { type AdminBody, Refusal, safe } from "./_kit.js";
 const TARGETS = args(
   "targets",
   "Extension ids, or <extension id>/<command id>: all in one publication",
-  0,
-  64,
-  { maxLength: 512 },
+  { position: 0, maxItems: 64, maxLength: 512 },
 );
 
 /** The `expose` commands. */
