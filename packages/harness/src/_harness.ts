@@ -158,8 +158,7 @@ async function open(dir: string, work: string, options: HarnessOptions): Promise
     stateDir: state.root,
     call: (command, inputs, callOptions) =>
       call(
-        core,
-        byIdentity,
+        { core, commands: byIdentity },
         command.includes("/") ? command : `${d.id}/${command}`,
         inputs,
         callOptions,
@@ -169,9 +168,14 @@ async function open(dir: string, work: string, options: HarnessOptions): Promise
   };
 }
 
+/** The installed package a harness calls into: its core and its commands by identity. */
+interface HarnessTarget {
+  readonly core: InvocationCore;
+  readonly commands: ReadonlyMap<string, CommandSpec>;
+}
+
 async function call(
-  core: InvocationCore,
-  commands: ReadonlyMap<string, CommandSpec>,
+  { core, commands }: HarnessTarget,
   identity: string,
   inputs: JsonObject | undefined,
   options: CallOptions = {},

@@ -31,6 +31,16 @@ export interface ChannelEvents {
   busy(): boolean;
 }
 
+/** What a {@link StdioChannel} reads from, writes to, is bounded by and reports to. */
+export interface StdioChannelOptions {
+  readonly input: Readable;
+  readonly output: Writable;
+  /** Writes a chunk in place of `output.write` (default `output.write`). */
+  readonly write?: ((chunk: Buffer, cb: (err?: Error | null) => void) => unknown) | undefined;
+  readonly limits: McpLimits;
+  readonly events: ChannelEvents;
+}
+
 /**
  * Newline-delimited framing over a byte stream pair, with hard bounds: a line
  * is never buffered beyond the message limit, an incomplete line has a fixed
@@ -70,13 +80,7 @@ export class StdioChannel {
   readonly #onInputError = () => this.#finishInput("input_error");
   readonly #onOutputError = () => this.close("output_error");
 
-  constructor(
-    input: Readable,
-    output: Writable,
-    write: ((chunk: Buffer, cb: (err?: Error | null) => void) => unknown) | undefined,
-    limits: McpLimits,
-    events: ChannelEvents,
-  ) {
+  constructor({ input, output, write, limits, events }: StdioChannelOptions) {
     this.#input = input;
     this.#write = write ?? ((chunk, cb) => output.write(chunk, cb));
     this.#limits = limits;

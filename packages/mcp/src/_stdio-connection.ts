@@ -75,22 +75,28 @@ export class StdioConnection {
     this.closed = new Promise<McpCloseReason>((r) => {
       this.#resolveClosed = r;
     });
-    this.#channel = new StdioChannel(ctx.input, ctx.output, ctx.rawWrite, limits, {
-      line: (bytes) => this.#line(bytes),
-      oversize: (n) => {
-        logger.log("warn", "discarded an oversized message", { bytes: n });
-        this.#send(
-          errorAnswer(
-            null,
-            JSONRPC_ERROR_CODES.invalidRequest,
-            `Invalid request: message exceeds ${limits.messageMaxBytes} bytes`,
-          ),
-        );
+    this.#channel = new StdioChannel({
+      input: ctx.input,
+      output: ctx.output,
+      write: ctx.rawWrite,
+      limits,
+      events: {
+        line: (bytes) => this.#line(bytes),
+        oversize: (n) => {
+          logger.log("warn", "discarded an oversized message", { bytes: n });
+          this.#send(
+            errorAnswer(
+              null,
+              JSONRPC_ERROR_CODES.invalidRequest,
+              `Invalid request: message exceeds ${limits.messageMaxBytes} bytes`,
+            ),
+          );
+        },
+        ended: (reason) => void this.finish(reason, "input_lost"),
+        broken: (reason) => void this.finish(reason, "broken"),
+        // A listen stream stays pending until it ends: only requests that will be answered count.
+        busy: () => this.#protocol.answering >= limits.pendingMaxRequests,
       },
-      ended: (reason) => void this.finish(reason, "input_lost"),
-      broken: (reason) => void this.finish(reason, "broken"),
-      // A listen stream stays pending until it ends: only requests that will be answered count.
-      busy: () => this.#protocol.answering >= limits.pendingMaxRequests,
     });
   }
 

@@ -17,12 +17,11 @@ describe("backpressure", () => {
     const drain = setInterval(() => callbacks.shift()?.(), 50);
     const lines: string[] = [];
     let broken: string | undefined;
-    const channel = new StdioChannel(
+    const channel = new StdioChannel({
       input,
       output,
-      undefined,
-      { ...MCP_LIMITS, ioDeadlineMs: 500 },
-      {
+      limits: { ...MCP_LIMITS, ioDeadlineMs: 500 },
+      events: {
         line: (b) => lines.push(b.toString("utf8")),
         oversize: () => {},
         ended: () => {},
@@ -31,7 +30,7 @@ describe("backpressure", () => {
         },
         busy: () => false,
       },
-    );
+    });
     try {
       input.write('{"first":"');
       // Answers to earlier requests fill the queue past its bound: reading waits.
@@ -57,12 +56,11 @@ describe("backpressure", () => {
       },
     });
     let broken: string | undefined;
-    new StdioChannel(
+    new StdioChannel({
       input,
       output,
-      undefined,
-      { ...MCP_LIMITS, ioDeadlineMs: 200 },
-      {
+      limits: { ...MCP_LIMITS, ioDeadlineMs: 200 },
+      events: {
         line: () => {},
         oversize: () => {},
         ended: () => {},
@@ -71,7 +69,7 @@ describe("backpressure", () => {
         },
         busy: () => false,
       },
-    );
+    });
     input.write('{"never":');
     await new Promise((r) => setTimeout(r, 400));
     expect(broken).toBe("partial_read_timeout");

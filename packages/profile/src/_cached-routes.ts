@@ -113,18 +113,30 @@ export function routesFileText(
   return [JSON.stringify(header), ...buckets.map((b) => b.text)].map((l) => `${l}\n`).join("");
 }
 
+/** What {@link routesFileTextOf} writes: every command's row, and the keys and digests its buckets record. */
+export interface RouteRows {
+  readonly commandGeneration: number;
+  readonly groups: CliRouteTable["groups"];
+  /** Every command, sorted by path. */
+  readonly rows: readonly RouteRow[];
+  /** Each part's SHA-256, by package digest. */
+  readonly partShas: ReadonlyMap<string, string>;
+  /** Each first word's route key. */
+  readonly wordKeys: ReadonlyMap<string, string>;
+}
+
 /**
  * The route cache text of `rows` (every command, sorted by path), with the
  * parts' SHA-256 (`partShas`, by package digest) and each first word's route
  * key (`wordKeys`).
  */
-export function routesFileTextOf(
-  commandGeneration: number,
-  groups: CliRouteTable["groups"],
-  rows: readonly RouteRow[],
-  partShas: ReadonlyMap<string, string>,
-  wordKeys: ReadonlyMap<string, string>,
-): string {
+export function routesFileTextOf({
+  commandGeneration,
+  groups,
+  rows,
+  partShas,
+  wordKeys,
+}: RouteRows): string {
   const buckets = new Map<string, RouteRow[]>();
   const tops: RouteTop[] = [];
   for (const r of rows) {

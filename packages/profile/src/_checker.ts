@@ -18,6 +18,14 @@ const MAX_LIST = 4_096;
 /** A JSON object of the configuration, as read. */
 export type Obj = { readonly [k: string]: JsonValue };
 
+/** What a string member must be, and the issue reported when it is not. */
+export interface StringRule {
+  /** The issue's code when the string is not what is expected. */
+  readonly code: ConfigIssueCode;
+  /** What the string must be, as the issue words it ("a preset name"). */
+  readonly expected: string;
+}
+
 /** Reads the owner configuration's members, collecting every issue with a config issue code. */
 export class Checker extends JsonChecker<ConfigIssueCode> {
   object(
@@ -42,16 +50,14 @@ export class Checker extends JsonChecker<ConfigIssueCode> {
   string(
     path: string,
     v: JsonValue | undefined,
-    re: RegExp,
-    code: ConfigIssueCode,
-    what: string,
+    { pattern, code, expected }: StringRule & { readonly pattern: RegExp },
   ): string | undefined {
     if (typeof v !== "string") {
-      this.add(path, "expected_string", `expected a string (${what})`);
+      this.add(path, "expected_string", `expected a string (${expected})`);
       return undefined;
     }
-    if (!re.test(v)) {
-      this.add(path, code, `"${v}" is not ${what}`);
+    if (!pattern.test(v)) {
+      this.add(path, code, `"${v}" is not ${expected}`);
       return undefined;
     }
     return v;
@@ -59,12 +65,10 @@ export class Checker extends JsonChecker<ConfigIssueCode> {
   strings(
     path: string,
     v: JsonValue | undefined,
-    test: (s: string) => boolean,
-    code: ConfigIssueCode,
-    what: string,
+    { test, code, expected }: StringRule & { readonly test: (s: string) => boolean },
   ): string[] {
     if (!Array.isArray(v)) {
-      this.add(path, "expected_array", `expected an array of ${what}`);
+      this.add(path, "expected_array", `expected an array of ${expected}`);
       return [];
     }
     if (v.length > MAX_LIST)
@@ -72,8 +76,9 @@ export class Checker extends JsonChecker<ConfigIssueCode> {
     const seen = new Set<string>();
     v.forEach((item, i) => {
       const p = pointerAppend(path, i);
-      if (typeof item !== "string") this.add(p, "expected_string", `expected a string (${what})`);
-      else if (!test(item)) this.add(p, code, `"${item}" is not ${what}`);
+      if (typeof item !== "string")
+        this.add(p, "expected_string", `expected a string (${expected})`);
+      else if (!test(item)) this.add(p, code, `"${item}" is not ${expected}`);
       else if (seen.has(item)) this.add(p, "duplicate", `"${item}" is listed twice`);
       else seen.add(item);
     });

@@ -44,47 +44,43 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
   );
   if (root === undefined) return { ok: false, issues: c.issues };
   if (root.brand !== undefined)
-    c.string(
-      "/brand",
-      root.brand,
-      BRAND,
-      "invalid_name",
-      "a lowercase brand name ([a-z][a-z0-9-], at most 32)",
-    );
+    c.string("/brand", root.brand, {
+      pattern: BRAND,
+      code: "invalid_name",
+      expected: "a lowercase brand name ([a-z][a-z0-9-], at most 32)",
+    });
   if (root.endpointNamespace !== undefined)
-    c.string(
-      "/endpointNamespace",
-      root.endpointNamespace,
-      ENDPOINT_NAMESPACE,
-      "invalid_name",
-      "an endpoint namespace ([A-Za-z0-9._:-], at most 128)",
-    );
+    c.string("/endpointNamespace", root.endpointNamespace, {
+      pattern: ENDPOINT_NAMESPACE,
+      code: "invalid_name",
+      expected: "an endpoint namespace ([A-Za-z0-9._:-], at most 128)",
+    });
 
   if (root.trustedPublishers !== undefined) checkPublishers(c, root.trustedPublishers);
   if (root.exposure !== undefined) {
     const e = c.object("/exposure", root.exposure, [], ["commands", "extensions"]);
     if (e?.commands !== undefined)
-      c.strings(
-        "/exposure/commands",
-        e.commands,
-        isIdentity,
-        "invalid_identity",
-        "a command identity <extension id>/<command id>",
-      );
+      c.strings("/exposure/commands", e.commands, {
+        test: isIdentity,
+        code: "invalid_identity",
+        expected: "a command identity <extension id>/<command id>",
+      });
     if (e?.extensions !== undefined)
-      c.strings(
-        "/exposure/extensions",
-        e.extensions,
-        isExtensionId,
-        "invalid_identity",
-        "an extension id",
-      );
+      c.strings("/exposure/extensions", e.extensions, {
+        test: isExtensionId,
+        code: "invalid_identity",
+        expected: "an extension id",
+      });
   }
 
   const limits = checkOwnerLimits(c, root.limits);
   if (root.presets !== undefined) checkPresets(c, root.presets, limits);
   if (root.defaultPreset !== undefined) {
-    const d = c.string("/defaultPreset", root.defaultPreset, NAME, "invalid_name", "a preset name");
+    const d = c.string("/defaultPreset", root.defaultPreset, {
+      pattern: NAME,
+      code: "invalid_name",
+      expected: "a preset name",
+    });
     if (
       d !== undefined &&
       typeof root.presets === "object" &&
@@ -136,7 +132,11 @@ function checkPublishers(c: Checker, value: JsonValue): void {
       const id =
         o.id === undefined
           ? undefined
-          : c.string(`${path}/id`, o.id, PUBLISHER_ID_PATTERN, "invalid_name", "a publisher id");
+          : c.string(`${path}/id`, o.id, {
+              pattern: PUBLISHER_ID_PATTERN,
+              code: "invalid_name",
+              expected: "a publisher id",
+            });
       if (id !== undefined) {
         if (ids.has(id)) c.add(`${path}/id`, "duplicate", `publisher "${id}" is listed twice`);
         ids.add(id);
@@ -160,13 +160,11 @@ function checkPublishers(c: Checker, value: JsonValue): void {
           ? id === undefined
             ? []
             : [`${id}.*`]
-          : c.strings(
-              `${path}/namespaces`,
-              o.namespaces,
-              (s) => NAMESPACE_PATTERN.test(s) && s.length <= 256,
-              "invalid_value",
-              "an extension id, or one followed by .* for every id under it",
-            );
+          : c.strings(`${path}/namespaces`, o.namespaces, {
+              test: (s) => NAMESPACE_PATTERN.test(s) && s.length <= 256,
+              code: "invalid_value",
+              expected: "an extension id, or one followed by .* for every id under it",
+            });
       // One owner per extension id: two publishers' namespaces never overlap.
       namespaces.forEach((ns, k) => {
         const at =
@@ -181,13 +179,12 @@ function checkPublishers(c: Checker, value: JsonValue): void {
         granted.push({ ns, publisher: id ?? "", path: at });
       });
       if (o.sources !== undefined)
-        c.strings(
-          `${path}/sources`,
-          o.sources,
-          (s) => s.startsWith("/") && s.length <= 1024,
-          "invalid_value",
-          "an absolute path of a directory the publisher's packages are installed from, or of one package",
-        );
+        c.strings(`${path}/sources`, o.sources, {
+          test: (s) => s.startsWith("/") && s.length <= 1024,
+          code: "invalid_value",
+          expected:
+            "an absolute path of a directory the publisher's packages are installed from, or of one package",
+        });
     });
   }
 }
@@ -224,29 +221,23 @@ function checkPresets(c: Checker, value: JsonValue, limits: Record<string, numbe
       );
       if (o === undefined) continue;
       if (o.commands !== undefined)
-        c.strings(
-          `${path}/commands`,
-          o.commands,
-          (s) => isIdentity(s) || (s.endsWith("/*") && isExtensionId(s.slice(0, -2))),
-          "invalid_identity",
-          'a command identity or "<extension id>/*"',
-        );
+        c.strings(`${path}/commands`, o.commands, {
+          test: (s) => isIdentity(s) || (s.endsWith("/*") && isExtensionId(s.slice(0, -2))),
+          code: "invalid_identity",
+          expected: 'a command identity or "<extension id>/*"',
+        });
       if (o.actions !== undefined)
-        c.strings(
-          `${path}/actions`,
-          o.actions,
-          (s) => REQUEST_NAME_PATTERN.test(s),
-          "invalid_value",
-          "an action name",
-        );
+        c.strings(`${path}/actions`, o.actions, {
+          test: (s) => REQUEST_NAME_PATTERN.test(s),
+          code: "invalid_value",
+          expected: "an action name",
+        });
       if (o.resources !== undefined)
-        c.strings(
-          `${path}/resources`,
-          o.resources,
-          (s) => REQUEST_NAME_PATTERN.test(s),
-          "invalid_value",
-          "a resource name",
-        );
+        c.strings(`${path}/resources`, o.resources, {
+          test: (s) => REQUEST_NAME_PATTERN.test(s),
+          code: "invalid_value",
+          expected: "a resource name",
+        });
       if (o.deadlineMs !== undefined)
         c.integer(
           `${path}/deadlineMs`,

@@ -41,6 +41,16 @@ function wordsOf(r: Routing, into: Set<string>): void {
   }
 }
 
+/** What {@link deriveCarried} derives from: the configuration and extensions to publish, the packages read fresh and the base's files. */
+export interface CarryRequest {
+  readonly config: OwnerConfig;
+  readonly extensions: readonly InstalledExtension[];
+  /** The descriptors to derive anew, by package digest. */
+  readonly fresh: ReadonlyMap<string, ExtensionDescriptor>;
+  readonly base: BaseFiles;
+  readonly incumbents?: ReadonlySet<string>;
+}
+
 /**
  * The derivation that carries over from `base` every enabled extension whose
  * package it held, deriving only those in `fresh` (by digest); `undefined`
@@ -49,13 +59,13 @@ function wordsOf(r: Routing, into: Set<string>): void {
  * caller derives from every descriptor instead. Throws what a base file that
  * fails its digest throws; `incumbents` as for `derive`.
  */
-export function deriveCarried(
-  config: OwnerConfig,
-  extensions: readonly InstalledExtension[],
-  fresh: ReadonlyMap<string, ExtensionDescriptor>,
-  base: BaseFiles,
-  incumbents?: ReadonlySet<string>,
-): Derivation | undefined {
+export function deriveCarried({
+  config,
+  extensions,
+  fresh,
+  base,
+  incumbents,
+}: CarryRequest): Derivation | undefined {
   const exposure = (c: OwnerConfig) => canonicalJson((c.exposure ?? null) as unknown as JsonValue);
   if (exposure(config) !== exposure(base.config)) return undefined;
   const enabled = extensions.filter((e) => e.enabled);

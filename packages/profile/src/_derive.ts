@@ -85,13 +85,13 @@ export function derive(
     toolsOf: (digest) => toolsByDigest.get(digest) ?? [],
     parts,
     routesText: (generation) =>
-      routesFileTextOf(
-        generation,
-        routes.groups,
+      routesFileTextOf({
+        commandGeneration: generation,
+        groups: routes.groups,
         rows,
-        new Map(parts.map((p) => [p.digest, p.sha])),
+        partShas: new Map(parts.map((p) => [p.digest, p.sha])),
         wordKeys,
-      ),
+      }),
     commandOf: (identity) =>
       descriptors.get(extensionOf(identity))!.commands.find((c) => c.identity === identity)!,
     routes: () => routes,

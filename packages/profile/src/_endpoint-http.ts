@@ -58,27 +58,23 @@ export function checkHttpEndpoint(
       c.add(`${path}/listen`, "invalid_value", 'expected "host:port", e.g. "127.0.0.1:8080"');
   }
   if (h.allowedHosts !== undefined)
-    c.strings(
-      `${path}/allowedHosts`,
-      h.allowedHosts,
-      (s) => HOST.test(s),
-      "invalid_value",
-      "a host or host:port in lower case",
-    );
+    c.strings(`${path}/allowedHosts`, h.allowedHosts, {
+      test: (s) => HOST.test(s),
+      code: "invalid_value",
+      expected: "a host or host:port in lower case",
+    });
   if (h.allowedOrigins !== undefined)
-    c.strings(
-      `${path}/allowedOrigins`,
-      h.allowedOrigins,
-      (s) => {
+    c.strings(`${path}/allowedOrigins`, h.allowedOrigins, {
+      test: (s) => {
         try {
           return new URL(s).origin === s;
         } catch {
           return false;
         }
       },
-      "invalid_value",
-      "an origin (scheme://host[:port])",
-    );
+      code: "invalid_value",
+      expected: "an origin (scheme://host[:port])",
+    });
   if (h.auth === undefined) return;
   const a = c.object(
     `${path}/auth`,
@@ -90,13 +86,11 @@ export function checkHttpEndpoint(
   url(c, `${path}/auth/issuer`, a.issuer, "the issuer identifier");
   if (a.jwksUri !== undefined) url(c, `${path}/auth/jwksUri`, a.jwksUri, "the issuer's key set");
   if (a.requiredScopes !== undefined)
-    c.strings(
-      `${path}/auth/requiredScopes`,
-      a.requiredScopes,
-      (s) => SCOPE.test(s),
-      "invalid_value",
-      "an OAuth scope",
-    );
+    c.strings(`${path}/auth/requiredScopes`, a.requiredScopes, {
+      test: (s) => SCOPE.test(s),
+      code: "invalid_value",
+      expected: "an OAuth scope",
+    });
   if (a.clockToleranceSeconds !== undefined) {
     const t = a.clockToleranceSeconds;
     if (typeof t !== "number" || !Number.isInteger(t) || t < 0 || t > 300)
@@ -117,8 +111,16 @@ export function checkHttpEndpoint(
     const p = pointerAppend(`${path}/auth/presets`, i);
     const e = c.object(p, entry, ["scope", "preset"], []);
     if (e === undefined) return;
-    c.string(`${p}/scope`, e.scope, SCOPE, "invalid_value", "an OAuth scope");
-    const name = c.string(`${p}/preset`, e.preset, NAME, "invalid_name", "a preset name");
+    c.string(`${p}/scope`, e.scope, {
+      pattern: SCOPE,
+      code: "invalid_value",
+      expected: "an OAuth scope",
+    });
+    const name = c.string(`${p}/preset`, e.preset, {
+      pattern: NAME,
+      code: "invalid_name",
+      expected: "a preset name",
+    });
     if (name !== undefined && !isPreset(name))
       c.add(`${p}/preset`, "unknown_preset", `preset "${name}" is not defined in /presets`);
   });
@@ -131,15 +133,17 @@ function checkIntrospection(c: Checker, path: string, value: JsonValue): void {
     url(c, `${path}/endpoint`, i.endpoint, "the introspection endpoint");
   // A missing member is reported once, as missing.
   if (i.clientId !== undefined)
-    c.string(`${path}/clientId`, i.clientId, CLIENT_ID, "invalid_value", "a client id");
+    c.string(`${path}/clientId`, i.clientId, {
+      pattern: CLIENT_ID,
+      code: "invalid_value",
+      expected: "a client id",
+    });
   if (i.clientSecretEnv !== undefined)
-    c.string(
-      `${path}/clientSecretEnv`,
-      i.clientSecretEnv,
-      ENV_NAME,
-      "invalid_value",
-      "the name of an environment variable (A-Z, 0-9, _), not the secret itself",
-    );
+    c.string(`${path}/clientSecretEnv`, i.clientSecretEnv, {
+      pattern: ENV_NAME,
+      code: "invalid_value",
+      expected: "the name of an environment variable (A-Z, 0-9, _), not the secret itself",
+    });
   if (i.cacheSeconds !== undefined) {
     const t = i.cacheSeconds;
     if (typeof t !== "number" || !Number.isInteger(t) || t < 0 || t > 300)

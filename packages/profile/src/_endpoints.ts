@@ -102,13 +102,11 @@ export function checkEndpoints(
     if (e === undefined) continue;
     const preset = presetOf(c, `${path}/preset`, e.preset, presets);
     if (e.namespace !== undefined)
-      c.string(
-        `${path}/namespace`,
-        e.namespace,
-        ENDPOINT_NAMESPACE,
-        "invalid_name",
-        "an endpoint namespace ([A-Za-z0-9._:-], at most 128)",
-      );
+      c.string(`${path}/namespace`, e.namespace, {
+        pattern: ENDPOINT_NAMESPACE,
+        code: "invalid_name",
+        expected: "an endpoint namespace ([A-Za-z0-9._:-], at most 128)",
+      });
     if (e.toolNames !== undefined && e.toolNames !== "full" && e.toolNames !== "compact")
       c.add(`${path}/toolNames`, "invalid_value", 'expected "full" or "compact"');
     if (e.deadlineMs !== undefined) {
@@ -118,13 +116,11 @@ export function checkEndpoints(
     }
     if (e.limits !== undefined) checkLimits(c, `${path}/limits`, e.limits);
     if (e.devExtensions !== undefined)
-      c.strings(
-        `${path}/devExtensions`,
-        e.devExtensions,
-        isExtensionId,
-        "invalid_identity",
-        "an extension id",
-      );
+      c.strings(`${path}/devExtensions`, e.devExtensions, {
+        test: isExtensionId,
+        code: "invalid_identity",
+        expected: "an extension id",
+      });
     if (e.http !== undefined)
       checkHttpEndpoint(
         c,
@@ -147,7 +143,11 @@ function presetOf(
   presets: JsonValue | undefined,
 ): Obj | undefined {
   if (value === undefined) return undefined;
-  const name = c.string(path, value, NAME, "invalid_name", "a preset name");
+  const name = c.string(path, value, {
+    pattern: NAME,
+    code: "invalid_name",
+    expected: "a preset name",
+  });
   if (
     name === undefined ||
     typeof presets !== "object" ||

@@ -147,13 +147,13 @@ export class Projections {
             fresh.set(e.digest, await this.descriptor(e));
         let carried: Derivation | undefined;
         try {
-          carried = deriveCarried(
+          carried = deriveCarried({
             config,
-            list,
+            extensions: list,
             fresh,
-            { config: baseRevision.config, catalog, routes },
+            base: { config: baseRevision.config, catalog, routes },
             incumbents,
-          );
+          });
         } catch (e) {
           // A base bucket or part that fails its digest is only a cache: derive from the descriptors.
           if (e instanceof ProfileError && e.code !== "invalid_state") throw e;

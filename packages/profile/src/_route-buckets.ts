@@ -85,6 +85,26 @@ const isPartDigest = (parts: number) => (r: unknown) =>
   typeof r[1] === "string" &&
   /^[0-9a-f]{64}$/.test(r[1]);
 
+/** A route cache's verified header: the state directory, the revision, its file, and the buckets it names. */
+export interface RouteCacheHeader {
+  readonly root: string;
+  readonly id: string;
+  readonly file: string;
+  /** The header line's length, without its newline. */
+  readonly headerBytes: number;
+  /** Each bucket's first word, size, digest and route key, in file order. */
+  readonly words: readonly (readonly [string, number, string, string])[];
+}
+
+/** One bucket line's members, as parsed and checked for shape. */
+interface BucketRows {
+  readonly commands: readonly RouteHead[];
+  readonly parts: readonly string[];
+  readonly rows: readonly [number, number][];
+  readonly digests: readonly string[];
+  readonly partDigests: ReadonlyMap<number, string>;
+}
+
 /** The buckets after a verified header of `file` (revision `id`), each read when first asked for. */
 export class RouteBuckets {
   /** The first words, sorted. */
@@ -98,13 +118,14 @@ export class RouteBuckets {
 
   readonly #keys = new Map<string, string>();
 
-  constructor(
-    readonly root: string,
-    readonly id: string,
-    readonly file: string,
-    headerBytes: number,
-    words: readonly (readonly [string, number, string, string])[],
-  ) {
+  readonly root: string;
+  readonly id: string;
+  readonly file: string;
+
+  constructor({ root, id, file, headerBytes, words }: RouteCacheHeader) {
+    this.root = root;
+    this.id = id;
+    this.file = file;
     let offset = headerBytes + 1;
     for (const [w, size, digest, key] of words) {
       this.#at.set(w, [offset, size, digest]);
@@ -164,7 +185,13 @@ export class RouteBuckets {
       throw new Error(
         `the commands under "${word}" in the route cache of revision ${this.id} are malformed`,
       );
-    const b = this.#set(x.commands, parts as string[], x.rows, x.digests, new Map(x.partDigests));
+    const b = this.#set({
+      commands: x.commands,
+      parts: parts as string[],
+      rows: x.rows,
+      digests: x.digests,
+      partDigests: new Map(x.partDigests),
+    });
     this.#read.set(word, b);
     return b;
   }
@@ -218,13 +245,7 @@ export class RouteBuckets {
     return part;
   }
 
-  #set(
-    commands: readonly RouteHead[],
-    parts: readonly string[],
-    rows: readonly [number, number][],
-    digests: readonly string[],
-    partDigests: ReadonlyMap<number, string>,
-  ): RouteSet {
+  #set({ commands, parts, rows, digests, partDigests }: BucketRows): RouteSet {
     const row = (i: number) => {
       const [p, line] = rows[i]!;
       return { part: parts[p]!, line, digest: digests[i]! };

@@ -117,7 +117,7 @@ export async function validatePackageDir(
       add(DESCRIPTOR_PATH, e);
     }
   }
-  const signature = signatureOf(files, digest, descriptor, config, problems);
+  const signature = signatureOf({ files, digest, descriptor }, config, problems);
   return {
     ok: problems.length === 0,
     problems,
@@ -127,10 +127,15 @@ export async function validatePackageDir(
   };
 }
 
+/** A package as read for validation: its files, their digest and its descriptor if it is valid. */
+interface ReadPackage {
+  readonly files: PackageFiles;
+  readonly digest: string;
+  readonly descriptor: ExtensionDescriptor | undefined;
+}
+
 function signatureOf(
-  files: PackageFiles,
-  digest: string,
-  descriptor: ExtensionDescriptor | undefined,
+  { files, digest, descriptor }: ReadPackage,
   config: OwnerConfig | undefined,
   problems: PackageProblem[],
 ): PackageReport["signature"] {

@@ -167,13 +167,13 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
       )
     )
       return damaged(`the route cache of revision ${id} is not a ${ROUTES_FORMAT} file for it`);
-    const buckets = new RouteBuckets(
+    const buckets = new RouteBuckets({
       root,
       id,
       file,
-      head.length,
-      words as [string, number, string, string][],
-    );
+      headerBytes: head.length,
+      words: words as [string, number, string, string][],
+    });
     if (buckets.end !== first.size)
       return damaged(`the route cache of revision ${id} does not hold the lines its header names`);
     return {

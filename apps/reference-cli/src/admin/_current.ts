@@ -51,6 +51,14 @@ export async function current(state: StateDirectory, brand: string): Promise<Cur
   return { base, revision, config: revision?.config ?? initialConfig(brand) };
 }
 
+/** An edit of the configuration: what it was read from, what it becomes, and how the change is reported. */
+export interface ConfigEdit {
+  readonly from: Current;
+  readonly config: OwnerConfig;
+  /** The change, as printed ("exposed acme.notes"). */
+  readonly what: string;
+}
+
 /**
  * Publishes `config` on the revision it was read from — a concurrent edit
  * makes it fail with `conflict` (safe to retry) instead of being lost — and
@@ -59,9 +67,7 @@ export async function current(state: StateDirectory, brand: string): Promise<Cur
 export async function publishConfig(
   ctx: BuiltinContext,
   state: StateDirectory,
-  from: Current,
-  config: OwnerConfig,
-  what: string,
+  { from, config, what }: ConfigEdit,
 ): Promise<number> {
   const p = await state.setConfig(config, { base: from.base });
   return reported(ctx, p, what);

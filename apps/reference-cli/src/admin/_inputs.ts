@@ -38,9 +38,12 @@ export const bool = (id: string, summary: string, over: Over = {}): object => ({
 export const args = (
   id: string,
   summary: string,
-  position: number,
-  maxItems: number,
-  { minItems = 1, maxLength = 4096 }: { minItems?: number; maxLength?: number } = {},
+  {
+    position,
+    maxItems,
+    minItems = 1,
+    maxLength = 4096,
+  }: { position: number; maxItems: number; minItems?: number; maxLength?: number },
 ): object => ({
   id,
   type: "list",
@@ -60,13 +63,11 @@ export const many = (id: string, summary: string): object => ({
   summary,
 });
 
-/** A whole number from `minimum` to `maximum`. */
+/** A whole number from `minimum` to `maximum`; other members of the third argument are declared as given. */
 export const count = (
   id: string,
   summary: string,
-  minimum: number,
-  maximum: number,
-  over: Over = {},
+  { minimum, maximum, ...over }: { minimum: number; maximum: number } & Over,
 ): object => ({
   id,
   type: "integer",

@@ -91,7 +91,7 @@ export async function skeletonFiles(
       [TYPES_FILE]: descriptorTypes(parsed.value, { generator: `${brand} ext types` }),
     }),
     ...files,
-    "README.md": readme(id, brand, publisher, group, lang),
+    "README.md": readme({ id, brand, publisher, group, lang }),
   };
 }
 
@@ -257,13 +257,16 @@ test("hello greets by name", () => {
 `;
 }
 
-function readme(
-  id: string,
-  brand: string,
-  publisher: string,
-  group: string,
-  lang: SkeletonLanguage,
-): string {
+/** What a new package's README names: the extension, its publisher and group, the brand and the language. */
+interface ReadmeSubject {
+  readonly id: string;
+  readonly brand: string;
+  readonly publisher: string;
+  readonly group: string;
+  readonly lang: SkeletonLanguage;
+}
+
+function readme({ id, brand, publisher, group, lang }: ReadmeSubject): string {
   // Each line's command and what it is for, the comments aligned in one column.
   const build: [string, string][] =
     lang === "ts"

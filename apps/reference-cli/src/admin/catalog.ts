@@ -90,7 +90,7 @@ export function catalogBuiltins(
             : docsCacheKey([revisionId, preset ?? "", brand, build()]);
         let md = key === undefined ? undefined : readDocs(profile.readBounded, state.root, key);
         if (md === undefined) {
-          md = [...(await markdown(profile, state, brand, preset, admin))].join("");
+          md = [...(await markdown(profile, state, { brand, preset, admin }))].join("");
           if (key !== undefined) keepDocs(state.root, key, md);
         }
         // --json gets the Markdown inside a versioned envelope, not bare Markdown.
@@ -183,13 +183,18 @@ function build(): string {
   return `${entry}:${st.size}:${st.mtimeMs}`;
 }
 
+/** What a reference covers: the brand, the preset whose tools it lists (default the default preset) and the administrative commands. */
+interface ReferenceScope {
+  readonly brand: string;
+  readonly preset: string | undefined;
+  readonly admin: () => readonly CliBuiltin[];
+}
+
 /** The Markdown reference, section by section (each ends with a newline). */
 async function markdown(
   profile: Profile,
   state: StateDirectory,
-  brand: string,
-  preset: string | undefined,
-  admin: () => readonly CliBuiltin[],
+  { brand, preset, admin }: ReferenceScope,
 ): Promise<Iterable<string>> {
   const projection = await state.projection();
   const routes = profile.cliRoutes(projection);

@@ -9,9 +9,7 @@ import { type AdminBody, Refusal, safe } from "./_kit.js";
 const TARGETS = args(
   "targets",
   "Extension ids, or <extension id>/<command id>: all in one publication",
-  0,
-  64,
-  { maxLength: 512 },
+  { position: 0, maxItems: 64, maxLength: 512 },
 );
 
 /** The `expose` commands. */
@@ -56,13 +54,11 @@ export function exposeBuiltins(
           commands: add("commands"),
           extensions: add("extensions"),
         };
-        return publishConfig(
-          ctx,
-          state,
+        return publishConfig(ctx, state, {
           from,
-          { ...from.config, exposure },
-          `exposed ${targets.join(", ")}`,
-        );
+          config: { ...from.config, exposure },
+          what: `exposed ${targets.join(", ")}`,
+        });
       }),
     },
     {
@@ -83,13 +79,11 @@ export function exposeBuiltins(
           commands: (e?.commands ?? []).filter((c) => !targets.includes(c)),
           extensions: (e?.extensions ?? []).filter((c) => !targets.includes(c)),
         };
-        return publishConfig(
-          ctx,
-          state,
+        return publishConfig(ctx, state, {
           from,
-          { ...from.config, exposure },
-          `hid ${targets.join(", ")}`,
-        );
+          config: { ...from.config, exposure },
+          what: `hid ${targets.join(", ")}`,
+        });
       }),
     },
   ];

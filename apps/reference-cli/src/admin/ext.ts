@@ -43,7 +43,10 @@ export function extBuiltins(
       summary:
         "Install or upgrade signed extension packages, all in one publication (a new one is allowed in the default preset)",
       inputs: [
-        args("packages", "The signed packages: directories or .tgz files", 0, 1_000),
+        args("packages", "The signed packages: directories or .tgz files", {
+          position: 0,
+          maxItems: 1_000,
+        }),
         bool("allow_downgrade", "Install them even if a version is lower than the installed one"),
       ],
       run: guarded(async (ctx, state, profile) => {

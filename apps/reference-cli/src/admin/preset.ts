@@ -52,9 +52,7 @@ export function presetBuiltins(
           args(
             "patterns",
             "Commands <ext>/<cmd>, or <ext>/* for all of an extension's: all in one publication",
-            1,
-            64,
-            { minItems: 0, maxLength: 512 },
+            { position: 1, maxItems: 64, minItems: 0, maxLength: 512 },
           ),
           many("action", "An action the preset grants"),
           many("resource", "A resource the preset grants"),
@@ -81,13 +79,11 @@ export function presetBuiltins(
             resources: edit(p.resources, pick("resource")),
           };
           const presets = { ...from.config.presets, [name]: changed };
-          return publishConfig(
-            ctx,
-            state,
+          return publishConfig(ctx, state, {
             from,
-            { ...from.config, presets },
-            `updated preset ${name}`,
-          );
+            config: { ...from.config, presets },
+            what: `updated preset ${name}`,
+          });
         }),
       }),
     ),

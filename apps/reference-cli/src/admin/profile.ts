@@ -89,10 +89,14 @@ export function profileBuiltins(
       summary:
         "Remove old revisions (keeping the active one, the newest --keep of its history and any younger than --max-age-days) and stored packages none of the kept ones uses",
       inputs: [
-        count("keep", "The newest revisions of the active history always kept", 1, 999_999, {
+        count("keep", "The newest revisions of the active history always kept", {
+          minimum: 1,
+          maximum: 999_999,
           default: 20,
         }),
-        count("max_age_days", "Revisions younger than this many days are kept too", 1, 36_500, {
+        count("max_age_days", "Revisions younger than this many days are kept too", {
+          minimum: 1,
+          maximum: 36_500,
           default: 30,
         }),
         bool("dry_run", "Only report what would be removed"),

@@ -43,7 +43,7 @@ function runFilter(
 
 /** The filters `runs list` and `runs tail` share (outcome, reason and times are checked by runFilter). */
 const FILTERS: readonly object[] = [
-  count("limit", "At most this many runs", 1, 10_000),
+  count("limit", "At most this many runs", { minimum: 1, maximum: 10_000 }),
   oneOf("surface", "Only calls made on this surface", ["cli", "mcp"]),
   flag(
     "outcome",

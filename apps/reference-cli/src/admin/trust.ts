@@ -86,13 +86,11 @@ export function trustBuiltins(
           }),
         };
         const others = from.config.trustedPublishers.filter((t) => t.id !== id);
-        return publishConfig(
-          ctx,
-          state,
+        return publishConfig(ctx, state, {
           from,
-          { ...from.config, trustedPublishers: [...others, entry] },
-          `trusted publisher ${id} for ${namespacesOf(entry).join(", ")}`,
-        );
+          config: { ...from.config, trustedPublishers: [...others, entry] },
+          what: `trusted publisher ${id} for ${namespacesOf(entry).join(", ")}`,
+        });
       }),
     },
     {
