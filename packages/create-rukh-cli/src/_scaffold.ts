@@ -39,6 +39,7 @@ const RUKH_PACKAGES = [
   "mcp",
   "oauth",
   "profile",
+  "registry",
 ];
 const TEMPLATE = fileURLToPath(new URL("../template/", import.meta.url));
 
