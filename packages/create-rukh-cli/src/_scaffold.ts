@@ -41,6 +41,7 @@ const RUKH_PACKAGES = [
   "mcp",
   "oauth",
   "profile",
+  "registry",
 ];
 /** Where a brand scaffolded from tarballs keeps them. */
 const VENDOR = "vendor/rukh";

@@ -71,6 +71,7 @@ describe("scaffold", () => {
       "mcp",
       "oauth",
       "profile",
+      "registry",
     ];
     for (const n of names) writeFileSync(join(folder, `rukh-${n}-0.1.0.tgz`), "");
     const dir = join(temp, "plain");

@@ -9,7 +9,13 @@ import { effectiveLimits } from "./_config.js";
 import { linkedPackage } from "./_devlink.js";
 import { checkImports } from "./_imports.js";
 import type { OwnerConfig, ProfileRevision, ToolProjection, VerifiedPackage } from "./_model.js";
-import { readLimits, readPackageSource, storePackage, verifyPackage } from "./_package.js";
+import {
+  readLimits,
+  readNpmArchive,
+  readPackageSource,
+  storePackage,
+  verifyPackage,
+} from "./_package.js";
 import {
   type Candidate,
   candidateOf,
@@ -137,10 +143,17 @@ async function readChange(
   switch (change.op) {
     case "install": {
       const config: OwnerConfig = configFor(draft, "install");
-      const files = await readPackageSource(change.source, readLimits(effectiveLimits(config)));
+      const limits = readLimits(effectiveLimits(config));
+      const files =
+        change.archive === undefined
+          ? await readPackageSource(change.source, limits)
+          : readNpmArchive(change.archive, limits);
       const pkg = verifyPackage(files, config);
       await checkImports(pkg.descriptor, pkg.files);
-      const source = await realpath(change.source).catch(() => resolve(change.source));
+      const source =
+        change.archive === undefined
+          ? await realpath(change.source).catch(() => resolve(change.source))
+          : change.source;
       return { change: { ...change, pkg: { ...pkg, source } }, verified: pkg };
     }
     case "link": {

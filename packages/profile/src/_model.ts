@@ -251,6 +251,33 @@ export interface InstalledExtension {
    * Absent for an installed package.
    */
   readonly dev?: string;
+  /**
+   * Where an installed package was fetched from, when it came from an npm
+   * registry (`ext install @jane/hello`); absent for a folder or file. It
+   * says where the bytes came from, not why they are trusted: the signature
+   * does that, as for every package.
+   */
+  readonly origin?: ExtensionOrigin;
+}
+
+/**
+ * The npm registry an installed package came from: what was asked for and
+ * what was fetched.
+ *
+ * @example
+ * const origin: ExtensionOrigin = { registry: "https://registry.example/", name: "@jane/hello", version: "1.2.0", integrity: "sha512-…", spec: "^1.2" };
+ */
+export interface ExtensionOrigin {
+  /** The registry npm's configuration named for the package, ending in `/`. */
+  readonly registry: string;
+  /** The npm package name. */
+  readonly name: string;
+  /** The npm version fetched. */
+  readonly version: string;
+  /** The SRI integrity of the fetched tarball, as the registry published it. */
+  readonly integrity: string;
+  /** What it was installed as, which `ext upgrade` follows: a dist-tag (`latest`), a range or a version. */
+  readonly spec: string;
 }
 
 /** An immutable, published profile revision. Its id is `fingerprint()` of this object. */

@@ -146,6 +146,36 @@ export async function readPackageSource(
   return readTgz(await readFile(source), limits);
 }
 
+/**
+ * Reads a package from an npm tarball's bytes: every entry under the one
+ * `package/` folder npm packs into, which is taken off, so the files are the
+ * signed folder's (`malformed_archive` for an entry outside it). The same
+ * limits as a `.tgz` file apply.
+ */
+export function readNpmArchive(bytes: Uint8Array, limits: PackageReadLimits): PackageFiles {
+  if (bytes.length > limits.maxCompressedBytes)
+    throw new ProfileError(
+      "package_too_large",
+      `compressed package is ${bytes.length} bytes; at most ${limits.maxCompressedBytes} are accepted`,
+    );
+  const packed = readTgz(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length), {
+    ...limits,
+    maxPathBytes: limits.maxPathBytes + NPM_FOLDER.length,
+  });
+  const files: PackageFiles = new Map();
+  for (const [path, data] of packed) {
+    if (!path.startsWith(NPM_FOLDER))
+      throw new ProfileError(
+        "malformed_archive",
+        `npm tarball entry "${path}" is outside the "${NPM_FOLDER}" folder npm packs into`,
+      );
+    files.set(checkPackagePath(path.slice(NPM_FOLDER.length), limits), data);
+  }
+  return files;
+}
+
+const NPM_FOLDER = "package/";
+
 /** The manifest of in-memory package files. */
 export function manifestOf(files: PackageFiles): PackageManifest {
   const paths = [...files.keys()].filter((p) => p !== SIGNATURE_PATH).sort();

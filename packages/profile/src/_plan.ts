@@ -6,7 +6,12 @@ import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, type JsonValue } from "@rukh/json";
 import { parseOwnerConfig, presetNamed, validateOwnerConfig } from "./_config.js";
 import { ProfileError } from "./_errors.js";
-import type { InstalledExtension, OwnerConfig, ProfileRevision } from "./_model.js";
+import type {
+  ExtensionOrigin,
+  InstalledExtension,
+  OwnerConfig,
+  ProfileRevision,
+} from "./_model.js";
 import { checkNamespaces, checkSource, checkVersionChange } from "./_trust.js";
 
 /** One change applied by {@link StateDirectory.apply}. */
@@ -22,6 +27,14 @@ export type ProfileChange =
       readonly allowIn?: string;
       /** Install a version lower than the installed one (otherwise `downgrade`). */
       readonly allowDowngrade?: boolean;
+      /**
+       * The package's bytes (an npm tarball: its files under `package/`),
+       * fetched from where `origin` says; `source` then only names it in
+       * messages. Read and checked exactly as a `.tgz` file is.
+       */
+      readonly archive?: Uint8Array;
+      /** Where `archive` was fetched from, recorded on the installed entry. */
+      readonly origin?: ExtensionOrigin;
     }
   | {
       /** A development link: an unsigned package directory, for the local user only (see `InstalledExtension.dev`). */
@@ -111,7 +124,11 @@ function allowExtension(config: OwnerConfig, preset: string, id: string): OwnerC
 function arrived(
   draft: Draft,
   config: OwnerConfig,
-  change: { readonly pkg: ArrivingPackage; readonly allowIn?: string },
+  change: {
+    readonly pkg: ArrivingPackage;
+    readonly allowIn?: string;
+    readonly origin?: ExtensionOrigin;
+  },
   dev?: string,
 ): Draft {
   const d = change.pkg.descriptor;
@@ -123,6 +140,8 @@ function arrived(
     digest: change.pkg.digest,
     enabled: prior?.enabled ?? true,
     ...(dev !== undefined && { dev }),
+    // A registry install records where it came from; a file install, nothing.
+    ...(change.origin !== undefined && { origin: change.origin }),
   });
   const allowed =
     prior === undefined && change.allowIn !== undefined
@@ -274,7 +293,9 @@ function sameExtensions(
         e.publisher === o.publisher &&
         e.digest === o.digest &&
         e.enabled === o.enabled &&
-        e.dev === o.dev
+        e.dev === o.dev &&
+        canonicalJson((e.origin ?? null) as unknown as JsonValue) ===
+          canonicalJson((o.origin ?? null) as unknown as JsonValue)
       );
     })
   );

@@ -22,6 +22,34 @@ function isObject(v: unknown): v is { [k: string]: JsonValue } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+const ORIGIN_KEYS = ["integrity", "name", "registry", "spec", "version"].join(",");
+const ORIGIN_TEXT_MAX_LENGTH = 2048;
+
+/** The issues of an installed extension's `origin` (see `ExtensionOrigin`). */
+function originIssues(
+  origin: JsonValue,
+  path: string,
+  add: (path: string, message: string) => void,
+): void {
+  if (!isObject(origin) || Object.keys(origin).sort().join(",") !== ORIGIN_KEYS) {
+    add(path, `expected an object with exactly ${ORIGIN_KEYS}`);
+    return;
+  }
+  for (const key of ["integrity", "name", "registry", "spec", "version"])
+    if (
+      typeof origin[key] !== "string" ||
+      origin[key] === "" ||
+      origin[key].length > ORIGIN_TEXT_MAX_LENGTH ||
+      /[\u0000-\u001f\u007f-\u009f]/.test(origin[key])
+    )
+      add(
+        `${path}/${key}`,
+        `expected a non-empty string of at most ${ORIGIN_TEXT_MAX_LENGTH} characters, without control characters`,
+      );
+  if (typeof origin.registry === "string" && !/^https?:\/\/[^/]+\/(.*\/)?$/.test(origin.registry))
+    add(`${path}/registry`, "expected an http(s) registry address ending in /");
+}
+
 /** Validates the structure of a revision value (its id is checked by the reader). */
 export function validateRevision(value: JsonValue): Validation<ProfileRevision> {
   const issues: ValidationIssue[] = [];
@@ -77,7 +105,7 @@ export function validateRevision(value: JsonValue): Validation<ProfileRevision> 
       if (
         !isObject(e) ||
         Object.keys(e)
-          .filter((k) => k !== "dev")
+          .filter((k) => k !== "dev" && k !== "origin")
           .sort()
           .join(",") !== EXTENSION_KEYS
       ) {
@@ -103,6 +131,7 @@ export function validateRevision(value: JsonValue): Validation<ProfileRevision> 
           `${path}/dev`,
           `expected an absolute directory of at most ${DEV_SOURCE_MAX_LENGTH} characters, without control characters`,
         );
+      if (e.origin !== undefined) originIssues(e.origin, `${path}/origin`, add);
     });
   }
   if (issues.length > 0) return { ok: false, issues };

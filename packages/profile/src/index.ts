@@ -49,6 +49,7 @@ export type {
   CliRoute,
   CliRouteTable,
   ConfigIssueCode,
+  ExtensionOrigin,
   InstalledExtension,
   ManifestFile,
   McpEndpoint,

@@ -49,6 +49,17 @@ function revision(extensions: InstalledExtension[], cfg = CONFIG): ProfileRevisi
   };
 }
 
+const ORIGIN = {
+  registry: "https://registry.test/",
+  name: "@acme/files",
+  version: "1.1.0",
+  integrity: "sha512-AAAA",
+  spec: "latest",
+};
+const fromRegistry: Draft = draftOf(
+  revision([entry("acme.files", { origin: { ...ORIGIN, version: "1.0.0" } })]),
+);
+
 const empty: Draft = draftOf(undefined);
 const withFiles: Draft = draftOf(revision([entry("acme.files")]));
 const disabledFiles: Draft = draftOf(revision([entry("acme.files", { enabled: false })]));
@@ -120,6 +131,41 @@ describe("planning one change", () => {
       withFiles,
       { op: "install", source: "x", pkg: arriving("acme.files", { version: "1.0.0" }) },
       "version_reused",
+    ],
+    [
+      "install from a registry records where it came from",
+      draftOf(revision([])),
+      { op: "install", source: "x", origin: ORIGIN, pkg: arriving("acme.files") },
+      [entry("acme.files", { version: "1.1.0", digest: D2, origin: ORIGIN })],
+    ],
+    [
+      "upgrade from a registry replaces the origin",
+      fromRegistry,
+      { op: "install", source: "x", origin: ORIGIN, pkg: arriving("acme.files") },
+      [entry("acme.files", { version: "1.1.0", digest: D2, origin: ORIGIN })],
+    ],
+    [
+      "upgrade from a file drops the origin",
+      fromRegistry,
+      { op: "install", source: "x", pkg: arriving("acme.files") },
+      [entry("acme.files", { version: "1.1.0", digest: D2 })],
+    ],
+    [
+      "a registry downgrade is refused as a file's is",
+      draftOf(revision([entry("acme.files", { version: "1.2.0", origin: ORIGIN })])),
+      { op: "install", source: "x", origin: ORIGIN, pkg: arriving("acme.files") },
+      "downgrade",
+    ],
+    [
+      "a registry package from an untrusted publisher is refused as a file's is",
+      withFiles,
+      {
+        op: "install",
+        source: "x",
+        origin: ORIGIN,
+        pkg: arriving("evil.files", { publisher: "evil" }),
+      },
+      "untrusted_publisher",
     ],
     [
       "link a new extension",
@@ -301,6 +347,13 @@ describe("the candidate as a whole", () => {
       { ...same, extensions: [entry("acme.files", { enabled: false })] },
       base,
       "disable",
+      false,
+    ],
+    [
+      "the same package, now from a registry",
+      { ...same, extensions: [entry("acme.files", { origin: ORIGIN })] },
+      base,
+      "install",
       false,
     ],
     [

@@ -78,6 +78,18 @@ export function guard(brand: string): (fn: AdminBody) => (ctx: BuiltinContext) =
     };
 }
 
+/**
+ * A `RegistryError` of `@rukh/registry`, known by its name so that commands
+ * that never reach a registry never load it.
+ */
+function isRegistryError(e: unknown): e is Error & { code: string } {
+  return (
+    e instanceof Error &&
+    e.name === "RegistryError" &&
+    typeof (e as { code?: unknown }).code === "string"
+  );
+}
+
 /** Reports an error of an administrative command and returns its exit code. */
 function failed(ctx: BuiltinContext, brand: string, e: unknown, profile: Profile): number {
   const { ProfileError } = profile;
@@ -88,7 +100,9 @@ function failed(ctx: BuiltinContext, brand: string, e: unknown, profile: Profile
         ? [REFUSED, "refused", []]
         : e instanceof ProfileError
           ? [REFUSED, e.code, e.issues]
-          : [STATE, "state_error", []];
+          : isRegistryError(e)
+            ? [REFUSED, e.code, []]
+            : [STATE, "state_error", []];
   const message = (e as Error).message;
   if (ctx.json) {
     ctx.stderr.write(
@@ -100,7 +114,7 @@ function failed(ctx: BuiltinContext, brand: string, e: unknown, profile: Profile
   }
   // A usage error ends with the runnable line that shows how to call the command.
   if (exitCode === USAGE) return ctx.usage(terminalText(message));
-  const prefix = e instanceof ProfileError ? `${e.code}: ` : "";
+  const prefix = e instanceof ProfileError || isRegistryError(e) ? `${e.code}: ` : "";
   ctx.stderr.write(`${brand}: ${prefix}${terminalText(message)}\n`);
   for (const i of issues)
     ctx.stderr.write(`  ${terminalText(i.path || "/")}: ${terminalText(i.message)}\n`);

@@ -1,36 +1,12 @@
 // `ext`: installing, upgrading, enabling, disabling and removing extensions.
 
 import type { CliBuiltin } from "@rukh/cli";
-import type { InstalledExtension, Publication } from "@rukh/profile";
 import { candidates, current, reported } from "./_current.js";
+import { installChanges, originText } from "./_ext-changes.js";
+import { installSources } from "./_ext-sources.js";
+import { upgradeBuiltins } from "./_ext-upgrade.js";
 import { arg, args, bool, text, texts } from "./_inputs.js";
-import { type AdminBody, OK, type Profile, print, safe } from "./_kit.js";
-
-/** What an install did to each extension, in words and as data. */
-function installChanges(
-  before: readonly InstalledExtension[],
-  p: Publication,
-  { compareVersions }: Profile,
-): { text: string; change: Record<string, string> }[] {
-  const changes: { text: string; change: Record<string, string> }[] = [];
-  for (const e of p.revision.extensions) {
-    const prior = before.find((b) => b.id === e.id);
-    if (prior?.digest === e.digest) continue;
-    if (prior === undefined) {
-      changes.push({
-        text: `installed ${e.id} ${e.version}`,
-        change: { id: e.id, change: "installed", to: e.version },
-      });
-      continue;
-    }
-    const verb = compareVersions(e.version, prior.version) < 0 ? "downgraded" : "upgraded";
-    changes.push({
-      text: `${verb} ${e.id} ${prior.version} → ${e.version}`,
-      change: { id: e.id, change: verb, from: prior.version, to: e.version },
-    });
-  }
-  return changes;
-}
+import { type AdminBody, OK, print, safe } from "./_kit.js";
 
 /** The `ext` commands. */
 export function extBuiltins(
@@ -43,23 +19,30 @@ export function extBuiltins(
       summary:
         "Install or upgrade signed extension packages, all in one publication (a new one is allowed in the default preset)",
       inputs: [
-        args("packages", "The signed packages: directories or .tgz files", {
-          position: 0,
-          maxItems: 1_000,
-        }),
+        args(
+          "packages",
+          "The signed packages: directories, .tgz files or npm package specs (@jane/hello, @jane/hello@^1.2, @jane/hello@next), fetched through npm's configuration; an existing path wins over a spec",
+          { position: 0, maxItems: 1_000 },
+        ),
         bool("allow_downgrade", "Install them even if a version is lower than the installed one"),
       ],
       run: guarded(async (ctx, state, profile) => {
         const sources = texts(ctx.inputs, "packages");
         const from = await current(state, brand);
+        const arriving = await installSources(
+          ctx,
+          sources,
+          from.config,
+          profile.PACKAGE_MAX_COMPRESSED_BYTES,
+        );
         // One publication: the first configuration (if any), every package,
         // and the pattern of each new one in the default preset.
         const p = await state.apply(
           [
             ...(from.base === null ? [{ op: "setConfig" as const, config: from.config }] : []),
-            ...sources.map((source) => ({
+            ...arriving.map((source) => ({
               op: "install" as const,
-              source,
+              ...source,
               allowIn: from.config.defaultPreset,
               allowDowngrade: ctx.inputs.allow_downgrade === true,
             })),
@@ -98,6 +81,7 @@ export function extBuiltins(
         }),
       }),
     ),
+    ...upgradeBuiltins(brand, guarded),
     {
       path: ["ext", "list"],
       summary: "List installed extensions",
@@ -107,7 +91,7 @@ export function extBuiltins(
         const exts = revision?.extensions ?? [];
         const lines = exts.map(
           (e) =>
-            `${e.id}@${e.version}  ${e.publisher}  ${e.enabled ? "enabled" : "disabled"}  ${e.digest.slice(0, 12)}${e.dev === undefined ? "" : `  [dev] linked from ${safe(e.dev)}`}`,
+            `${e.id}@${e.version}  ${e.publisher}  ${e.enabled ? "enabled" : "disabled"}  ${e.digest.slice(0, 12)}${e.dev === undefined ? "" : `  [dev] linked from ${safe(e.dev)}`}${safe(originText(e))}`,
         );
         print(ctx, lines.length ? lines.join("\n") : "no extensions installed", exts);
         return OK;

@@ -1,0 +1,60 @@
+// An installed extension's origin in a revision: optional, so revisions
+// written before it stay valid, and strict when present.
+import { expect, it } from "vitest";
+import { validateRevision } from "../src/_revision.js";
+import { ownerConfig } from "./_helpers.js";
+
+const ORIGIN = {
+  registry: "https://registry.test/",
+  name: "@jane/hello",
+  version: "1.2.0",
+  integrity: "sha512-AAAA",
+  spec: "^1.2",
+};
+
+function revision(origin: unknown) {
+  return {
+    format: "rukh.profile/1",
+    sequence: 1,
+    parent: null,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    config: ownerConfig(),
+    extensions: [
+      {
+        id: "jane.hello",
+        version: "1.2.0",
+        publisher: "jane",
+        digest: "a".repeat(64),
+        enabled: true,
+        ...(origin !== undefined && { origin }),
+      },
+    ],
+    commandGeneration: 1,
+  };
+}
+
+it.each<[string, unknown, string | undefined]>([
+  ["no origin (a file install, or a revision from before origins)", undefined, undefined],
+  ["a registry origin", ORIGIN, undefined],
+  ["a registry under a path", { ...ORIGIN, registry: "https://npm.test/api/npm/" }, undefined],
+  ["not an object", "npm", "/extensions/0/origin"],
+  ["a member missing", (({ spec: _, ...rest }) => rest)(ORIGIN), "/extensions/0/origin"],
+  ["a member more", { ...ORIGIN, tarball: "x" }, "/extensions/0/origin"],
+  ["an empty name", { ...ORIGIN, name: "" }, "/extensions/0/origin/name"],
+  ["a number for a version", { ...ORIGIN, version: 1 }, "/extensions/0/origin/version"],
+  ["a control character", { ...ORIGIN, spec: "^1\u001b[2J" }, "/extensions/0/origin/spec"],
+  [
+    "a registry that is no address",
+    { ...ORIGIN, registry: "file:/x/" },
+    "/extensions/0/origin/registry",
+  ],
+  [
+    "a registry without its /",
+    { ...ORIGIN, registry: "https://r.test" },
+    "/extensions/0/origin/registry",
+  ],
+])("%s", (_name, origin, problem) => {
+  const v = validateRevision(revision(origin) as never);
+  if (problem === undefined) expect(v).toMatchObject({ ok: true });
+  else expect(v.ok ? [] : v.issues.map((i) => i.path)).toEqual([problem]);
+});
