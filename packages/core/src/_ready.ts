@@ -208,11 +208,22 @@ export class ReadyProcesses {
     }
     // None, or it failed before it was handed over (and is gone): the call gets a new one.
     proc ??= await launchNow(request, hooks);
-    // The next ones start once this call's process is done, not competing with it for the CPU.
+    // The next ones start once this call's process is done, not competing with it for the CPU;
+    // and only after the turn that settles the call, whose answer a spawn (a fork of this
+    // whole process, milliseconds of it synchronous) would otherwise hold back.
     if (prepare) {
       const next = () => this.#prepare(key, { held: held!, uids: request.uids }, revisionId);
       if (typeof proc === "string") next();
-      else void proc.closed.then(next);
+      else {
+        const { child } = proc;
+        const gone = new Promise<void>((res) => {
+          if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null)
+            res();
+          child.once("close", () => res());
+          child.once("error", () => res());
+        });
+        void Promise.all([proc.closed, gone]).then(() => setImmediate(next));
+      }
     }
     return proc;
   }
