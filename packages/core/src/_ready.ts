@@ -23,6 +23,7 @@ import {
   spawnCommandProcess,
 } from "@rukh/ipc";
 import type { StrictUids } from "@rukh/profile";
+import { inheritableDescriptors } from "./_fds.js";
 import { STRICT_UID } from "./_launch.js";
 import { leaseUid } from "./_uids.js";
 
@@ -82,10 +83,15 @@ interface Ready {
   timer: NodeJS.Timeout | undefined;
 }
 
-/** Starts `launch` with its output going to the hooks `of` gives (none yet: the process is dropped). */
+/**
+ * Starts `launch` with its output going to the hooks `of` gives (none yet:
+ * the process is dropped). The descriptors this process could pass on are
+ * read at the spawn (a call that takes a ready process spawns nothing).
+ */
 function start(launch: Launch, hooksOf: () => ProcessHooks | undefined, early: () => void) {
   const proc = spawnCommandProcess({
     ...launch,
+    shadowFds: launch.shadowFds ?? inheritableDescriptors(),
     onLog: (entry) => hooksOf()?.onLog(entry),
     onProgress: (p) => hooksOf()?.onProgress(p),
   });
