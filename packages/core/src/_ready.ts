@@ -23,6 +23,7 @@ import {
   spawnCommandProcess,
 } from "@rukh/ipc";
 import type { StrictUids } from "@rukh/profile";
+import { inheritableDescriptors } from "./_fds.js";
 import { STRICT_UID } from "./_launch.js";
 import { leaseUid } from "./_uids.js";
 
@@ -82,10 +83,15 @@ interface Ready {
   timer: NodeJS.Timeout | undefined;
 }
 
-/** Starts `launch` with its output going to the hooks `of` gives (none yet: the process is dropped). */
+/**
+ * Starts `launch` with its output going to the hooks `of` gives (none yet:
+ * the process is dropped). The descriptors this process could pass on are
+ * read at the spawn (a call that takes a ready process spawns nothing).
+ */
 function start(launch: Launch, hooksOf: () => ProcessHooks | undefined, early: () => void) {
   const proc = spawnCommandProcess({
     ...launch,
+    shadowFds: launch.shadowFds ?? inheritableDescriptors(),
     onLog: (entry) => hooksOf()?.onLog(entry),
     onProgress: (p) => hooksOf()?.onProgress(p),
   });
@@ -208,11 +214,22 @@ export class ReadyProcesses {
     }
     // None, or it failed before it was handed over (and is gone): the call gets a new one.
     proc ??= await launchNow(request, hooks);
-    // The next ones start once this call's process is done, not competing with it for the CPU.
+    // The next ones start once this call's process is done, not competing with it for the CPU;
+    // and only after the turn that settles the call, whose answer a spawn (a fork of this
+    // whole process, milliseconds of it synchronous) would otherwise hold back.
     if (prepare) {
       const next = () => this.#prepare(key, { held: held!, uids: request.uids }, revisionId);
       if (typeof proc === "string") next();
-      else void proc.closed.then(next);
+      else {
+        const { child } = proc;
+        const gone = new Promise<void>((res) => {
+          if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null)
+            res();
+          child.once("close", () => res());
+          child.once("error", () => res());
+        });
+        void Promise.all([proc.closed, gone]).then(() => setImmediate(next));
+      }
     }
     return proc;
   }

@@ -3,7 +3,6 @@
 // process's state and the steps that move it are _managed-process.ts.
 
 import type { AdmittedCall, ExecutionContext } from "./_execution.js";
-import { inheritableDescriptors } from "./_fds.js";
 import { ManagedProcess } from "./_managed-process.js";
 import type { Launch, ProcessRequest } from "./_ready.js";
 import type { RunResult } from "./_verdict.js";
@@ -39,7 +38,6 @@ function processRequestOf(
     cwd: request.cwd ?? process.cwd(),
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
-    shadowFds: inheritableDescriptors(),
   };
   const held = admitted.heldPlan;
   return {

@@ -13,7 +13,8 @@
 // the package vendors as @rukh/ipc, and lets it answer the host's handshake;
 // but only when those bytes are exactly this runtime's own
 // (dist/runtime/index.js beside this file), so that what runs before the
-// call is Rukh's code and never the package's.
+// call is Rukh's code and never the package's. Nothing of the package is
+// resolved ahead either: the resolver is warmed on this package's own files.
 const { readFileSync } = require("node:fs");
 const { join } = require("node:path");
 
@@ -35,6 +36,11 @@ async function hold() {
   const runtime = ownRuntime();
   // Rukh's own runtime answers the host's handshake while the process waits.
   if (runtime !== null) (await import(runtime.href)).prepareCommandProcess?.();
+  // Node's own work that the first steps after the release would do: the
+  // resolver's code (see resolve-ahead.mjs), and process.stderr, which
+  // closing the hold pipe creates.
+  await import("./resolve-ahead.mjs").catch(() => {});
+  process.stderr;
   const { Socket } = require("node:net");
   const pipe = new Socket({ fd: HOLD_FD, readable: true, writable: true });
   const failed = () => process.exit(EXIT_RELEASE_FAILED);

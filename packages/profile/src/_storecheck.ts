@@ -62,10 +62,44 @@ async function readStamped(path: string): Promise<{ bytes: Buffer; stamp: Stamp 
   }
 }
 
+/** Records this process read and bound to their digest, with the stamp of the file they were read from. */
+const verifiedRecords = new Map<string, { readonly stamp: Stamp; readonly record: CheckRecord }>();
+const VERIFIED_RECORDS_MAX = 256;
+
+/**
+ * The check record of `digest`. One this process already read and bound to
+ * the digest is used again while its file's stamp is the same (a record is
+ * replaced by a rename, a new inode): a host checks a package on every call,
+ * twice for a call handed a ready process, and parsing and fingerprinting the
+ * manifest each time cost more than the lstats of the check itself.
+ */
 function readRecord(root: string, digest: string): CheckRecord | undefined {
+  const path = recordPath(root, digest);
+  let before: Stamp;
+  try {
+    before = stampOf(lstatSync(path, { bigint: true }));
+  } catch {
+    return undefined;
+  }
+  const known = verifiedRecords.get(path);
+  if (known !== undefined && same(known.stamp, before)) return known.record;
+  const record = readRecordFile(path, digest);
+  if (record === undefined) return undefined;
+  try {
+    if (!same(stampOf(lstatSync(path, { bigint: true })), before)) return record;
+  } catch {
+    return record;
+  }
+  if (verifiedRecords.size >= VERIFIED_RECORDS_MAX)
+    verifiedRecords.delete(verifiedRecords.keys().next().value!);
+  verifiedRecords.set(path, { stamp: before, record });
+  return record;
+}
+
+function readRecordFile(path: string, digest: string): CheckRecord | undefined {
   let r: CheckRecord;
   try {
-    const bytes = readBounded(recordPath(root, digest), RECORD_MAX_BYTES);
+    const bytes = readBounded(path, RECORD_MAX_BYTES);
     if (bytes === undefined || bytes === "large") return undefined;
     // Our own cache, bound to the digest below: plain JSON.parse is enough.
     r = JSON.parse(bytes.toString("utf8")) as CheckRecord;
