@@ -50,6 +50,21 @@ const tarList = (file: string) =>
     .map((p) => p.replace(/^package\//, ""))
     .sort();
 
+it("ext init --lang ts pins the TypeScript this project builds with, and bundles the runtime", () => {
+  const dir = join(work, "pinned");
+  ok(rukh("ext", "init", dir, "--id", "jane.pinned.more", "--lang", "ts"));
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const root = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8"));
+  expect(manifest).toMatchObject({
+    name: "@jane/pinned.more",
+    scripts: { build: "tsc", test: "node --test" },
+    dependencies: { "@rukh/ipc": "file:vendor/rukh-ipc-0.1.0.tgz" },
+    bundleDependencies: ["@rukh/ipc"],
+    devDependencies: { typescript: root.devDependencies.typescript },
+  });
+  expect(existsSync(join(dir, "vendor/rukh-ipc-0.1.0.tgz"))).toBe(true);
+});
+
 describe.skipIf(missing !== undefined)("the TypeScript author's loop with npm", () => {
   it("keeps the runtime through npm install <dependency> and npm ci, then builds and tests", () => {
     ok(rukh("keygen", "jane", "--out", work));

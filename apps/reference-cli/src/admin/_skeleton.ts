@@ -360,7 +360,7 @@ descriptor, regenerate it with \`${brand} ext types .\`.\n`;
 
 An extension for ${brand}. The commands are declared in \`rukh-extension.json\`;
 ${runtime}
-${lang === "ts" ? "What package.json `files` names is published and signed, nothing else." : "Every file in this directory is part of the package."}
+${lang === "ts" ? "What npm publishes of it (the `files` of package.json, the README and the\nbundled runtime) is what is signed." : "Every file in this directory is part of the package."}
 ${types}
 \`\`\`sh
 ${commands}
