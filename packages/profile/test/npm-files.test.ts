@@ -140,6 +140,18 @@ describe.skipIf(npmMissing !== undefined)("a package with a package.json", () =>
     expect((err as ProfileError).message).toContain(message);
   });
 
+  it("names bundling as the fix for an import of a dependency npm would not publish", async () => {
+    const dir = installedLayout("unbundled-import", {
+      ...deps,
+      files: ["bin", "rukh-extension.json", "rukh-signature.json"],
+      bundleDependencies: ["@rukh/ipc"],
+    });
+    writeFileSync(join(dir, "bin/run.mjs"), 'import "@rukh/ipc";\nimport "left";\n');
+    await expect(signPackage(dir, FIXTURE_KEY)).rejects.toThrow(
+      'bin/run.mjs imports "left", which the package does not contain (list it in package.json dependencies and bundleDependencies, as npm install --save-bundle left does)',
+    );
+  });
+
   it("installs from the tarball npm packs of it, with the signature made from the directory", async () => {
     const dir = installedLayout("packed", {
       ...deps,
