@@ -116,6 +116,18 @@ describe.skipIf(missing !== undefined)("the TypeScript author's loop with npm", 
     expect(ok(rukh("x", "hello", "Ada")).stdout).toBe("Hello, Ada!\n");
   }, 600_000);
 
+  it("keeps the JavaScript skeleton's runtime through npm install <dependency> too", () => {
+    const js = join(work, "js");
+    ok(rukh("ext", "init", js, "--id", "jane.js"));
+    expect(npm(["install", "--no-audit", "--no-fund", DEPENDENCY], js).stdout).not.toContain(
+      "removed",
+    );
+    expect(npm(["test"], js).stdout).toContain("# pass 1");
+    expect(ok(rukh("ext", "validate", js)).stdout).toContain(
+      "runtime: @rukh/ipc 0.1.0, bundled by npm",
+    );
+  }, 300_000);
+
   it("says when the package carries no runtime npm would publish", () => {
     const manifestFile = join(pkg, "package.json");
     const manifest = JSON.parse(readFileSync(manifestFile, "utf8"));

@@ -71,8 +71,8 @@ export function sourceBuiltins(
         }[lang];
         if (lang === "python") vendorPythonRuntime(dir);
         else if (vendored !== undefined) vendorRuntime(dir);
-        // A TypeScript package is an npm package: its runtime comes from a tarball npm extracts.
-        const archive = lang === "ts" ? [await vendorRuntimeArchive(dir)] : [];
+        // A Node package is an npm package: its runtime comes from a tarball npm extracts.
+        const archive = lang === "ts" || lang === "js" ? [await vendorRuntimeArchive(dir)] : [];
         const written = [
           ...Object.keys(files),
           ...archive,

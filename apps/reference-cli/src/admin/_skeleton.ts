@@ -93,7 +93,7 @@ export async function skeletonFiles(
     description: descriptor.summary,
   };
   const files = {
-    js: jsFiles,
+    js: (i: string) => jsFiles(i, npmPackage),
     ts: (i: string) => tsFiles(i, npmPackage),
     python: pythonFiles,
     sh: shFiles,
@@ -109,9 +109,43 @@ export async function skeletonFiles(
   };
 }
 
+/** The name and description of the npm package a skeleton is. */
+interface NpmPackage {
+  readonly name: string;
+  readonly description: string;
+}
+
+/**
+ * The package.json of a Node skeleton: the runtime is a `file:` dependency
+ * on its tarball in vendor/, bundled, so that `npm install` keeps it and
+ * `npm pack` and `npm publish` ship it, and `files` names what is published,
+ * which is what Rukh signs.
+ */
+function npmManifest(
+  npmPackage: NpmPackage,
+  files: readonly string[],
+  scripts: Record<string, string>,
+  devDependencies?: Record<string, string>,
+): string {
+  const manifest = {
+    name: npmPackage.name,
+    version: "0.1.0",
+    description: npmPackage.description,
+    type: "module",
+    files: [...files, "rukh-extension.json", "rukh-signature.json"],
+    scripts,
+    dependencies: { "@rukh/ipc": `file:${runtimeArchive()}` },
+    bundleDependencies: ["@rukh/ipc"],
+    ...(devDependencies !== undefined && { devDependencies }),
+  };
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
 /** A JavaScript package: ES modules, type-checked by editors through JSDoc. */
-function jsFiles(identity: string): Record<string, string> {
+function jsFiles(identity: string, npmPackage: NpmPackage): Record<string, string> {
   return {
+    // The program imports its handlers from src/, so both are published.
+    "package.json": npmManifest(npmPackage, ["bin", "src"], { test: "node --test" }),
     "bin/hello.mjs": `// The command process: the host starts it, and the runtime calls the handler.
 import { runCommandProcess } from "@rukh/ipc";
 import { handlers } from "../src/handlers.mjs";
@@ -137,15 +171,10 @@ export const handlers = {
 /**
  * A TypeScript package: sources in src/, compiled by tsc into bin/, which is
  * what runs. `ext init` writes bin/ with the code tsc produces, so the package validates,
- * installs and runs before anything is built. It is an npm package too: the
- * runtime is a `file:` dependency on its tarball in vendor/, bundled, so that
- * `npm install` keeps it and `npm pack` and `npm publish` ship it, and `files`
- * names what is published, which is what Rukh signs.
+ * installs and runs before anything is built; `npm install` brings the
+ * pinned compiler for `npm run build`.
  */
-function tsFiles(
-  identity: string,
-  npmPackage: { readonly name: string; readonly description: string },
-): Record<string, string> {
+function tsFiles(identity: string, npmPackage: NpmPackage): Record<string, string> {
   const handlers = (
     typed: boolean,
   ) => `// One handler per command, by its identity. \`ctx.inputs\` holds the inputs the
@@ -164,21 +193,12 @@ import { handlers } from "./handlers.js";
 await runCommandProcess({ handlers });
 `;
   return {
-    "package.json": `${JSON.stringify(
-      {
-        name: npmPackage.name,
-        version: "0.1.0",
-        description: npmPackage.description,
-        type: "module",
-        files: ["bin", "rukh-extension.json", "rukh-signature.json"],
-        scripts: { build: "tsc", test: "node --test" },
-        dependencies: { "@rukh/ipc": `file:${runtimeArchive()}` },
-        bundleDependencies: ["@rukh/ipc"],
-        devDependencies: { typescript: TYPESCRIPT_VERSION },
-      },
-      null,
-      2,
-    )}\n`,
+    "package.json": npmManifest(
+      npmPackage,
+      ["bin"],
+      { build: "tsc", test: "node --test" },
+      { typescript: TYPESCRIPT_VERSION },
+    ),
     "src/hello.ts": main,
     "src/handlers.ts": handlers(true),
     "bin/hello.js": main,
@@ -328,7 +348,7 @@ function readme({ id, brand, publisher, group, lang }: ReadmeSubject): string {
       `once, outside the package: ${publisher}.key (yours alone) and ${publisher}.pub`,
     ],
     [`${brand} ext sign . --key ../${publisher}.key`, "after every change"],
-    ...(lang === "ts"
+    ...(lang === "ts" || lang === "js"
       ? [["npm pack", "optional: the signed files as npm publishes them"] as [string, string]]
       : []),
     [`${brand} trust add ../${publisher}.pub --publisher ${publisher}`, ""],
@@ -344,13 +364,10 @@ function readme({ id, brand, publisher, group, lang }: ReadmeSubject): string {
       ? "`bin/hello.sh` runs them: a passthrough program, which gets the words after\nits command as they were typed and is never an MCP tool (a shell cannot speak\nthe authenticated channel)."
       : lang === "python"
         ? "`bin/hello.py` runs them (a native program: its shebang finds `python3`),\nwith the single-file Rukh runtime vendored as `bin/rukh_ipc.py`."
-        : lang === "ts"
-          ? `\`bin/hello.js\` runs them, with the Rukh runtime bundled: package.json depends on
+        : `\`bin/hello.${lang === "ts" ? "js" : "mjs"}\` runs them, with the Rukh runtime bundled: package.json depends on
 its tarball in \`vendor/\` and bundles it, so \`npm install\` keeps it under
 \`node_modules/@rukh/ipc\` and \`npm publish\` ships it. Add a dependency your
-handlers import with \`npm install --save-bundle <name>\`, so it is shipped too.`
-          : `\`bin/hello.mjs\` runs them, with the Rukh runtime vendored under
-\`node_modules/@rukh/ipc\` (one module and its types, nothing to install).`;
+handlers import with \`npm install --save-bundle <name>\`, so it is shipped too.`;
   const types =
     lang === "python" || lang === "sh"
       ? ""
@@ -360,7 +377,7 @@ descriptor, regenerate it with \`${brand} ext types .\`.\n`;
 
 An extension for ${brand}. The commands are declared in \`rukh-extension.json\`;
 ${runtime}
-${lang === "ts" ? "What npm publishes of it (the `files` of package.json, the README and the\nbundled runtime) is what is signed." : "Every file in this directory is part of the package."}
+${lang === "ts" || lang === "js" ? "What npm publishes of it (the `files` of package.json, the README and the\nbundled runtime) is what is signed." : "Every file in this directory is part of the package."}
 ${types}
 \`\`\`sh
 ${commands}
