@@ -208,6 +208,15 @@ describe("keygen and ext sign", () => {
     cpSync(join(work, "hello-ext"), src, { recursive: true });
     rmSync(join(src, "node_modules"), { recursive: true });
     rmSync(join(src, "rukh-signature.json"));
+    // An npm package's runtime is npm's to install.
+    const npmPackage = rukh("ext", "pack", src, "--key", join(work, "jane.key"));
+    expect(npmPackage.status).toBe(2);
+    expect(npmPackage.stderr).toContain(
+      "has no runtime under node_modules/@rukh/ipc; run npm install there first",
+    );
+    // Without a package.json, the runtime is pack's to vendor.
+    rmSync(join(src, "package.json"));
+    rmSync(join(src, "vendor"), { recursive: true });
     const unsigned = rukh("ext", "pack", src);
     expect(unsigned.status).toBe(2);
     expect(unsigned.stderr).toContain("give --key <file> to sign");

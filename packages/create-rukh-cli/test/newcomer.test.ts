@@ -226,17 +226,17 @@ describe.skipIf(missing.length > 0)("a newcomer, following the docs", () => {
       '{"kind": "structured", "data": {"greeting": "Hello, Ada!", "letters": 3}}',
     );
 
-    // The typed handler compiles with the brand's own TypeScript; the tests pass.
-    ok(sh(join(acmeDir, "node_modules/.bin/tsc"), ["-p", "hello-ts"]));
+    // npm installs the package's runtime and compiler; the typed handler compiles; the tests pass.
+    const hello = join(temp, "hello-ts");
+    ok(sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], hello));
+    ok(sh("npm", ["run", "build"], hello));
     expect(readFileSync(join(temp, "hello-ts/bin/handlers.js"), "utf8")).toContain("Good day");
-    expect(
-      nodeTestPasses(ok(sh(process.execPath, ["--test"], join(temp, "hello-ts"))).stdout),
-    ).toBe(1);
+    expect(nodeTestPasses(ok(sh("npm", ["test"], hello)).stdout)).toBe(1);
     expect(
       ok(sh("python3", ["-B", "-m", "unittest", "discover", "-s", "test"], join(temp, "hello-py")))
         .stderr,
     ).toContain("OK");
-    phase("keygen, ext init ×2, edit, compile, the packages' own tests");
+    phase("keygen, ext init ×2, edit, npm install and build, the packages' own tests");
   }, 120_000);
 
   it("validates, packs and signs both; the owner trusts the key and installs them at once", () => {

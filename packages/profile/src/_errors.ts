@@ -28,6 +28,7 @@ export const PROFILE_ERROR_CODES = [
   "source_denied",
   "missing_program",
   "unresolved_import",
+  "unsupported_package_json",
   "unknown_extension",
   "route_conflict",
   "tool_name_conflict",

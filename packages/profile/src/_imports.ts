@@ -80,12 +80,12 @@ export async function checkImports(
         continue;
       }
       const name = packageName(spec);
+      // With a package.json, the package holds only what npm publishes: its bundled dependencies.
+      const fix = files.has("package.json")
+        ? `list it in package.json dependencies and bundleDependencies, as npm install --save-bundle ${name} does`
+        : `vendor it under node_modules/${name}`;
       if (!vendored(files, file, name))
-        throw unresolved(
-          file,
-          spec,
-          `which the package does not contain (vendor it under node_modules/${name})`,
-        );
+        throw unresolved(file, spec, `which the package does not contain (${fix})`);
     }
   }
 }

@@ -40,6 +40,7 @@ import {
   SIGNATURE_PATH,
   type VerifiedPackage,
 } from "./_model.js";
+import { npmPublishedFiles, npmTarballContents } from "./_npm-files.js";
 import { checkStoredPackage } from "./_storecheck.js";
 import {
   checkPackagePath,
@@ -59,11 +60,17 @@ export function readLimits(limits: OwnerLimits): PackageReadLimits {
   };
 }
 
-/** Reads a package directory; every symbolic link and non-regular file is rejected. */
+/**
+ * Reads a package directory; every symbolic link and non-regular file is
+ * rejected. With a package.json, the package is what npm would publish of
+ * the directory (see `_npm-files.ts`), so that it signs and installs the same
+ * from the directory, from `ext pack` and from a registry.
+ */
 export async function readPackageDir(
   dir: string,
   limits: PackageReadLimits,
 ): Promise<PackageFiles> {
+  const published = npmPublishedFiles(dir);
   const files: PackageFiles = new Map();
   let total = 0;
   let entries = 0;
@@ -73,6 +80,10 @@ export async function readPackageDir(
       const path = checkPackagePath(rel === "" ? name : `${rel}/${name}`, limits);
       const full = join(dir, path);
       const st = await lstat(full);
+      if (published !== undefined) {
+        const wanted = st.isDirectory() ? published.enter(path) : published.keep(path);
+        if (!wanted) continue;
+      }
       if (++entries > limits.maxFiles)
         throw new ProfileError(
           "package_too_large",
@@ -143,7 +154,7 @@ export async function readPackageSource(
       "package_too_large",
       `compressed package is ${st.size} bytes; at most ${limits.maxCompressedBytes} are accepted`,
     );
-  return readTgz(await readFile(source), limits);
+  return npmTarballContents(readTgz(await readFile(source), limits));
 }
 
 /**

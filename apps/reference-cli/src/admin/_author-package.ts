@@ -12,6 +12,7 @@ import {
   missingInterpreters,
   refuseKeysInside,
   reportLines,
+  runtimeCarriage,
   signingKey,
   vendorRuntime,
 } from "./_authoring.js";
@@ -47,6 +48,10 @@ export function packageBuiltins(
           lines.push(
             `note: ${TYPES_FILE} is missing, and tsconfig.json compiles this package; run: ${brand} ext types ${dir}`,
           );
+        // Which way the package carries the runtime its Node programs import, or why it carries none.
+        const node = d?.commands.some((c) => c.execute.runtime === "node") === true;
+        const runtime = node ? runtimeCarriage(dir) : undefined;
+        if (runtime !== undefined) lines.push(runtime.line);
         if (d !== undefined)
           lines.push(
             ...missingInterpreters(
@@ -70,6 +75,13 @@ export function packageBuiltins(
           digest: report.digest,
           signature: report.signature,
           ...(types !== undefined && { types }),
+          ...(runtime !== undefined && {
+            runtime: {
+              carried: runtime.carried,
+              ...(runtime.version !== undefined && { version: runtime.version }),
+              ...(runtime.sameAsCli !== undefined && { sameAsCli: runtime.sameAsCli }),
+            },
+          }),
         });
         return report.ok ? OK : REFUSED;
       }),
@@ -105,6 +117,11 @@ export function packageBuiltins(
             node === true &&
             !existsSync(join(stage, "node_modules", "@rukh", "ipc", "index.js"))
           ) {
+            // An npm package's runtime comes from npm, which Rukh does not run.
+            if (existsSync(join(stage, "package.json")))
+              throw new UsageError(
+                `${dir} has no runtime under node_modules/@rukh/ipc; run npm install there first (${runtimeCarriage(dir).line})`,
+              );
             if (pem === undefined)
               throw new UsageError(
                 `${dir} has no vendored runtime; pack adds it, which changes the signed files: give --key <file> to sign them`,

@@ -5,7 +5,12 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join, resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
-import { reportLines, vendorPythonRuntime, vendorRuntime } from "./_authoring.js";
+import {
+  reportLines,
+  vendorPythonRuntime,
+  vendorRuntime,
+  vendorRuntimeArchive,
+} from "./_authoring.js";
 import { arg, bool, flag, oneOf, text } from "./_inputs.js";
 import { type AdminBody, OK, plural, print, REFUSED, UsageError } from "./_kit.js";
 import {
@@ -66,7 +71,13 @@ export function sourceBuiltins(
         }[lang];
         if (lang === "python") vendorPythonRuntime(dir);
         else if (vendored !== undefined) vendorRuntime(dir);
-        const written = [...Object.keys(files), ...(vendored === undefined ? [] : [vendored])];
+        // A Node package is an npm package: its runtime comes from a tarball npm extracts.
+        const archive = lang === "ts" || lang === "js" ? [await vendorRuntimeArchive(dir)] : [];
+        const written = [
+          ...Object.keys(files),
+          ...archive,
+          ...(vendored === undefined ? [] : [vendored]),
+        ];
         print(
           ctx,
           `wrote ${id} into ${dir}:\n${written.map((f) => `  ${f}`).join("\n")}\nnext: ${brand} ext validate ${dir}`,

@@ -10,16 +10,20 @@ import {
   fchmodSync,
   fstatSync,
   mkdirSync,
+  mkdtempSync,
   openSync,
   readdirSync,
   readFileSync,
   readSync,
   realpathSync,
+  rmSync,
   statSync,
   unlinkSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { PackageReport } from "@rukh/profile";
 import { plural, UsageError } from "./_kit.js";
@@ -112,13 +116,103 @@ export function signingKey(dir: string, keyFile: string): string {
   return readPrivateKey(keyFile);
 }
 
+/** The directory of the bundled child runtime this CLI runs (its module, types and package.json). */
+function runtimeDir(): string {
+  return dirname(createRequire(import.meta.url).resolve("@rukh/ipc/runtime"));
+}
+
+/** The version of the bundled child runtime. */
+export function runtimeVersion(): string {
+  return JSON.parse(readFileSync(join(runtimeDir(), "package.json"), "utf8")).version;
+}
+
+/**
+ * Where a package with a package.json keeps the runtime as an npm tarball,
+ * which its `file:` dependency names: npm extracts it into
+ * node_modules/@rukh/ipc on `npm install` and `npm ci`, byte for byte, and
+ * a `bundleDependencies` entry publishes it from there.
+ */
+export function runtimeArchive(): string {
+  return `vendor/rukh-ipc-${runtimeVersion()}.tgz`;
+}
+
 /** Places the bundled child runtime (one module) at `node_modules/@rukh/ipc` of `dir`. */
 export function vendorRuntime(dir: string): void {
-  const runtime = dirname(createRequire(import.meta.url).resolve("@rukh/ipc/runtime"));
   const vendored = join(dir, "node_modules", "@rukh", "ipc");
   mkdirSync(vendored, { recursive: true });
   // The bundled runtime's directory is the unit: its module, types and package.json.
-  cpSync(runtime, vendored, { recursive: true });
+  cpSync(runtimeDir(), vendored, { recursive: true });
+}
+
+/** Writes the runtime's npm tarball (its files under `package/`) at {@link runtimeArchive} in `dir`. */
+export async function vendorRuntimeArchive(dir: string): Promise<string> {
+  const { packPackage } = await import("@rukh/profile");
+  const stage = mkdtempSync(join(tmpdir(), "rukh-runtime-"));
+  try {
+    cpSync(runtimeDir(), join(stage, "package"), { recursive: true });
+    const file = runtimeArchive();
+    mkdirSync(dirname(join(dir, file)), { recursive: true });
+    writeFileSync(join(dir, file), await packPackage(stage), { flag: "wx" });
+    return file;
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
+}
+
+/** How a package carries the child runtime its Node programs import. */
+export interface RuntimeCarriage {
+  /** `bundled`: package.json declares and bundles it; `vendored`: copied under node_modules/ of a package without package.json. */
+  readonly carried: "bundled" | "vendored" | "none";
+  /** The runtime's version, when the package carries one. */
+  readonly version?: string;
+  /** Whether its module is byte for byte this CLI's, which a held process preloads. */
+  readonly sameAsCli?: boolean;
+  /** The line `ext validate` prints. */
+  readonly line: string;
+}
+
+/** Which way the package in `dir` carries the child runtime, in words for `ext validate`. */
+export function runtimeCarriage(dir: string): RuntimeCarriage {
+  const at = join(dir, "node_modules", "@rukh", "ipc");
+  const present = existsSync(join(at, "package.json")) && existsSync(join(at, "index.js"));
+  const manifestFile = join(dir, "package.json");
+  let declared = false;
+  let bundled = false;
+  const hasManifest = existsSync(manifestFile);
+  if (hasManifest) {
+    try {
+      const m = JSON.parse(readFileSync(manifestFile, "utf8"));
+      declared = typeof m.dependencies?.["@rukh/ipc"] === "string";
+      const list = m.bundleDependencies ?? m.bundledDependencies;
+      bundled = declared && (list === true || (Array.isArray(list) && list.includes("@rukh/ipc")));
+    } catch {
+      // The package check reports an unreadable package.json.
+    }
+  }
+  if ((hasManifest && !bundled) || !present) {
+    const why = hasManifest
+      ? bundled
+        ? "package.json bundles @rukh/ipc, but node_modules/@rukh/ipc is missing: run npm install"
+        : `npm leaves node_modules/ out of what it publishes unless package.json lists @rukh/ipc in dependencies ("file:${runtimeArchive()}") and in bundleDependencies`
+      : "vendor it under node_modules/@rukh/ipc, or give the package a package.json that bundles it (as ext init --lang ts writes)";
+    return { carried: "none", line: `runtime: none — ${why}` };
+  }
+  const version = JSON.parse(readFileSync(join(at, "package.json"), "utf8")).version;
+  const sameAsCli = readFileSync(join(at, "index.js")).equals(
+    readFileSync(join(runtimeDir(), "index.js")),
+  );
+  const how = bundled
+    ? "bundled by npm (package.json dependencies and bundleDependencies)"
+    : "vendored under node_modules/@rukh/ipc";
+  const same = sameAsCli
+    ? "the same bytes as this CLI's, which held processes preload"
+    : "other bytes than this CLI's runtime, so its calls start without the preloaded runtime";
+  return {
+    carried: bundled ? "bundled" : "vendored",
+    version,
+    sameAsCli,
+    line: `runtime: @rukh/ipc ${version}, ${how}; ${same}`,
+  };
 }
 
 /** Copies the single-file Python runtime into the package as `bin/rukh_ipc.py`, beside its programs. */

@@ -4,6 +4,8 @@
 // it, the handler types generated from the descriptor, a test, and a README
 // that walks through validate, sign and install.
 
+import { runtimeArchive } from "./_authoring.js";
+
 /** The languages `ext init` can write a skeleton in. */
 export const SKELETON_LANGUAGES = ["js", "ts", "python", "sh"] as const;
 /** One of {@link SKELETON_LANGUAGES}. */
@@ -19,6 +21,9 @@ const PROGRAMS: Record<SkeletonLanguage, string> = {
 
 /** Where `ext init` and `ext types` put the generated types, in the package. */
 export const TYPES_FILE = "rukh-types.d.ts";
+
+/** The TypeScript a new TypeScript package pins for `npm run build`: the one this project builds with. */
+export const TYPESCRIPT_VERSION = "5.9.3";
 
 /** The files of a new package for extension `id` (`<publisher>.<name>`), by path. */
 export async function skeletonFiles(
@@ -83,7 +88,16 @@ export async function skeletonFiles(
   if (!parsed.ok)
     throw new Error(`the skeleton descriptor is invalid: ${parsed.issues[0]?.message}`);
   const identity = JSON.stringify(`${id}/hello`);
-  const files = { js: jsFiles, ts: tsFiles, python: pythonFiles, sh: shFiles }[lang](identity);
+  const npmPackage = {
+    name: `@${publisher}/${id.slice(publisher.length + 1)}`,
+    description: descriptor.summary,
+  };
+  const files = {
+    js: (i: string) => jsFiles(i, npmPackage),
+    ts: (i: string) => tsFiles(i, npmPackage),
+    python: pythonFiles,
+    sh: shFiles,
+  }[lang](identity);
   return {
     "rukh-extension.json": `${JSON.stringify(descriptor, null, 2)}\n`,
     // The types are for the languages TypeScript checks.
@@ -95,9 +109,43 @@ export async function skeletonFiles(
   };
 }
 
+/** The name and description of the npm package a skeleton is. */
+interface NpmPackage {
+  readonly name: string;
+  readonly description: string;
+}
+
+/**
+ * The package.json of a Node skeleton: the runtime is a `file:` dependency
+ * on its tarball in vendor/, bundled, so that `npm install` keeps it and
+ * `npm pack` and `npm publish` ship it, and `files` names what is published,
+ * which is what Rukh signs.
+ */
+function npmManifest(
+  npmPackage: NpmPackage,
+  files: readonly string[],
+  scripts: Record<string, string>,
+  devDependencies?: Record<string, string>,
+): string {
+  const manifest = {
+    name: npmPackage.name,
+    version: "0.1.0",
+    description: npmPackage.description,
+    type: "module",
+    files: [...files, "rukh-extension.json", "rukh-signature.json"],
+    scripts,
+    dependencies: { "@rukh/ipc": `file:${runtimeArchive()}` },
+    bundleDependencies: ["@rukh/ipc"],
+    ...(devDependencies !== undefined && { devDependencies }),
+  };
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
 /** A JavaScript package: ES modules, type-checked by editors through JSDoc. */
-function jsFiles(identity: string): Record<string, string> {
+function jsFiles(identity: string, npmPackage: NpmPackage): Record<string, string> {
   return {
+    // The program imports its handlers from src/, so both are published.
+    "package.json": npmManifest(npmPackage, ["bin", "src"], { test: "node --test" }),
     "bin/hello.mjs": `// The command process: the host starts it, and the runtime calls the handler.
 import { runCommandProcess } from "@rukh/ipc";
 import { handlers } from "../src/handlers.mjs";
@@ -123,9 +171,10 @@ export const handlers = {
 /**
  * A TypeScript package: sources in src/, compiled by tsc into bin/, which is
  * what runs. `ext init` writes bin/ with the code tsc produces, so the package validates,
- * installs and runs before anything is built.
+ * installs and runs before anything is built; `npm install` brings the
+ * pinned compiler for `npm run build`.
  */
-function tsFiles(identity: string): Record<string, string> {
+function tsFiles(identity: string, npmPackage: NpmPackage): Record<string, string> {
   const handlers = (
     typed: boolean,
   ) => `// One handler per command, by its identity. \`ctx.inputs\` holds the inputs the
@@ -144,7 +193,12 @@ import { handlers } from "./handlers.js";
 await runCommandProcess({ handlers });
 `;
   return {
-    "package.json": `${JSON.stringify({ type: "module", private: true }, null, 2)}\n`,
+    "package.json": npmManifest(
+      npmPackage,
+      ["bin"],
+      { build: "tsc", test: "node --test" },
+      { typescript: TYPESCRIPT_VERSION },
+    ),
     "src/hello.ts": main,
     "src/handlers.ts": handlers(true),
     "bin/hello.js": main,
@@ -270,7 +324,10 @@ function readme({ id, brand, publisher, group, lang }: ReadmeSubject): string {
   // Each line's command and what it is for, the comments aligned in one column.
   const build: [string, string][] =
     lang === "ts"
-      ? [["npx -y -p typescript@5 tsc", "src/*.ts into bin/, type-checked"]]
+      ? [
+          ["npm install", "the bundled runtime and TypeScript into node_modules/"],
+          ["npm run build", "src/*.ts into bin/, type-checked"],
+        ]
       : lang === "js"
         ? [["npx -y -p typescript@5 tsc", "optional: type-check the JavaScript"]]
         : [];
@@ -279,7 +336,9 @@ function readme({ id, brand, publisher, group, lang }: ReadmeSubject): string {
       ? ["python3 -B -m unittest discover -s test", "the handlers' tests"]
       : lang === "sh"
         ? ["sh test/hello.test.sh", "the script's test"]
-        : ["node --test", "the handlers' tests"];
+        : lang === "ts"
+          ? ["npm test", "the handlers' tests"]
+          : ["node --test", "the handlers' tests"];
   const steps: [string, string][] = [
     ...build,
     test,
@@ -289,6 +348,9 @@ function readme({ id, brand, publisher, group, lang }: ReadmeSubject): string {
       `once, outside the package: ${publisher}.key (yours alone) and ${publisher}.pub`,
     ],
     [`${brand} ext sign . --key ../${publisher}.key`, "after every change"],
+    ...(lang === "ts" || lang === "js"
+      ? [["npm pack", "optional: the signed files as npm publishes them"] as [string, string]]
+      : []),
     [`${brand} trust add ../${publisher}.pub --publisher ${publisher}`, ""],
     [`${brand} ext install .`, ""],
     [`${brand} ${group} hello Ada`, ""],
@@ -302,8 +364,10 @@ function readme({ id, brand, publisher, group, lang }: ReadmeSubject): string {
       ? "`bin/hello.sh` runs them: a passthrough program, which gets the words after\nits command as they were typed and is never an MCP tool (a shell cannot speak\nthe authenticated channel)."
       : lang === "python"
         ? "`bin/hello.py` runs them (a native program: its shebang finds `python3`),\nwith the single-file Rukh runtime vendored as `bin/rukh_ipc.py`."
-        : `\`bin/hello.${lang === "ts" ? "js" : "mjs"}\` runs them, with the Rukh runtime vendored under
-\`node_modules/@rukh/ipc\` (one module and its types, nothing to install).`;
+        : `\`bin/hello.${lang === "ts" ? "js" : "mjs"}\` runs them, with the Rukh runtime bundled: package.json depends on
+its tarball in \`vendor/\` and bundles it, so \`npm install\` keeps it under
+\`node_modules/@rukh/ipc\` and \`npm publish\` ships it. Add a dependency your
+handlers import with \`npm install --save-bundle <name>\`, so it is shipped too.`;
   const types =
     lang === "python" || lang === "sh"
       ? ""
@@ -313,7 +377,7 @@ descriptor, regenerate it with \`${brand} ext types .\`.\n`;
 
 An extension for ${brand}. The commands are declared in \`rukh-extension.json\`;
 ${runtime}
-Every file in this directory is part of the package.
+${lang === "ts" || lang === "js" ? "What npm publishes of it (the `files` of package.json, the README and the\nbundled runtime) is what is signed." : "Every file in this directory is part of the package."}
 ${types}
 \`\`\`sh
 ${commands}
