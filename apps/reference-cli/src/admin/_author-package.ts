@@ -6,6 +6,7 @@ import { cpSync, existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
+import type { PackageReport } from "@rukh/profile";
 import { typesState } from "./_author-source.js";
 import {
   isInside,
@@ -61,28 +62,7 @@ export function packageBuiltins(
                 .map((c) => c.execute.program),
             ),
           );
-        print(ctx, lines.join("\n"), {
-          ok: report.ok,
-          problems: report.problems,
-          ...(d !== undefined && {
-            extension: {
-              id: d.id,
-              version: d.version,
-              publisher: d.publisher,
-              commands: d.commands.length,
-            },
-          }),
-          digest: report.digest,
-          signature: report.signature,
-          ...(types !== undefined && { types }),
-          ...(runtime !== undefined && {
-            runtime: {
-              carried: runtime.carried,
-              ...(runtime.version !== undefined && { version: runtime.version }),
-              ...(runtime.sameAsCli !== undefined && { sameAsCli: runtime.sameAsCli }),
-            },
-          }),
-        });
+        print(ctx, lines.join("\n"), validation(report, types, runtime));
         return report.ok ? OK : REFUSED;
       }),
     },
@@ -171,4 +151,35 @@ export function packageBuiltins(
       }),
     },
   ];
+}
+
+/** What `ext validate --json` says of a package. */
+function validation(
+  report: PackageReport,
+  types: string | undefined,
+  runtime: ReturnType<typeof runtimeCarriage> | undefined,
+) {
+  const d = report.descriptor;
+  return {
+    ok: report.ok,
+    problems: report.problems,
+    ...(d !== undefined && {
+      extension: {
+        id: d.id,
+        version: d.version,
+        publisher: d.publisher,
+        commands: d.commands.length,
+      },
+    }),
+    digest: report.digest,
+    signature: report.signature,
+    ...(types !== undefined && { types }),
+    ...(runtime !== undefined && {
+      runtime: {
+        carried: runtime.carried,
+        ...(runtime.version !== undefined && { version: runtime.version }),
+        ...(runtime.sameAsCli !== undefined && { sameAsCli: runtime.sameAsCli }),
+      },
+    }),
+  };
 }
