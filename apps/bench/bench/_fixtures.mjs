@@ -84,7 +84,17 @@ export async function writePackage(dir, { id, group, commands, version = "1.0.0"
     join(dir, "rukh-extension.json"),
     JSON.stringify(descriptor(id, group, commands, version), null, 2),
   );
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: id, type: "module", version }));
+  // As npm would publish it: the vendored runtime is a bundled dependency.
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify({
+      name: id,
+      type: "module",
+      version,
+      dependencies: { "@rukh/ipc": "*" },
+      bundleDependencies: ["@rukh/ipc"],
+    }),
+  );
   writeFileSync(join(dir, "README.md"), `# ${id}\n\nBenchmark extension.\n`);
   writeFileSync(join(dir, "LICENSE"), "MIT\n");
   writeFileSync(join(dir, "data", "defaults.json"), JSON.stringify({ greeting: "ok" }));
