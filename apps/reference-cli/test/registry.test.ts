@@ -1,5 +1,5 @@
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { removeDir, tempDir } from "@rukh/testkit";
@@ -99,7 +99,7 @@ describe.skipIf(missing !== undefined)("through an npm registry", () => {
     sh("npm", ["run", "build"], brand);
     const zeta = { ...env, ZETA_HOME: join(owner, "zeta-state") };
     const run = (args: readonly string[]) =>
-      ok(spawnSync(join(brand, "bin/acme"), args, { cwd: owner, env: zeta, encoding: "utf8" }));
+      ok(spawnSync(join(brand, "bin/zeta"), args, { cwd: owner, env: zeta, encoding: "utf8" }));
     expect(run(["--version"]).stdout).toBe("zeta 0.1.0\n");
     expect(run(["--help"]).stdout).toMatch(
       /^zeta 0\.1\.0\n\nUsage: zeta <command>[\s\S]*\(ZETA_HOME wins\)/,
@@ -107,7 +107,10 @@ describe.skipIf(missing !== undefined)("through an npm registry", () => {
     expect(run(["doctor"]).stdout).toContain(`state directory: ${zeta.ZETA_HOME}`);
     const config = JSON.parse(run(["mcp", "config", "--client", "cursor"]).stdout);
     expect(Object.keys(config.mcpServers)).toEqual(["zeta"]);
-    expect(config.mcpServers.zeta.command).toBe(realpathSync(join(brand, "bin/acme")));
+    // The launcher moved with the name: nothing is left at the old command's file.
+    expect(existsSync(join(brand, "bin/acme"))).toBe(false);
+    expect(JSON.parse(readFileSync(manifest, "utf8")).bin).toEqual({ zeta: "./bin/zeta" });
+    expect(config.mcpServers.zeta.command).toBe(realpathSync(join(brand, "bin/zeta")));
     expect(config.mcpServers.zeta.env).toEqual({ ZETA_HOME: zeta.ZETA_HOME });
     // npm installs the command under the new name.
     const prefix = join(owner, "global");

@@ -9,6 +9,7 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BIN_NAME_SCRIPT, BIN_NAME_SOURCE } from "./_bin-name.js";
 
 /** A brand: lowercase letters, digits and `-`, starting with a letter; it becomes the command name. */
 export const SCAFFOLD_NAME_PATTERN = /^[a-z][a-z0-9-]{0,31}$/;
@@ -86,7 +87,10 @@ export function scaffold(options: ScaffoldOptions): string[] {
         bin: { [name]: `./bin/${name}` },
         // The Node release lines Rukh is tested on, as its own packages declare them.
         engines: own.engines,
-        scripts: { build: "tsc -p tsconfig.build.json", test: "vitest run" },
+        scripts: {
+          build: `node ${BIN_NAME_SCRIPT} && tsc -p tsconfig.build.json`,
+          test: "vitest run",
+        },
         dependencies: Object.fromEntries(
           RUKH_PACKAGES.map((p) => [`@rukh/${p}`, vendored(local?.get(`@rukh/${p}`)) ?? range]),
         ),
@@ -132,6 +136,7 @@ export function scaffold(options: ScaffoldOptions): string[] {
     // loaded only once the gate let this Node and system through.
     [`bin/${name}`]: `#!/usr/bin/env node\nimport "./node-gate.cjs";\n\nconst { start } = await import("../dist/main.js");\nstart(process.argv.slice(2));\n`,
     "bin/node-gate.cjs": copy("bin/node-gate.cjs"),
+    [BIN_NAME_SCRIPT]: BIN_NAME_SOURCE,
     // Every source file of the template, as the reference CLI has it.
     ...Object.fromEntries(
       (readdirSync(join(TEMPLATE, "src"), { recursive: true }) as string[])
