@@ -89,6 +89,19 @@ describe.skipIf(missing !== undefined)("through an npm registry", () => {
     console.log(
       `npm create to the first extension call: ${s(called - started)} (create and install ${s(installed - started)}, build ${s(built - installed)}, help, doctor, trust, install and call ${s(called - built)})`,
     );
+    // The brand's Python skeleton names the runtime file it writes.
+    const made = sh("acme", [
+      "ext",
+      "init",
+      join(owner, "py-ext"),
+      "--id",
+      "jane.py",
+      "--lang",
+      "python",
+    ]);
+    expect(made.stdout).toContain("bin/rukh_ipc.py");
+    expect(made.stdout).not.toContain("acme_ipc");
+    expect(existsSync(join(owner, "py-ext", "bin", "rukh_ipc.py"))).toBe(true);
   }, 600_000);
 
   it("renames the brand from one setting: the bin key of its package.json", () => {
