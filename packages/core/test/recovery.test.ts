@@ -29,8 +29,10 @@ describe("journal and recovery", () => {
           { stdio: "ignore" },
         );
         const exited = new Promise((r) => host.once("exit", r));
-        for (let i = 0; i < 300 && !existsSync(marker); i++) await sleep(20);
-        expect(readFileSync(marker, "utf8")).toBe("ran\n");
+        // The command creates the marker, then writes it: wait for what it wrote.
+        const wrote = () => (existsSync(marker) ? readFileSync(marker, "utf8") : "");
+        for (let i = 0; i < 300 && wrote() === ""; i++) await sleep(20);
+        expect(wrote()).toBe("ran\n");
         host.kill("SIGKILL");
         await exited;
 
