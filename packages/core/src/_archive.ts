@@ -17,8 +17,9 @@ import {
   type StateLocks,
   stateLocks,
 } from "@rukh/profile";
-import { journalPaths, liveSegmentHost, segmentNames } from "./_journal.js";
+import { journalPaths, liveSegmentHost, readSegmentLeniently, segmentNames } from "./_journal.js";
 import { JOURNAL_MAX_BYTES } from "./_limits.js";
+import { type ClockReading, readClock, retentionVerdict } from "./_retention.js";
 
 /** An archive segment is closed once it holds this many bytes (8 MiB); the next one begins. */
 export const ARCHIVE_SEGMENT_BYTES = 8_388_608;
@@ -64,6 +65,15 @@ async function syncDir(dir: string): Promise<void> {
   await h.sync().finally(() => h.close());
 }
 
+/** Where a host archives, who it is, and what it reads only when a new archive segment begins. */
+export interface ArchiveOptions {
+  readonly stateRoot: string;
+  readonly locks: StateLocks;
+  /** The archiving host: its own records never vouch for its clock. */
+  readonly host: string;
+  readonly retention: () => Promise<JournalRetention>;
+}
+
 /**
  * Moves a finished live segment into the archive: appends its bytes whole to
  * the newest archive segment (or a new one past {@link ARCHIVE_SEGMENT_BYTES}),
@@ -72,12 +82,8 @@ async function syncDir(dir: string): Promise<void> {
  * archive is busy for long or cannot be written (a full disk) — an append
  * that fails part-way is cut back off.
  */
-export async function archiveSegment(
-  stateRoot: string,
-  liveFile: string,
-  locks: StateLocks,
-  retention: () => Promise<JournalRetention>,
-): Promise<boolean> {
+export async function archiveSegment(liveFile: string, o: ArchiveOptions): Promise<boolean> {
+  const { stateRoot, locks } = o;
   let lock: NamedLock | null = null;
   for (let i = 0; i < ARCHIVE_TRIES && lock === null; i++) {
     // One archiver at a time on a state directory.
@@ -123,24 +129,70 @@ export async function archiveSegment(
     await unlink(liveFile);
     await syncDir(p.live);
     // History is pruned when a new archive segment begins: a call pays for one stat, not the archive.
-    if (created) await prune(p.archive, await retention());
+    if (created) await prune(p.archive, await o.retention(), o.host);
     return true;
   } finally {
     lock.release();
   }
 }
 
-/** Deletes the oldest archive segments past the age or size budget; never the newest. */
-async function prune(archive: string, retention: JournalRetention): Promise<void> {
+/**
+ * The newest `at` of a segment's records, those of `exceptHost` left out;
+ * null when it has none (or cannot be read).
+ */
+async function newestRecordAt(file: string, exceptHost?: string): Promise<number | null> {
+  const seg = await readSegmentLeniently(file, basename(file)).catch(() => undefined);
+  let newest: number | null = null;
+  for (const r of seg?.records ?? []) {
+    if (r.type === "process" || r.host === exceptHost) continue;
+    const t = Date.parse(r.at);
+    if (!Number.isNaN(t) && (newest === null || t > newest)) newest = t;
+  }
+  return newest;
+}
+
+/** The newest record time among `files` (those of `exceptHost` left out), null when none. */
+async function newestOf(files: readonly string[], exceptHost?: string): Promise<number | null> {
+  const times = await Promise.all(files.map((f) => newestRecordAt(f, exceptHost)));
+  return times.reduce<number | null>(
+    (a, t) => (t === null || (a !== null && a >= t) ? a : t),
+    null,
+  );
+}
+
+/**
+ * How this process's clock stands against the journal's newest record: the
+ * two newest archive segments and (for `doctor`) the live ones; the records
+ * of `exceptHost`, the one deciding, never vouch for its own clock.
+ */
+async function journalClock(files: readonly string[], exceptHost?: string): Promise<ClockReading> {
+  return readClock(Date.now(), await newestOf(files, exceptHost));
+}
+
+/**
+ * Deletes the oldest archive segments past the size budget, or past the age
+ * budget measured between their records and the journal's newest — only
+ * while this process's clock agrees with that record time. Never the newest.
+ */
+async function prune(archive: string, retention: JournalRetention, host: string): Promise<void> {
   const names = await segmentNames(archive);
-  const stats = await Promise.all(names.map((n) => stat(join(archive, n))));
-  let total = stats.reduce((sum, s) => sum + s.size, 0);
-  const oldest = Date.now() - retention.maxAgeMs;
+  const files = names.map((n) => join(archive, n));
+  const stats = await Promise.all(files.map((f) => stat(f)));
+  let totalBytes = stats.reduce((sum, s) => sum + s.size, 0);
+  const clock = await journalClock(files.slice(-2), host);
+  let before: number | null = null;
   for (let i = 0; i < names.length - 1; i++) {
-    const st = stats[i]!;
-    if (total <= retention.maxBytes && st.mtimeMs >= oldest) break;
-    await unlink(join(archive, names[i]!)).catch(() => {});
-    total -= st.size;
+    const size = stats[i]!.size;
+    // Read only when age can count; the segment's time goes into `before` either way.
+    const newestAt = clock.kind === "agrees" ? await newestRecordAt(files[i]!) : null;
+    const verdict = retentionVerdict(
+      { size, newestAt },
+      { ...retention, totalBytes, clock, before },
+    );
+    if (verdict === null) break;
+    await unlink(files[i]!).catch(() => {});
+    totalBytes -= size;
+    if (newestAt !== null && (before === null || newestAt > before)) before = newestAt;
   }
 }
 
@@ -170,6 +222,14 @@ export interface JournalReport {
   readonly archiveBytes: number;
   readonly quarantineDir: string;
   readonly quarantined: readonly string[];
+  /** The newest record time of the newest archive and live segments (ISO 8601), null when none. */
+  readonly newestRecordAt: string | null;
+  /**
+   * How far this process's clock is ahead of or behind that record, when by
+   * more than retention trusts (then it deletes nothing by age); null when
+   * they agree or there is nothing to compare.
+   */
+  readonly clockSkew: { readonly direction: "ahead" | "behind"; readonly ms: number } | null;
 }
 
 /**
@@ -191,6 +251,10 @@ export async function describeJournal(
     quarantined = (await readdir(p.quarantine)).sort();
   } catch {}
   const live = await segmentNames(p.live);
+  const clock = await journalClock([
+    ...archive.slice(-2).map((n) => join(p.archive, n)),
+    ...live.map((n) => join(p.live, n)),
+  ]);
   let lostHosts = 0;
   const locks = stateLocks(await realpath(stateRoot).catch(() => stateRoot), mechanism);
   for (const host of new Set(live.map(liveSegmentHost))) {
@@ -207,5 +271,10 @@ export async function describeJournal(
     archiveBytes: sizes.reduce((a, b) => a + b, 0),
     quarantineDir: p.quarantine,
     quarantined,
+    newestRecordAt: clock.kind === "unknown" ? null : new Date(clock.journalTime).toISOString(),
+    clockSkew:
+      clock.kind === "ahead" || clock.kind === "behind"
+        ? { direction: clock.kind, ms: clock.byMs }
+        : null,
   };
 }

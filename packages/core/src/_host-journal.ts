@@ -159,8 +159,7 @@ export class HostJournal {
   }
 
   #archive(file: string): Promise<boolean> {
-    const o = this.#o;
-    return archiveSegment(o.stateRoot, file, o.locks, o.retention);
+    return archiveSegment(file, this.#o);
   }
 
   /**

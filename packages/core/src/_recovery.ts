@@ -140,7 +140,7 @@ async function recoverSegments(
         { damaged: seg.damaged.slice(0, 20), movedTo: to },
         "a damaged journal segment was moved aside; its readable records were recovered",
       );
-    } else await archiveSegment(ctx.stateRoot, file, ctx.locks, ctx.retention);
+    } else await archiveSegment(file, ctx);
   }
 }
 

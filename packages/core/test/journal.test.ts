@@ -4,14 +4,13 @@ import {
   readFileSync,
   realpathSync,
   truncateSync,
-  utimesSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import { stateLocks } from "@rukh/profile";
 import { removeDir, tempDir } from "@rukh/testkit";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { ARCHIVE_SEGMENT_BYTES, archiveSegment } from "../src/_archive.js";
 import { followRuns } from "../src/_follow.js";
 import {
@@ -178,30 +177,74 @@ it("prunes the oldest archive segments past the age and size budget when a new o
   mkdirSync(archive, { recursive: true });
   mkdirSync(live, { recursive: true });
   const seg = (n: number) => join(archive, `${String(n).padStart(10, "0")}.jsonl`);
-  const old = new Date(Date.now() - 40 * 86_400_000);
-  writeFileSync(seg(1), "x\n");
-  utimesSync(seg(1), old, old);
-  writeFileSync(seg(2), "y\n".repeat(1_000));
+  const dated = (i: number, daysAgo: number) =>
+    `${JSON.stringify({ ...record(i), at: new Date(Date.now() - daysAgo * 86_400_000).toISOString() })}\n`;
+  // Age is read from the records, not the file: 1's records are 40 days older than the newest.
+  writeFileSync(seg(1), dated(1, 40));
+  writeFileSync(seg(2), dated(2, 1).repeat(10));
   // A full newest segment: the next archive begins segment 4.
-  writeFileSync(seg(3), "");
+  writeFileSync(seg(3), dated(3, 0));
   truncateSync(seg(3), ARCHIVE_SEGMENT_BYTES);
   const lost = join(live, "h.000000.jsonl");
-  writeFileSync(lost, `${JSON.stringify(record(7))}\n`);
+  writeFileSync(lost, dated(7, 0));
   let asked = 0;
   const retention = async () => {
     asked++;
     return { maxAgeMs: 30 * 86_400_000, maxBytes: ARCHIVE_SEGMENT_BYTES + 1_000 };
   };
-  expect(await archiveSegment(root, lost, stateLocks(realpathSync(root)), retention)).toBe(true);
+  const o = { stateRoot: root, locks: stateLocks(realpathSync(root)), host: "me", retention };
+  expect(await archiveSegment(lost, o)).toBe(true);
   // 1 is too old; 2 pushes the total past the budget; 3 and the new 4 stay.
   expect(readdirSync(archive)).toEqual(["0000000003.jsonl", "0000000004.jsonl"]);
   expect(asked).toBe(1);
   // Appending to a segment with room asks nothing of the configuration.
   const next = join(live, "h.000001.jsonl");
   writeFileSync(next, `${JSON.stringify(record(8))}\n`);
-  expect(await archiveSegment(root, next, stateLocks(realpathSync(root)), retention)).toBe(true);
+  expect(await archiveSegment(next, o)).toBe(true);
   expect(asked).toBe(1);
   expect(readdirSync(live)).toEqual([]);
+});
+
+describe("retention on a clock that disagrees with the journal", () => {
+  const DAY = 86_400_000;
+  afterEach(() => vi.useRealTimers());
+  // Segment 1 is `oldDays` old and segment 2 full, both by the journal's time; the
+  // archiving host "me", its clock `clockDays` off, writes its records on that clock.
+  it.each([
+    ["60 days ahead", { oldDays: 2, clockDays: 60, host2: "h", kept: 3 }],
+    ["60 days behind", { oldDays: 40, clockDays: -60, host2: "h", kept: 3 }],
+    [
+      "60 days ahead, vouched for by its own records only",
+      { oldDays: 2, clockDays: 60, host2: "me", kept: 3 },
+    ],
+    ["right (the control: age still counts)", { oldDays: 40, clockDays: 0, host2: "h", kept: 2 }],
+  ])("a clock %s", async (name, { oldDays, clockDays, host2, kept }) => {
+    const root = join(work, `prune-clock-${name.replace(/\W+/g, "-")}`);
+    const archive = join(root, "journal", "archive");
+    const live = join(root, "journal", "live");
+    mkdirSync(archive, { recursive: true });
+    mkdirSync(live, { recursive: true });
+    const seg = (n: number) => join(archive, `${String(n).padStart(10, "0")}.jsonl`);
+    const real = Date.now();
+    const line = (i: number, host: string, at: number) =>
+      `${JSON.stringify({ ...record(i), host, at: new Date(at).toISOString() })}\n`;
+    writeFileSync(seg(1), line(1, "h", real - oldDays * DAY));
+    // The second segment's records were written by `host2`: "me" dates them on its own clock.
+    writeFileSync(seg(2), line(2, host2, host2 === "me" ? real + clockDays * DAY : real));
+    truncateSync(seg(2), ARCHIVE_SEGMENT_BYTES);
+    const mine = join(live, "me.000000.jsonl");
+    writeFileSync(mine, line(7, "me", real + clockDays * DAY));
+    vi.useFakeTimers({ toFake: ["Date"], now: real + clockDays * DAY });
+    const o = {
+      stateRoot: root,
+      locks: stateLocks(realpathSync(root)),
+      host: "me",
+      retention: async () => ({ maxAgeMs: 30 * DAY, maxBytes: 1 << 30 }),
+    };
+    expect(await archiveSegment(mine, o)).toBe(true);
+    expect(readdirSync(archive)).toHaveLength(kept);
+    expect(readdirSync(archive).at(-1)).toBe("0000000003.jsonl");
+  });
 });
 
 it("follows the journal: each call that starts or ends after the follower is ready, rejections and archived hosts included, once", async () => {

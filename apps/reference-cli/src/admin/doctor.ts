@@ -5,6 +5,7 @@
 import { accessSync, constants, existsSync, realpathSync, statfsSync } from "node:fs";
 import { dirname } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
+import type { JournalReport } from "@rukh/core";
 import type { StateDirectory } from "@rukh/profile";
 import { bool } from "./_inputs.js";
 import { type AdminBody, plural as n, OK, type Profile, print, STATE } from "./_kit.js";
@@ -86,6 +87,37 @@ async function repair(
     );
   if (done.length === 0) done.push("nothing needed repair");
   return done;
+}
+
+/** The journal's line: its history, and what a lost host or a damaged segment left. */
+function journalDetail(j: JournalReport): string | Note {
+  const history = `${n(j.archiveSegments, "archive segment")} (${Math.ceil(j.archiveBytes / 1024)} KiB), ${j.liveSegments} live`;
+  if (j.quarantined.length > 0)
+    throw new Error(
+      `${history}; ${n(j.quarantined.length, "damaged segment")} set aside in ${j.quarantineDir} (${j.quarantined.join(", ")}): their readable records were recovered; keep or delete them`,
+    );
+  if (j.lostHosts > 0)
+    return new Note(
+      `${history}; ${n(j.lostHosts, "host")} gone with calls not yet finalized: the next call, or \`doctor --repair\`, finishes them`,
+    );
+  return history;
+}
+
+/** A span in the largest whole unit that says it: days, hours or minutes. */
+function span(ms: number): string {
+  if (ms >= 2 * 86_400_000) return n(Math.floor(ms / 86_400_000), "day");
+  if (ms >= 2 * 3_600_000) return n(Math.floor(ms / 3_600_000), "hour");
+  return n(Math.floor(ms / 60_000), "minute");
+}
+
+/** The clock's line: a skew from the journal's newest record stops retention by age, so it is named. */
+function clockDetail(j: JournalReport): string | Note {
+  if (j.newestRecordAt === null) return "no journal record to compare with";
+  if (j.clockSkew === null) return `agrees with the journal's newest record (${j.newestRecordAt})`;
+  const where = j.clockSkew.direction === "ahead" ? "ahead of" : "behind";
+  return new Note(
+    `this clock is ${span(j.clockSkew.ms)} ${where} the journal's newest record (${j.newestRecordAt}): retention deletes nothing by age until they agree; check the system clock`,
+  );
 }
 
 async function doctor(
@@ -179,19 +211,9 @@ async function doctor(
     return mib;
   });
   const { describeJournal, describeConfinement } = await import("@rukh/core");
-  await check("journal", async () => {
-    const j = await describeJournal(state.root);
-    const history = `${n(j.archiveSegments, "archive segment")} (${Math.ceil(j.archiveBytes / 1024)} KiB), ${j.liveSegments} live`;
-    if (j.quarantined.length > 0)
-      throw new Error(
-        `${history}; ${n(j.quarantined.length, "damaged segment")} set aside in ${j.quarantineDir} (${j.quarantined.join(", ")}): their readable records were recovered; keep or delete them`,
-      );
-    if (j.lostHosts > 0)
-      return new Note(
-        `${history}; ${n(j.lostHosts, "host")} gone with calls not yet finalized: the next call, or \`doctor --repair\`, finishes them`,
-      );
-    return history;
-  });
+  const journal = describeJournal(state.root);
+  await check("journal", async () => journalDetail(await journal));
+  await check("journal clock", async () => clockDetail(await journal));
   await check("publication lock", async () => {
     if (fresh) return "free (no state directory yet)";
     // Held by the kernel for a live publisher only: it is never stale, so there is nothing to break.
