@@ -20,11 +20,13 @@ const { at, env, rukh } = useSleeperCli("rukh-cli-doctor-");
 async function loseAHost(): Promise<void> {
   const host = spawn(bin, ["nap", "--wait-ms", "60000"], { env: env(), stdio: "ignore" });
   const live = join(at.root, "journal", "live");
-  for (let i = 0; i < 200; i++) {
-    if (existsSync(live) && readdirSync(live).length > 0) break;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  await new Promise((r) => setTimeout(r, 200));
+  // Lost only once its call is journaled: its start and its process records
+  // are in the live segment (under load a segment can exist well before them).
+  const journaled = () =>
+    existsSync(live) &&
+    readdirSync(live).some((f) => readFileSync(join(live, f), "utf8").includes('"type":"process"'));
+  for (let i = 0; i < 1_200 && !journaled(); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(journaled()).toBe(true);
   host.kill("SIGKILL");
   await new Promise((r) => host.once("exit", r));
 }
