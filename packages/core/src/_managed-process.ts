@@ -4,7 +4,7 @@
 // process and its streams are gone). Every step reads and writes the one
 // state below instead of a closure's captured variables.
 
-import type { CommandProcess, CompletionMessage } from "@rukh/ipc";
+import type { CommandProcess, CompletionMessage, IpcError } from "@rukh/ipc";
 import type { JsonObject } from "@rukh/json";
 import { escalation, watchCancellation } from "./_budget.js";
 import type { InvocationDiagnosticsBudget } from "./_diagnostics.js";
@@ -21,6 +21,14 @@ import {
   wireCause,
 } from "./_verdict.js";
 import type { Watchdog } from "./_watchdog.js";
+
+/**
+ * How long a process whose channel ended or failed may take to exit on its
+ * own before the core kills it: one that exits is judged by how it exited
+ * (`crashed`, `no_completion`…), one that runs on is ended with the channel's
+ * failure, since nothing more can reach the host from it.
+ */
+const CHANNEL_END_GRACE_MS = 500;
 
 /** What the process, once launched, is followed with. */
 interface Attached {
@@ -41,6 +49,8 @@ export class ManagedProcess {
   private exit: ProcessExit | undefined;
   private spawnError: Error | undefined;
   private storeCorrupt: string | undefined;
+  /** Why the core ended a process that ran on after its channel ended or failed. */
+  private channelLost: IpcError | undefined;
   /** The invoke was sent: the command's program runs (a held process was released). */
   private invoked = false;
   private greeted = false;
@@ -131,6 +141,10 @@ export class ManagedProcess {
       },
       () => {},
     );
+    void proc.closed.then((error) => {
+      if (error !== undefined)
+        this.timers.push(setTimeout(() => this.endChannelless(error), CHANNEL_END_GRACE_MS));
+    });
     child.once("error", (e) => {
       this.spawnError = e;
     });
@@ -149,6 +163,19 @@ export class ManagedProcess {
     try {
       process.kill(-pid, signal);
     } catch {}
+  }
+
+  /**
+   * A channel that closed, broke the protocol or never got its hello, while
+   * the command's program runs: nothing more can come over it, so the call
+   * ends now instead of at its deadline, its process group killed. (Before
+   * the hand-over a held process's hold ends it; a cancel escalates anyway.)
+   */
+  private endChannelless(error: IpcError): void {
+    if (this.settling || this.done || this.cause !== undefined || !this.invoked) return;
+    this.channelLost = error;
+    this.diag.note({ channel: error.code }, "the channel ended while the process ran on");
+    this.killGroup("SIGKILL");
   }
 
   /** Asks the command to stop, then escalates to SIGTERM and SIGKILL within the budget. */
@@ -239,6 +266,7 @@ export class ManagedProcess {
         channelError: channelError === "timeout" ? undefined : channelError,
         cleanedUp,
         greeted: this.greeted,
+        channelLost: this.channelLost,
         storeCorrupt: this.storeCorrupt,
       }),
     );

@@ -6,7 +6,7 @@ import {
   type CommandResultIssueCode,
   validateCommandResult,
 } from "@rukh/command-result";
-import type { CancelCause, CompletionMessage, IpcError } from "@rukh/ipc";
+import type { CancelCause, CompletionMessage, IpcError, IpcErrorCode } from "@rukh/ipc";
 import type { Planned } from "./_admission.js";
 import type { InvocationDiagnosticsBudget } from "./_diagnostics.js";
 import type { ResourceLimits } from "./_launch.js";
@@ -109,6 +109,12 @@ const FAILURE_MESSAGES: Partial<Record<OutcomeReason, string>> = {
   cleanup_failed: "the command process could not be cleaned up",
 };
 
+/** What a client is told when the core ended a process that ran on without its channel. */
+const CHANNEL_LOST_MESSAGES: Partial<Record<IpcErrorCode, string>> = {
+  closed_before_completion: "the command process closed its channel without a completion",
+  handshake_timeout: "the command process did not answer the host's handshake in time",
+};
+
 function failed(reason: OutcomeReason, diagnostics: InvocationDiagnostics): RunResult {
   return {
     outcome: "execution_failed",
@@ -155,6 +161,11 @@ export interface ManagedEnd {
   readonly channelError: IpcError | undefined;
   readonly cleanedUp: boolean;
   readonly greeted: boolean;
+  /**
+   * The channel's failure, when the core killed a process that ran on after
+   * its channel closed, failed or never got its hello.
+   */
+  readonly channelLost: IpcError | undefined;
   /** Why the package failed its check at hand-over: then nothing of it ran. */
   readonly storeCorrupt: string | undefined;
 }
@@ -205,6 +216,11 @@ export function decide(
       return failed("spawn_failed", diagnostics);
     const limit = exceededLimit(exit, diag);
     if (limit !== undefined) return limitExceeded(limit, limits, diagnostics);
+    if (end.channelLost !== undefined)
+      return {
+        ...failed("protocol_error", diagnostics),
+        message: CHANNEL_LOST_MESSAGES[end.channelLost.code] ?? FAILURE_MESSAGES.protocol_error!,
+      };
     if (channelError?.protocolViolation) return failed("protocol_error", diagnostics);
     if (exit?.code === 0) return failed("no_completion", diagnostics);
     return failed("crashed", diagnostics);

@@ -49,6 +49,8 @@ export const MAIN_COMMANDS: FixtureCommand[] = [
   { id: "exit0" },
   { id: "exit1_after" },
   { id: "hang" },
+  { id: "drop_channel" },
+  { id: "garble" },
   { id: "stubborn", inputs: [text("path", { required: true })] },
   { id: "flood" },
   { id: "slow", inputs: [int("wait_ms", { default: 0 })] },
@@ -97,6 +99,7 @@ export function ownerConfig(): Record<string, unknown> {
       pair: preset({ maxConcurrency: 2 }),
       strict: preset({ enforcement: "strict" }),
       narrow: preset({ commands: ["fx.main/hello"] }),
+      single: preset({ maxConcurrency: 1, deadlineMs: 30_000 }),
     },
   });
 }

@@ -1,5 +1,13 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describeConfinement, readJournal } from "@rukh/core";
 import { processesWith } from "@rukh/testkit";
@@ -68,6 +76,7 @@ interface Result {
   readonly outcome: string;
   readonly reason: string;
   readonly text?: string;
+  readonly ms: number;
 }
 
 for (const m of modes) {
@@ -94,14 +103,14 @@ for (const m of modes) {
      */
     async function host(
       steps: Step[],
-      options: { ready?: number; env?: Record<string, string> } = {},
+      options: { ready?: number; env?: Record<string, string>; preset?: string } = {},
       at: (mark: string) => Promise<void> | void = () => {},
     ): Promise<Result[]> {
       const argv = [
         driverFile,
         own.root,
         JSON.stringify(steps),
-        JSON.stringify({ ready: options.ready ?? 4, env: options.env }),
+        JSON.stringify({ ready: options.ready ?? 4, env: options.env, preset: options.preset }),
       ];
       const child: ChildProcess =
         m.uid === process.getuid?.()
@@ -206,6 +215,49 @@ for (const m of modes) {
       );
       expect(uptime(results[2])).toBeLessThan(1_000);
       expect(uptime(results[3])).toBeGreaterThanOrEqual(1_400);
+    });
+
+    it("end a call at once when its channel closes, breaks or never opens, and free its slot", async () => {
+      // A preset of one slot and a 30 s deadline: each failing call, served by a ready
+      // process, ends within the second (a missing hello: past the 5 s handshake limit),
+      // and the next call is admitted right after it.
+      const mute = join(own.work, "mute");
+      const ready: number[] = [];
+      const served = (bad: Step): Step[] => [
+        { sleep: 1_500 },
+        { mark: "ready" },
+        bad,
+        { mark: "after" },
+        { call: "fx.main/uptime" },
+      ];
+      const results = await host(
+        [
+          { call: "fx.main/uptime" },
+          { call: "fx.main/uptime" },
+          ...served({ call: "fx.main/drop_channel" }),
+          ...served({ call: "fx.main/garble" }),
+          ...served({ call: "fx.main/uptime" }),
+        ],
+        { env: env({ RUKH_TEST_MUTE: mute }), preset: "single" },
+        (mark) => {
+          if (mark === "ready") {
+            ready.push(alive().length);
+            // The third failing call's program, loaded at its hand-over, finds the file.
+            if (ready.length === 3) writeFileSync(mute, "");
+          } else rmSync(mute, { force: true });
+        },
+      );
+      expect(ready.every((n) => n > 0)).toBe(true);
+      const failing = [results[2], results[4], results[6]];
+      console.info(`ready: finals after ${failing.map((r) => r?.ms).join(", ")} ms`);
+      for (const r of failing)
+        expect(r).toMatchObject({ outcome: "execution_failed", reason: "protocol_error" });
+      expect(failing[0]!.ms).toBeLessThan(2_000);
+      expect(failing[1]!.ms).toBeLessThan(2_000);
+      expect(failing[2]!.ms).toBeGreaterThanOrEqual(5_000);
+      expect(failing[2]!.ms).toBeLessThan(7_000);
+      for (const r of [results[3], results[5], results[7]]) expect(r?.outcome).toBe("succeeded");
+      expect(await until(() => alive().length === 0)).toBe(true);
     });
 
     it.each([
