@@ -18,6 +18,7 @@ import {
   stateLocks,
 } from "@rukh/profile";
 import { journalPaths, liveSegmentHost, segmentNames } from "./_journal.js";
+import { indexAfterAppend, indexFile, loadIndex } from "./_journal-index.js";
 import { JOURNAL_MAX_BYTES } from "./_limits.js";
 
 /** An archive segment is closed once it holds this many bytes (8 MiB); the next one begins. */
@@ -67,7 +68,8 @@ async function syncDir(dir: string): Promise<void> {
 /**
  * Moves a finished live segment into the archive: appends its bytes whole to
  * the newest archive segment (or a new one past {@link ARCHIVE_SEGMENT_BYTES}),
- * flushes, then removes the live file; then applies the retention. Returns
+ * flushes, brings that archive segment's index up to date (see
+ * {@link indexAfterAppend}), then removes the live file; then applies the retention. Returns
  * false, leaving the live segment where it is for a later host, when the
  * archive is busy for long or cannot be written (a full disk) — an append
  * that fails part-way is cut back off.
@@ -104,6 +106,8 @@ export async function archiveSegment(
     const created = target === undefined;
     const next = newest === undefined ? 1 : Number.parseInt(newest, 10) + 1;
     const file = target ?? join(p.archive, `${String(next).padStart(10, "0")}.jsonl`);
+    // Read before the append: an index that holds up to here is extended, not rebuilt.
+    const prior = created ? undefined : await loadIndex(file);
     const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
     const before = fstatSync(fd).size;
     try {
@@ -120,6 +124,7 @@ export async function archiveSegment(
       closeSync(fd);
     }
     if (created) await syncDir(p.archive);
+    await indexAfterAppend(file, prior, bytes, before);
     await unlink(liveFile);
     await syncDir(p.live);
     // History is pruned when a new archive segment begins: a call pays for one stat, not the archive.
@@ -140,6 +145,7 @@ async function prune(archive: string, retention: JournalRetention): Promise<void
     const st = stats[i]!;
     if (total <= retention.maxBytes && st.mtimeMs >= oldest) break;
     await unlink(join(archive, names[i]!)).catch(() => {});
+    await unlink(indexFile(join(archive, names[i]!))).catch(() => {});
     total -= st.size;
   }
 }
