@@ -36,10 +36,7 @@ const TAIL_WINDOW = 262_144;
 export const RUNS_MAX_LIMIT = 10_000;
 
 /** Runs folded from records, one per invocation id, in the order they first appear. */
-function foldRuns(
-  records: Iterable<{ invocationId: string } & Parameters<typeof absorb>[1]>,
-  name: string,
-): Mutable<RunSummary>[] {
+function foldRuns(records: Iterable<JournalRecord>, name: string): Mutable<RunSummary>[] {
   const runs = new Map<string, Mutable<RunSummary>>();
   for (const rec of records) {
     let r = runs.get(rec.invocationId);
@@ -100,37 +97,15 @@ async function readTail(
   });
 }
 
-/** The records in bytes `[start, end)` of a segment (both at line starts). */
-async function recordsIn(
-  file: string,
-  name: string,
-  [start, end]: readonly [number, number],
-): Promise<JournalRecord[]> {
-  const bytes = await readingFile(file, async (h) => {
-    const buf = Buffer.alloc(end - start);
-    const { bytesRead } = await h.read(buf, 0, buf.length, start);
-    return buf.subarray(0, bytesRead);
-  });
-  return bytes === undefined ? [] : parseSegment(bytes, name).records;
-}
-
-/** The run of one invocation from the byte span its segment's index gives for it. */
-async function runInSpan(
-  stateRoot: string,
-  file: string,
-  id: string,
-  span: readonly [number, number],
-): Promise<RunSummary | undefined> {
-  const name = relative(stateRoot, file);
-  const records = (await recordsIn(file, name, span)).filter((r) => r.invocationId === id);
-  return foldRuns(records, name)[0];
-}
-
 /** Records of a segment, each with the offset of its line. */
 type Placed = { readonly at: number; readonly rec: JournalRecord };
 
-/** The records in bytes `[start, end)` of a segment, placed at their offsets. */
-async function placedIn(file: string, name: string, [start, end]: readonly [number, number]) {
+/** The records in bytes `[start, end)` of a segment (both at line starts), placed at their offsets. */
+async function placedIn(
+  file: string,
+  name: string,
+  [start, end]: readonly [number, number],
+): Promise<Placed[]> {
   const spans: number[] = [];
   const bytes = await readingFile(file, async (h) => {
     const buf = Buffer.alloc(end - start);
@@ -141,6 +116,21 @@ async function placedIn(file: string, name: string, [start, end]: readonly [numb
   return parseSegment(bytes, name, spans).records.map(
     (rec, i): Placed => ({ at: start + spans[2 * i]!, rec }),
   );
+}
+
+/** The run of one invocation from the byte span its segment's index gives for it. */
+async function runInSpan(
+  stateRoot: string,
+  file: string,
+  id: string,
+  span: readonly [number, number],
+): Promise<RunSummary | undefined> {
+  const name = relative(stateRoot, file);
+  const placed = await placedIn(file, name, span);
+  return foldRuns(
+    placed.filter((p) => p.rec.invocationId === id).map((p) => p.rec),
+    name,
+  )[0];
 }
 
 /** Joins overlapping or touching ranges, in file order. */
