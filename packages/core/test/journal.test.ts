@@ -182,6 +182,7 @@ it("prunes the oldest archive segments past the age and size budget when a new o
   writeFileSync(seg(1), "x\n");
   utimesSync(seg(1), old, old);
   writeFileSync(seg(2), "y\n".repeat(1_000));
+  writeFileSync(join(archive, "0000000002.index.json"), "an index, pruned with its segment\n");
   // A full newest segment: the next archive begins segment 4.
   writeFileSync(seg(3), "");
   truncateSync(seg(3), ARCHIVE_SEGMENT_BYTES);
@@ -194,7 +195,12 @@ it("prunes the oldest archive segments past the age and size budget when a new o
   };
   expect(await archiveSegment(root, lost, stateLocks(realpathSync(root)), retention)).toBe(true);
   // 1 is too old; 2 pushes the total past the budget; 3 and the new 4 stay.
-  expect(readdirSync(archive)).toEqual(["0000000003.jsonl", "0000000004.jsonl"]);
+  // The segment appended to gets its index beside it; the pruned ones leave none.
+  expect(readdirSync(archive).sort()).toEqual([
+    "0000000003.jsonl",
+    "0000000004.index.json",
+    "0000000004.jsonl",
+  ]);
   expect(asked).toBe(1);
   // Appending to a segment with room asks nothing of the configuration.
   const next = join(live, "h.000001.jsonl");
