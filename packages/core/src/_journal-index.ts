@@ -37,9 +37,9 @@ export interface SegmentIndex {
   readonly reasons: readonly string[];
   readonly commands: readonly string[];
   readonly presets: readonly string[];
-  readonly ids: readonly string[];
+  readonly ids: IdList;
   /** Per id, the offset of its first record's line and the end of its last. */
-  readonly spans: readonly number[];
+  readonly spans: ArrayLike<number>;
   /** Where each block of about 64 KiB begins (at a line), ascending. */
   readonly blocks: readonly number[];
   /** Per block, the earliest and latest `at` of its start and final records ("" for none). */
@@ -50,6 +50,31 @@ export interface SegmentIndex {
 }
 
 type IndexBody = Omit<SegmentIndex, "segment">;
+
+/** Sorted strings, read by position. */
+export interface IdList {
+  readonly count: number;
+  at(i: number): string;
+}
+
+const listOf = (list: readonly string[]): IdList => ({ count: list.length, at: (i) => list[i]! });
+
+/**
+ * Ids that share one length are kept in the file as one string, so that a
+ * reader parses one value per segment rather than one per call.
+ */
+const packedOf = (text: string, width: number): IdList => ({
+  count: text.length / width,
+  at: (i) => text.slice(i * width, (i + 1) * width),
+});
+
+function idsToJson(ids: IdList): { width: number; packed?: string; list?: string[] } {
+  const all = Array.from({ length: ids.count }, (_, i) => ids.at(i));
+  const width = all[0]?.length ?? 0;
+  return width > 0 && all.every((x) => x.length === width)
+    ? { width, packed: all.join("") }
+    : { width: 0, list: all };
+}
 
 /** The index file of an archive segment: `<sequence>.index.json` beside `<sequence>.jsonl`. */
 export const indexFile = (segment: string) => segment.replace(/\.jsonl$/, ".index.json");
@@ -113,6 +138,7 @@ export function indexBody(
   }
   const ids = [...runs.keys()].sort();
   return {
+    ids: listOf(ids),
     from: from ?? "",
     to: to ?? "",
     surfaces: [...sets.surfaces].sort(),
@@ -120,7 +146,6 @@ export function indexBody(
     reasons: [...sets.reasons].sort(),
     commands: [...sets.commands].sort(),
     presets: [...sets.presets].sort(),
-    ids,
     spans: ids.flatMap((id) => [runs.get(id)!.start, runs.get(id)!.end]),
     blocks,
     blockFrom,
@@ -135,17 +160,17 @@ export function indexBody(
  * so the index still never rules out a run that is there).
  */
 export function mergeBodies(prior: IndexBody, appended: IndexBody): IndexBody {
-  if (prior.ids.length === 0) return appended;
-  if (appended.ids.length === 0) return { ...prior, torn: appended.torn };
+  if (prior.ids.count === 0) return appended;
+  if (appended.ids.count === 0) return { ...prior, torn: appended.torn };
   const spans = new Map<string, [number, number]>();
-  prior.ids.forEach((id, i) => {
-    spans.set(id, [prior.spans[2 * i]!, prior.spans[2 * i + 1]!]);
-  });
-  appended.ids.forEach((id, i) => {
+  for (let i = 0; i < prior.ids.count; i++)
+    spans.set(prior.ids.at(i), [prior.spans[2 * i]!, prior.spans[2 * i + 1]!]);
+  for (let i = 0; i < appended.ids.count; i++) {
+    const id = appended.ids.at(i);
     const end = appended.spans[2 * i + 1]!;
     const had = spans.get(id);
     spans.set(id, had === undefined ? [appended.spans[2 * i]!, end] : [had[0], end]);
-  });
+  }
   const union = (a: readonly string[], b: readonly string[]) => [...new Set([...a, ...b])].sort();
   const ids = [...spans.keys()].sort();
   return {
@@ -156,7 +181,7 @@ export function mergeBodies(prior: IndexBody, appended: IndexBody): IndexBody {
     reasons: union(prior.reasons, appended.reasons),
     commands: union(prior.commands, appended.commands),
     presets: union(prior.presets, appended.presets),
-    ids,
+    ids: listOf(ids),
     spans: ids.flatMap((id) => spans.get(id)!),
     blocks: [...prior.blocks, ...appended.blocks],
     blockFrom: [...prior.blockFrom, ...appended.blockFrom],
@@ -166,12 +191,13 @@ export function mergeBodies(prior: IndexBody, appended: IndexBody): IndexBody {
 }
 
 /** Binary search of a sorted list. */
-function sortedHas(list: readonly string[], value: string): number {
+function sortedHas(list: IdList | readonly string[], value: string): number {
+  const ids = Array.isArray(list) ? listOf(list) : (list as IdList);
   let lo = 0;
-  let hi = list.length - 1;
+  let hi = ids.count - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >> 1;
-    const v = list[mid]!;
+    const v = ids.at(mid);
     if (v === value) return mid;
     if (v < value) lo = mid + 1;
     else hi = mid - 1;
@@ -215,7 +241,7 @@ export function mayMatch(index: SegmentIndex, f: RunFilter): boolean {
   const has = (list: readonly string[], v: string | undefined) =>
     v === undefined || sortedHas(list, v) >= 0;
   return (
-    index.ids.length > 0 &&
+    index.ids.count > 0 &&
     has(index.surfaces, f.surface) &&
     has(index.outcomes, f.outcome) &&
     has(index.reasons, f.reason) &&
@@ -241,9 +267,35 @@ const sameStamp = (a: SegmentStamp, b: SegmentStamp) =>
 const isStrings = (v: unknown): v is string[] =>
   Array.isArray(v) && v.every((x) => typeof x === "string");
 
-/** Checks an index body read from disk: shapes, sorted ids, spans inside the segment. */
+/** The ids of an index body read from disk, when well formed (sorted: the file's digest vouches for packed ones). */
+function idsFrom(v: unknown): IdList | undefined {
+  if (typeof v !== "object" || v === null) return undefined;
+  const { width, packed, list } = v as Record<string, unknown>;
+  if (typeof width !== "number" || !Number.isSafeInteger(width) || width < 0) return undefined;
+  if (width > 0)
+    return typeof packed === "string" && packed.length % width === 0
+      ? packedOf(packed, width)
+      : undefined;
+  if (!isStrings(list)) return undefined;
+  for (let i = 1; i < list.length; i++) if (!(list[i - 1]! < list[i]!)) return undefined;
+  return listOf(list);
+}
+
+/** Spans as the file keeps them: base64 of little-endian 32-bit offsets. */
+function spansFrom(v: unknown, count: number, size: number): Uint32Array | undefined {
+  if (typeof v !== "string") return undefined;
+  const bytes = Buffer.from(v, "base64");
+  if (bytes.length !== count * 8) return undefined;
+  const spans = new Uint32Array(count * 2);
+  for (let i = 0; i < spans.length; i++) spans[i] = bytes.readUInt32LE(i * 4);
+  for (let i = 0; i < spans.length; i += 2)
+    if (spans[i + 1]! <= spans[i]! || spans[i + 1]! > size) return undefined;
+  return spans;
+}
+
+/** Checks an index body read from disk: shapes, ids, spans and blocks inside the segment. */
 function checkBody(v: Record<string, unknown>): SegmentIndex | undefined {
-  const lists = ["surfaces", "outcomes", "reasons", "commands", "presets", "ids"] as const;
+  const lists = ["surfaces", "outcomes", "reasons", "commands", "presets"] as const;
   const s = v.segment as Record<string, unknown> | null;
   if (typeof s !== "object" || s === null) return undefined;
   if (
@@ -255,11 +307,10 @@ function checkBody(v: Record<string, unknown>): SegmentIndex | undefined {
   if (typeof v.from !== "string" || typeof v.to !== "string" || typeof v.torn !== "boolean")
     return undefined;
   if (!lists.every((k) => isStrings(v[k]))) return undefined;
-  const ids = v.ids as string[];
-  const spans = v.spans;
-  if (!Array.isArray(spans) || spans.length !== ids.length * 2) return undefined;
-  for (let i = 1; i < ids.length; i++) if (!(ids[i - 1]! < ids[i]!)) return undefined;
   const size = s.size as number;
+  const ids = idsFrom(v.ids);
+  const spans = ids === undefined ? undefined : spansFrom(v.spans, ids.count, size);
+  if (ids === undefined || spans === undefined) return undefined;
   const blocks = v.blocks;
   if (!Array.isArray(blocks) || !isStrings(v.blockFrom) || !isStrings(v.blockTo)) return undefined;
   if (v.blockFrom.length !== blocks.length || v.blockTo.length !== blocks.length) return undefined;
@@ -268,12 +319,7 @@ function checkBody(v: Record<string, unknown>): SegmentIndex | undefined {
     if (!Number.isSafeInteger(b) || b < (i === 0 ? 0 : blocks[i - 1] + 1) || b >= size)
       return undefined;
   }
-  for (let i = 0; i < spans.length; i += 2) {
-    const [a, b] = [spans[i], spans[i + 1]];
-    if (!Number.isSafeInteger(a) || !Number.isSafeInteger(b) || a < 0 || b <= a || b > size)
-      return undefined;
-  }
-  return v as unknown as SegmentIndex;
+  return { ...(v as unknown as SegmentIndex), ids, spans };
 }
 
 /**
@@ -316,7 +362,13 @@ export async function loadIndex(segment: string): Promise<SegmentIndex | undefin
 /** Writes a segment's index whole (a temporary file renamed over the old one). */
 export async function writeIndex(segment: string, index: SegmentIndex): Promise<void> {
   const file = indexFile(segment);
-  const body = JSON.stringify(index);
+  const spans = Buffer.alloc(index.spans.length * 4);
+  for (let i = 0; i < index.spans.length; i++) spans.writeUInt32LE(index.spans[i]!, i * 4);
+  const body = JSON.stringify({
+    ...index,
+    ids: idsToJson(index.ids),
+    spans: spans.toString("base64"),
+  });
   const head = JSON.stringify({ format: JOURNAL_INDEX_FORMAT, body: sha256(body) });
   const tmp = `${file}.${randomBytes(6).toString("hex")}.tmp`;
   try {

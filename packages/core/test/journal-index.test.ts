@@ -92,7 +92,9 @@ async function history(root: string): Promise<void> {
     `${calls(0, 300, 0)}not a record\n${calls(300, 700, 300)}${start(5000, 700)}`,
   );
   // 2: its final, then calls older than the end of 1 (a host that closed late).
-  writeFileSync(seg(root, 2), final(5000, 701) + calls(700, 800, 600));
+  // An id of another length: this segment's index keeps its ids as a list, not packed.
+  const odd = rejected(0, 650).replace(id(0), "odd-id");
+  writeFileSync(seg(root, 2), final(5000, 701) + calls(700, 800, 600) + odd);
   // 3: begun by hand, then two live segments archived into it.
   writeFileSync(seg(root, 3), calls(800, 850, 1000));
   const locks = stateLocks(realpathSync(root));
@@ -164,10 +166,11 @@ describe("archive segment indexes", () => {
   it("finds every call, and no unknown one, as a full scan does", async () => {
     // Every eleventh call (each kind, each segment, the live one), the split ones, an unknown one.
     const some = Array.from({ length: 90 }, (_, i) => id(i * 11));
-    const ids = [...some, id(699), id(700), id(979), id(5000), id(6000), id(7777)];
+    const ids = [...some, id(699), id(700), id(979), id(5000), id(6000), id(7777), "odd-id"];
     for (const x of ids) expect(await findRun(indexed, x)).toEqual(await findRun(plain, x));
     expect(await findRun(indexed, id(5000))).toMatchObject({ outcome: "succeeded" });
     expect(await findRun(indexed, id(7777))).toBeUndefined();
+    expect(await findRun(indexed, "odd-id")).toMatchObject({ outcome: "rejected" });
   });
 });
 
@@ -187,8 +190,10 @@ describe("an index that does not hold is ignored and rebuilt", () => {
       "damaged (its body no longer matches its digest)",
       (root) => {
         const f = indexFile(seg(root, 1));
-        // Drop a call from the index: trusted, it would hide that call.
-        writeFileSync(f, readFileSync(f, "utf8").replace(`"${id(3)}",`, ""));
+        // Rename a call in the index: trusted, it would hide that call.
+        const text = readFileSync(f, "utf8");
+        expect(text).toContain(id(3));
+        writeFileSync(f, text.replace(id(3), id(9998)));
       },
     ],
     ["stale (its segment grew)", (root) => appendFileSync(seg(root, 1), final(1234, 1))],
