@@ -55,9 +55,29 @@ type IndexBody = Omit<SegmentIndex, "segment">;
 export interface IdList {
   readonly count: number;
   at(i: number): string;
+  /** Where `id` is, or -1. */
+  find(id: string): number;
 }
 
-const listOf = (list: readonly string[]): IdList => ({ count: list.length, at: (i) => list[i]! });
+/** Binary search over `count` sorted items; `cmp(i)` orders item `i` against the one sought. */
+function search(count: number, cmp: (i: number) => number): number {
+  let lo = 0;
+  let hi = count - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const c = cmp(mid);
+    if (c === 0) return mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+const listOf = (list: readonly string[]): IdList => ({
+  count: list.length,
+  at: (i) => list[i]!,
+  find: (id) => search(list.length, (i) => (list[i]! < id ? -1 : list[i]! > id ? 1 : 0)),
+});
 
 /**
  * Ids that share one length are kept in the file as one string, so that a
@@ -66,6 +86,18 @@ const listOf = (list: readonly string[]): IdList => ({ count: list.length, at: (
 const packedOf = (text: string, width: number): IdList => ({
   count: text.length / width,
   at: (i) => text.slice(i * width, (i + 1) * width),
+  // Compared in place, code unit by code unit (as `<` compares strings): a lookup allocates nothing.
+  find: (id) =>
+    id.length !== width
+      ? -1
+      : search(text.length / width, (i) => {
+          const base = i * width;
+          for (let k = 0; k < width; k++) {
+            const d = text.charCodeAt(base + k) - id.charCodeAt(k);
+            if (d !== 0) return d;
+          }
+          return 0;
+        }),
 });
 
 function idsToJson(ids: IdList): { width: number; packed?: string; list?: string[] } {
@@ -190,27 +222,44 @@ export function mergeBodies(prior: IndexBody, appended: IndexBody): IndexBody {
   };
 }
 
-/** Binary search of a sorted list. */
-function sortedHas(list: IdList | readonly string[], value: string): number {
-  const ids = Array.isArray(list) ? listOf(list) : (list as IdList);
-  let lo = 0;
-  let hi = ids.count - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = ids.at(mid);
-    if (v === value) return mid;
-    if (v < value) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
+/** Where `value` is in a sorted list, or -1. */
+const sortedHas = (list: readonly string[], value: string) => listOf(list).find(value);
+
+/** A 20-bit FNV-1a hash of an id, for {@link holds}. */
+export function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return h & 0xfffff;
 }
 
-/** Whether the segment has records of this invocation. */
-export const holds = (index: SegmentIndex, id: string) => sortedHas(index.ids, id) >= 0;
+/** Per index, a bit per hash of its ids: most ids it lacks are ruled out without a search. */
+const hashBits = new WeakMap<SegmentIndex, Uint32Array>();
+
+function bitsOf(index: SegmentIndex): Uint32Array {
+  let bits = hashBits.get(index);
+  if (bits === undefined) {
+    bits = new Uint32Array(1 << 15);
+    for (let i = 0; i < index.ids.count; i++) {
+      const h = idHash(index.ids.at(i));
+      bits[h >>> 5]! |= 1 << (h & 31);
+    }
+    hashBits.set(index, bits);
+  }
+  return bits;
+}
+
+/**
+ * Whether the segment has records of this invocation (`hash` is
+ * {@link idHash} of it, when the caller asks many indexes about one id).
+ */
+export function holds(index: SegmentIndex, id: string, hash = idHash(id)): boolean {
+  const bits = bitsOf(index);
+  return (bits[hash >>> 5]! & (1 << (hash & 31))) !== 0 && index.ids.find(id) >= 0;
+}
 
 /** The byte span of an invocation's records in the segment, or `undefined` when it has none. */
 export function spanOf(index: SegmentIndex, id: string): readonly [number, number] | undefined {
-  const i = sortedHas(index.ids, id);
+  const i = index.ids.find(id);
   return i < 0 ? undefined : [index.spans[2 * i]!, index.spans[2 * i + 1]!];
 }
 

@@ -8,6 +8,7 @@ import {
 } from "./_journal.js";
 import {
   holds,
+  idHash,
   indexRead,
   loadIndex,
   mayMatch,
@@ -225,7 +226,11 @@ export async function listRuns(stateRoot: string, filter: RunFilter = {}): Promi
   const seen = new Set<string>();
   // Segments passed over by their index: their ids are seen all the same.
   const passed: SegmentIndex[] = [];
-  const known = (id: string) => seen.has(id) || passed.some((ix) => holds(ix, id));
+  const known = (id: string) => {
+    if (seen.has(id)) return true;
+    const hash = idHash(id);
+    return passed.some((ix) => holds(ix, id, hash));
+  };
   const timed = filter.since !== undefined || filter.until !== undefined;
   let extra = 1;
   for (const file of await newestFirst(stateRoot)) {
@@ -241,7 +246,7 @@ export async function listRuns(stateRoot: string, filter: RunFilter = {}): Promi
           if (window < size && timedRanges(index, filter, size - window).length === 0) continue;
           const runs = window < size ? undefined : await timedRuns(stateRoot, file, index, filter);
           if (runs !== undefined) {
-            found.push(...runs.filter((r) => !known(r.invocationId) && matches(r, filter)));
+            found.push(...runs.filter((r) => matches(r, filter) && !known(r.invocationId)));
             passed.push(index);
             break;
           }
