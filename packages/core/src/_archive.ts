@@ -18,6 +18,7 @@ import {
   stateLocks,
 } from "@rukh/profile";
 import { journalPaths, liveSegmentHost, readSegmentLeniently, segmentNames } from "./_journal.js";
+import { indexAfterAppend, indexFile, loadIndex } from "./_journal-index.js";
 import { JOURNAL_MAX_BYTES } from "./_limits.js";
 import { type ClockReading, readClock, retentionVerdict } from "./_retention.js";
 
@@ -77,7 +78,8 @@ export interface ArchiveOptions {
 /**
  * Moves a finished live segment into the archive: appends its bytes whole to
  * the newest archive segment (or a new one past {@link ARCHIVE_SEGMENT_BYTES}),
- * flushes, then removes the live file; then applies the retention. Returns
+ * flushes, brings that archive segment's index up to date (see
+ * {@link indexAfterAppend}), then removes the live file; then applies the retention. Returns
  * false, leaving the live segment where it is for a later host, when the
  * archive is busy for long or cannot be written (a full disk) — an append
  * that fails part-way is cut back off.
@@ -110,6 +112,8 @@ export async function archiveSegment(liveFile: string, o: ArchiveOptions): Promi
     const created = target === undefined;
     const next = newest === undefined ? 1 : Number.parseInt(newest, 10) + 1;
     const file = target ?? join(p.archive, `${String(next).padStart(10, "0")}.jsonl`);
+    // Read before the append: an index that holds up to here is extended, not rebuilt.
+    const prior = created ? undefined : await loadIndex(file);
     const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
     const before = fstatSync(fd).size;
     try {
@@ -126,6 +130,7 @@ export async function archiveSegment(liveFile: string, o: ArchiveOptions): Promi
       closeSync(fd);
     }
     if (created) await syncDir(p.archive);
+    await indexAfterAppend(file, prior, bytes, before);
     await unlink(liveFile);
     await syncDir(p.live);
     // History is pruned when a new archive segment begins: a call pays for one stat, not the archive.
@@ -191,6 +196,7 @@ async function prune(archive: string, retention: JournalRetention, host: string)
     );
     if (verdict === null) break;
     await unlink(files[i]!).catch(() => {});
+    await unlink(indexFile(files[i]!)).catch(() => {});
     totalBytes -= size;
     if (newestAt !== null && (before === null || newestAt > before)) before = newestAt;
   }

@@ -4,7 +4,7 @@
 import { stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { journalPaths, parseSegment, readingFile, segmentNames } from "./_journal.js";
-import { absorb, type Mutable, matches, type RunFilter, type RunSummary } from "./_runs.js";
+import { absorb, type Mutable, matches, type RunFilter, type RunSummary } from "./_run-model.js";
 
 /**
  * A run starting or ending, as {@link followRuns} sees it.

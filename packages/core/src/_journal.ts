@@ -333,9 +333,10 @@ function checkRecord(value: JsonValue, line: number): JournalRecord {
 /**
  * Parses one segment leniently: every complete line that is a valid record,
  * a description of every line that is not, and the length of an unfinished
- * last line (a write cut short by a crash: never a record).
+ * last line (a write cut short by a crash: never a record). When `spans` is
+ * given, each record's line start and end (past its newline) are pushed to it.
  */
-export function parseSegment(bytes: Uint8Array, name: string): ParsedSegment {
+export function parseSegment(bytes: Uint8Array, name: string, spans?: number[]): ParsedSegment {
   const records: JournalRecord[] = [];
   const damaged: string[] = [];
   let start = 0;
@@ -353,6 +354,7 @@ export function parseSegment(bytes: Uint8Array, name: string): ParsedSegment {
       else
         try {
           records.push(checkRecord(parsed.value, line));
+          spans?.push(start, end + 1);
         } catch (e) {
           damaged.push(`${where}: ${(e as Error).message}`);
         }

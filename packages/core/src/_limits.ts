@@ -46,6 +46,16 @@ export const CLEANUP_WAIT_MS = 2_000;
 export const JOURNAL_MAX_BYTES = 67_108_864;
 
 /**
+ * Largest index file of an archive segment that is read, in bytes: 16 MiB.
+ * A larger one is not read (nor trusted): its segment is read instead, as
+ * when it has no index.
+ *
+ * @example
+ * JOURNAL_INDEX_MAX_BYTES; // 16777216
+ */
+export const JOURNAL_INDEX_MAX_BYTES = 16_777_216;
+
+/**
  * Largest journal record (one line, newline excluded), in bytes: 8 KiB.
  *
  * @example

@@ -1,103 +1,34 @@
-import { relative } from "node:path";
-import type { JsonObject } from "@rukh/json";
+import { dirname, relative } from "node:path";
 import {
   allSegments,
-  type JournalDiagnostics,
   type JournalRecord,
+  journalPaths,
   parseSegment,
   readingFile,
-  readSegmentLeniently,
 } from "./_journal.js";
-import type { OutcomeKind, OutcomeReason } from "./_outcome.js";
+import {
+  holds,
+  idHash,
+  indexRead,
+  loadIndex,
+  mayMatch,
+  readStamped,
+  readWhole,
+  type SegmentIndex,
+  type SegmentStamp,
+  spanOf,
+  timedRanges,
+} from "./_journal-index.js";
+import {
+  absorb,
+  type Mutable,
+  matches,
+  type RunFilter,
+  type RunSummary,
+  when,
+} from "./_run-model.js";
 
-/**
- * One invocation as the journal knows it: who ran what, when, for how long,
- * and how it ended. A run with no `outcome` is still going (or its host was
- * lost and no start-up has finished it yet). Inputs are there as a digest,
- * and as values only where the owner records them.
- *
- * @example
- * const r: RunSummary = { invocationId: "…", command: "acme.files/count", surface: "mcp",
- *   subject: "alice", actor: "claude-code", preset: "agent", startedAt: "…", outcome: "succeeded", reason: "completed" };
- */
-export interface RunSummary {
-  readonly invocationId: string;
-  readonly command?: string;
-  readonly surface?: "cli" | "mcp";
-  readonly subject?: string;
-  readonly actor?: string;
-  readonly taskAuthorityRef?: string;
-  readonly preset?: string;
-  readonly revisionId?: string;
-  readonly startedAt?: string;
-  readonly endedAt?: string;
-  readonly durationMs?: number;
-  readonly outcome?: OutcomeKind;
-  readonly reason?: OutcomeReason;
-  /** `sha256:<hex>` of the canonical JSON of the validated inputs. */
-  readonly inputsDigest?: string;
-  /** The inputs, when the owner's `journal.recordInputs` was on and they fit. */
-  readonly inputs?: JsonObject;
-  readonly inputsOmitted?: "too_large";
-  /** The command came from a development link (`ext link`). */
-  readonly dev?: true;
-  /** Bytes the command wrote to stdout and stderr, and what of it the cap dropped. */
-  readonly diagnostics?: JournalDiagnostics;
-  /** Where a result missed its declaration: pointers and codes, as the journal keeps them. */
-  readonly resultIssues?: readonly { readonly path: string; readonly code: string }[];
-  /** The journal segment it was read from, relative to the state directory. */
-  readonly segment: string;
-}
-
-/**
- * Which runs {@link listRuns} returns: all given members must match. `since`
- * and `until` are ISO 8601 times compared with the run's start (or end, for
- * a call rejected before it started).
- *
- * @example
- * const filter: RunFilter = { surface: "mcp", outcome: "execution_failed", limit: 20 };
- */
-export interface RunFilter {
-  readonly limit?: number;
-  readonly surface?: "cli" | "mcp";
-  readonly outcome?: OutcomeKind;
-  readonly reason?: OutcomeReason;
-  readonly command?: string;
-  readonly preset?: string;
-  readonly since?: string;
-  readonly until?: string;
-}
-
-/** Folds one journal record into what is known of its run. */
-export function absorb(r: Mutable<RunSummary>, rec: JournalRecord): void {
-  if (rec.type === "start") {
-    Object.assign(r, {
-      command: rec.command,
-      surface: rec.surface,
-      subject: rec.subject,
-      actor: rec.actor,
-      taskAuthorityRef: rec.taskAuthorityRef,
-      preset: rec.preset,
-      revisionId: rec.revisionId,
-      startedAt: rec.at,
-      ...(rec.inputsDigest !== undefined && { inputsDigest: rec.inputsDigest }),
-      ...(rec.inputs !== undefined && { inputs: rec.inputs }),
-      ...(rec.inputsOmitted !== undefined && { inputsOmitted: rec.inputsOmitted }),
-      ...(rec.dev === true && { dev: true as const }),
-    });
-  } else if (rec.type === "final") {
-    r.outcome = rec.outcome;
-    r.reason = rec.reason;
-    r.endedAt = rec.at;
-    if (rec.diagnostics !== undefined) r.diagnostics = rec.diagnostics;
-    if (rec.resultIssues !== undefined) r.resultIssues = rec.resultIssues;
-    if (r.command === undefined && rec.command !== undefined) r.command = rec.command;
-    // A call refused before it started names its caller in its final record.
-    if (rec.by !== undefined && r.subject === undefined) Object.assign(r, rec.by);
-  }
-  if (r.startedAt !== undefined && r.endedAt !== undefined)
-    r.durationMs = Date.parse(r.endedAt) - Date.parse(r.startedAt);
-}
+export type { RunFilter, RunSummary } from "./_run-model.js";
 
 /** How much of a segment's end a listing reads first; it reads four times more while it needs more. */
 const TAIL_WINDOW = 262_144;
@@ -105,58 +36,61 @@ const TAIL_WINDOW = 262_144;
 /** The most runs one listing returns. */
 export const RUNS_MAX_LIMIT = 10_000;
 
-export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+/** Runs folded from records, one per invocation id, in the order they first appear. */
+function foldRuns(records: Iterable<JournalRecord>, name: string): Mutable<RunSummary>[] {
+  const runs = new Map<string, Mutable<RunSummary>>();
+  for (const rec of records) {
+    let r = runs.get(rec.invocationId);
+    if (r === undefined) {
+      r = { invocationId: rec.invocationId, segment: name };
+      runs.set(rec.invocationId, r);
+    }
+    absorb(r, rec);
+  }
+  return [...runs.values()];
+}
 
 /**
  * The runs of one segment, reading only its last `tailBytes` (whole lines)
  * when that is smaller than the file: a listing needs the newest runs, and
- * a call's records follow one another, so the tail holds them.
+ * a call's records follow one another, so the tail holds them. With
+ * `index`, a segment read whole gets its index written from what was read.
  */
 async function segmentRuns(
   stateRoot: string,
   file: string,
   tailBytes = Number.POSITIVE_INFINITY,
+  index = false,
 ): Promise<{ runs: RunSummary[]; whole: boolean }> {
   const name = relative(stateRoot, file);
-  let seg: Awaited<ReturnType<typeof readSegmentLeniently>>;
-  let whole = true;
-  if (Number.isFinite(tailBytes)) {
-    const tail = await readTail(file, tailBytes);
-    if (tail === undefined) return { runs: [], whole: true };
-    whole = tail.whole;
-    seg = parseSegment(tail.bytes, name);
-  } else seg = await readSegmentLeniently(file, name);
-  if (seg === undefined) return { runs: [], whole: true };
-  const runs = new Map<string, Mutable<RunSummary>>();
-  const of = (id: string) => {
-    let r = runs.get(id);
-    if (r === undefined) {
-      r = { invocationId: id, segment: name };
-      runs.set(id, r);
-    }
-    return r;
-  };
-  for (const rec of seg.records) absorb(of(rec.invocationId), rec);
+  const read = Number.isFinite(tailBytes)
+    ? await readTail(file, tailBytes)
+    : await readStamped(file).then((w) => w && { ...w, whole: true });
+  if (read === undefined) return { runs: [], whole: true };
+  const spans: number[] | undefined = index && read.stamp !== undefined ? [] : undefined;
+  const seg = parseSegment(read.bytes, name, spans);
+  if (spans !== undefined && read.stamp !== undefined)
+    await indexRead(file, read.stamp, { ...seg, spans, torn: seg.tornTailBytes > 0 });
+  const all = foldRuns(seg.records, name);
   // Cut mid-history, the oldest runs of the window may have lost their start: drop those.
-  const all = [...runs.values()];
   return {
-    runs: whole
+    runs: read.whole
       ? all
       : all.filter(
           (r) => r.startedAt !== undefined || (r.endedAt !== undefined && r.outcome === "rejected"),
         ),
-    whole,
+    whole: read.whole,
   };
 }
 
-/** The last whole lines within the last `bytes` of a file (all of it when smaller). */
+/** The last whole lines within the last `bytes` of a file (all of it, stamped, when smaller). */
 async function readTail(
   file: string,
   bytes: number,
-): Promise<{ bytes: Buffer; whole: boolean } | undefined> {
+): Promise<{ bytes: Buffer; whole: boolean; stamp?: SegmentStamp | undefined } | undefined> {
   return readingFile(file, async (h) => {
     const { size } = await h.stat();
-    if (size <= bytes) return { bytes: await h.readFile(), whole: true };
+    if (size <= bytes) return { ...(await readWhole(h)), whole: true };
     const buf = Buffer.alloc(bytes);
     await h.read(buf, 0, bytes, size - bytes);
     const firstLine = buf.indexOf(0x0a);
@@ -164,19 +98,113 @@ async function readTail(
   });
 }
 
-const when = (r: RunSummary) => r.startedAt ?? r.endedAt ?? "";
+/** Records of a segment, each with the offset of its line. */
+type Placed = { readonly at: number; readonly rec: JournalRecord };
 
-export function matches(r: RunSummary, f: RunFilter): boolean {
-  return (
-    (f.surface === undefined || r.surface === f.surface) &&
-    (f.outcome === undefined || r.outcome === f.outcome) &&
-    (f.reason === undefined || r.reason === f.reason) &&
-    (f.command === undefined || r.command === f.command) &&
-    (f.preset === undefined || r.preset === f.preset) &&
-    (f.since === undefined || when(r) >= f.since) &&
-    (f.until === undefined || when(r) <= f.until)
+/** The records in bytes `[start, end)` of a segment (both at line starts), placed at their offsets. */
+async function placedIn(
+  file: string,
+  name: string,
+  [start, end]: readonly [number, number],
+): Promise<Placed[]> {
+  const spans: number[] = [];
+  const bytes = await readingFile(file, async (h) => {
+    const buf = Buffer.alloc(end - start);
+    const { bytesRead } = await h.read(buf, 0, buf.length, start);
+    return buf.subarray(0, bytesRead);
+  });
+  if (bytes === undefined) return [];
+  return parseSegment(bytes, name, spans).records.map(
+    (rec, i): Placed => ({ at: start + spans[2 * i]!, rec }),
   );
 }
+
+/** The run of one invocation from the byte span its segment's index gives for it. */
+async function runInSpan(
+  stateRoot: string,
+  file: string,
+  id: string,
+  span: readonly [number, number],
+): Promise<RunSummary | undefined> {
+  const name = relative(stateRoot, file);
+  const placed = await placedIn(file, name, span);
+  return foldRuns(
+    placed.filter((p) => p.rec.invocationId === id).map((p) => p.rec),
+    name,
+  )[0];
+}
+
+/** Joins overlapping or touching ranges, in file order. */
+function joined(ranges: (readonly [number, number])[]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const [a, b] of [...ranges].sort((x, y) => x[0] - y[0])) {
+    const last = out.at(-1);
+    if (last !== undefined && a <= last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
+}
+
+/** The parts of `ranges` outside the joined ranges `done`. */
+function outside(ranges: [number, number][], done: [number, number][]): [number, number][] {
+  const out: [number, number][] = [];
+  for (let [a, b] of ranges) {
+    for (const [s, e] of done) {
+      if (e <= a || s >= b) continue;
+      if (s > a) out.push([a, s]);
+      a = Math.max(a, e);
+    }
+    if (a < b) out.push([a, b]);
+  }
+  return out;
+}
+
+/**
+ * Every run of an indexed segment that may meet the filter's times, as a
+ * whole read would give them, reading only the blocks of those times and
+ * then what else its candidates' records span; `undefined` when the index
+ * does not know a candidate (the caller then reads the segment).
+ */
+async function timedRuns(
+  stateRoot: string,
+  file: string,
+  index: SegmentIndex,
+  f: RunFilter,
+): Promise<RunSummary[] | undefined> {
+  const name = relative(stateRoot, file);
+  const read = timedRanges(index, f);
+  const placed: Placed[] = [];
+  for (const range of read) placed.push(...(await placedIn(file, name, range)));
+  const candidates = new Set<string>();
+  for (const { rec } of placed)
+    if (
+      rec.type !== "process" &&
+      (f.since === undefined || rec.at >= f.since) &&
+      (f.until === undefined || rec.at <= f.until)
+    )
+      candidates.add(rec.invocationId);
+  const spans: (readonly [number, number])[] = [];
+  for (const id of candidates) {
+    const span = spanOf(index, id);
+    if (span === undefined) return undefined;
+    spans.push(span);
+  }
+  for (const range of outside(joined(spans), read))
+    placed.push(...(await placedIn(file, name, range)));
+  // In file order, so each run folds as a whole read folds it.
+  placed.sort((x, y) => x.at - y.at);
+  return foldRuns(
+    placed.filter((p) => candidates.has(p.rec.invocationId)).map((p) => p.rec),
+    name,
+  );
+}
+
+const isArchived = (stateRoot: string, file: string) =>
+  dirname(file) === journalPaths(stateRoot).archive;
+
+/** The index of an archive segment that holds for it now; none for live segments. */
+const indexOf = (stateRoot: string, file: string): Promise<SegmentIndex | undefined> =>
+  isArchived(stateRoot, file) ? loadIndex(file) : Promise.resolve(undefined);
 
 /** Segments newest first: live ones, then the archive from its end, then the earlier versions' file. */
 const newestFirst = async (stateRoot: string) => (await allSegments(stateRoot)).reverse();
@@ -185,6 +213,7 @@ const newestFirst = async (stateRoot: string) => (await allSegments(stateRoot)).
  * The newest runs that match `filter` (at most `limit`, default 50), newest
  * first. Segments are read newest first and reading stops one segment after
  * enough runs are found, so a listing costs what it shows, not the history.
+ * An archive segment whose index rules the filter out is not read at all.
  * Damaged lines are passed over (start-up sets damaged segments aside).
  *
  * @example
@@ -195,21 +224,44 @@ export async function listRuns(stateRoot: string, filter: RunFilter = {}): Promi
   const found: RunSummary[] = [];
   // A call still running when its host rolled to a new segment part is in both: the newest wins.
   const seen = new Set<string>();
+  // Segments passed over by their index: their ids are seen all the same.
+  const passed: SegmentIndex[] = [];
+  const known = (id: string) => {
+    if (seen.has(id)) return true;
+    const hash = idHash(id);
+    return passed.some((ix) => holds(ix, id, hash));
+  };
+  const timed = filter.since !== undefined || filter.until !== undefined;
   let extra = 1;
   for (const file of await newestFirst(stateRoot)) {
+    const index = await indexOf(stateRoot, file);
+    if (index !== undefined && !mayMatch(index, filter)) passed.push(index);
     // Read a segment from its end, a window at a time, until it gives enough.
-    for (let window = TAIL_WINDOW; ; window *= 4) {
-      const before = found.length;
-      const { runs, whole } = await segmentRuns(stateRoot, file, window);
-      const fresh: RunSummary[] = [];
-      for (const r of runs) if (!seen.has(r.invocationId)) fresh.push(r);
-      const hits = fresh.filter((r) => matches(r, filter));
-      if (whole || hits.length + before >= limit) {
-        for (const r of fresh) seen.add(r.invocationId);
-        found.push(...hits);
-        break;
+    else
+      for (let window = TAIL_WINDOW; ; window *= 4) {
+        const before = found.length;
+        if (index !== undefined && timed) {
+          const size = index.segment.size;
+          // A window without a record of the filter's times has no hit: the next one is read.
+          if (window < size && timedRanges(index, filter, size - window).length === 0) continue;
+          const runs = window < size ? undefined : await timedRuns(stateRoot, file, index, filter);
+          if (runs !== undefined) {
+            found.push(...runs.filter((r) => matches(r, filter) && !known(r.invocationId)));
+            passed.push(index);
+            break;
+          }
+        }
+        const writeIndex = index === undefined && isArchived(stateRoot, file);
+        const { runs, whole } = await segmentRuns(stateRoot, file, window, writeIndex);
+        const fresh: RunSummary[] = [];
+        for (const r of runs) if (!known(r.invocationId)) fresh.push(r);
+        const hits = fresh.filter((r) => matches(r, filter));
+        if (whole || hits.length + before >= limit) {
+          for (const r of fresh) seen.add(r.invocationId);
+          found.push(...hits);
+          break;
+        }
       }
-    }
     // Hosts close in their own order: one more segment settles the newest few.
     if (found.length >= limit && extra-- === 0) break;
   }
@@ -218,7 +270,8 @@ export async function listRuns(stateRoot: string, filter: RunFilter = {}): Promi
 
 /**
  * One run by its invocation id — every id Rukh hands a caller is here — or
- * `undefined`. Reads newest segments first and stops at the first that has it.
+ * `undefined`. Reads newest segments first and stops at the first that has it;
+ * of an indexed archive segment, only the bytes of that call.
  *
  * @example
  * const run = await findRun(state.root, outcome.invocationId);
@@ -228,7 +281,15 @@ export async function findRun(
   invocationId: string,
 ): Promise<RunSummary | undefined> {
   for (const file of await newestFirst(stateRoot)) {
-    const r = (await segmentRuns(stateRoot, file)).runs.find(
+    const index = await indexOf(stateRoot, file);
+    if (index !== undefined) {
+      const span = spanOf(index, invocationId);
+      if (span === undefined) continue;
+      const run = await runInSpan(stateRoot, file, invocationId, span);
+      if (run !== undefined) return run;
+    }
+    const writeIndex = index === undefined && isArchived(stateRoot, file);
+    const r = (await segmentRuns(stateRoot, file, Number.POSITIVE_INFINITY, writeIndex)).runs.find(
       (x) => x.invocationId === invocationId,
     );
     if (r !== undefined) return r;

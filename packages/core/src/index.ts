@@ -32,6 +32,7 @@ export {
   CANCEL_GRACE_MS,
   CLEANUP_WAIT_MS,
   DIAGNOSTICS_MAX_BYTES,
+  JOURNAL_INDEX_MAX_BYTES,
   JOURNAL_MAX_BYTES,
   JOURNAL_RECORD_MAX_BYTES,
   READY_PROCESS_IDLE_MS,
@@ -57,7 +58,7 @@ export {
 } from "./_outcome.js";
 export type { JournalRepair } from "./_recovery.js";
 export { repairJournal } from "./_recovery.js";
-export type { RunFilter, RunSummary } from "./_runs.js";
+export type { RunFilter, RunSummary } from "./_run-model.js";
 export { findRun, listRuns, RUNS_MAX_LIMIT } from "./_runs.js";
 export type { ProgressThrottle } from "./_throttle.js";
 export { throttleProgress } from "./_throttle.js";

@@ -10,6 +10,7 @@ it("exports exactly these names", async () => {
       "CORE_ERROR_CODES",
       "CoreError",
       "DIAGNOSTICS_MAX_BYTES",
+      "JOURNAL_INDEX_MAX_BYTES",
       "JOURNAL_MAX_BYTES",
       "JOURNAL_RECORD_MAX_BYTES",
       "OUTCOME_KINDS",

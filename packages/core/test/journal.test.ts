@@ -182,6 +182,7 @@ it("prunes the oldest archive segments past the age and size budget when a new o
   // Age is read from the records, not the file: 1's records are 40 days older than the newest.
   writeFileSync(seg(1), dated(1, 40));
   writeFileSync(seg(2), dated(2, 1).repeat(10));
+  writeFileSync(join(archive, "0000000002.index.json"), "an index, pruned with its segment\n");
   // A full newest segment: the next archive begins segment 4.
   writeFileSync(seg(3), dated(3, 0));
   truncateSync(seg(3), ARCHIVE_SEGMENT_BYTES);
@@ -195,7 +196,12 @@ it("prunes the oldest archive segments past the age and size budget when a new o
   const o = { stateRoot: root, locks: stateLocks(realpathSync(root)), host: "me", retention };
   expect(await archiveSegment(lost, o)).toBe(true);
   // 1 is too old; 2 pushes the total past the budget; 3 and the new 4 stay.
-  expect(readdirSync(archive)).toEqual(["0000000003.jsonl", "0000000004.jsonl"]);
+  // The segment appended to gets its index beside it; the pruned ones leave none.
+  expect(readdirSync(archive).sort()).toEqual([
+    "0000000003.jsonl",
+    "0000000004.index.json",
+    "0000000004.jsonl",
+  ]);
   expect(asked).toBe(1);
   // Appending to a segment with room asks nothing of the configuration.
   const next = join(live, "h.000001.jsonl");
@@ -242,8 +248,10 @@ describe("retention on a clock that disagrees with the journal", () => {
       retention: async () => ({ maxAgeMs: 30 * DAY, maxBytes: 1 << 30 }),
     };
     expect(await archiveSegment(mine, o)).toBe(true);
-    expect(readdirSync(archive)).toHaveLength(kept);
-    expect(readdirSync(archive).at(-1)).toBe("0000000003.jsonl");
+    // Segments only: the one appended to also gets its index beside it.
+    const segments = readdirSync(archive).filter((n) => n.endsWith(".jsonl"));
+    expect(segments).toHaveLength(kept);
+    expect(segments.at(-1)).toBe("0000000003.jsonl");
   });
 });
 

@@ -1,0 +1,239 @@
+import {
+  appendFileSync,
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { stateLocks } from "@rukh/profile";
+import { removeDir, tempDir } from "@rukh/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { archiveSegment } from "../src/_archive.js";
+import { indexFile, JOURNAL_INDEX_FORMAT, loadIndex } from "../src/_journal-index.js";
+import type { RunFilter } from "../src/_run-model.js";
+import { findRun, listRuns } from "../src/_runs.js";
+import { startRecord } from "./_helpers.js";
+
+const work = tempDir("rukh-journal-index-");
+afterAll(() => removeDir(work));
+
+const id = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`;
+const time = (minute: number) => new Date(Date.UTC(2026, 0, 1) + minute * 60_000).toISOString();
+const line = (r: object) => `${JSON.stringify(r)}\n`;
+
+const start = (i: number, minute: number) =>
+  line(
+    startRecord(id(i), "h", {
+      at: time(minute),
+      command: `fx.c${i % 4}/run`,
+      preset: i % 5 === 0 ? "agent" : "default",
+      surface: i % 3 === 0 ? "mcp" : "cli",
+    }),
+  );
+const final = (i: number, minute: number, outcome = "succeeded", reason = "completed") =>
+  line({ at: time(minute), host: "h", invocationId: id(i), outcome, reason, type: "final" });
+const processLine = (i: number) =>
+  line({ host: "h", invocationId: id(i), pgid: 7, pid: 7, startTime: "1", type: "process" });
+const rejected = (i: number, minute: number) =>
+  line({
+    at: time(minute),
+    by: { actor: "a", preset: "default", subject: "s", taskAuthorityRef: "t" },
+    command: "fx.c9/run",
+    host: "h",
+    invocationId: id(i),
+    outcome: "rejected",
+    reason: "preset_denied",
+    type: "final",
+  });
+
+/** Calls `from` to `to` (exclusive), one a minute from `minute`, each start, process and final. */
+function calls(from: number, to: number, minute: number): string {
+  let text = "";
+  for (let i = from; i < to; i++) {
+    const m = minute + (i - from);
+    if (i % 7 === 0) text += rejected(i, m);
+    else
+      text +=
+        start(i, m) +
+        processLine(i) +
+        final(
+          i,
+          m,
+          i % 4 === 1 ? "command_failed" : "succeeded",
+          i % 4 === 1 ? "exit_status" : "completed",
+        );
+  }
+  return text;
+}
+
+const archiveDir = (root: string) => join(root, "journal", "archive");
+const seg = (root: string, n: number) =>
+  join(archiveDir(root), `${String(n).padStart(10, "0")}.jsonl`);
+
+/**
+ * A history of three archive segments (the first over several 64 KiB blocks),
+ * with a call whose start and final lie in different segments, times that go
+ * back between segments, a damaged line, a newest segment appended to by the archiver, and a
+ * live segment that has no index.
+ */
+async function history(root: string): Promise<void> {
+  mkdirSync(archiveDir(root), { recursive: true });
+  const live = join(root, "journal", "live");
+  mkdirSync(live, { recursive: true });
+  // 1: calls 0–699 from minute 0, and the start of call 5000.
+  // A damaged line is passed over by a full scan and by the index alike.
+  writeFileSync(
+    seg(root, 1),
+    `${calls(0, 300, 0)}not a record\n${calls(300, 700, 300)}${start(5000, 700)}`,
+  );
+  // 2: its final, then calls older than the end of 1 (a host that closed late).
+  // An id of another length: this segment's index keeps its ids as a list, not packed.
+  const odd = rejected(0, 650).replace(id(0), "odd-id");
+  writeFileSync(seg(root, 2), final(5000, 701) + calls(700, 800, 600) + odd);
+  // 3: begun by hand, then two live segments archived into it.
+  writeFileSync(seg(root, 3), calls(800, 850, 1000));
+  const locks = stateLocks(realpathSync(root));
+  const retention = async () => ({ maxAgeMs: 1e12, maxBytes: 1e12 });
+  const archiving = { stateRoot: root, locks, host: "test-host", retention };
+  writeFileSync(join(live, "a.000000.jsonl"), calls(850, 900, 1100));
+  expect(await archiveSegment(join(live, "a.000000.jsonl"), archiving)).toBe(true);
+  writeFileSync(join(live, "b.000000.jsonl"), calls(900, 950, 1200) + start(6000, 1300));
+  expect(await archiveSegment(join(live, "b.000000.jsonl"), archiving)).toBe(true);
+  // Live: the final of 6000, and newer calls.
+  writeFileSync(join(live, "c.000000.jsonl"), final(6000, 1301) + calls(950, 980, 1400));
+}
+
+const FILTERS: [string, RunFilter][] = [
+  ["everything", { limit: 10_000 }],
+  ["the newest", {}],
+  ["the newest three", { limit: 3 }],
+  ["a command", { command: "fx.c2/run", limit: 10_000 }],
+  ["a command, newest few", { command: "fx.c3/run", limit: 5 }],
+  ["a command no one ran", { command: "fx.none/run" }],
+  ["refused calls", { outcome: "rejected", limit: 10_000 }],
+  ["a reason", { reason: "exit_status", limit: 40 }],
+  ["a surface and preset", { surface: "mcp", preset: "agent", limit: 10_000 }],
+  ["an old window", { since: time(10), until: time(20) }],
+  ["an old window, few", { since: time(100), until: time(400), limit: 7 }],
+  ["a window across segments", { since: time(590), until: time(710), limit: 10_000 }],
+  ["since an old time", { since: time(5) }],
+  ["until an old time", { until: time(3), limit: 10_000 }],
+  ["a window with nothing", { since: time(5000), until: time(6000) }],
+  ["the split call's window", { since: time(699), until: time(702) }],
+  ["a window and a command", { since: time(0), until: time(300), command: "fx.c1/run", limit: 9 }],
+];
+
+/**
+ * A copy of a history that can never hold an index (a directory stands where
+ * each would be written), so every read of it is a full scan.
+ */
+function unindexable(from: string, to: string): string {
+  cpSync(from, to, { recursive: true });
+  for (const name of readdirSync(archiveDir(to))) {
+    if (name.endsWith(".index.json")) removeDir(join(archiveDir(to), name));
+    else mkdirSync(indexFile(join(archiveDir(to), name)));
+  }
+  return to;
+}
+
+describe("archive segment indexes", () => {
+  const indexed = join(work, "indexed");
+  const plain = join(work, "plain");
+
+  beforeAll(async () => {
+    await history(indexed);
+    unindexable(indexed, plain);
+    // The first read that needs them writes the indexes the archiver did not.
+    await listRuns(indexed, { command: "fx.none/run" });
+  });
+
+  it("is written by the archiver for the segment it appends to, and by the first read for the others", async () => {
+    const names = readdirSync(archiveDir(indexed)).sort();
+    expect(names.filter((x) => x.endsWith(".index.json"))).toHaveLength(3);
+    for (const k of [1, 2, 3]) expect(await loadIndex(seg(indexed, k))).toBeDefined();
+    // The live segment has none.
+    expect(readdirSync(join(indexed, "journal", "live"))).toEqual(["c.000000.jsonl"]);
+  });
+
+  it.each(FILTERS)("lists %s as a full scan does", async (_, filter) => {
+    expect(await listRuns(indexed, filter)).toEqual(await listRuns(plain, filter));
+  });
+
+  it("finds every call, and no unknown one, as a full scan does", async () => {
+    // Every eleventh call (each kind, each segment, the live one), the split ones, an unknown one.
+    const some = Array.from({ length: 90 }, (_, i) => id(i * 11));
+    const ids = [...some, id(699), id(700), id(979), id(5000), id(6000), id(7777), "odd-id"];
+    for (const x of ids) expect(await findRun(indexed, x)).toEqual(await findRun(plain, x));
+    expect(await findRun(indexed, id(5000))).toMatchObject({ outcome: "succeeded" });
+    expect(await findRun(indexed, id(7777))).toBeUndefined();
+    expect(await findRun(indexed, "odd-id")).toMatchObject({ outcome: "rejected" });
+  });
+});
+
+describe("an index that does not hold is ignored and rebuilt", () => {
+  const cases: [string, (root: string) => void][] = [
+    ["missing", (root) => removeDir(indexFile(seg(root, 1)))],
+    ["not JSON", (root) => writeFileSync(indexFile(seg(root, 1)), "{ not an index")],
+    [
+      "of another format",
+      (root) => {
+        const f = indexFile(seg(root, 1));
+        const text = readFileSync(f, "utf8");
+        writeFileSync(f, text.replace(JOURNAL_INDEX_FORMAT, "rukh.journal-index/0"));
+      },
+    ],
+    [
+      "damaged (its body no longer matches its digest)",
+      (root) => {
+        const f = indexFile(seg(root, 1));
+        // Rename a call in the index: trusted, it would hide that call.
+        const text = readFileSync(f, "utf8");
+        expect(text).toContain(id(3));
+        writeFileSync(f, text.replace(id(3), id(9998)));
+      },
+    ],
+    ["stale (its segment grew)", (root) => appendFileSync(seg(root, 1), final(1234, 1))],
+    [
+      "stale (its segment rewritten to the same size and time)",
+      (root) => {
+        const f = seg(root, 1);
+        const { atime, mtime } = statSync(f);
+        writeFileSync(f, readFileSync(f, "utf8").replace(time(699), time(1999)));
+        utimesSync(f, atime, mtime);
+      },
+    ],
+  ];
+
+  it.each(cases)("%s", async (_, spoil) => {
+    const root = join(work, `spoiled-${cases.findIndex(([name]) => name === _)}`);
+    await history(root);
+    await listRuns(root, { command: "fx.none/run" });
+    spoil(root);
+    const bytes = readFileSync(seg(root, 1));
+    const plain = unindexable(root, `${root}-plain`);
+    for (const filter of [{ since: time(0), until: time(2) }, { until: time(1999), limit: 3 }, {}])
+      expect(await listRuns(root, filter)).toEqual(await listRuns(plain, filter));
+    for (const x of [id(3), id(1234), id(699)])
+      expect(await findRun(root, x)).toEqual(await findRun(plain, x));
+    // The segment is as it was; its index holds again.
+    expect(readFileSync(seg(root, 1))).toEqual(bytes);
+    expect(await loadIndex(seg(root, 1))).toBeDefined();
+    expect(await loadIndex(seg(plain, 1))).toBeUndefined();
+  });
+
+  it("leaves quarantined segments alone", async () => {
+    const root = join(work, "quarantine");
+    await history(root);
+    const q = join(root, "journal", "quarantine");
+    mkdirSync(q, { recursive: true });
+    writeFileSync(join(q, "2026-01-01T00-00-00.000Z-x.000000.jsonl"), calls(2000, 2010, 0));
+    await listRuns(root, { command: "fx.none/run" });
+    await findRun(root, id(2003));
+    expect(readdirSync(q)).toEqual(["2026-01-01T00-00-00.000Z-x.000000.jsonl"]);
+  });
+});
