@@ -19,7 +19,13 @@ import { installNode, NODE_LINES, TOO_OLD_NODE } from "./node-lines.mjs";
 /** Per package, the test files that run on every line. */
 const SUITES = {
   "packages/ipc": ["test/host.test.ts"],
-  "packages/core": ["test/launch.test.ts", "test/strict.test.ts", "test/processes.test.ts"],
+  "packages/core": [
+    "test/launch.test.ts",
+    "test/strict.test.ts",
+    "test/processes.test.ts",
+    "test/ready.test.ts",
+    "test/channel-end.test.ts",
+  ],
   "packages/harness": ["test/harness.test.ts"],
   "apps/reference-cli": [
     "test/node.test.ts",

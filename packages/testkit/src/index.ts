@@ -358,6 +358,8 @@ export async function bareIpcInvocation(program: string, command: string): Promi
   await proc.closed;
 }
 
+const NODE_PROCESS_NAMES = ["node", "MainThread", "node-MainThread"];
+
 /**
  * Live processes (zombies excluded) whose command line contains `marker`,
  * and whose name is `comm` if given, found by scanning /proc: the view from
@@ -368,13 +370,19 @@ export async function bareIpcInvocation(program: string, command: string): Promi
  * expect(processesWith(marker)).toEqual([]);
  */
 export function processesWith(marker: string, comm?: string): number[] {
+  // Node names its main thread, and with it the process: "node" up to 22,
+  // "MainThread" on 24 and "node-MainThread" on 26. Asked for node, any of them.
+  const names = comm === "node" ? NODE_PROCESS_NAMES : comm === undefined ? undefined : [comm];
   const found: number[] = [];
   for (const name of readdirSync("/proc")) {
     if (!/^[0-9]+$/.test(name) || Number(name) === process.pid) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, "utf8");
       if (stat.slice(stat.lastIndexOf(")") + 2)[0] === "Z") continue;
-      if (comm !== undefined && stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) !== comm)
+      if (
+        names !== undefined &&
+        !names.includes(stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")))
+      )
         continue;
       if (readFileSync(`/proc/${name}/cmdline`, "utf8").includes(marker)) found.push(Number(name));
     } catch {}
