@@ -1,3 +1,4 @@
+import { posix } from "node:path";
 import { PUBLISHER_ID_PATTERN, REQUEST_NAME_PATTERN } from "@rukh/descriptor";
 import { type JsonValue, parseJson, pointerAppend, type Validation } from "@rukh/json";
 import { Checker, ENDPOINT_NAMESPACE, isExtensionId, isIdentity, NAME } from "./_checker.js";
@@ -97,7 +98,18 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
     if (m?.endpoints !== undefined) checkEndpoints(c, m.endpoints, root.presets);
   }
   if (root.journal !== undefined) {
-    const j = c.object("/journal", root.journal, [], ["maxAgeDays", "maxBytes", "recordInputs"]);
+    const j = c.object(
+      "/journal",
+      root.journal,
+      [],
+      ["maxAgeDays", "maxBytes", "recordInputs", "dir"],
+    );
+    if (j?.dir !== undefined && !isJournalDir(j.dir))
+      c.add(
+        "/journal/dir",
+        "invalid_value",
+        "expected an absolute directory, without . or .. segments, of at most 4096 bytes",
+      );
     if (j?.recordInputs !== undefined && typeof j.recordInputs !== "boolean")
       c.add("/journal/recordInputs", "invalid_value", "expected true or false");
     if (j?.maxAgeDays !== undefined)
@@ -116,6 +128,17 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
   }
   if (c.issues.length > 0) return { ok: false, issues: c.issues };
   return { ok: true, value: value as unknown as OwnerConfig };
+}
+
+/** An absolute, normalized path of at most 4096 bytes: where a journal directory may be. */
+export function isJournalDir(value: unknown): value is string {
+  return (
+    typeof value === "string" &&
+    value.startsWith("/") &&
+    !value.includes("\0") &&
+    Buffer.byteLength(value) <= 4096 &&
+    posix.normalize(value) === value
+  );
 }
 
 /** `/trustedPublishers`: ids, keys, and namespaces no two publishers share. */

@@ -45,6 +45,7 @@ export const PROFILE_ERROR_CODES = [
   "invalid_cursor",
   "stale_cursor",
   "invalid_key",
+  "read_only",
   "io_error",
 ] as const;
 

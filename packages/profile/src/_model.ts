@@ -109,13 +109,18 @@ export interface OwnerConfig {
   readonly sandbox?: { readonly program?: string; readonly uids?: StrictUids };
   /**
    * How much invocation history the journal keeps (default 30 days and 256
-   * MiB, the oldest going first), and whether start records keep the inputs
-   * themselves (default no: only their digest).
+   * MiB, the oldest going first), whether start records keep the inputs
+   * themselves (default no: only their digest), and `dir`: an absolute
+   * directory that holds the journal, the diagnostics log, the caches that
+   * can move and, when the state directory neither holds nor can take one,
+   * the cursor key (default: the state directory itself). A host can serve
+   * a read-only state directory only with one.
    */
   readonly journal?: {
     readonly maxAgeDays?: number;
     readonly maxBytes?: number;
     readonly recordInputs?: boolean;
+    readonly dir?: string;
   };
 }
 

@@ -5,6 +5,7 @@ import { basename, dirname, join } from "node:path";
 import { type LockOptions, publicationLock, writeAtomic } from "./_commit.js";
 import { derive } from "./_derive.js";
 import { ioError } from "./_errors.js";
+import { assertWritable } from "./_places.js";
 import type { Projections } from "./_projections.js";
 import type { Revisions } from "./_revisions.js";
 import { routesDigestOf } from "./route-cache.js";
@@ -61,6 +62,7 @@ export async function checkRouteCache(check: RouteCacheCheck): Promise<RouteCach
       ? "missing"
       : "matches";
   if (state === "matches" || !check.repair) return state;
+  await assertWritable(root);
   const release = await publicationLock(check.lock);
   try {
     await mkdir(join(root, "tmp"), { recursive: true });

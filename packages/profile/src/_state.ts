@@ -19,6 +19,7 @@ import type {
   ToolNaming,
   ToolProjection,
 } from "./_model.js";
+import { assertWritable, type StatePlaces, statePlaces } from "./_places.js";
 import type { ProfileChange } from "./_plan.js";
 import { Projections } from "./_projections.js";
 import { checkRouteCache, type RouteCacheState } from "./_repair.js";
@@ -35,6 +36,14 @@ export interface StateDirectoryOptions {
   readonly now?: () => Date;
   /** How this directory's locks are held; default {@link SYSTEM_LOCKS} (tests run both). */
   readonly locks?: LockMechanism;
+  /** The brand whose state this is: a refusal to start names its `<BRAND>_JOURNAL_DIR`. */
+  readonly brand?: string;
+  /**
+   * This process's journal directory (absolute), overriding the owner
+   * configuration's `journal.dir`: what the brand's `<BRAND>_JOURNAL_DIR`
+   * says (see `brandStateOptions`).
+   */
+  readonly journalDir?: string;
 }
 
 /**
@@ -58,9 +67,13 @@ export class StateDirectory {
   readonly #lock: LockOptions;
   readonly #revisions: Revisions;
   readonly #projections: Projections;
+  readonly #brand: string | undefined;
+  readonly #journalDir: string | undefined;
 
   constructor(root: string, options: StateDirectoryOptions = {}) {
     this.root = root;
+    this.#brand = options.brand;
+    this.#journalDir = options.journalDir;
     this.#now = options.now ?? (() => new Date());
     this.locks = options.locks ?? SYSTEM_LOCKS;
     this.#lock = { root, locks: this.locks, timeoutMs: options.lockTimeoutMs ?? 10_000 };
@@ -144,7 +157,12 @@ export class StateDirectory {
    * @example
    * await state.apply([{ op: "install", source: "a.tgz" }, { op: "install", source: "b.tgz" }]);
    */
-  apply(changes: readonly ProfileChange[], options: PublishOptions = {}): Promise<Publication> {
+  async apply(
+    changes: readonly ProfileChange[],
+    options: PublishOptions = {},
+  ): Promise<Publication> {
+    // Before any package is read: a read-only directory takes no change, whatever it is.
+    await assertWritable(this.root);
     return publish(this.#publication(), changes, options);
   }
 
@@ -311,6 +329,7 @@ export class StateDirectory {
    * const { revisions, packages, bytes } = await state.collectGarbage({ keep: 20, maxAgeDays: 30 });
    */
   async collectGarbage(options: GcOptions = {}): Promise<GcReport> {
+    if (options.dryRun !== true) await assertWritable(this.root);
     const release = await publicationLock(this.#lock);
     try {
       const report = await collect(this, options, this.#now().getTime());
@@ -324,12 +343,42 @@ export class StateDirectory {
   }
 
   /**
-   * The 32-byte HMAC key for tool-list cursors, created (mode 0600) on first use.
+   * The 32-byte HMAC key for tool-list cursors, created (mode 0600) on first
+   * use: the state directory's own when it holds one or can take one, else
+   * the journal directory's (see {@link places}); `read_only` when neither.
    *
    * @example
    * listTools(projection, { preset: "default", cursorKey: await state.cursorKey() });
    */
-  cursorKey(): Promise<Buffer> {
-    return cursorKey(this.root);
+  async cursorKey(): Promise<Buffer> {
+    const places = await this.places();
+    if (places.keyRoot === undefined) throw new ProfileError("read_only", places.refusal!);
+    return cursorKey(places.keyRoot);
+  }
+
+  /**
+   * Where this process's hosts write: whether the state directory is
+   * read-only, the journal directory (this process's `journalDir`, else the
+   * active revision's `journal.dir`) and what set it, the directory holding
+   * `journal/`, `logs/` and the movable caches, the cursor key's, and why a
+   * host cannot start (a read-only state directory without a journal
+   * directory).
+   *
+   * @example
+   * const places = await state.places();
+   * if (places.refusal !== undefined) throw new Error(places.refusal);
+   */
+  async places(): Promise<StatePlaces> {
+    // A revision that cannot be read names no journal directory; what needs it fails on its own.
+    const configured = await this.activeRevisionId()
+      .then((id) => (id === null ? undefined : this.readRevision(id)))
+      .then((r) => r?.config.journal?.dir)
+      .catch(() => undefined);
+    return statePlaces({
+      root: this.root,
+      configured,
+      brand: this.#brand,
+      override: this.#journalDir,
+    });
   }
 }

@@ -28,6 +28,35 @@ export function stateDirVariable(brand: string): string {
 }
 
 /**
+ * The environment variable that gives one host of a brand its journal
+ * directory, overriding the owner configuration's `journal.dir`: the brand
+ * as in {@link stateDirVariable}, then `_JOURNAL_DIR` (`acme` →
+ * `ACME_JOURNAL_DIR`, `rukh` → `RUKH_JOURNAL_DIR`).
+ *
+ * @example
+ * journalDirVariable("acme"); // "ACME_JOURNAL_DIR"
+ */
+export function journalDirVariable(brand: string): string {
+  return `${brand.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_JOURNAL_DIR`;
+}
+
+/**
+ * The options a brand's process gives its `StateDirectory`: the brand (its
+ * refusals name the brand's variable) and the journal directory its
+ * `<BRAND>_JOURNAL_DIR` names, when set and non-empty.
+ *
+ * @example
+ * const state = new StateDirectory(root, brandStateOptions("acme", process.env));
+ */
+export function brandStateOptions(
+  brand: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): { readonly brand: string; readonly journalDir?: string } {
+  const journalDir = env[journalDirVariable(brand)];
+  return journalDir ? { brand, journalDir } : { brand };
+}
+
+/**
  * Variables other tools own: a brand whose `<BRAND>_HOME` is one of them
  * would take that tool's directory for its state (and `mcp config` would
  * write it into client configurations).

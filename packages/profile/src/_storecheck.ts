@@ -79,7 +79,7 @@ function readRecord(root: string, digest: string): CheckRecord | undefined {
   try {
     before = stampOf(lstatSync(path, { bigint: true }));
   } catch {
-    return undefined;
+    return unwrittenRecords.get(path);
   }
   const known = verifiedRecords.get(path);
   if (known !== undefined && same(known.stamp, before)) return known.record;
@@ -113,6 +113,20 @@ function readRecordFile(path: string, digest: string): CheckRecord | undefined {
   return r;
 }
 
+/**
+ * Records this process could not write (a read-only state directory): kept
+ * in memory instead, so that a host checks a package by its stamps from its
+ * second call on, as it would with the file.
+ */
+const unwrittenRecords = new Map<string, CheckRecord>();
+
+function keepUnwritten(path: string, record: CheckRecord): void {
+  unwrittenRecords.delete(path);
+  if (unwrittenRecords.size >= VERIFIED_RECORDS_MAX)
+    unwrittenRecords.delete(unwrittenRecords.keys().next().value!);
+  unwrittenRecords.set(path, record);
+}
+
 async function writeRecord(root: string, digest: string, record: CheckRecord): Promise<void> {
   const dir = join(root, "cache", "store");
   const tmpDir = join(root, "tmp");
@@ -133,8 +147,10 @@ async function writeRecord(root: string, digest: string, record: CheckRecord): P
       await unlink(tmp).catch(() => {});
       throw e;
     });
+    unwrittenRecords.delete(recordPath(root, digest));
   } catch {
-    // Only a cache: the next use hashes again.
+    // Only a cache, never a failure: this process keeps it in memory instead.
+    keepUnwritten(recordPath(root, digest), record);
   }
 }
 
@@ -183,7 +199,8 @@ async function fullCheck(root: string, digest: string): Promise<CheckRecord> {
  * Confirms that a stored package's files still match its digest, or throws
  * `store_corrupt` naming what changed. The first check hashes every file and
  * records each one's device, inode, size, mtime and ctime under
- * `cache/store/`; later checks only `lstat` — a file or directory whose
+ * `cache/store/` (in this process's memory when that cannot be written: a
+ * read-only state directory); later checks only `lstat` — a file or directory whose
  * record differs is hashed or listed again, and the record refreshed when
  * the content is still right. Returns whether it had to hash anything.
  *

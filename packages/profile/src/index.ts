@@ -79,6 +79,8 @@ export {
   STRICT_UIDS_DEFAULT,
 } from "./_model.js";
 export { computeManifest, packPackage, publicKeyBase64, signPackage } from "./_package.js";
+export type { StatePlaces } from "./_places.js";
+export { placesLine } from "./_places.js";
 export type { ListToolsOptions, ToolPage } from "./_projection.js";
 export {
   cliRoutes,
@@ -96,7 +98,13 @@ export type {
 } from "./_state.js";
 export { StateDirectory } from "./_state.js";
 export type { StateDirOptions } from "./_statedir.js";
-export { FOREIGN_STATE_VARIABLES, resolveStateDir, stateDirVariable } from "./_statedir.js";
+export {
+  brandStateOptions,
+  FOREIGN_STATE_VARIABLES,
+  journalDirVariable,
+  resolveStateDir,
+  stateDirVariable,
+} from "./_statedir.js";
 export { checkStoredPackage, corruptExtension } from "./_storecheck.js";
 export { storedDescriptor } from "./_stored-descriptor.js";
 export {

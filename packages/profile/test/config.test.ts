@@ -176,6 +176,24 @@ describe("validateOwnerConfig", () => {
       "/sandbox/uid",
       "unknown_member",
     ],
+    [
+      "a relative journal directory",
+      ownerConfig({ journal: { dir: "var/journal" } }),
+      "/journal/dir",
+      "invalid_value",
+    ],
+    [
+      "a journal directory with ..",
+      ownerConfig({ journal: { dir: "/srv/../etc" } }),
+      "/journal/dir",
+      "invalid_value",
+    ],
+    [
+      "a journal directory that is no string",
+      ownerConfig({ journal: { dir: 7 } }),
+      "/journal/dir",
+      "invalid_value",
+    ],
   ])("%s", (_name, value, path, code) => {
     const r = validateOwnerConfig(JSON.parse(JSON.stringify(value)));
     expect(r.ok).toBe(false);
@@ -189,6 +207,15 @@ describe("validateOwnerConfig", () => {
   ])("accepts the sandbox %j", (sandbox) => {
     expect(validateOwnerConfig(ownerConfig({ sandbox }) as never).ok).toBe(true);
   });
+
+  it.each(["/var/lib/acme-journal", "/srv/replica/journal/"])(
+    "accepts the journal directory %s",
+    (dir) => {
+      expect(
+        validateOwnerConfig(ownerConfig({ journal: { dir, maxAgeDays: 7 } }) as never).ok,
+      ).toBe(true);
+    },
+  );
 
   it("reports every issue at once", () => {
     const r = validateOwnerConfig(

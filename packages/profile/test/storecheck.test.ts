@@ -2,6 +2,7 @@ import {
   chmodSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   unlinkSync,
   utimesSync,
@@ -54,6 +55,19 @@ describe("the check of a stored package when it is used", () => {
     utimesSync(file, new Date(), new Date(Date.now() + 5_000));
     expect(await checkStoredPackage(root, digest)).toBe("hashed");
     expect(await checkStoredPackage(root, digest)).toBe("recorded");
+  });
+
+  it("keeps in memory a record it cannot write, and uses it as it would the file", async () => {
+    const { root, digest } = await installed();
+    // Nothing can be made under cache/ now: a file stands where the folder would be.
+    rmSync(join(root, "cache"), { recursive: true, force: true });
+    writeFileSync(join(root, "cache"), "");
+    expect(await checkStoredPackage(root, digest)).toBe("hashed");
+    expect(await checkStoredPackage(root, digest)).toBe("recorded");
+    // The stamps in memory are checked like the file's: a change is still found.
+    chmodSync(join(root, "store", digest, "lib.mjs"), 0o644);
+    writeFileSync(join(root, "store", digest, "lib.mjs"), "export const x = 2;\n");
+    expect(await problem(root, digest)).toContain('"lib.mjs" has been modified');
   });
 
   it("stores files read-only", async () => {
