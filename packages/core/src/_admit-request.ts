@@ -69,12 +69,12 @@ export async function admitRequest(
   const [descriptor, packageDir] = await loadPackage(host, target.extension.digest);
   const decision = admit(input, target, descriptor, packageDir);
   if ("reject" in decision) return decision;
-  // The probe's answers are kept in the state directory between processes.
+  // The probe's answers are kept between processes, beside the journal.
   const confinement = await detectConfinement(
     host.options.sandboxProgram !== undefined
       ? host.options.sandboxProgram
       : revision.config.sandbox?.program,
-    { stateDir: state.root },
+    { stateDir: host.journalRoot },
   );
   return plan(decision, request, confinement, process.cwd());
 }

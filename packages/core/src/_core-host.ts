@@ -15,6 +15,12 @@ export interface CoreHost {
   readonly options: InvocationCoreOptions;
   /** This host's id in the journal and in its liveness lock. */
   readonly id: string;
+  /**
+   * The directory holding this host's `journal/`, `logs/` and probe cache:
+   * the owner's journal directory when one is set, else the state
+   * directory (`StatePlaces.journalRoot`). Its locks are keyed on it.
+   */
+  readonly journalRoot: string;
   readonly locks: StateLocks;
   readonly sink: DiagnosticsSink;
   readonly journal: HostJournal;

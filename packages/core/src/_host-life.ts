@@ -37,18 +37,19 @@ export interface OpenedHost {
 export async function openHost(options: InvocationCoreOptions): Promise<OpenedHost> {
   const state = options.state;
   const id = randomUUID();
+  const journalRoot = await journalRootOf(state);
   // Held for this host's whole life, from before its segment exists: others
-  // take it to learn that the host is gone.
-  await mkdir(state.root, { recursive: true });
-  const locks = stateLocks(realpathSync(state.root), state.locks);
+  // take it to learn that the host is gone. Keyed on where the journal is,
+  // so hosts sharing a journal directory see each other.
+  const locks = stateLocks(realpathSync(journalRoot), state.locks);
   const liveness = await locks.hold("host", id);
   if (liveness === null)
     throw new CoreError("state_unavailable", "cannot hold this host's liveness lock");
-  const sink = new DiagnosticsSink(state.root);
+  const sink = new DiagnosticsSink(journalRoot);
   // Read only when archiving begins a new archive segment: a call does not pay for it.
   const retention = ownerRetention(state);
   const journal = new HostJournal({
-    stateRoot: state.root,
+    stateRoot: journalRoot,
     locks,
     host: id,
     logger: sink.logger,
@@ -57,7 +58,7 @@ export async function openHost(options: InvocationCoreOptions): Promise<OpenedHo
   hostsInThisProcess.add(id);
   // Recovery: a start without a final whose host is gone never ran to an outcome we know.
   const recovered = await recoverLostHosts({
-    stateRoot: state.root,
+    stateRoot: journalRoot,
     locks,
     host: id,
     skip: hostsInThisProcess,
@@ -68,6 +69,7 @@ export async function openHost(options: InvocationCoreOptions): Promise<OpenedHo
   const host: CoreHost = {
     options,
     id,
+    journalRoot,
     locks,
     sink,
     journal,
@@ -90,6 +92,24 @@ export async function openHost(options: InvocationCoreOptions): Promise<OpenedHo
     closed: false,
   };
   return { host, liveness, recovered };
+}
+
+/**
+ * Where the host's journal, log and probe cache go, made if missing: the
+ * owner's journal directory (mode 0700), else the state directory. A
+ * read-only state directory without one is refused with the fix.
+ */
+async function journalRootOf(state: InvocationCoreOptions["state"]): Promise<string> {
+  let places: Awaited<ReturnType<typeof state.places>>;
+  try {
+    places = await state.places();
+  } catch (e) {
+    throw new CoreError("state_unavailable", (e as Error).message, { cause: e });
+  }
+  if (places.refusal !== undefined) throw new CoreError("state_unavailable", places.refusal);
+  if (places.journalDir === undefined) await mkdir(state.root, { recursive: true });
+  else await mkdir(places.journalRoot, { recursive: true, mode: 0o700 });
+  return places.journalRoot;
 }
 
 /** Cancels the running calls, waits for every call to finish, then lets go of the host. */

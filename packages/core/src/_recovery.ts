@@ -200,15 +200,19 @@ export interface JournalRepair {
  * Does now what the next start-up would: finishes every lost host's live
  * segments (killing what they left running, finalizing their open calls,
  * archiving them, setting damaged ones aside). Running hosts are untouched:
- * their liveness locks are held. `mechanism` is how the state directory's
- * locks are held (default: this system's).
+ * their liveness locks are held. `stateRoot` is the directory holding
+ * `journal/` (`StatePlaces.journalRoot`: the journal directory when one is
+ * set); `mechanism` is how its locks are held (default: this system's);
+ * `state`, whose owner configuration sets the retention, defaults to the
+ * state directory at `stateRoot`.
  *
  * @example
- * const { finalized } = await repairJournal(state.root);
+ * const { finalized } = await repairJournal((await state.places()).journalRoot, state.locks, state);
  */
 export async function repairJournal(
   stateRoot: string,
   mechanism?: LockMechanism,
+  state?: StateDirectory,
 ): Promise<JournalRepair> {
   const locks = stateLocks(realpathSync(stateRoot), mechanism);
   const host = randomUUID();
@@ -224,7 +228,7 @@ export async function repairJournal(
       host,
       skip: new Set(),
       logger: sink.logger,
-      retention: ownerRetention(new StateDirectory(stateRoot, { locks: locks.mechanism })),
+      retention: ownerRetention(state ?? new StateDirectory(stateRoot, { locks: locks.mechanism })),
     });
     const after = (await describeJournal(stateRoot, mechanism)).quarantined;
     return { finalized, quarantined: after.filter((n) => !before.has(n)) };

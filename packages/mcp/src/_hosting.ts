@@ -51,7 +51,11 @@ export async function openCore(opening: CoreOpening): Promise<InvocationCore> {
       readyProcesses: opening.readyProcesses ?? MCP_READY_PROCESSES,
     });
   } catch (e) {
-    throw new McpError("state_unavailable", "cannot open the invocation core", { cause: e });
+    throw new McpError(
+      "state_unavailable",
+      `cannot open the invocation core: ${(e as Error).message}`,
+      { cause: e },
+    );
   }
 }
 

@@ -389,6 +389,8 @@ export function processesWith(marker: string, comm?: string): number[] {
   }
   return found;
 }
+export type { ReadOnlyMount } from "./_mount.js";
+export { mountReadOnly } from "./_mount.js";
 export { freePort } from "./_net.js";
 
 /**

@@ -1,0 +1,131 @@
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { StateDirectory } from "@rukh/profile";
+import { mountReadOnly } from "@rukh/testkit";
+import { describe, expect, it } from "vitest";
+import { CoreError, readJournal } from "../src/index.js";
+import { call, cleanup, makeState, openCore, ownerConfig } from "./_helpers.js";
+
+// The owner's journal directory (`journal.dir`, or a host's own override):
+// where a host's journal, diagnostics log and probe cache go, what its locks
+// are keyed on, and what lets it serve a read-only state directory.
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A state whose owner configuration names `dir(work)` as its journal directory. */
+async function withJournalDir(dir: (work: string) => string) {
+  const made = await makeState();
+  const journalDir = dir(made.work);
+  await made.state.setConfig(JSON.stringify({ ...ownerConfig(), journal: { dir: journalDir } }));
+  return { ...made, journalDir };
+}
+
+describe("a host with a journal directory", () => {
+  it("journals, logs and keeps its probe cache there, and writes none of them into the state directory", async () => {
+    const { root, work, journalDir } = await withJournalDir((w) => join(w, "replica-journal"));
+    try {
+      const core = await openCore(new StateDirectory(root));
+      const outcome = await core.invoke(call("fx.main/hello", { name: "Ro" }));
+      await core.close();
+      expect(outcome.outcome).toBe("succeeded");
+      expect(outcome.diagnostics.logFile).toBe(join(journalDir, "logs", "diagnostics.log"));
+      expect(readFileSync(outcome.diagnostics.logFile!, "utf8")).toContain("greeting Ro");
+      const { records } = await readJournal(journalDir);
+      expect(
+        records.filter((r) => r.invocationId === outcome.invocationId).map((r) => r.type),
+      ).toEqual(["start", "process", "final"]);
+      expect(existsSync(join(journalDir, "cache", "confinement.json"))).toBe(true);
+      for (const name of ["journal", "logs", "cache/confinement.json"])
+        expect(existsSync(join(root, name)), name).toBe(false);
+    } finally {
+      cleanup(work);
+    }
+  });
+
+  it("takes the one a process is given over the owner configuration's", async () => {
+    const { root, work, journalDir } = await withJournalDir((w) => join(w, "configured"));
+    const own = join(work, "own");
+    try {
+      const core = await openCore(new StateDirectory(root, { journalDir: own }));
+      const outcome = await core.invoke(call("fx.main/hello", { name: "x" }));
+      await core.close();
+      expect((await readJournal(own)).records.map((r) => r.invocationId)).toContain(
+        outcome.invocationId,
+      );
+      expect(existsSync(journalDir)).toBe(false);
+    } finally {
+      cleanup(work);
+    }
+  });
+
+  it("is seen alive by a host of another copy of the state directory that shares it, and its lost call is finalized by one", async () => {
+    const { root, work, journalDir } = await withJournalDir((w) => join(w, "shared-journal"));
+    const copy = join(work, "copy");
+    cpSync(root, copy, { recursive: true });
+    const marker = join(work, "marker.txt");
+    // Host A in a process of its own: hosts of one process never take each other for lost.
+    const a = spawn(
+      process.execPath,
+      [new URL("./fixtures/host.mjs", import.meta.url).pathname, root, marker],
+      { stdio: "ignore" },
+    );
+    const exited = new Promise((r) => a.once("exit", r));
+    try {
+      for (let i = 0; i < 500 && !existsSync(marker); i++) await sleep(20);
+      expect(existsSync(marker)).toBe(true);
+      // Host B on the copy: its liveness locks are keyed on the shared journal directory too.
+      const b = await openCore(new StateDirectory(copy));
+      expect(b.recovered).toEqual([]);
+      await b.close();
+      a.kill("SIGKILL");
+      await exited;
+      const c = await openCore(new StateDirectory(copy));
+      expect(c.recovered).toHaveLength(1);
+      await c.close();
+      const { records } = await readJournal(journalDir);
+      expect(records.find((r) => r.type === "final")).toMatchObject({
+        outcome: "execution_failed",
+        reason: "host_lost",
+      });
+    } finally {
+      a.kill("SIGKILL");
+      cleanup(work);
+    }
+  });
+});
+
+describe("a host on a read-only state directory", () => {
+  it("refuses without a journal directory, naming /journal/dir; with one it serves, and nothing is written into the state directory", async (t) => {
+    const { root, work } = await makeState();
+    const at = join(work, "ro");
+    const mount = mountReadOnly(root, at);
+    if (typeof mount === "string") {
+      console.log(`skipped: ${mount}`);
+      t.skip();
+      return;
+    }
+    try {
+      const refused = await openCore(new StateDirectory(at)).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(CoreError);
+      expect((refused as CoreError).code).toBe("state_unavailable");
+      expect((refused as CoreError).message).toContain(
+        `the state directory ${at} is read-only (on a read-only file system)`,
+      );
+      expect((refused as CoreError).message).toContain("/journal/dir");
+      const dir = join(work, "journal-dir");
+      const core = await openCore(new StateDirectory(at, { journalDir: dir }));
+      const outcome = await core.invoke(call("fx.main/hello", { name: "ro" }));
+      await core.close();
+      expect(outcome.outcome).toBe("succeeded");
+      expect((await readJournal(dir)).records.length).toBeGreaterThan(0);
+      expect(existsSync(join(root, "journal"))).toBe(false);
+      expect(readFileSync(join(root, "active"), "utf8")).toBe(
+        readFileSync(join(at, "active"), "utf8"),
+      );
+    } finally {
+      mount.release();
+      cleanup(work);
+    }
+  });
+});
