@@ -63,7 +63,7 @@ export async function runCommand(
     import("@rukh/descriptor"),
   ]);
   try {
-    state = new profile.StateDirectory(root);
+    state = new profile.StateDirectory(root, profile.brandStateOptions(brand, s.env));
     const revision = await state.readRevision(revisionId!);
     preset = options.binding?.preset ?? revision.config.defaultPreset;
     const ext = revision.extensions.find((e) => e.id === route.extension);

@@ -71,7 +71,11 @@ export function guard(brand: string): (fn: AdminBody) => (ctx: BuiltinContext) =
     async (ctx: BuiltinContext): Promise<number> => {
       const profile = await loadProfile();
       try {
-        return await fn(ctx, new profile.StateDirectory(ctx.stateDir), profile);
+        const state = new profile.StateDirectory(
+          ctx.stateDir,
+          profile.brandStateOptions(brand, ctx.env),
+        );
+        return await fn(ctx, state, profile);
       } catch (e) {
         return failed(ctx, brand, e, profile);
       }

@@ -7,6 +7,7 @@ import type { BuiltinContext } from "@rukh/cli";
 import { linkAgain } from "@rukh/cli";
 import { STATE, USAGE, UsageError } from "./_kit.js";
 import { unconfinedWarning } from "./_mcp-endpoint.js";
+import { announcePlaces } from "./_replica.js";
 import { launchEndpoint } from "./_serve.js";
 
 /**
@@ -19,13 +20,18 @@ export async function serveMcpHttp(
   brand: { readonly name: string; readonly version: string },
   request: { readonly endpoint?: string; readonly listen: string },
 ): Promise<number> {
-  const [{ serveHttp }, { StateDirectory, httpListen, parseListen }, { createResourceServer }] =
-    await Promise.all([import("@rukh/mcp"), import("@rukh/profile"), import("@rukh/oauth")]);
-  const state = new StateDirectory(ctx.stateDir);
+  const [{ serveHttp }, profile, { createResourceServer }] = await Promise.all([
+    import("@rukh/mcp"),
+    import("@rukh/profile"),
+    import("@rukh/oauth"),
+  ]);
+  const { StateDirectory, brandStateOptions, httpListen, parseListen } = profile;
+  const state = new StateDirectory(ctx.stateDir, brandStateOptions(brand.name, ctx.env));
   await linkAgain(ctx.stderr, state);
   const say = (line: string) => ctx.stderr.write(`${brand.name} mcp: ${line}\n`);
   let started: Awaited<ReturnType<typeof serveHttp>>;
   try {
+    if (!(await announcePlaces(ctx, brand.name, state))) return STATE;
     const endpoint = await launchEndpoint(ctx, state, brand.name, {
       ...(request.endpoint !== undefined && { endpoint: request.endpoint }),
     });

@@ -7,6 +7,7 @@ import { type BuiltinContext, linkAgain } from "@rukh/cli";
 import type { McpEndpoint, StateDirectory } from "@rukh/profile";
 import { ENDPOINT_OR_PRESET, presetOf, STATE, USAGE, UsageError } from "./_kit.js";
 import { unconfinedWarning } from "./_mcp-endpoint.js";
+import { announcePlaces } from "./_replica.js";
 
 /** How `mcp serve` was asked to start: a named endpoint, or the default one with another preset. */
 export interface ServeRequest {
@@ -20,15 +21,16 @@ export async function serveMcp(
   brand: { readonly name: string; readonly version: string },
   request: ServeRequest,
 ): Promise<number> {
-  const [{ serveStdio }, { StateDirectory }] = await Promise.all([
+  const [{ serveStdio }, { StateDirectory, brandStateOptions }] = await Promise.all([
     import("@rukh/mcp"),
     import("@rukh/profile"),
   ]);
-  const state = new StateDirectory(ctx.stateDir);
+  const state = new StateDirectory(ctx.stateDir, brandStateOptions(brand.name, ctx.env));
   // A server starts on the development links' directories as they are now.
   await linkAgain(ctx.stderr, state);
   let endpoint: Launch;
   try {
+    if (!(await announcePlaces(ctx, brand.name, state))) return STATE;
     endpoint = await launchEndpoint(ctx, state, brand.name, request);
   } catch (e) {
     ctx.stderr.write(`${brand.name}: ${(e as Error).message}\n`);

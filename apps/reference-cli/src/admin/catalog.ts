@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 // What the active profile offers, shown without starting any extension: the
 // MCP tool list of a preset and a Markdown reference of every command.
 
@@ -88,10 +89,12 @@ export function catalogBuiltins(
           revisionId === null
             ? undefined
             : docsCacheKey([revisionId, preset ?? "", brand, build()]);
-        let md = key === undefined ? undefined : readDocs(profile.readBounded, state.root, key);
+        // Kept beside the journal: a read-only state directory's replica keeps its own.
+        const { journalRoot } = await state.places();
+        let md = key === undefined ? undefined : readDocs(profile.readBounded, journalRoot, key);
         if (md === undefined) {
           md = [...(await markdown(profile, state, { brand, preset, admin }))].join("");
-          if (key !== undefined) keepDocs(state.root, key, md);
+          if (key !== undefined) keepDocs(journalRoot, key, md);
         }
         // --json gets the Markdown inside a versioned envelope, not bare Markdown.
         if (ctx.json) print(ctx, md, { markdown: md });
@@ -129,7 +132,8 @@ async function allTools(
     devAllowed = e.devExtensions;
   }
   presetOf(profile, projection.config, name);
-  const cursorKey = await state.cursorKey();
+  // Its cursors never leave this process: a key of its own, so listing writes nothing.
+  const cursorKey = randomBytes(32);
   const tools: McpTool[] = [];
   let pages = 0;
   let cursor: string | undefined;

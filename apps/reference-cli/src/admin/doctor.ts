@@ -64,7 +64,9 @@ async function repair(
 ): Promise<string[]> {
   const done: string[] = [];
   const { repairJournal } = await import("@rukh/core");
-  const j = await repairJournal(state.root);
+  const places = await state.places();
+  if (places.refusal !== undefined) throw new Error(places.refusal);
+  const j = await repairJournal(places.journalRoot, state.locks, state);
   if (j.finalized.length > 0)
     done.push(
       `journal: finalized ${n(j.finalized.length, "call")} of lost hosts as execution_failed/host_lost (${j.finalized.join(", ")})`,
@@ -73,14 +75,19 @@ async function repair(
     done.push(
       `journal: set aside ${n(j.quarantined.length, "damaged segment")} (${j.quarantined.join(", ")})`,
     );
-  if ((await state.activeRevisionId()) !== null) {
+  // A read-only state directory is a shipped copy: it is repaired where it was made.
+  if (places.readOnly !== undefined)
+    done.push(
+      `state directory: ${places.root} is read-only (${places.readOnly}); nothing in it was repaired`,
+    );
+  else if ((await state.activeRevisionId()) !== null) {
     const routes = await state.checkRouteCache({ repair: true });
     if (routes === "rewritten")
       done.push(
         "route cache: rewrote the CLI's index of command paths and the revision's catalog from the verified descriptors",
       );
   }
-  const removed = await removeTemporaryDebris(state.root);
+  const removed = places.readOnly === undefined ? await removeTemporaryDebris(state.root) : [];
   if (removed.length > 0)
     done.push(
       `temporary files: removed ${n(removed.length, "file")} left by writers that are gone (${removed.reduce((sum, d) => sum + d.bytes, 0)} bytes)`,
@@ -122,7 +129,7 @@ function clockDetail(j: JournalReport): string | Note {
 
 async function doctor(
   state: StateDirectory,
-  { checkStoredPackage, findTemporaryDebris, stateLocks }: Profile,
+  { checkStoredPackage, findTemporaryDebris, placesLine, stateLocks }: Profile,
 ): Promise<Check[]> {
   const checks: Check[] = [];
   const check = async (name: string, fn: () => Promise<string | Note> | string | Note) => {
@@ -148,11 +155,15 @@ async function doctor(
   });
   // A new owner's first run: nothing is wrong, there is just nothing yet.
   const fresh = !existsSync(state.root);
+  const places = await state.places();
   await check("state directory", () => {
     if (fresh)
       return new Note(
         `${state.root} does not exist yet; the first \`trust add\` or \`ext install\` creates it`,
       );
+    // A replica's shipped copy: fine while its hosts have somewhere else to write.
+    if (places.refusal !== undefined) throw new Error(places.refusal);
+    if (places.readOnly !== undefined) return placesLine(places);
     accessSync(state.root, constants.W_OK);
     return state.root;
   });
@@ -195,8 +206,8 @@ async function doctor(
       : "matches the verified descriptors";
   });
   await check("free space", () => {
-    // Before the directory exists, the room is that of where it will be made.
-    let at = state.root;
+    // Where the journal is written; before the directory exists, where it will be made.
+    let at = places.journalRoot;
     while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
     const { bavail, bsize } = statfsSync(at);
     const free = bavail * bsize;
@@ -204,14 +215,14 @@ async function doctor(
     // With less than a record's room, calls end journal_failed and diagnostics are dropped.
     if (free < 1024 * 1024)
       throw new Error(
-        `only ${free} bytes free under ${state.root}: calls will end journal_failed and diagnostics will be dropped`,
+        `only ${free} bytes free under ${places.journalRoot}: calls will end journal_failed and diagnostics will be dropped`,
       );
     if (free < 64 * 1024 * 1024)
       return new Note(`${mib}: installs and the journal will soon run out of room`);
     return mib;
   });
   const { describeJournal, describeConfinement } = await import("@rukh/core");
-  const journal = describeJournal(state.root);
+  const journal = describeJournal(places.journalRoot, state.locks);
   await check("journal", async () => journalDetail(await journal));
   await check("journal clock", async () => clockDetail(await journal));
   await check("publication lock", async () => {
@@ -235,7 +246,8 @@ async function doctor(
   const configured =
     active === null ? undefined : (await state.readRevision(active)).config.sandbox?.program;
   // Nothing is written where nothing exists yet: doctor only looks.
-  const c = await describeConfinement(configured, fresh ? undefined : state.root);
+  const probed = !fresh && places.refusal === undefined && existsSync(places.journalRoot);
+  const c = await describeConfinement(configured, probed ? places.journalRoot : undefined);
   // Unavailable confinement is not a fault: strict calls are then rejected, never run unconfined.
   await check("strict profile", () =>
     c.strict.available

@@ -84,7 +84,7 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
       run: guarded(async (ctx, state) => {
         const core = await import("@rukh/core");
         const filter = runFilter(ctx.inputs, core);
-        const runs = await core.listRuns(state.root, filter);
+        const runs = await core.listRuns((await state.places()).journalRoot, filter);
         print(ctx, runs.map(runLine).join("\n") || "no invocations", {
           runs,
         });
@@ -98,7 +98,7 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
       run: guarded(async (ctx, state) => {
         const id = text(ctx.inputs, "invocation_id")!;
         const { findRun } = await import("@rukh/core");
-        const run = await findRun(state.root, id);
+        const run = await findRun((await state.places()).journalRoot, id);
         if (run === undefined)
           throw new UsageError(`no invocation ${JSON.stringify(id)} in the journal`);
         print(ctx, runDetails(run), { run });
@@ -116,9 +116,10 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
       run: guarded(async (ctx, state) => {
         const core = await import("@rukh/core");
         const filter = runFilter(ctx.inputs, core);
+        const { journalRoot } = await state.places();
         const history = async () => {
           const runs = (
-            await core.listRuns(state.root, { ...filter, limit: filter.limit ?? 10 })
+            await core.listRuns(journalRoot, { ...filter, limit: filter.limit ?? 10 })
           ).reverse();
           for (const run of runs)
             ctx.stdout.write(
@@ -134,7 +135,7 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
         const marked = new Promise<void>((res) => {
           ready = res;
         });
-        const events = core.followRuns(state.root, {
+        const events = core.followRuns(journalRoot, {
           filter,
           signal: ctx.signal,
           onReady: () => ready(),
