@@ -95,6 +95,30 @@ describe("a host with a journal directory", () => {
   });
 });
 
+describe("hosts of copies of a state directory that share a journal directory", () => {
+  it("share its concurrency slots: a one-slot preset busy on one copy refuses a call on the other", async () => {
+    const { root, work, journalDir } = await withJournalDir((w) => join(w, "shared-slots"));
+    const copy = join(work, "copy");
+    cpSync(root, copy, { recursive: true });
+    try {
+      const a = await openCore(new StateDirectory(root), "single");
+      const b = await openCore(new StateDirectory(copy), "single");
+      const running = a.invoke(call("fx.main/slow", { wait_ms: 3_000 }));
+      // Its process is journaled once it runs, holding the preset's one slot.
+      for (let i = 0; i < 500; i++) {
+        if ((await readJournal(journalDir)).records.some((r) => r.type === "process")) break;
+        await sleep(20);
+      }
+      const refused = await b.invoke(call("fx.main/hello", { name: "b" }));
+      expect(refused).toMatchObject({ outcome: "rejected", reason: "concurrency_limit" });
+      expect(await running).toMatchObject({ outcome: "succeeded" });
+      await Promise.all([a.close(), b.close()]);
+    } finally {
+      cleanup(work);
+    }
+  });
+});
+
 describe("a host on a read-only state directory", () => {
   it("refuses without a journal directory, naming /journal/dir; with one it serves, and nothing is written into the state directory", async (t) => {
     const { root, work } = await makeState();

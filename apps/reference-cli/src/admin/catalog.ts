@@ -132,8 +132,11 @@ async function allTools(
     devAllowed = e.devExtensions;
   }
   presetOf(profile, projection.config, name);
-  // Its cursors never leave this process: a key of its own, so listing writes nothing.
-  const cursorKey = randomBytes(32);
+  // The state directory's key, made now if it can take one, so that copies shipped from
+  // it agree on cursors; on a read-only copy without one, a key of this listing's own
+  // (its cursors never leave this process), so that listing writes nothing.
+  const places = await state.places();
+  const cursorKey = places.keyRoot === state.root ? await state.cursorKey() : randomBytes(32);
   const tools: McpTool[] = [];
   let pages = 0;
   let cursor: string | undefined;
