@@ -138,6 +138,11 @@ describe.each(MODES)("a replica on $name", ({ name, make, owner, shipKey }) => {
         `state directory: ${at.view.home} is read-only; the journal, diagnostics log and caches are in ${journalDir}`,
       );
       expect(doctor.status, doctor.stdout).toBe(0);
+      const repair = cli(at.view, env(), "doctor", "--repair");
+      expect(repair.stdout).toContain(
+        `fixed  state directory: ${at.view.home} is read-only (${owner === 0 ? "on a read-only file system" : "this user may not write it"}); nothing in it was repaired`,
+      );
+      expect(repair.status, repair.stdout).toBe(0);
     },
   );
 
@@ -251,10 +256,11 @@ const refusalSkip = whyNot(MODES[0]!.make, "refusal");
 if (refusalSkip !== undefined) console.log(`skipped (refusal): ${refusalSkip}`);
 
 describe.skipIf(refusalSkip !== undefined)("a replica without a journal directory", () => {
-  const at = { view: undefined as unknown as ReadOnlyView, work: "" };
+  const at = { view: undefined as unknown as ReadOnlyView, work: "", port: 0 };
   const home = join(work, "refusal-user");
   beforeAll(async () => {
-    const made = await replicaSource(undefined, await freePort());
+    at.port = await freePort();
+    const made = await replicaSource(undefined, at.port);
     at.work = made.work;
     const view = readOnlyMount(made.root, join(work, "refusal"));
     if (typeof view === "string") throw new Error(view);
@@ -290,6 +296,39 @@ describe.skipIf(refusalSkip !== undefined)("a replica without a journal director
     );
     expect(ran.status, ran.stderr).toBe(0);
     expect(listing(at.view.home)).toEqual(before);
+  });
+
+  it("still answers what only reads, and doctor names what is missing", () => {
+    const env = { PATH, RUKH_HOME: at.view.home, HOME: home };
+    const before = listing(at.view.home);
+    for (const args of [["tools", "list"], ["runs", "list"], ["docs"], ["--help"]]) {
+      const r = cli(at.view, env, ...args);
+      expect(r.status, `${args.join(" ")}: ${r.stderr}`).toBe(0);
+    }
+    const doctor = cli(at.view, env, "doctor");
+    expect(doctor.stdout).toContain(
+      `FAIL  state directory: the state directory ${at.view.home} is read-only (on a read-only file system)`,
+    );
+    expect(doctor.status).toBe(5);
+    expect(listing(at.view.home)).toEqual(before);
+  });
+
+  it("refuses to serve over HTTP too", () => {
+    const r = cli(
+      at.view,
+      { PATH, RUKH_HOME: at.view.home, HOME: home },
+      "mcp",
+      "serve",
+      "--endpoint",
+      "team",
+      "--http",
+      `127.0.0.1:${at.port}`,
+    );
+    expect(r.stderr).toContain(`the state directory ${at.view.home} is read-only`);
+    expect(r.stderr).toContain(
+      `  $ RUKH_JOURNAL_DIR=${home}/.local/state/rukh-journal rukh --home ${at.view.home} mcp serve --endpoint team --http 127.0.0.1:${at.port}`,
+    );
+    expect(r.status).toBe(5);
   });
 
   it("refuses to run a command, naming /journal/dir", () => {

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { StateDirectory } from "@rukh/profile";
 import { mountReadOnly } from "@rukh/testkit";
@@ -22,13 +22,14 @@ async function withJournalDir(dir: (work: string) => string) {
 }
 
 describe("a host with a journal directory", () => {
-  it("journals, logs and keeps its probe cache there, and writes none of them into the state directory", async () => {
+  it("journals, logs and keeps its probe cache there, made with mode 0700, and writes none of them into the state directory", async () => {
     const { root, work, journalDir } = await withJournalDir((w) => join(w, "replica-journal"));
     try {
       const core = await openCore(new StateDirectory(root));
       const outcome = await core.invoke(call("fx.main/hello", { name: "Ro" }));
       await core.close();
       expect(outcome.outcome).toBe("succeeded");
+      expect(statSync(journalDir).mode & 0o777).toBe(0o700);
       expect(outcome.diagnostics.logFile).toBe(join(journalDir, "logs", "diagnostics.log"));
       expect(readFileSync(outcome.diagnostics.logFile!, "utf8")).toContain("greeting Ro");
       const { records } = await readJournal(journalDir);
@@ -38,6 +39,26 @@ describe("a host with a journal directory", () => {
       expect(existsSync(join(journalDir, "cache", "confinement.json"))).toBe(true);
       for (const name of ["journal", "logs", "cache/confinement.json"])
         expect(existsSync(join(root, name)), name).toBe(false);
+    } finally {
+      cleanup(work);
+    }
+  });
+
+  it("leaves the history from before it was set in the state directory", async () => {
+    const { root, work, state } = await makeState();
+    try {
+      const before = await openCore(state);
+      const old = await before.invoke(call("fx.main/hello", { name: "old" }));
+      await before.close();
+      const dir = join(work, "later");
+      await state.setConfig(JSON.stringify({ ...ownerConfig(), journal: { dir } }));
+      const after = await openCore(new StateDirectory(root));
+      const next = await after.invoke(call("fx.main/hello", { name: "new" }));
+      await after.close();
+      const ids = async (at: string) =>
+        new Set((await readJournal(at)).records.map((r) => r.invocationId));
+      expect([...(await ids(root))]).toEqual([old.invocationId]);
+      expect([...(await ids(dir))]).toEqual([next.invocationId]);
     } finally {
       cleanup(work);
     }
