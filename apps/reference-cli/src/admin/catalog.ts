@@ -1,7 +1,7 @@
-import { randomBytes } from "node:crypto";
 // What the active profile offers, shown without starting any extension: the
 // MCP tool list of a preset and a Markdown reference of every command.
 
+import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { builtinRoute, type CliBuiltin, linkAgain, terminalText } from "@rukh/cli";
