@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { realpathSync } from "node:fs";
+import { realpathSync, rmSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { type LockMechanism, StateDirectory, type StateLocks, stateLocks } from "@rukh/profile";
 import {
@@ -11,6 +12,7 @@ import {
 } from "./_archive.js";
 import { DiagnosticsSink } from "./_diagnostics.js";
 import { CoreError } from "./_errors.js";
+import { type FinalReserve, reserveFile } from "./_final-reserve.js";
 import {
   type JournalProcessRecord,
   type JournalRecord,
@@ -163,11 +165,15 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
     if (host === ctx.host || ctx.skip.has(host)) continue;
     byHost.set(host, [...(byHost.get(host) ?? []), join(p.live, name)]);
   }
+  for (const host of await reserveHosts(p.live))
+    if (host !== ctx.host && !ctx.skip.has(host) && !byHost.has(host)) byHost.set(host, []);
   for (const [host, files] of byHost) {
     const lock = await ctx.locks.hold("host", host);
     if (lock === null) continue;
     try {
-      await recoverSegments(ctx, files, recovered);
+      // Its room for finals goes back first: the finals written for it may need that room.
+      rmSync(reserveFile(p.live, host), { force: true });
+      if (files.length > 0) await recoverSegments(ctx, files, recovered);
     } finally {
       lock.release();
     }
@@ -181,6 +187,17 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
       legacy.release();
     }
   return recovered;
+}
+
+/** Hosts with a reserve file in `live/` (see {@link FinalReserve}). */
+async function reserveHosts(live: string): Promise<string[]> {
+  try {
+    return (await readdir(live))
+      .filter((n) => n.endsWith(".reserve"))
+      .map((n) => n.slice(0, -".reserve".length));
+  } catch {
+    return [];
+  }
 }
 
 /**
