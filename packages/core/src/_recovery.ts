@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { realpathSync, rmSync } from "node:fs";
+import { lstatSync, realpathSync, rmSync, type Stats } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { type LockMechanism, StateDirectory, type StateLocks, stateLocks } from "@rukh/profile";
@@ -111,6 +111,16 @@ async function recoverSegments(
 ): Promise<void> {
   const parts: { file: string; seg: ParsedSegment }[] = [];
   for (const file of files) {
+    const foreign = notOurs(file);
+    if (foreign !== undefined) {
+      // Acting on it (a kill, a final) would be acting on another user's word.
+      const to = await quarantineSegment(ctx.stateRoot, file);
+      ctx.logger.error(
+        { file, movedTo: to, why: foreign },
+        "a live journal segment this user's hosts did not write was moved aside; nothing in it was acted on",
+      );
+      continue;
+    }
     try {
       const seg = await readSegmentLeniently(file, relative(ctx.stateRoot, file));
       if (seg !== undefined) parts.push({ file, seg });
@@ -187,6 +197,25 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
       legacy.release();
     }
   return recovered;
+}
+
+/**
+ * Why a live segment cannot be one of this user's hosts' (only they write
+ * `live/`, with mode 0600): not a regular file, another owner, or writable
+ * by others. Undefined when it can be.
+ */
+function notOurs(file: string): string | undefined {
+  let s: Stats;
+  try {
+    s = lstatSync(file);
+  } catch {
+    return undefined;
+  }
+  const me = process.geteuid?.();
+  if (!s.isFile()) return "not a regular file";
+  if (me !== undefined && s.uid !== me) return `owned by user ${s.uid}`;
+  if ((s.mode & 0o022) !== 0) return `writable by others (mode ${(s.mode & 0o777).toString(8)})`;
+  return undefined;
 }
 
 /** Hosts with a reserve file in `live/` (see {@link FinalReserve}). */

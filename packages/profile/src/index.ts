@@ -97,6 +97,12 @@ export type {
 export { StateDirectory } from "./_state.js";
 export type { StateDirOptions } from "./_statedir.js";
 export { FOREIGN_STATE_VARIABLES, resolveStateDir, stateDirVariable } from "./_statedir.js";
+export {
+  type StateDirCheckOptions,
+  type StateDirProblem,
+  stateDirMessage,
+  stateDirProblems,
+} from "./_statedir-check.js";
 export { checkStoredPackage, corruptExtension } from "./_storecheck.js";
 export { storedDescriptor } from "./_stored-descriptor.js";
 export {

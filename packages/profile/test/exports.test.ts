@@ -63,6 +63,8 @@ it("exports exactly these names", async () => {
       "resolveStateDir",
       "resolveTool",
       "signPackage",
+      "stateDirMessage",
+      "stateDirProblems",
       "stateDirVariable",
       "stateLocks",
       "storedDescriptor",
