@@ -151,6 +151,7 @@ describe("every other opaque token is refused", () => {
       ["no expiry", { ...base, exp: undefined }, "no expiry"],
       ["expired", { ...base, exp: now - 3_600 }, "expired"],
       ["not yet valid", { ...base, nbf: now + 3_600 }, "not valid yet"],
+      ["issued in the future", { ...base, iat: now + 600 }, "issued in the future"],
       [
         "another issuer",
         { ...base, iss: "https://elsewhere.test" },
@@ -162,6 +163,9 @@ describe("every other opaque token is refused", () => {
     let answer: Record<string, unknown> = base;
     const fake = await standIn(() => JSON.stringify(answer));
     try {
+      expect(await fake.rs.authenticate(bearer("opaque-token-value"))).toMatchObject({ ok: true });
+      // Issued 20 s ahead is inside the 30 s tolerance.
+      answer = { ...base, iat: now + 20 };
       expect(await fake.rs.authenticate(bearer("opaque-token-value"))).toMatchObject({ ok: true });
       for (const [what, a, why] of cases) {
         answer = a;

@@ -31,6 +31,28 @@ afterAll(async () => {
 });
 
 const bearer = (t: string) => `Bearer ${t}`;
+
+/**
+ * An access token signed with the issuer's own key, for claims its token
+ * endpoint would never issue: an RFC 9068 token for RESOURCE from alice-agent,
+ * valid for five minutes, with `claims` over those.
+ */
+async function signedByIssuer(claims: Record<string, unknown>, typ = "at+jwt"): Promise<string> {
+  const jwk = (op as unknown as { keys: JWK[] }).keys[0]!;
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({
+    scope: "mcp",
+    client_id: "alice-agent",
+    sub: "alice-agent",
+    iss: op.issuer,
+    aud: RESOURCE,
+    iat: now,
+    exp: now + 300,
+    ...claims,
+  })
+    .setProtectedHeader({ alg: "RS256", typ, kid: jwk.kid! })
+    .sign(await importJWK(jwk, "RS256"));
+}
 const METADATA = "http://127.0.0.1:7411/.well-known/oauth-protected-resource/mcp";
 
 describe("a valid token", () => {
@@ -154,24 +176,26 @@ describe("every other token is refused, saying why and where to get a good one",
 
   it("a token signed with the issuer's own key but typed JWT, not at+jwt: 401", async () => {
     // What an issuer that does not follow RFC 9068 (or an ID token) looks like.
-    const jwk = (op as unknown as { keys: JWK[] }).keys[0]!;
-    const key = await importJWK(jwk, "RS256");
-    const signed = (typ: string) =>
-      new SignJWT({ scope: "mcp", client_id: "alice-agent" })
-        .setProtectedHeader({ alg: "RS256", typ, kid: jwk.kid! })
-        .setIssuer(op.issuer)
-        .setAudience(RESOURCE)
-        .setSubject("alice-agent")
-        .setIssuedAt()
-        .setExpirationTime("5m")
-        .sign(key);
-    const untyped = await signed("JWT");
+    const untyped = await signedByIssuer({}, "JWT");
     const r = await rs.authenticate(bearer(untyped));
     expect(r).toMatchObject({ ok: false, status: 401 });
     expect(!r.ok && r.message).toContain("its typ claim is not acceptable");
     // The same claims typed at+jwt pass: only the type was wrong.
-    const typed = await signed("at+jwt");
+    const typed = await signedByIssuer({});
     expect((await rs.authenticate(bearer(typed))).ok).toBe(true);
+  });
+
+  it("a token issued in the future (iat 10 minutes ahead): 401; within the tolerance it passes", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const ahead = await signedByIssuer({ iat: now + 600 });
+    const r = await rs.authenticate(bearer(ahead));
+    expect(r).toMatchObject({ ok: false, status: 401 });
+    expect(!r.ok && r.message).toContain("it was issued in the future");
+    expect(!r.ok && r.challenge).toContain('error="invalid_token"');
+    // 20 s ahead is inside the 30 s tolerance: a clock a little fast is not a forgery.
+    expect(await rs.authenticate(bearer(await signedByIssuer({ iat: now + 20 })))).toMatchObject({
+      ok: true,
+    });
   });
 
   it("a token without the required scope: 403 insufficient_scope naming it", async () => {
