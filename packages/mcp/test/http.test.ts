@@ -231,6 +231,23 @@ describe("without a valid token, nothing", () => {
     expect((await readJournal(at.root)).records.length).toBe(before);
   });
 
+  it("a token whose sub and client_id are too long: 401 with an ASCII challenge, never a 500, and nothing run as the client", async () => {
+    const before = (await readJournal(at.root)).records.length;
+    for (const [claims, named] of [
+      [{ sub: "s".repeat(300), client_id: "c".repeat(300) }, "its sub"],
+      [{ sub: "s".repeat(300) }, "its sub"],
+      [{ jti: "j".repeat(256) }, "its jti"],
+    ] as const) {
+      const r = await post({ method: "tools/list", token: await op.sign(resource, claims) });
+      expect(r.status).toBe(401);
+      const challenge = r.headers.get("www-authenticate")!;
+      expect(challenge).toMatch(/^Bearer error="invalid_token", [\x20-\x7e]+$/);
+      expect(challenge).toContain(named);
+      expect(r.json.error.message).toContain(named);
+    }
+    expect((await readJournal(at.root)).records.length).toBe(before);
+  });
+
   it("answers 403 insufficient_scope for a token without the endpoint's scope", async () => {
     const r = await post({ method: "tools/list", token: await token("mcp.narrow") });
     expect(r.status).toBe(403);

@@ -9,6 +9,7 @@
 import { createHash } from "node:crypto";
 import type { JWTPayload } from "jose";
 import { type BearerError, bearerChallenge } from "./_challenge.js";
+import { namesOf, scopesOf } from "./_claims.js";
 import { createDiscovery, type Verdict } from "./_discovery.js";
 import {
   checkIntrospection,
@@ -19,8 +20,6 @@ import { createJwtVerifier } from "./_jwt.js";
 
 /** Longest `Authorization` header read, in characters. */
 const AUTHORIZATION_MAX = 8_192;
-/** Longest a subject, actor or preset taken from a token may be (the core's bound). */
-const CLAIM_MAX = 256;
 /** Tokens whose verification is remembered (a client sends the same one with every request). */
 const VERIFIED_MAX = 512;
 /** What a signed JWT looks like: only such a token costs a key fetch. */
@@ -229,6 +228,10 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   }
 
   function bind(claims: JWTPayload, digest: string): Authentication {
+    // A claim that is there names who it says or refuses the token: another claim never stands in for it.
+    const names = namesOf(claims);
+    if ("problem" in names) return invalid(names.problem);
+    const { subject, actor, jti } = names;
     const granted = scopesOf(claims);
     const missing = required.filter((s) => !granted.includes(s));
     if (missing.length > 0)
@@ -237,13 +240,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
         `the token lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`,
         "insufficient_scope",
       );
-    // A client's own token (client credentials, introspected) may have no sub: the client is its subject.
-    const subject = claim(claims.sub) ?? claim(claims.client_id);
-    const actor = claim(claims.client_id) ?? claim(claims.azp) ?? subject;
-    if (subject === undefined || actor === undefined)
-      return invalid("its sub (and client_id) must be 1–256 characters");
     const preset = presets.find((p) => granted.includes(p.scope))?.preset ?? options.defaultPreset;
-    const jti = claim(claims.jti);
     const taskAuthorityRef = jti !== undefined ? `jti:${jti}` : `sha256:${digest.slice(0, 32)}`;
     return { ok: true, binding: { subject, actor, taskAuthorityRef, preset }, scopes: granted };
   }
@@ -262,14 +259,4 @@ function canonical(value: string, what: string): string {
   if (!/^https?:$/.test(u.protocol) || u.hash !== "" || u.search !== "")
     throw new TypeError(`${what} ${value} must be an http(s) URL without query or fragment`);
   return value;
-}
-
-function scopesOf(p: JWTPayload): string[] {
-  if (typeof p.scope === "string") return p.scope.split(" ").filter((s) => s !== "");
-  if (Array.isArray(p.scp)) return p.scp.filter((s): s is string => typeof s === "string");
-  return [];
-}
-
-function claim(v: unknown): string | undefined {
-  return typeof v === "string" && v.length > 0 && v.length <= CLAIM_MAX ? v : undefined;
 }

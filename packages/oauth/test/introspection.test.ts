@@ -158,6 +158,13 @@ describe("every other opaque token is refused", () => {
         "another authorization server",
       ],
       ["a DPoP token", { ...base, token_type: "DPoP" }, "not a bearer token"],
+      ["a sub that is not a name", { ...base, sub: 42 }, "its sub"],
+      ["a sub longer than 256 characters", { ...base, sub: "s".repeat(300) }, "its sub"],
+      [
+        "a client_id longer than 256 characters",
+        { ...base, client_id: "c".repeat(300) },
+        "its client_id",
+      ],
       ["bound to a key", { ...base, cnf: { jkt: "abc" } }, "bound to a key"],
     ];
     let answer: Record<string, unknown> = base;

@@ -1,8 +1,7 @@
 import { createServer } from "node:http";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
-import { importJWK, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createResourceServer, type ResourceServer } from "../src/index.js";
+import { bearerChallenge, createResourceServer, type ResourceServer } from "../src/index.js";
 
 // Tokens from a real authorization server (oidc-provider), each kind a
 // resource server must refuse refused as RFC 6750 and RFC 9728 say.
@@ -32,27 +31,9 @@ afterAll(async () => {
 
 const bearer = (t: string) => `Bearer ${t}`;
 
-/**
- * An access token signed with the issuer's own key, for claims its token
- * endpoint would never issue: an RFC 9068 token for RESOURCE from alice-agent,
- * valid for five minutes, with `claims` over those.
- */
-async function signedByIssuer(claims: Record<string, unknown>, typ = "at+jwt"): Promise<string> {
-  const jwk = (op as unknown as { keys: JWK[] }).keys[0]!;
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({
-    scope: "mcp",
-    client_id: "alice-agent",
-    sub: "alice-agent",
-    iss: op.issuer,
-    aud: RESOURCE,
-    iat: now,
-    exp: now + 300,
-    ...claims,
-  })
-    .setProtectedHeader({ alg: "RS256", typ, kid: jwk.kid! })
-    .sign(await importJWK(jwk, "RS256"));
-}
+/** An access token signed with the issuer's own key, with `claims` over an ordinary one's. */
+const signedByIssuer = (claims: Record<string, unknown>, typ?: string) =>
+  op.sign(RESOURCE, claims, typ);
 const METADATA = "http://127.0.0.1:7411/.well-known/oauth-protected-resource/mcp";
 
 describe("a valid token", () => {
@@ -196,6 +177,43 @@ describe("every other token is refused, saying why and where to get a good one",
     expect(await rs.authenticate(bearer(await signedByIssuer({ iat: now + 20 })))).toMatchObject({
       ok: true,
     });
+  });
+
+  it.each([
+    ["a sub longer than 256 characters", { sub: "s".repeat(300) }, "its sub"],
+    [
+      "a sub and a client_id both longer than 256 characters",
+      { sub: "s".repeat(300), client_id: "c".repeat(300) },
+      "its sub",
+    ],
+    ["a client_id longer than 256 characters", { client_id: "c".repeat(300) }, "its client_id"],
+    [
+      "an azp longer than 256 characters",
+      { client_id: undefined, azp: "a".repeat(300) },
+      "its azp",
+    ],
+    ["a jti too long for the journal", { jti: "j".repeat(256) }, "its jti"],
+  ])(
+    "a token with %s: 401, the claim named, never another claim in its place",
+    async (_what, claims, named) => {
+      const r = await rs.authenticate(bearer(await signedByIssuer(claims)));
+      expect(r).toMatchObject({ ok: false, status: 401 });
+      expect(!r.ok && r.message).toContain(named);
+      // The challenge is a header value: printable ASCII only, whatever the message says.
+      expect(!r.ok && r.challenge).toMatch(/^Bearer error="invalid_token", [\x20-\x7e]+$/);
+    },
+  );
+
+  it("writes a challenge's description in the characters RFC 6750 allows, whatever it is given", () => {
+    const challenge = bearerChallenge({
+      metadataUrl: METADATA,
+      scope: ["mcp"],
+      error: "invalid_token",
+      description: 'its sub must be 1\u2013256 characters: "\u00e9\\\r\nSet-Cookie: x=1',
+    });
+    expect(challenge).toBe(
+      `Bearer error="invalid_token", error_description="its sub must be 1-256 characters: '?/??Set-Cookie: x=1", resource_metadata="${METADATA}", scope="mcp"`,
+    );
   });
 
   it("a token without the required scope: 403 insufficient_scope naming it", async () => {
