@@ -94,7 +94,12 @@ export async function gate(
       status: auth.status,
       code: JSONRPC_ERROR_CODES.invalidRequest,
       message: auth.message,
-      headers: { "www-authenticate": auth.challenge },
+      headers: {
+        "www-authenticate": auth.challenge,
+        ...(auth.retryAfterSeconds !== undefined && {
+          "retry-after": String(Math.max(1, Math.ceil(auth.retryAfterSeconds))),
+        }),
+      },
     });
   const media = checkMedia(req.headers);
   if (media !== undefined) return refuse(res, media);

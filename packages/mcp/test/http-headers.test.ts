@@ -6,7 +6,8 @@ import { MODERN_META, useState, type Wire } from "./_helpers.js";
 // Every header the HTTP host sets is a value Node can send: an
 // authenticator's challenge (any authenticator, not only @rukh/oauth's) may
 // hold text outside printable ASCII, even line breaks, and the answer is
-// still its refusal, never a 500 and never a second header.
+// still its refusal, never a 500 and never a second header. A refusal that
+// says when to come back is sent with its Retry-After.
 const at = useState();
 let host: McpHttpHost;
 let url: string;
@@ -26,12 +27,21 @@ beforeAll(async () => {
     listen: { port },
     authenticator: {
       metadata: {},
-      authenticate: async (h) => ({
-        ok: false,
-        status: 401,
-        challenge: challenges[h ?? ""] ?? "Bearer",
-        message: "refused",
-      }),
+      authenticate: async (h) =>
+        h === "Bearer busy"
+          ? {
+              ok: false,
+              status: 503,
+              challenge: "Bearer",
+              message: "try again later",
+              retryAfterSeconds: 2,
+            }
+          : {
+              ok: false,
+              status: 401,
+              challenge: challenges[h ?? ""] ?? "Bearer",
+              message: "refused",
+            },
     },
   });
 }, 30_000);
@@ -39,26 +49,37 @@ afterAll(async () => {
   await host?.close();
 });
 
+/** A tools/list POST carrying `authorization`. */
+const list = (authorization: string) =>
+  fetch(url, {
+    method: "POST",
+    headers: {
+      authorization,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/list",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/list",
+      params: { _meta: MODERN_META },
+    }),
+  });
+
 describe("header values an authenticator gives", () => {
+  it("an authenticator that cannot check now: 503 with its Retry-After", async () => {
+    const res = await list("Bearer busy");
+    expect(res.status).toBe(503);
+    expect(res.headers.get("retry-after")).toBe("2");
+    expect(((await res.json()) as Wire).error.message).toBe("try again later");
+  });
+
   it.each(Object.keys(challenges))(
     "%s: 401 with a printable ASCII challenge on one line",
     async (which) => {
-      const res = await fetch(url, {
-        method: "POST",
-        headers: {
-          authorization: which,
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-protocol-version": "2026-07-28",
-          "mcp-method": "tools/list",
-        },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/list",
-          params: { _meta: MODERN_META },
-        }),
-      });
+      const res = await list(which);
       expect(res.status).toBe(401);
       const challenge = res.headers.get("www-authenticate")!;
       expect(challenge).toMatch(/^Bearer error="invalid_token", error_description="[\x20-\x7e]+$/);

@@ -11,12 +11,9 @@ import type { JWTPayload } from "jose";
 import { type BearerError, bearerChallenge } from "./_challenge.js";
 import { namesOf, scopesOf } from "./_claims.js";
 import { createDiscovery, type Verdict } from "./_discovery.js";
-import {
-  checkIntrospection,
-  createIntrospector,
-  type IntrospectionOptions,
-} from "./_introspect.js";
+import { checkIntrospection, type IntrospectionOptions } from "./_introspect.js";
 import { createJwtVerifier } from "./_jwt.js";
+import { createOpaqueCheck } from "./_opaque.js";
 
 /** Longest `Authorization` header read, in characters. */
 const AUTHORIZATION_MAX = 8_192;
@@ -80,7 +77,12 @@ export type Authentication =
       readonly status: 400 | 401 | 403 | 503;
       readonly challenge: string;
       readonly message: string;
+      /** For a 503 that will pass: when to ask again, in seconds (the `Retry-After` header). */
+      readonly retryAfterSeconds?: number;
     };
+
+/** An {@link Authentication} that refuses. */
+export type Refusal = Extract<Authentication, { readonly ok: false }>;
 
 /**
  * An endpoint's resource server: {@link ResourceServer.authenticate} for
@@ -146,10 +148,10 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     },
     discovery,
   );
-  const askIssuer =
+  const checkOpaque =
     introspection === undefined
       ? undefined
-      : createIntrospector(
+      : createOpaqueCheck(
           introspection,
           { issuer, resource, toleranceSeconds: tolerance },
           discovery,
@@ -169,7 +171,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     message: string,
     error?: BearerError,
     scope: readonly string[] = required,
-  ): Authentication => ({
+  ): Refusal => ({
     ok: false,
     status,
     message,
@@ -193,7 +195,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     const token = m[1]!;
     const jwt = JWT_SHAPE.test(token);
     // Without introspection, only what could be a signed JWT is worth a fetch.
-    if (!jwt && askIssuer === undefined) return invalid("it is malformed");
+    if (!jwt && checkOpaque === undefined) return invalid("it is malformed");
     // A token let in before is let in still, until its time is up: its bytes are the same.
     const digest = createHash("sha256").update(token).digest("hex");
     const now = Date.now() / 1000;
@@ -205,7 +207,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       // Requests that carry the same token at once share one check (one question to the issuer).
       let checking = pending.get(digest);
       if (checking === undefined) {
-        checking = (jwt ? verifyJwt(token) : askIssuer!(token, now)).finally(() =>
+        checking = (jwt ? verifyJwt(token) : checkOpaque!(token, digest, now)).finally(() =>
           pending.delete(digest),
         );
         pending.set(digest, checking);
@@ -219,6 +221,15 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
             ? "the issuer's keys cannot be fetched now; try again later"
             : "the issuer cannot be asked about the token now; try again later",
         );
+      // Not looked at, so not refused as invalid: the client is told when to come back (RFC 9110, 503).
+      if ("busy" in got)
+        return {
+          ...refuse(
+            503,
+            `too many tokens are being checked with the issuer now; try again in ${got.retryAfterSeconds} s`,
+          ),
+          retryAfterSeconds: got.retryAfterSeconds,
+        };
       if ("invalid" in got) return invalid(got.invalid);
       claims = got.claims as JWTPayload;
       const expires = (claims.exp as number) + tolerance;

@@ -37,6 +37,11 @@ export interface TestIssuer {
   sign(resource: string, claims: Record<string, unknown>, typ?: string): Promise<string>;
   /** Restarts on the same port signing with a new key; the old one stays published. */
   rotate(): Promise<void>;
+  /**
+   * How many introspection requests (RFC 7662) it has been sent since it
+   * started, and how many of those authenticated as `mcp-gateway`.
+   */
+  readonly introspections: { readonly asked: number; readonly asGateway: number };
   /** The id of the key it signs with now. */
   readonly signingKey: string;
   close(): Promise<void>;
@@ -70,6 +75,8 @@ export async function startIssuer(options: {
     : [await signingJwk("key-1")];
   let port = options.port ?? 0;
   let server: import("node:http").Server | undefined;
+  const introspections = { asked: 0, asGateway: 0 };
+  const gatewayBasic = `Basic ${Buffer.from(`${INTROSPECTING_CLIENT.clientId}:${INTROSPECTING_CLIENT.clientSecret}`).toString("base64")}`;
 
   const start = async () => {
     const provider = new Provider(`http://127.0.0.1:${port}`, {
@@ -121,6 +128,14 @@ export async function startIssuer(options: {
           format === "opaque" && client.clientId === "brief" ? 2 : 300,
       },
     });
+    // Every question a resource server sends is counted, before the provider answers it.
+    provider.use(async (ctx, next) => {
+      if (ctx.method === "POST" && ctx.path === "/token/introspection") {
+        introspections.asked++;
+        if (ctx.get("authorization") === gatewayBasic) introspections.asGateway++;
+      }
+      await next();
+    });
     return provider;
   };
 
@@ -138,6 +153,9 @@ export async function startIssuer(options: {
     issuer,
     get keys() {
       return keys;
+    },
+    get introspections() {
+      return { ...introspections };
     },
     get signingKey() {
       return keys[0]!.kid!;
