@@ -285,6 +285,10 @@ describe("without a valid token, nothing", () => {
       expect(r.json.error.message).toContain(named);
     }
     expect((await readJournal(at.root)).records.length).toBe(before);
+    // At the bounds (256, and 252 for jti), each claim is taken as it is.
+    const longest = { sub: "s".repeat(256), client_id: "c".repeat(256), jti: "j".repeat(252) };
+    const ok = await post({ method: "tools/list", token: await op.sign(resource, longest) });
+    expect(ok.status).toBe(200);
   });
 
   it("answers 403 insufficient_scope for a token without the endpoint's scope", async () => {

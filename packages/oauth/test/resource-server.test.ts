@@ -204,6 +204,15 @@ describe("every other token is refused, saying why and where to get a good one",
     },
   );
 
+  it("a token whose sub and client_id are 256 characters and jti 252: let in, each as it is", async () => {
+    const [sub, client, jti] = ["s".repeat(256), "c".repeat(256), "j".repeat(252)];
+    const r = await rs.authenticate(bearer(await signedByIssuer({ sub, client_id: client, jti })));
+    expect(r).toMatchObject({
+      ok: true,
+      binding: { subject: sub, actor: client, taskAuthorityRef: `jti:${jti}` },
+    });
+  });
+
   it("writes a challenge's description in the characters RFC 6750 allows, whatever it is given", () => {
     const challenge = bearerChallenge({
       metadataUrl: METADATA,
