@@ -41,10 +41,23 @@ describe("ext link", () => {
     const again = rukh("hello", "hello", "Ada");
     expect(again.stderr).toBe("");
 
-    // A descriptor edit reaches help on the next call too.
+    // A descriptor edit: help, read-only, says it changed and publishes nothing; the next call links it.
     const d = JSON.parse(readFileSync(descriptorFile, "utf8"));
     d.commands[0].summary = "Greet someone warmly";
     writeFileSync(descriptorFile, JSON.stringify(d, null, 2));
+    const active = () => JSON.parse(rukh("--json", "profile", "show").stdout).result.id;
+    const before = active();
+    const help = rukh("hello", "--help");
+    expect(help.stdout).not.toContain("Greet someone warmly");
+    expect(help.stderr).toContain(
+      "[dev] jane.hello changed since it was linked: this shows its last copy; the next call links it again",
+    );
+    expect(rukh("--help").status).toBe(0);
+    expect(active()).toBe(before);
+    expect(rukh("hello", "hello", "Ada").stderr).toContain(
+      "[dev] jane.hello changed: linked again",
+    );
+    expect(active()).not.toBe(before);
     expect(rukh("hello", "--help").stdout).toContain("hello  Greet someone warmly [dev]");
   });
 
@@ -60,10 +73,11 @@ describe("ext link", () => {
     writeFileSync(descriptorFile, good);
   });
 
-  it("is linked again by the built-ins that show or serve it, too", async () => {
+  it("is linked again by a server, while a listing only says it changed", async () => {
     writeFileSync(handlers, readFileSync(handlers, "utf8").replace("Hi, ", "Hey, "));
     const listed = rukh("tools", "list");
-    expect(listed.stderr).toContain("[dev] jane.hello changed: linked again");
+    expect(listed.stderr).toContain("[dev] jane.hello changed since it was linked");
+    expect(rukh("tools", "list").stderr).toContain("[dev] jane.hello changed since it was linked");
     writeFileSync(handlers, readFileSync(handlers, "utf8").replace("Hey, ", "Hi, "));
     // A server starts on the directory as it is now (its list is empty: no endpoint names it).
     const [answer] = await mcp(["--preset", "default"], [list]);

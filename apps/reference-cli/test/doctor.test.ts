@@ -6,6 +6,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  statSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
@@ -104,8 +105,39 @@ it("doctor names a modified stored package and its repair; installing the same p
   expect(call.status).toBe(5);
   const pkg = readdirSync(at.work).find((n) => n.startsWith("pkg-"))!;
   expect(rukh("ext", "install", join(at.work, pkg)).status).toBe(0);
-  expect(rukh("doctor").stdout).toMatch(/^ok {4}installed packages: verified/m);
+  expect(rukh("doctor").stdout).toMatch(/^ok {4}installed packages: every file hashed/m);
   expect(rukh("nap").status).toBe(0);
+});
+
+it("a stored program edited and its record re-stamped (code running as the user) runs on the next call, as documented, and doctor still names it", async () => {
+  const { StateDirectory } = await import("@rukh/profile");
+  const state = new StateDirectory(at.root);
+  const digest = (await state.readRevision((await state.activeRevisionId())!)).extensions[0]!
+    .digest;
+  const program = join(at.root, "store", digest, "bin", "nap.mjs");
+  const record = join(at.root, "cache", "store", `${digest}.json`);
+  expect(rukh("nap").status).toBe(0);
+  const original = readFileSync(program, "utf8");
+  chmodSync(program, 0o644);
+  writeFileSync(
+    program,
+    original.replace('return textResult("slept")', 'return textResult("edited")'),
+  );
+  // What malware running as the user can do: stamp the record with the edited file's stat.
+  const st = statSync(program, { bigint: true });
+  const r = JSON.parse(readFileSync(record, "utf8"));
+  r.files["bin/nap.mjs"] = [st.dev, st.ino, st.size, st.mtimeNs, st.ctimeNs].map(String);
+  writeFileSync(record, JSON.stringify(r));
+  const ran = rukh("nap");
+  expect([ran.status, ran.stdout.trim()]).toEqual([0, "edited"]);
+  const doctor = rukh("doctor");
+  expect(doctor.status).toBe(5);
+  expect(doctor.stdout).toMatch(
+    /^FAIL {2}installed packages: fx\.sleep@1\.0\.0 \(stored package [0-9a-f]{64}: "bin\/nap\.mjs" has been modified\)/m,
+  );
+  const pkg = readdirSync(at.work).find((n) => n.startsWith("pkg-"))!;
+  expect(rukh("ext", "install", join(at.work, pkg)).status).toBe(0);
+  expect(rukh("nap").stdout.trim()).toBe("slept");
 });
 
 it("takes the verified table when a command's route in its package's part fails its digest: the typed path runs its own command", async () => {

@@ -1,4 +1,9 @@
-import { FOREIGN_STATE_VARIABLES, stateDirVariable } from "@rukh/profile/route-cache";
+import {
+  FOREIGN_STATE_VARIABLES,
+  stateDirMessage,
+  stateDirProblems,
+  stateDirVariable,
+} from "@rukh/profile/route-cache";
 import { CliError } from "./_errors.js";
 import { EXIT_CODES } from "./_exit.js";
 import { stateDirOf } from "./_fastpath.js";
@@ -11,6 +16,7 @@ import { RouteIndex } from "./_routes.js";
 import { runBuiltin } from "./_run-builtin.js";
 import { type CliStream, type Globals, readerSafe, type Session } from "./_session.js";
 import { NO_COMMANDS } from "./_table.js";
+import { terminalText } from "./_terminal.js";
 
 const BRAND = /^[a-z][a-z0-9-]{0,63}$/;
 
@@ -62,6 +68,16 @@ export function createCli(options: CliOptions): Cli {
     // A built-in command shadows every extension path it prefixes, so it runs
     // without reading the route table at all.
     const own = new RouteIndex(NO_COMMANDS, builtins).resolve(rest);
+    // Like ssh with its files: a state directory another user can change is never used.
+    const selfChecked =
+      own.kind === "target" &&
+      own.entry.target.kind === "builtin" &&
+      own.entry.target.builtin.checksStateItself === true;
+    const unsafe = selfChecked ? [] : stateDirProblems(root);
+    if (unsafe.length > 0) {
+      stderr.write(`error: ${terminalText(stateDirMessage(root, unsafe))}\n`);
+      return EXIT_CODES.internal;
+    }
     if (own.kind === "target" && own.entry.target.kind === "builtin") {
       const after = rest.slice(own.words);
       if (!s.g.help && !wantsHelp(after))

@@ -13,8 +13,12 @@ import { terminalText } from "./_terminal.js";
  * checked keeps its last copy, and says so on stderr; so does one that was
  * linked again.
  */
-export function refreshDevLinks(s: Session, root: string): Promise<string | undefined> {
-  return linkAgain(s.stderr, root);
+export function refreshDevLinks(
+  s: Session,
+  root: string,
+  publish = true,
+): Promise<string | undefined> {
+  return linkAgain(s.stderr, root, publish);
 }
 
 /**
@@ -23,7 +27,8 @@ export function refreshDevLinks(s: Session, root: string): Promise<string | unde
  * changed development link of the state directory (its root, or the
  * `StateDirectory` the built-in reads next, whose revision cache it then
  * shares), saying on `stderr` what it did, and returns the active revision
- * after it.
+ * after it. With `publish` false (a read-only command: help, a listing) it
+ * only says which links changed, and publishes nothing.
  *
  * @example
  * await linkAgain(ctx.stderr, state);
@@ -31,12 +36,13 @@ export function refreshDevLinks(s: Session, root: string): Promise<string | unde
 export async function linkAgain(
   stderr: CliStream,
   where: string | StateDirectory,
+  publish = true,
 ): Promise<string | undefined> {
   let result: Awaited<ReturnType<StateDirectory["refreshLinks"]>>;
   try {
     const state =
       typeof where === "string" ? new (await import("@rukh/profile")).StateDirectory(where) : where;
-    result = await state.refreshLinks();
+    result = await state.refreshLinks({ publish });
   } catch (e) {
     stderr.write(
       `warning: cannot link development packages again: ${terminalText((e as Error).message)}\n`,
@@ -44,6 +50,10 @@ export async function linkAgain(
     return undefined;
   }
   for (const id of result.refreshed) stderr.write(`[dev] ${id} changed: linked again\n`);
+  for (const id of result.changed)
+    stderr.write(
+      `[dev] ${id} changed since it was linked: this shows its last copy; the next call links it again\n`,
+    );
   for (const p of result.problems)
     stderr.write(
       `warning: [dev] ${p.id} (${terminalText(p.source)}) is not linked again, its last copy runs: ${terminalText(p.message)}\n`,

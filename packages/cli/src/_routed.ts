@@ -56,11 +56,13 @@ async function focusedTable(
   const focus = focusOf(rest);
   let t = await indexTable(s, { root, builtins, verified, focus });
   if (typeof t === "number") return t;
-  // A development link follows its directory; completion never waits for it.
+  // A development link follows its directory; completion never waits for it,
+  // and help only says that it changed: a read-only line never publishes.
   // Whatever published (this refresh or another process's), the line is
   // routed in the revision that is active now, which the call then pins.
   if ((t.loaded.table.dev?.size ?? 0) > 0 && rest[0] !== "__complete") {
-    const now = await refreshDevLinks(s, root);
+    const readOnly = s.g.help || wantsHelp(rest) || rest.length === 0;
+    const now = await refreshDevLinks(s, root, !readOnly);
     if (now !== undefined && now !== t.loaded.revisionId) {
       t = await indexTable(s, { root, builtins, verified, focus });
       if (typeof t === "number") return t;

@@ -22,6 +22,12 @@ export interface CliBuiltin {
   /** Hidden from help and completion (still routed). */
   readonly hidden?: boolean;
   /**
+   * Runs even when the state directory fails its safety check (every other
+   * command line is refused first): for a diagnostic such as `doctor` that
+   * reports the problems itself and acts on nothing while they last.
+   */
+  readonly checksStateItself?: boolean;
+  /**
    * Typed inputs in the descriptor's input format, read by the same
    * validator, lexer, decoder, help and completion as extension commands;
    * `run` then gets the checked values as `inputs`. Without them, `run`

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { closeSync, constants, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { LogMessage } from "@rukh/ipc";
 import { DIAGNOSTICS_MAX_BYTES } from "./_limits.js";
@@ -35,7 +35,12 @@ class SoftLogFile {
     try {
       if (this.#fd === undefined) {
         mkdirSync(dirname(this.#file), { recursive: true, mode: 0o700 });
-        this.#fd = openSync(this.#file, "a", 0o600);
+        // Never through a link: the log is appended where it is, or not at all.
+        this.#fd = openSync(
+          this.#file,
+          constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW,
+          0o600,
+        );
       }
       const bytes = Buffer.from(line);
       if (writeSync(this.#fd, bytes) < bytes.length) this.failures++;

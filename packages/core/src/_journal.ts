@@ -115,6 +115,12 @@ export interface JournalFinalRecord {
     readonly taskAuthorityRef: string;
     readonly preset: string;
   };
+  /**
+   * Set when the outcome reached its caller before this record could be
+   * written (the disk was full and the host's reserve spent): it was written
+   * once space returned, `at` still the time of the outcome.
+   */
+  readonly deliveredUnjournaled?: true;
 }
 
 /**
@@ -239,6 +245,7 @@ const FINAL_KEYS: ReadonlySet<string> = new Set([
   "diagnostics",
   "resultIssues",
   "by",
+  "deliveredUnjournaled",
 ]);
 const DIAGNOSTICS_KEYS: ReadonlySet<string> = new Set([
   "stdoutBytes",
@@ -313,6 +320,8 @@ function checkRecord(value: JsonValue, line: number): JournalRecord {
     if (v.resultIssues !== undefined && !isResultIssues(v.resultIssues))
       throw bad('"resultIssues" is not a list of pointers and codes');
     if (v.by !== undefined && !isBy(v.by)) throw bad('"by" is not a binding');
+    if (v.deliveredUnjournaled !== undefined && v.deliveredUnjournaled !== true)
+      throw bad('"deliveredUnjournaled" is not true');
     if (!KINDS.has(v.outcome as string) || !REASONS.has(v.reason as string))
       throw bad("unknown outcome or reason");
     return v as unknown as JournalFinalRecord;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { realpathSync } from "node:fs";
+import { lstatSync, realpathSync, rmSync, type Stats } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { type LockMechanism, StateDirectory, type StateLocks, stateLocks } from "@rukh/profile";
 import {
@@ -11,6 +12,7 @@ import {
 } from "./_archive.js";
 import { DiagnosticsSink } from "./_diagnostics.js";
 import { CoreError } from "./_errors.js";
+import { type FinalReserve, reserveFile } from "./_final-reserve.js";
 import {
   type JournalProcessRecord,
   type JournalRecord,
@@ -109,6 +111,16 @@ async function recoverSegments(
 ): Promise<void> {
   const parts: { file: string; seg: ParsedSegment }[] = [];
   for (const file of files) {
+    const foreign = notOurs(file);
+    if (foreign !== undefined) {
+      // Acting on it (a kill, a final) would be acting on another user's word.
+      const to = await quarantineSegment(ctx.stateRoot, file);
+      ctx.logger.error(
+        { file, movedTo: to, why: foreign },
+        "a live journal segment this user's hosts did not write was moved aside; nothing in it was acted on",
+      );
+      continue;
+    }
     try {
       const seg = await readSegmentLeniently(file, relative(ctx.stateRoot, file));
       if (seg !== undefined) parts.push({ file, seg });
@@ -163,11 +175,15 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
     if (host === ctx.host || ctx.skip.has(host)) continue;
     byHost.set(host, [...(byHost.get(host) ?? []), join(p.live, name)]);
   }
+  for (const host of await reserveHosts(p.live))
+    if (host !== ctx.host && !ctx.skip.has(host) && !byHost.has(host)) byHost.set(host, []);
   for (const [host, files] of byHost) {
     const lock = await ctx.locks.hold("host", host);
     if (lock === null) continue;
     try {
-      await recoverSegments(ctx, files, recovered);
+      // Its room for finals goes back first: the finals written for it may need that room.
+      rmSync(reserveFile(p.live, host), { force: true });
+      if (files.length > 0) await recoverSegments(ctx, files, recovered);
     } finally {
       lock.release();
     }
@@ -181,6 +197,36 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
       legacy.release();
     }
   return recovered;
+}
+
+/**
+ * Why a live segment cannot be one of this user's hosts' (only they write
+ * `live/`, with mode 0600): not a regular file, another owner, or writable
+ * by others. Undefined when it can be.
+ */
+function notOurs(file: string): string | undefined {
+  let s: Stats;
+  try {
+    s = lstatSync(file);
+  } catch {
+    return undefined;
+  }
+  const me = process.geteuid?.();
+  if (!s.isFile()) return "not a regular file";
+  if (me !== undefined && s.uid !== me) return `owned by user ${s.uid}`;
+  if ((s.mode & 0o022) !== 0) return `writable by others (mode ${(s.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
+/** Hosts with a reserve file in `live/` (see {@link FinalReserve}). */
+async function reserveHosts(live: string): Promise<string[]> {
+  try {
+    return (await readdir(live))
+      .filter((n) => n.endsWith(".reserve"))
+      .map((n) => n.slice(0, -".reserve".length));
+  } catch {
+    return [];
+  }
 }
 
 /**

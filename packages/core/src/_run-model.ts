@@ -37,6 +37,8 @@ export interface RunSummary {
   readonly diagnostics?: JournalDiagnostics;
   /** Where a result missed its declaration: pointers and codes, as the journal keeps them. */
   readonly resultIssues?: readonly { readonly path: string; readonly code: string }[];
+  /** Its final was written after its outcome was returned (a full disk): see the journal's `deliveredUnjournaled`. */
+  readonly deliveredUnjournaled?: true;
   /** The journal segment it was read from, relative to the state directory. */
   readonly segment: string;
 }
@@ -83,6 +85,7 @@ export function absorb(r: Mutable<RunSummary>, rec: JournalRecord): void {
     r.endedAt = rec.at;
     if (rec.diagnostics !== undefined) r.diagnostics = rec.diagnostics;
     if (rec.resultIssues !== undefined) r.resultIssues = rec.resultIssues;
+    if (rec.deliveredUnjournaled === true) r.deliveredUnjournaled = true;
     if (r.command === undefined && rec.command !== undefined) r.command = rec.command;
     // A call refused before it started names its caller in its final record.
     if (rec.by !== undefined && r.subject === undefined) Object.assign(r, rec.by);

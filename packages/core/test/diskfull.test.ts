@@ -1,8 +1,9 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   closeSync,
   mkdirSync,
   openSync,
+  readdirSync,
   rmSync,
   statfsSync,
   writeFileSync,
@@ -11,7 +12,8 @@ import {
 import { join } from "node:path";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readJournal } from "../src/index.js";
+import { journalTuning, LIVE_SEGMENT_BYTES } from "../src/_journal.js";
+import { findRun, readJournal } from "../src/index.js";
 import { call, makeState, openCore } from "./_helpers.js";
 
 // A full disk, for real: the state directory lives on a small tmpfs that the
@@ -29,6 +31,8 @@ afterAll(() => {
   if (mounted) spawnSync("umount", ["-l", mountPoint]);
   removeDir(mountPoint);
 });
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Leaves about `bytes` free on the file system, in one filler file. */
 function leaveFree(bytes: number): void {
@@ -88,32 +92,137 @@ describe.skipIf(!mounted)("a full disk under the state directory", () => {
     }
   });
 
-  it("returns an outcome whose final could not be written, and writes that final once space returns", async () => {
-    const core = await openCore(made.state);
-    try {
-      // tmpfs fills by pages: a final that still fits the journal's last page is written.
-      // Calls go on until one's final finds no room.
-      let owed: string | undefined;
-      let filler = "";
-      for (let i = 0; i < 40 && owed === undefined; i++) {
-        const slow = core.invoke(call("fx.main/slow", { wait_ms: 400 }));
-        await new Promise((r) => setTimeout(r, 150));
-        filler = fill(mountPoint);
-        const o = await slow;
-        expect(o).toMatchObject({ outcome: "succeeded" });
-        const mine = (await readJournal(made.root)).records.filter(
-          (r) => r.invocationId === o.invocationId,
-        );
-        if (mine.some((r) => r.type === "final")) rmSync(filler);
-        else owed = o.invocationId;
+  it.each(["SIGKILL", "SIGTERM"] as const)(
+    "puts a final on disk before its outcome is delivered though the disk filled while the call ran (%s after)",
+    async (signal) => {
+      const slowBefore = (await readJournal(made.root)).records.filter(
+        (r) => r.type === "start" && r.command === "fx.main/slow",
+      ).length;
+      const host = spawn(
+        process.execPath,
+        [new URL("./fixtures/full-disk-host.mjs", import.meta.url).pathname, made.root, "1200"],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      const exited = new Promise((r) => host.once("exit", r));
+      let out = "";
+      host.stdout.on("data", (d) => {
+        out += d;
+      });
+      let filler: string | undefined;
+      try {
+        // Once the call has started, the disk fills up to its last byte.
+        for (let i = 0; i < 400 && filler === undefined; i++) {
+          const records = (await readJournal(made.root)).records;
+          const slow = records.filter((r) => r.type === "start" && r.command === "fx.main/slow");
+          // The second slow call (the first measures record sizes) has its process record.
+          const started =
+            slow.length === slowBefore + 2 &&
+            records.some((r) => r.type === "process" && r.invocationId === slow[1]!.invocationId);
+          if (started) filler = fill(mountPoint);
+          else await sleep(20);
+        }
+        expect(filler).toBeDefined();
+        for (let i = 0; i < 500 && !out.includes("\n"); i++) await sleep(20);
+        const delivered = JSON.parse(out) as { invocationId: string; outcome: string };
+        expect(delivered.outcome).toBe("succeeded");
+        // The client has its outcome; the host dies while the disk is still full.
+        host.kill(signal);
+        await exited;
+        const finals = async () =>
+          (await readJournal(made.root)).records
+            .filter((r) => r.type === "final" && r.invocationId === delivered.invocationId)
+            .map((r) => (r.type === "final" ? `${r.outcome}/${r.reason}` : ""));
+        expect(await finals()).toEqual(["succeeded/completed"]);
+        rmSync(filler!);
+        filler = undefined;
+        // The next start judges the lost host's calls: this one has its final and keeps it.
+        const core = await openCore(made.state);
+        expect(core.recovered).toEqual([]);
+        await core.close();
+        expect(await finals()).toEqual(["succeeded/completed"]);
+      } finally {
+        host.kill("SIGKILL");
+        if (filler !== undefined) rmSync(filler);
       }
-      expect(owed).toBeDefined();
+    },
+  );
+
+  it("writes a final it could not write before delivery as soon as space returns, marked deliveredUnjournaled", async () => {
+    const core = await openCore(made.state);
+    let filler: string | undefined;
+    try {
+      filler = fill(mountPoint);
+      // Refusals have no start to set room aside: they spend the spare reserve, then are owed.
+      const refused: string[] = [];
+      for (let i = 0; i < 600; i++)
+        refused.push((await core.invoke(call("fx.main/nope"))).invocationId);
+      const onDisk = async () =>
+        new Set(
+          (await readJournal(made.root)).records
+            .filter((r) => r.type === "final")
+            .map((r) => r.invocationId),
+        );
+      const before = await onDisk();
+      const late = refused.filter((id) => !before.has(id));
+      expect(late.length).toBeGreaterThan(0);
+      // Space returns; no call is made, and the owed finals land within a second.
       rmSync(filler);
-      const next = await core.invoke(call("fx.main/hello", { name: "c" }));
-      expect(next).toMatchObject({ outcome: "succeeded" });
-      const records = (await readJournal(made.root)).records.filter((r) => r.invocationId === owed);
-      expect(records.map((r) => r.type)).toEqual(["start", "process", "final"]);
+      filler = undefined;
+      let after = await onDisk();
+      for (let i = 0; i < 50 && late.some((id) => !after.has(id)); i++) {
+        await sleep(40);
+        after = await onDisk();
+      }
+      expect(late.filter((id) => !after.has(id))).toEqual([]);
+      const records = (await readJournal(made.root)).records.filter(
+        (r) => r.type === "final" && late.includes(r.invocationId),
+      );
+      expect(records.every((r) => r.type === "final" && r.deliveredUnjournaled === true)).toBe(
+        true,
+      );
+      expect(records).toHaveLength(late.length);
+      expect(await findRun(made.root, late[0]!)).toMatchObject({
+        outcome: "rejected",
+        deliveredUnjournaled: true,
+      });
     } finally {
+      if (filler !== undefined) rmSync(filler);
+      await core.close();
+    }
+  });
+
+  it("keeps one final per call when a full part cannot be archived, and leaves no full part in live/ at a clean exit", async () => {
+    journalTuning.liveSegmentBytes = 32_768;
+    const core = await openCore(made.state);
+    const live = join(made.root, "journal", "live");
+    const parts = () => readdirSync(live).filter((n) => n.endsWith(".jsonl"));
+    try {
+      const long = core.invoke(call("fx.main/slow", { wait_ms: 3000 }));
+      await sleep(300);
+      // Room for the live part to fill and roll over, not for the full part to be archived.
+      leaveFree(49_152);
+      for (let i = 0; i < 600 && parts().length < 2; i++) await core.invoke(call("fx.main/nope"));
+      expect(parts().length).toBeGreaterThanOrEqual(2);
+      await sleep(200);
+      expect(parts().length).toBeGreaterThanOrEqual(2);
+      // Space returns; the long call ends; the host closes cleanly.
+      rmSync(join(mountPoint, "filler"));
+      const o = await long;
+      expect(o).toMatchObject({ outcome: "succeeded" });
+      await core.close();
+      expect(parts()).toEqual([]);
+      const finals = async () =>
+        (await readJournal(made.root)).records.filter(
+          (r) => r.type === "final" && r.invocationId === o.invocationId,
+        );
+      expect(await finals()).toHaveLength(1);
+      const next = await openCore(made.state);
+      expect(next.recovered).toEqual([]);
+      await next.close();
+      expect(await finals()).toHaveLength(1);
+    } finally {
+      journalTuning.liveSegmentBytes = LIVE_SEGMENT_BYTES;
+      rmSync(join(mountPoint, "filler"), { force: true });
       await core.close();
     }
   });

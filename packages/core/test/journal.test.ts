@@ -80,13 +80,17 @@ describe("segment parts", () => {
       expect(o).toMatchObject({ outcome: "succeeded" });
       // Full parts are archived in the background; wait for them.
       const liveDir = join(root, "journal", "live");
-      for (let i = 0; i < 100 && readdirSync(liveDir).length > 1; i++)
+      const segments = () => readdirSync(liveDir).filter((n) => n.endsWith(".jsonl"));
+      for (let i = 0; i < 100 && segments().length > 1; i++)
         await new Promise((r) => setTimeout(r, 20));
-      const live = readdirSync(liveDir);
+      const live = segments();
       expect(live).toHaveLength(1);
       expect(live[0]).not.toMatch(/\.000000\.jsonl$/);
       expect(readdirSync(join(root, "journal", "archive")).length).toBeGreaterThan(0);
+      // Beside it, the host's reserve for the finals it may owe; gone at close.
+      expect(readdirSync(liveDir).filter((n) => n.endsWith(".reserve"))).toHaveLength(1);
       await core.close();
+      expect(readdirSync(liveDir)).toEqual([]);
       expect(await findRun(root, o.invocationId)).toMatchObject({
         outcome: "succeeded",
         reason: "completed",

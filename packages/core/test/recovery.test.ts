@@ -44,8 +44,12 @@ describe("journal and recovery", () => {
           before.filter((r) => r.invocationId === start!.invocationId).map((r) => r.type),
         ).toEqual(["start", "process"]);
 
+        // The killed host's reserve for its finals is still there; recovery gives it back.
+        const reserve = join(root, "journal", "live", `${start!.host}.reserve`);
+        expect(existsSync(reserve)).toBe(true);
         const core = await openCore(state);
         expect(core.recovered).toEqual([start!.invocationId]);
+        expect(existsSync(reserve)).toBe(false);
         await core.close();
         const after = (await readJournal(root)).records.filter(
           (r) => r.invocationId === start!.invocationId,

@@ -26,4 +26,6 @@ export type HttpAuthOutcome =
       /** The `WWW-Authenticate` value. */
       readonly challenge: string;
       readonly message: string;
+      /** For a 503 that will pass: when to ask again, in seconds (sent as `Retry-After`). */
+      readonly retryAfterSeconds?: number;
     };

@@ -5,6 +5,7 @@
 // here: the source check has answered them 403.
 
 import type { ServerResponse } from "node:http";
+import { headerValue } from "./_http-header.js";
 
 /** The request headers a 2026-07-28 client sends beyond the CORS-safelisted ones. */
 const REQUEST_HEADERS =
@@ -21,7 +22,7 @@ const PREFLIGHT_MAX_AGE_S = 600;
 export function allowOrigin(res: ServerResponse, origin: string | undefined): void {
   res.setHeader("vary", "Origin");
   if (origin === undefined) return;
-  res.setHeader("access-control-allow-origin", origin);
+  res.setHeader("access-control-allow-origin", headerValue(origin));
   res.setHeader("access-control-expose-headers", "WWW-Authenticate");
 }
 

@@ -1,8 +1,9 @@
 // One HTTP request up to its dispatch: where it comes from (and, for an
-// allowed web page, what its browser may read), which path it asks for, who
-// sent it (its credential, before anything else is read), what
-// it carries, and whether its routing headers say what its body says. A
-// request that fails a check is answered here and goes no further.
+// allowed web page, what its browser may read), which path it asks for
+// (its target's host, when it names one, checked as Host is), who sent it
+// (its credential, before anything else is read), what it carries, and
+// whether its routing headers say what its body says. A request that fails
+// a check is answered here and goes no further.
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HostBinding } from "@rukh/core";
@@ -12,6 +13,7 @@ import type { HttpAuthenticator } from "./_http-auth.js";
 import { checkMedia, checkRouting, checkSource } from "./_http-checks.js";
 import { allowOrigin, answerPreflight } from "./_http-cors.js";
 import { jsonRpcError, readBody, refuse } from "./_http-reply.js";
+import { targetPath } from "./_http-target.js";
 import type { McpLimits } from "./_limits.js";
 import { decodeMessage, type RequestId } from "./_message.js";
 
@@ -44,9 +46,10 @@ export async function gate(
   const { limits } = ctx;
   const source = checkSource(req.headers, ctx.allowedHosts, ctx.allowedOrigins);
   if (source !== undefined) return refuse(res, source);
+  const path = targetPath(req.url, ctx.allowedHosts);
+  if (typeof path !== "string") return refuse(res, path);
   const origin = oneHeader(req, "origin");
   allowOrigin(res, origin);
-  const path = pathOf(req.url);
   if (path === WELL_KNOWN || path === `${WELL_KNOWN}${ctx.mcpPath}`) {
     if (req.method !== "GET" && req.method !== "HEAD")
       return refuse(res, {
@@ -91,7 +94,12 @@ export async function gate(
       status: auth.status,
       code: JSONRPC_ERROR_CODES.invalidRequest,
       message: auth.message,
-      headers: { "www-authenticate": auth.challenge },
+      headers: {
+        "www-authenticate": auth.challenge,
+        ...(auth.retryAfterSeconds !== undefined && {
+          "retry-after": String(Math.max(1, Math.ceil(auth.retryAfterSeconds))),
+        }),
+      },
     });
   const media = checkMedia(req.headers);
   if (media !== undefined) return refuse(res, media);
@@ -133,14 +141,6 @@ export async function gate(
       message: routing.message,
     });
   return { binding: auth.binding, id: msg.id, method: msg.method, params: msg.params };
-}
-
-/** The request target's path: origin-form cut at its query, anything else (absolute-form) parsed. */
-function pathOf(target: string | undefined): string {
-  if (target === undefined) return "/";
-  if (!target.startsWith("/")) return new URL(target, "http://host").pathname;
-  const end = target.search(/[?#]/);
-  return end === -1 ? target : target.slice(0, end);
 }
 
 function oneHeader(req: IncomingMessage, name: string): string | undefined {

@@ -4,6 +4,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HttpRefusal } from "./_http-checks.js";
+import { headerValue } from "./_http-header.js";
 import type { RequestId } from "./_message.js";
 import { errorAnswer } from "./_protocol.js";
 
@@ -37,10 +38,11 @@ export function jsonRpcError(
   return undefined;
 }
 
+/** Answers `res` with refusal `r` (its headers made safe to send) and closes the connection. */
 export function refuse(res: ServerResponse, r: HttpRefusal): undefined {
   // What is left of the request is not read: the connection ends with the answer.
   res.setHeader("connection", "close");
-  for (const [k, v] of Object.entries(r.headers ?? {})) res.setHeader(k, v);
+  for (const [k, v] of Object.entries(r.headers ?? {})) res.setHeader(k, headerValue(v));
   return jsonRpcError(res, { status: r.status, id: null, code: r.code, message: r.message });
 }
 

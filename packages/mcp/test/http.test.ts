@@ -159,6 +159,45 @@ function rawList(token: string, over: { path?: string; host?: string }): Promise
   });
 }
 
+/**
+ * The status of a tools/list POST whose request line is written by hand on
+ * a socket, so that the target reaches the host exactly as given (an
+ * absolute-form target included), with `Host` set to `host`.
+ */
+async function rawTarget(token: string, target: string, host = hostHeader): Promise<number> {
+  const { connect } = await import("node:net");
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/list",
+    params: { _meta: MODERN_META },
+  });
+  const head = [
+    `POST ${target} HTTP/1.1`,
+    `Host: ${host}`,
+    `Authorization: Bearer ${token}`,
+    "Content-Type: application/json",
+    "Accept: application/json, text/event-stream",
+    "MCP-Protocol-Version: 2026-07-28",
+    "Mcp-Method: tools/list",
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    "Connection: close",
+  ];
+  const [h, port] = hostHeader.split(":");
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), h!, () =>
+      socket.write(`${head.join("\r\n")}\r\n\r\n${body}`),
+    );
+    let got = "";
+    socket.on("data", (d) => {
+      got += d.toString("latin1");
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(got));
+  });
+  return Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+}
+
 describe("without a valid token, nothing", () => {
   it("answers 401 with a challenge to the metadata it publishes, and lists nothing", async () => {
     const r = await post({ method: "tools/list" });
@@ -229,6 +268,27 @@ describe("without a valid token, nothing", () => {
       expect(r.text).not.toContain(tool);
     }
     expect((await readJournal(at.root)).records.length).toBe(before);
+  });
+
+  it("a token whose sub and client_id are too long: 401 with an ASCII challenge, never a 500, and nothing run as the client", async () => {
+    const before = (await readJournal(at.root)).records.length;
+    for (const [claims, named] of [
+      [{ sub: "s".repeat(300), client_id: "c".repeat(300) }, "its sub"],
+      [{ sub: "s".repeat(300) }, "its sub"],
+      [{ jti: "j".repeat(256) }, "its jti"],
+    ] as const) {
+      const r = await post({ method: "tools/list", token: await op.sign(resource, claims) });
+      expect(r.status).toBe(401);
+      const challenge = r.headers.get("www-authenticate")!;
+      expect(challenge).toMatch(/^Bearer error="invalid_token", [\x20-\x7e]+$/);
+      expect(challenge).toContain(named);
+      expect(r.json.error.message).toContain(named);
+    }
+    expect((await readJournal(at.root)).records.length).toBe(before);
+    // At the bounds (256, and 252 for jti), each claim is taken as it is.
+    const longest = { sub: "s".repeat(256), client_id: "c".repeat(256), jti: "j".repeat(252) };
+    const ok = await post({ method: "tools/list", token: await op.sign(resource, longest) });
+    expect(ok.status).toBe(200);
   });
 
   it("answers 403 insufficient_scope for a token without the endpoint's scope", async () => {
@@ -613,6 +673,24 @@ describe("requests that are not what they claim", () => {
     expect(await statusAt(`http://${hostHeader}/mcp`)).toBe(200);
     for (const other of ["/mcp/", "/MCP", "/./mcp", "/x/../mcp", "/mcp%2F", "//mcp"])
       expect([other, await statusAt(other)]).toEqual([other, 404]);
+  });
+
+  it("holds an absolute-form target to the same path rules as origin-form, and its host to the allowed hosts", async () => {
+    const t = await token();
+    const at = (target: string, host?: string) => rawTarget(t, target, host);
+    expect(await at("/mcp")).toBe(200);
+    expect(await at(`http://${hostHeader}/mcp`)).toBe(200);
+    expect(await at(`http://${hostHeader}/mcp?via=proxy`)).toBe(200);
+    // Any other spelling of the path is 404, as in origin-form: dot segments are not resolved.
+    for (const path of ["/x/../mcp", "/./mcp", "/mcp/", "/MCP", "/mcp%2F", "//mcp", ""])
+      expect([path, await at(`http://${hostHeader}${path}`)]).toEqual([path, 404]);
+    // The target's host is checked as Host is, whatever Host says.
+    expect(await at("http://evil.example.com/mcp")).toBe(403);
+    expect(await at(`http://user@${hostHeader}/mcp`)).toBe(403);
+    expect(await at(`http://evil.example.com/mcp`, "evil.example.com")).toBe(403);
+    // A scheme the endpoint does not speak is no target of it.
+    expect(await at(`ftp://${hostHeader}/mcp`)).toBe(400);
+    expect(await at(`HTTPS://${hostHeader}/mcp`)).toBe(200);
   });
 
   it("GET and DELETE: 405, POST allowed", async () => {

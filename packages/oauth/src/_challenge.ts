@@ -5,11 +5,25 @@
 /** Why a request was refused, as RFC 6750 names it; absent when no token came at all. */
 export type BearerError = "invalid_request" | "invalid_token" | "insufficient_scope";
 
-/** A quoted-string value: backslash and double quote escaped, control characters dropped. */
-function quoted(value: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is dropped
-  return `"${value.replace(/[\u0000-\u001f\u007f]/g, "").replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+/**
+ * `text` in the characters RFC 6750 lets a challenge's values hold
+ * (%x20-21 / %x23-5B / %x5D-7E: printable ASCII but `"` and `\`), so that
+ * it is a header value Node sends whatever a message says: a double quote
+ * becomes a single one, a backslash a slash, a dash a hyphen, and any other
+ * character outside the set (line breaks, text beyond ASCII) `?`.
+ *
+ * @example
+ * challengeText('1\u2013256 "chars"'); // "1-256 'chars'"
+ */
+function challengeText(text: string): string {
+  return text
+    .replace(/"/g, "'")
+    .replace(/\\/g, "/")
+    .replace(/[\u2010-\u2015\u2212]/g, "-")
+    .replace(/[^\x20-\x7e]/gu, "?");
 }
+
+const quoted = (value: string) => `"${challengeText(value)}"`;
 
 /**
  * The `WWW-Authenticate` value of one refusal.

@@ -10,11 +10,13 @@ export const FETCH_TIMEOUT_MS = 5_000;
 /** How long a failed discovery is not tried again. */
 const DISCOVERY_RETRY_MS = 5_000;
 
-/** What a token check concluded: the claims it proved, or why not (the token's fault, or the issuer's trouble). */
+/** What a token check concluded: the claims it proved, or why not (the token's fault, the issuer's trouble, or no check for now). */
 export type Verdict =
   | { readonly claims: Readonly<Record<string, unknown>> }
   | { readonly invalid: string }
-  | { readonly unavailable: true };
+  | { readonly unavailable: true }
+  /** Not checked: the questions to the issuer are over their bound; ask again after so many seconds. */
+  | { readonly busy: true; readonly retryAfterSeconds: number };
 
 /**
  * The issuer's metadata, fetched when first asked for and kept; a failed

@@ -4,6 +4,7 @@
 // The answer is read with a limit and must be a JSON object; anything else
 // is the issuer's trouble (503), never a verdict on the token.
 
+import { ISSUED_IN_FUTURE, issuedInFuture } from "./_clock.js";
 import { FETCH_TIMEOUT_MS, type IssuerMetadata, secureUrl, type Verdict } from "./_discovery.js";
 import { boundedFetch, ISSUER_DOCUMENT_MAX_BYTES } from "./_fetch.js";
 
@@ -132,7 +133,7 @@ export interface AnswerExpectations {
  * Why an active answer does not let the token in here, in words a client
  * may see, or `undefined` when it does: it must name this issuer (when it
  * names one), this resource among its audiences, an expiry still ahead, no
- * `nbf` ahead, and be a plain bearer token (not bound to a key).
+ * `nbf` or `iat` ahead, and be a plain bearer token (not bound to a key).
  */
 export function answerProblem(
   claims: Readonly<Record<string, unknown>>,
@@ -147,6 +148,7 @@ export function answerProblem(
   if (typeof claims.exp !== "number") return "the issuer gives it no expiry";
   if (claims.exp + tol <= now) return "it has expired";
   if (typeof claims.nbf === "number" && claims.nbf - tol > now) return "it is not valid yet";
+  if (issuedInFuture(claims, now, tol)) return ISSUED_IN_FUTURE;
   if (typeof claims.token_type === "string" && claims.token_type.toLowerCase() !== "bearer")
     return `it is a ${claims.token_type} token, not a bearer token`;
   if (typeof claims.cnf === "object" && claims.cnf !== null && Object.keys(claims.cnf).length > 0)

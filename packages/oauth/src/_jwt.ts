@@ -2,9 +2,11 @@
 // with a key from its published set (fetched when first needed, and again,
 // at most once per cooldown, for a key id the cached set lacks, so the
 // issuer can rotate), typed `at+jwt`, naming this issuer and this resource,
-// inside their validity window.
+// inside their validity window and issued no later than now (with the
+// tolerance).
 
 import { createRemoteJWKSet, customFetch, errors, type JWTVerifyGetKey, jwtVerify } from "jose";
+import { ISSUED_IN_FUTURE, issuedInFuture } from "./_clock.js";
 import { FETCH_TIMEOUT_MS, type IssuerMetadata, type Verdict } from "./_discovery.js";
 import { boundedFetch, ISSUER_DOCUMENT_MAX_BYTES } from "./_fetch.js";
 
@@ -61,6 +63,9 @@ export function createJwtVerifier(
         typ: "at+jwt",
         requiredClaims: ["exp", "sub"],
       });
+      // jose checks iat against the clock only when a maximum age is set: the tolerance holds here.
+      if (issuedInFuture(payload, Date.now() / 1000, checks.toleranceSeconds))
+        return { invalid: ISSUED_IN_FUTURE };
       return { claims: payload };
     } catch (e) {
       // A key set that cannot be fetched or read is the issuer's trouble, not the token's.

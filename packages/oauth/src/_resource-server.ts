@@ -9,18 +9,14 @@
 import { createHash } from "node:crypto";
 import type { JWTPayload } from "jose";
 import { type BearerError, bearerChallenge } from "./_challenge.js";
+import { namesOf, scopesOf } from "./_claims.js";
 import { createDiscovery, type Verdict } from "./_discovery.js";
-import {
-  checkIntrospection,
-  createIntrospector,
-  type IntrospectionOptions,
-} from "./_introspect.js";
+import { checkIntrospection, type IntrospectionOptions } from "./_introspect.js";
 import { createJwtVerifier } from "./_jwt.js";
+import { createOpaqueCheck } from "./_opaque.js";
 
 /** Longest `Authorization` header read, in characters. */
 const AUTHORIZATION_MAX = 8_192;
-/** Longest a subject, actor or preset taken from a token may be (the core's bound). */
-const CLAIM_MAX = 256;
 /** Tokens whose verification is remembered (a client sends the same one with every request). */
 const VERIFIED_MAX = 512;
 /** What a signed JWT looks like: only such a token costs a key fetch. */
@@ -81,7 +77,12 @@ export type Authentication =
       readonly status: 400 | 401 | 403 | 503;
       readonly challenge: string;
       readonly message: string;
+      /** For a 503 that will pass: when to ask again, in seconds (the `Retry-After` header). */
+      readonly retryAfterSeconds?: number;
     };
+
+/** An {@link Authentication} that refuses. */
+export type Refusal = Extract<Authentication, { readonly ok: false }>;
 
 /**
  * An endpoint's resource server: {@link ResourceServer.authenticate} for
@@ -147,10 +148,10 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     },
     discovery,
   );
-  const askIssuer =
+  const checkOpaque =
     introspection === undefined
       ? undefined
-      : createIntrospector(
+      : createOpaqueCheck(
           introspection,
           { issuer, resource, toleranceSeconds: tolerance },
           discovery,
@@ -170,7 +171,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     message: string,
     error?: BearerError,
     scope: readonly string[] = required,
-  ): Authentication => ({
+  ): Refusal => ({
     ok: false,
     status,
     message,
@@ -194,7 +195,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
     const token = m[1]!;
     const jwt = JWT_SHAPE.test(token);
     // Without introspection, only what could be a signed JWT is worth a fetch.
-    if (!jwt && askIssuer === undefined) return invalid("it is malformed");
+    if (!jwt && checkOpaque === undefined) return invalid("it is malformed");
     // A token let in before is let in still, until its time is up: its bytes are the same.
     const digest = createHash("sha256").update(token).digest("hex");
     const now = Date.now() / 1000;
@@ -206,7 +207,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       // Requests that carry the same token at once share one check (one question to the issuer).
       let checking = pending.get(digest);
       if (checking === undefined) {
-        checking = (jwt ? verifyJwt(token) : askIssuer!(token, now)).finally(() =>
+        checking = (jwt ? verifyJwt(token) : checkOpaque!(token, digest, now)).finally(() =>
           pending.delete(digest),
         );
         pending.set(digest, checking);
@@ -220,6 +221,15 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
             ? "the issuer's keys cannot be fetched now; try again later"
             : "the issuer cannot be asked about the token now; try again later",
         );
+      // Not looked at, so not refused as invalid: the client is told when to come back (RFC 9110, 503).
+      if ("busy" in got)
+        return {
+          ...refuse(
+            503,
+            `too many tokens are being checked with the issuer now; try again in ${got.retryAfterSeconds} s`,
+          ),
+          retryAfterSeconds: got.retryAfterSeconds,
+        };
       if ("invalid" in got) return invalid(got.invalid);
       claims = got.claims as JWTPayload;
       const expires = (claims.exp as number) + tolerance;
@@ -229,6 +239,10 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   }
 
   function bind(claims: JWTPayload, digest: string): Authentication {
+    // A claim that is there names who it says or refuses the token: another claim never stands in for it.
+    const names = namesOf(claims);
+    if ("problem" in names) return invalid(names.problem);
+    const { subject, actor, jti } = names;
     const granted = scopesOf(claims);
     const missing = required.filter((s) => !granted.includes(s));
     if (missing.length > 0)
@@ -237,13 +251,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
         `the token lacks the scope${missing.length > 1 ? "s" : ""} ${missing.join(", ")}`,
         "insufficient_scope",
       );
-    // A client's own token (client credentials, introspected) may have no sub: the client is its subject.
-    const subject = claim(claims.sub) ?? claim(claims.client_id);
-    const actor = claim(claims.client_id) ?? claim(claims.azp) ?? subject;
-    if (subject === undefined || actor === undefined)
-      return invalid("its sub (and client_id) must be 1–256 characters");
     const preset = presets.find((p) => granted.includes(p.scope))?.preset ?? options.defaultPreset;
-    const jti = claim(claims.jti);
     const taskAuthorityRef = jti !== undefined ? `jti:${jti}` : `sha256:${digest.slice(0, 32)}`;
     return { ok: true, binding: { subject, actor, taskAuthorityRef, preset }, scopes: granted };
   }
@@ -262,14 +270,4 @@ function canonical(value: string, what: string): string {
   if (!/^https?:$/.test(u.protocol) || u.hash !== "" || u.search !== "")
     throw new TypeError(`${what} ${value} must be an http(s) URL without query or fragment`);
   return value;
-}
-
-function scopesOf(p: JWTPayload): string[] {
-  if (typeof p.scope === "string") return p.scope.split(" ").filter((s) => s !== "");
-  if (Array.isArray(p.scp)) return p.scp.filter((s): s is string => typeof s === "string");
-  return [];
-}
-
-function claim(v: unknown): string | undefined {
-  return typeof v === "string" && v.length > 0 && v.length <= CLAIM_MAX ? v : undefined;
 }

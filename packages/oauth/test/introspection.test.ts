@@ -101,6 +101,56 @@ describe("an opaque token the issuer vouches for", () => {
   });
 });
 
+describe("a flood of distinct garbage tokens", () => {
+  it("costs the issuer a bounded number of questions, and a user it let in before is still served", async () => {
+    // No answer is remembered (cacheSeconds 0): every request of a known token asks again.
+    const rs = server(0);
+    const known = await op.token("alice-agent", RESOURCE, "mcp");
+    expect(await rs.authenticate(bearer(known))).toMatchObject({ ok: true });
+    const before = op.introspections;
+    const garbage = Array.from({ length: 150 }, (_, i) => `garbage-${i}-${"x".repeat(40)}`);
+    const flood = garbage.map((g) => rs.authenticate(bearer(g)));
+    // Asked while the flood is under way, the known user's token is still let in.
+    const during = await rs.authenticate(bearer(known));
+    expect(during).toMatchObject({ ok: true, binding: { subject: "alice-agent" } });
+    const answers = await Promise.all(flood);
+    const after = op.introspections;
+    const asked = after.asked - before.asked;
+    // Each question carried the resource server's client secret: the bound is what spares it.
+    expect(after.asGateway - before.asGateway).toBe(asked);
+    // 4 in flight and 16 waiting for the flood, and the known user's own question.
+    expect(asked).toBeGreaterThan(1);
+    expect(asked).toBeLessThanOrEqual(21);
+    // No garbage is let in: the issuer said no (401), or was not asked (503, with when to retry).
+    const statuses = answers.map((a) => (a.ok ? 200 : a.status));
+    expect(statuses.filter((s) => s !== 401 && s !== 503)).toEqual([]);
+    expect(statuses.filter((s) => s === 401).length).toBe(asked - 1);
+    const busy = answers.filter((a) => !a.ok && a.status === 503);
+    expect(busy.length).toBe(150 - (asked - 1));
+    for (const b of busy) {
+      expect(!b.ok && b.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      expect(!b.ok && b.message).toContain("try again");
+    }
+
+    // The same garbage again: what the issuer refused is refused without asking it again.
+    const refused = garbage.filter((_, i) => statuses[i] === 401);
+    const again = await Promise.all(refused.map((g) => rs.authenticate(bearer(g))));
+    expect(again.every((a) => !a.ok && a.status === 401)).toBe(true);
+    expect(op.introspections.asked).toBe(after.asked);
+
+    // A token never seen before is served once the flood is over, its client waiting as told.
+    const fresh = await op.token("bob-agent", RESOURCE, "mcp");
+    let r = await rs.authenticate(bearer(fresh));
+    for (let i = 0; i < 10 && !r.ok && r.status === 503; i++) {
+      await new Promise((w) =>
+        setTimeout(w, (!r.ok && r.retryAfterSeconds ? r.retryAfterSeconds : 1) * 1_000),
+      );
+      r = await rs.authenticate(bearer(fresh));
+    }
+    expect(r).toMatchObject({ ok: true, binding: { subject: "bob-agent" } });
+  }, 30_000);
+});
+
 describe("every other opaque token is refused", () => {
   it("one the issuer never issued: 401 invalid_token", async () => {
     const r = await rs.authenticate(bearer("nOtAtOkEnThEiSsUeRkNoWs0123456789abcdefghij"));
@@ -151,21 +201,33 @@ describe("every other opaque token is refused", () => {
       ["no expiry", { ...base, exp: undefined }, "no expiry"],
       ["expired", { ...base, exp: now - 3_600 }, "expired"],
       ["not yet valid", { ...base, nbf: now + 3_600 }, "not valid yet"],
+      ["issued in the future", { ...base, iat: now + 600 }, "issued in the future"],
       [
         "another issuer",
         { ...base, iss: "https://elsewhere.test" },
         "another authorization server",
       ],
       ["a DPoP token", { ...base, token_type: "DPoP" }, "not a bearer token"],
+      ["a sub that is not a name", { ...base, sub: 42 }, "its sub"],
+      ["a sub longer than 256 characters", { ...base, sub: "s".repeat(300) }, "its sub"],
+      [
+        "a client_id longer than 256 characters",
+        { ...base, client_id: "c".repeat(300) },
+        "its client_id",
+      ],
       ["bound to a key", { ...base, cnf: { jkt: "abc" } }, "bound to a key"],
     ];
     let answer: Record<string, unknown> = base;
     const fake = await standIn(() => JSON.stringify(answer));
     try {
       expect(await fake.rs.authenticate(bearer("opaque-token-value"))).toMatchObject({ ok: true });
+      // Issued 20 s ahead is inside the 30 s tolerance.
+      answer = { ...base, iat: now + 20 };
+      expect(await fake.rs.authenticate(bearer("opaque-token-value"))).toMatchObject({ ok: true });
       for (const [what, a, why] of cases) {
         answer = a;
-        const r = await fake.rs.authenticate(bearer("opaque-token-value"));
+        // A token of its own for each answer: a refusal is remembered for the token it was about.
+        const r = await fake.rs.authenticate(bearer(`opaque-token-${what.replace(/\W/g, "-")}`));
         expect([what, r.ok, !r.ok && r.status]).toEqual([what, false, 401]);
         expect(!r.ok && r.message).toContain(why);
       }

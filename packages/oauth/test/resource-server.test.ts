@@ -1,8 +1,7 @@
 import { createServer } from "node:http";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
-import { importJWK, type JWK, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createResourceServer, type ResourceServer } from "../src/index.js";
+import { bearerChallenge, createResourceServer, type ResourceServer } from "../src/index.js";
 
 // Tokens from a real authorization server (oidc-provider), each kind a
 // resource server must refuse refused as RFC 6750 and RFC 9728 say.
@@ -31,6 +30,10 @@ afterAll(async () => {
 });
 
 const bearer = (t: string) => `Bearer ${t}`;
+
+/** An access token signed with the issuer's own key, with `claims` over an ordinary one's. */
+const signedByIssuer = (claims: Record<string, unknown>, typ?: string) =>
+  op.sign(RESOURCE, claims, typ);
 const METADATA = "http://127.0.0.1:7411/.well-known/oauth-protected-resource/mcp";
 
 describe("a valid token", () => {
@@ -154,24 +157,72 @@ describe("every other token is refused, saying why and where to get a good one",
 
   it("a token signed with the issuer's own key but typed JWT, not at+jwt: 401", async () => {
     // What an issuer that does not follow RFC 9068 (or an ID token) looks like.
-    const jwk = (op as unknown as { keys: JWK[] }).keys[0]!;
-    const key = await importJWK(jwk, "RS256");
-    const signed = (typ: string) =>
-      new SignJWT({ scope: "mcp", client_id: "alice-agent" })
-        .setProtectedHeader({ alg: "RS256", typ, kid: jwk.kid! })
-        .setIssuer(op.issuer)
-        .setAudience(RESOURCE)
-        .setSubject("alice-agent")
-        .setIssuedAt()
-        .setExpirationTime("5m")
-        .sign(key);
-    const untyped = await signed("JWT");
+    const untyped = await signedByIssuer({}, "JWT");
     const r = await rs.authenticate(bearer(untyped));
     expect(r).toMatchObject({ ok: false, status: 401 });
     expect(!r.ok && r.message).toContain("its typ claim is not acceptable");
     // The same claims typed at+jwt pass: only the type was wrong.
-    const typed = await signed("at+jwt");
+    const typed = await signedByIssuer({});
     expect((await rs.authenticate(bearer(typed))).ok).toBe(true);
+  });
+
+  it("a token issued in the future (iat 10 minutes ahead): 401; within the tolerance it passes", async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const ahead = await signedByIssuer({ iat: now + 600 });
+    const r = await rs.authenticate(bearer(ahead));
+    expect(r).toMatchObject({ ok: false, status: 401 });
+    expect(!r.ok && r.message).toContain("it was issued in the future");
+    expect(!r.ok && r.challenge).toContain('error="invalid_token"');
+    // 20 s ahead is inside the 30 s tolerance: a clock a little fast is not a forgery.
+    expect(await rs.authenticate(bearer(await signedByIssuer({ iat: now + 20 })))).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it.each([
+    ["a sub longer than 256 characters", { sub: "s".repeat(300) }, "its sub"],
+    [
+      "a sub and a client_id both longer than 256 characters",
+      { sub: "s".repeat(300), client_id: "c".repeat(300) },
+      "its sub",
+    ],
+    ["a client_id longer than 256 characters", { client_id: "c".repeat(300) }, "its client_id"],
+    [
+      "an azp longer than 256 characters",
+      { client_id: undefined, azp: "a".repeat(300) },
+      "its azp",
+    ],
+    ["a jti too long for the journal", { jti: "j".repeat(256) }, "its jti"],
+  ])(
+    "a token with %s: 401, the claim named, never another claim in its place",
+    async (_what, claims, named) => {
+      const r = await rs.authenticate(bearer(await signedByIssuer(claims)));
+      expect(r).toMatchObject({ ok: false, status: 401 });
+      expect(!r.ok && r.message).toContain(named);
+      // The challenge is a header value: printable ASCII only, whatever the message says.
+      expect(!r.ok && r.challenge).toMatch(/^Bearer error="invalid_token", [\x20-\x7e]+$/);
+    },
+  );
+
+  it("a token whose sub and client_id are 256 characters and jti 252: let in, each as it is", async () => {
+    const [sub, client, jti] = ["s".repeat(256), "c".repeat(256), "j".repeat(252)];
+    const r = await rs.authenticate(bearer(await signedByIssuer({ sub, client_id: client, jti })));
+    expect(r).toMatchObject({
+      ok: true,
+      binding: { subject: sub, actor: client, taskAuthorityRef: `jti:${jti}` },
+    });
+  });
+
+  it("writes a challenge's description in the characters RFC 6750 allows, whatever it is given", () => {
+    const challenge = bearerChallenge({
+      metadataUrl: METADATA,
+      scope: ["mcp"],
+      error: "invalid_token",
+      description: 'its sub must be 1\u2013256 characters: "\u00e9\\\r\nSet-Cookie: x=1',
+    });
+    expect(challenge).toBe(
+      `Bearer error="invalid_token", error_description="its sub must be 1-256 characters: '?/??Set-Cookie: x=1", resource_metadata="${METADATA}", scope="mcp"`,
+    );
   });
 
   it("a token without the required scope: 403 insufficient_scope naming it", async () => {

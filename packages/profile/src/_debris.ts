@@ -67,6 +67,8 @@ export async function findTemporaryDebris(
   const dir = join(stateRoot, "tmp");
   let names: string[];
   try {
+    // Never through a link: what another hand pointed `tmp` at is not ours to remove.
+    if (!(await lstat(dir)).isDirectory()) return [];
     names = (await readdir(dir)).sort();
   } catch {
     return [];

@@ -8,6 +8,7 @@ import { ioError, ProfileError } from "./_errors.js";
 import { checkImports } from "./_imports.js";
 import type { OwnerConfig, ProfileRevision, VerifiedPackage } from "./_model.js";
 import { devPackage, readLimits, readPackageDir } from "./_package.js";
+import { pathProblems } from "./_statedir-check.js";
 
 /** A linked package: checked like an install except for its signature, and where it came from. */
 export interface LinkedPackage extends VerifiedPackage {
@@ -30,7 +31,15 @@ export async function linkedPackage(source: string, config: OwnerConfig): Promis
       "invalid_link",
       `"${source}" is not a directory; a development link runs a package from its source directory (install a .tgz with ext install)`,
     );
-  const files = await readPackageDir(real, readLimits(effectiveLimits(config)));
+  // Only your own folders: another user who can change one would choose what runs as you.
+  const uid = process.geteuid?.() ?? 0;
+  const unsafe = pathProblems(real, uid);
+  if (unsafe.length > 0)
+    throw new ProfileError(
+      "invalid_link",
+      `${unsafe[0]!.path} ${unsafe[0]!.problem}: another user could change what runs as you; only your own folders are linked (fix: $ ${unsafe[0]!.fix})`,
+    );
+  const files = await readPackageDir(real, readLimits(effectiveLimits(config)), uid);
   const pkg = devPackage(files);
   await checkImports(pkg.descriptor, pkg.files);
   return { ...pkg, source: real };
@@ -50,6 +59,8 @@ export interface LinkProblem {
 export interface LinkRefresh {
   /** The links linked again. */
   readonly refreshed: readonly string[];
+  /** The links whose directories changed but were not linked again (`publish: false`). */
+  readonly changed: readonly string[];
   /** The links that keep their last copy, and why. */
   readonly problems: readonly LinkProblem[];
   /** The active revision afterwards (`null`: nothing is published). */

@@ -6,7 +6,7 @@ import {
   sign,
   verify,
 } from "node:crypto";
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import {
   chmod,
   lstat,
@@ -41,6 +41,7 @@ import {
   type VerifiedPackage,
 } from "./_model.js";
 import { npmPublishedFiles, npmTarballContents } from "./_npm-files.js";
+import { ownershipProblem } from "./_statedir-check.js";
 import { checkStoredPackage } from "./_storecheck.js";
 import {
   checkPackagePath,
@@ -66,9 +67,23 @@ export function readLimits(limits: OwnerLimits): PackageReadLimits {
  * the directory (see `_npm-files.ts`), so that it signs and installs the same
  * from the directory, from `ext pack` and from a registry.
  */
+/**
+ * Refuses an entry of a linked package that another user could change: one
+ * they own, or one group or others can write.
+ */
+function checkOwned(path: string, st: Stats, owner: number): void {
+  const problem = ownershipProblem(st, owner);
+  if (problem !== undefined)
+    throw new ProfileError(
+      "invalid_link",
+      `package entry "${path}" ${problem}: another user could change what runs; only your own files are linked`,
+    );
+}
+
 export async function readPackageDir(
   dir: string,
   limits: PackageReadLimits,
+  owner?: number,
 ): Promise<PackageFiles> {
   const published = npmPublishedFiles(dir);
   const files: PackageFiles = new Map();
@@ -94,6 +109,7 @@ export async function readPackageDir(
           "link_not_allowed",
           `package entry "${path}" is a symbolic link; only regular files and directories are accepted`,
         );
+      if (owner !== undefined) checkOwned(path, st, owner);
       if (st.isDirectory()) await walk(path);
       else if (st.isFile() && st.nlink > 1)
         // Another name for the same inode could be changed from outside the package.
@@ -465,7 +481,8 @@ export async function storePackage(root: string, pkg: VerifiedPackage): Promise<
   const target = join(root, "store", pkg.digest);
   if (await exists(target)) {
     try {
-      await checkStoredPackage(root, pkg.digest);
+      // Every byte, trusting no record: installing again is how a rewritten entry is repaired.
+      await checkStoredPackage(root, pkg.digest, { full: true });
       return;
     } catch (e) {
       if (!(e instanceof ProfileError) || e.code !== "store_corrupt") throw e;

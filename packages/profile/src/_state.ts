@@ -203,15 +203,25 @@ export class StateDirectory {
    * changed since it was linked. A link whose directory can no longer be
    * read or checked keeps its last copy and is reported in `problems`.
    *
+   * With `publish: false` (what read-only commands such as help and
+   * listings ask) it only looks: the changed links are in `changed`, and
+   * nothing is published.
+   *
    * @example
    * const { refreshed, problems } = await state.refreshLinks();
    */
-  async refreshLinks(): Promise<LinkRefresh> {
+  async refreshLinks(options: { publish?: boolean } = {}): Promise<LinkRefresh> {
     for (let attempt = 0; ; attempt++) {
       const base = await this.activeRevisionId();
-      if (base === null) return { refreshed: [], problems: [], revisionId: null };
+      if (base === null) return { refreshed: [], changed: [], problems: [], revisionId: null };
       const { stale, problems } = await staleLinks(await this.readRevision(base));
-      if (stale.length === 0) return { refreshed: [], problems, revisionId: base };
+      if (stale.length === 0 || options.publish === false)
+        return {
+          refreshed: [],
+          changed: stale.map((p) => p.descriptor.id),
+          problems,
+          revisionId: base,
+        };
       const change = (p: (typeof stale)[number]) => ({
         op: "link" as const,
         source: p.source,
@@ -221,6 +231,7 @@ export class StateDirectory {
         const published = await this.apply(stale.map(change), { base });
         return {
           refreshed: stale.map((p) => p.descriptor.id),
+          changed: [],
           problems,
           revisionId: published.revisionId,
         };
@@ -238,7 +249,7 @@ export class StateDirectory {
         } catch (e) {
           problems.push({ id: p.descriptor.id, source: p.source, message: (e as Error).message });
         }
-      return { refreshed, problems, revisionId: await this.activeRevisionId() };
+      return { refreshed, changed: [], problems, revisionId: await this.activeRevisionId() };
     }
   }
 

@@ -155,7 +155,11 @@ async function writeRecord(root: string, digest: string, record: CheckRecord): P
 }
 
 /** Hashes the whole package, checks it against its digest, and records what it hashed. */
-async function fullCheck(root: string, digest: string): Promise<CheckRecord> {
+async function fullCheck(
+  root: string,
+  digest: string,
+  known?: PackageManifest,
+): Promise<CheckRecord> {
   const base = join(root, "store", digest);
   const files: Record<string, Stamp> = {};
   const dirs: Record<string, { stamp: Stamp; names: string[] }> = {};
@@ -190,8 +194,17 @@ async function fullCheck(root: string, digest: string): Promise<CheckRecord> {
   manifest.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const m: PackageManifest = { format: "rukh.manifest/1", files: manifest };
   const found = fingerprint(m as unknown as JsonValue);
-  if (found !== digest)
-    throw corrupt(digest, `has been modified (its content now hashes to ${found})`);
+  if (found !== digest) {
+    // Named by the manifest it had when it was first checked, when there is one.
+    const was = new Map(known?.files.map((f) => [f.path, f.sha256]));
+    const file = m.files.find((f) => was.size > 0 && was.get(f.path) !== f.sha256);
+    throw corrupt(
+      digest,
+      file !== undefined
+        ? `"${file.path}" has been modified`
+        : `has been modified (its content now hashes to ${found})`,
+    );
+  }
   return { format: "rukh.storecheck/1", manifest: m, signature, files, dirs };
 }
 
@@ -204,14 +217,26 @@ async function fullCheck(root: string, digest: string): Promise<CheckRecord> {
  * record differs is hashed or listed again, and the record refreshed when
  * the content is still right. Returns whether it had to hash anything.
  *
+ * What the records catch: accidents, tools and other users (who cannot
+ * write the records), and a program replaced since it was installed. What
+ * they cannot: code running as this user, which can rewrite a file and its
+ * record alike. `full` hashes every file against the digest and trusts no
+ * record; `doctor` checks that way.
+ *
  * @example
  * await checkStoredPackage(home.root, extension.digest); // before every spawn
  */
 export async function checkStoredPackage(
   root: string,
   digest: string,
+  options: { full?: boolean } = {},
 ): Promise<"recorded" | "hashed"> {
   const record = readRecord(root, digest);
+  if (options.full === true) {
+    // Every byte against the digest, trusting no record (`doctor`): what a re-stamped record hides.
+    await writeRecord(root, digest, await fullCheck(root, digest, record?.manifest));
+    return "hashed";
+  }
   if (record === undefined) {
     await writeRecord(root, digest, await fullCheck(root, digest));
     return "hashed";

@@ -105,6 +105,12 @@ export {
   resolveStateDir,
   stateDirVariable,
 } from "./_statedir.js";
+export {
+  type StateDirCheckOptions,
+  type StateDirProblem,
+  stateDirMessage,
+  stateDirProblems,
+} from "./_statedir-check.js";
 export { checkStoredPackage, corruptExtension } from "./_storecheck.js";
 export { storedDescriptor } from "./_stored-descriptor.js";
 export {

@@ -24,6 +24,12 @@ export { readBounded } from "./_bounded.js";
 // Where the state directory is: as light as this reader, for the same fast path.
 export { FOREIGN_STATE_VARIABLES, resolveStateDir, stateDirVariable } from "./_statedir.js";
 export {
+  type StateDirCheckOptions,
+  type StateDirProblem,
+  stateDirMessage,
+  stateDirProblems,
+} from "./_statedir-check.js";
+export {
   type BucketLine,
   PART_MAX_BYTES,
   partLine,

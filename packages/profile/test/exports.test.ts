@@ -66,6 +66,8 @@ it("exports exactly these names", async () => {
       "resolveStateDir",
       "resolveTool",
       "signPackage",
+      "stateDirMessage",
+      "stateDirProblems",
       "stateDirVariable",
       "stateLocks",
       "storedDescriptor",

@@ -7,7 +7,7 @@
 // seconds after they are issued. A resource server introspects as
 // `mcp-gateway`; a client may revoke its own tokens.
 
-import { exportJWK, generateKeyPair, type JWK } from "jose";
+import { exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from "jose";
 import Provider, { errors } from "oidc-provider";
 import { freePort } from "./_net.js";
 
@@ -28,8 +28,20 @@ export interface TestIssuer {
   token(client: (typeof ISSUER_CLIENTS)[number], resource: string, scope: string): Promise<string>;
   /** Revokes `token`, one of `client`'s own (RFC 7009): introspection calls it inactive from then on. */
   revoke(client: (typeof ISSUER_CLIENTS)[number], token: string): Promise<void>;
+  /**
+   * An access token its token endpoint would never issue, signed with the key
+   * it signs with now: RFC 9068 (`typ` at+jwt unless given) for `resource`,
+   * from alice-agent with the scope `mcp`, valid for five minutes, with
+   * `claims` over those (an `undefined` claim is left out).
+   */
+  sign(resource: string, claims: Record<string, unknown>, typ?: string): Promise<string>;
   /** Restarts on the same port signing with a new key; the old one stays published. */
   rotate(): Promise<void>;
+  /**
+   * How many introspection requests (RFC 7662) it has been sent since it
+   * started, and how many of those authenticated as `mcp-gateway`.
+   */
+  readonly introspections: { readonly asked: number; readonly asGateway: number };
   /** The id of the key it signs with now. */
   readonly signingKey: string;
   close(): Promise<void>;
@@ -63,6 +75,8 @@ export async function startIssuer(options: {
     : [await signingJwk("key-1")];
   let port = options.port ?? 0;
   let server: import("node:http").Server | undefined;
+  const introspections = { asked: 0, asGateway: 0 };
+  const gatewayBasic = `Basic ${Buffer.from(`${INTROSPECTING_CLIENT.clientId}:${INTROSPECTING_CLIENT.clientSecret}`).toString("base64")}`;
 
   const start = async () => {
     const provider = new Provider(`http://127.0.0.1:${port}`, {
@@ -114,6 +128,14 @@ export async function startIssuer(options: {
           format === "opaque" && client.clientId === "brief" ? 2 : 300,
       },
     });
+    // Every question a resource server sends is counted, before the provider answers it.
+    provider.use(async (ctx, next) => {
+      if (ctx.method === "POST" && ctx.path === "/token/introspection") {
+        introspections.asked++;
+        if (ctx.get("authorization") === gatewayBasic) introspections.asGateway++;
+      }
+      await next();
+    });
     return provider;
   };
 
@@ -131,6 +153,9 @@ export async function startIssuer(options: {
     issuer,
     get keys() {
       return keys;
+    },
+    get introspections() {
+      return { ...introspections };
     },
     get signingKey() {
       return keys[0]!.kid!;
@@ -162,6 +187,23 @@ export async function startIssuer(options: {
       });
       if (!res.ok)
         throw new Error(`the issuer refused to revoke: ${res.status} ${await res.text()}`);
+    },
+    async sign(resource: string, claims: Record<string, unknown>, typ = "at+jwt") {
+      const jwk = keys[0]!;
+      const now = Math.floor(Date.now() / 1000);
+      return new SignJWT({
+        scope: "mcp",
+        client_id: "alice-agent",
+        sub: "alice-agent",
+        jti: `forged-${now}-${Math.random().toString(36).slice(2)}`,
+        iss: issuer,
+        aud: resource,
+        iat: now,
+        exp: now + 300,
+        ...claims,
+      })
+        .setProtectedHeader({ alg: "RS256", typ, kid: jwk.kid! })
+        .sign(await importJWK(jwk, "RS256"));
     },
     async rotate() {
       keys = [await signingJwk(`key-${keys.length + 1}`), ...keys];

@@ -38,8 +38,8 @@ export function catalogBuiltins(
       inputs: [PRESET, ENDPOINT],
       suggest: (id, stateDir) => candidates(stateDir, id === "endpoint" ? "endpoints" : "presets"),
       run: guarded(async (ctx, state, profile) => {
-        // What it shows follows the development links' directories, as a routed line does.
-        await linkAgain(ctx.stderr, state);
+        // A listing never publishes: it says which development links changed since they were linked.
+        await linkAgain(ctx.stderr, state, false);
         const endpoint = text(ctx.inputs, "endpoint");
         const { tools, pages, preset, dev, hidden } = await allTools(
           profile,
@@ -79,8 +79,8 @@ export function catalogBuiltins(
       inputs: [PRESET],
       suggest: (_id, stateDir) => candidates(stateDir, "presets"),
       run: guarded(async (ctx, state, profile) => {
-        // What it shows follows the development links' directories, as a routed line does.
-        await linkAgain(ctx.stderr, state);
+        // A listing never publishes: it says which development links changed since they were linked.
+        await linkAgain(ctx.stderr, state, false);
         const preset = text(ctx.inputs, "preset");
         const revisionId = await state.activeRevisionId();
         // A revision's reference is rendered once and kept: the same revision,

@@ -6,7 +6,7 @@ import { accessSync, constants, existsSync, realpathSync, statfsSync } from "nod
 import { dirname } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
 import type { JournalReport } from "@rukh/core";
-import type { StateDirectory } from "@rukh/profile";
+import type { StateDirectory, StateDirProblem } from "@rukh/profile";
 import { bool } from "./_inputs.js";
 import { type AdminBody, plural as n, OK, type Profile, print, STATE } from "./_kit.js";
 
@@ -36,9 +36,17 @@ export function doctorBuiltin(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cl
     summary:
       "Check the state directory, trust, installed packages, journal and enforcement support; --repair fixes what it safely can",
     inputs: [bool("repair", "First fix what can safely be fixed, and say what")],
+    // It reports an unsafe state directory itself, and then repairs nothing.
+    checksStateItself: true,
     run: guarded(async (ctx, state, profile) => {
-      const repaired = ctx.inputs.repair === true ? await repair(state, profile) : undefined;
-      const checks = await doctor(state, profile);
+      const unsafe = profile.stateDirProblems(state.root, { deep: true });
+      const repaired =
+        ctx.inputs.repair !== true
+          ? undefined
+          : unsafe.length > 0
+            ? ["nothing: the state directory is not safe to act on (see its line below)"]
+            : await repair(state, profile);
+      const checks = await doctor(state, profile, unsafe);
       const lines = [
         ...(repaired === undefined ? [] : repaired.map((r) => `fixed  ${r}`)),
         ...checks.map((c) => `${mark(c)}  ${c.name}: ${c.detail}`),
@@ -129,7 +137,8 @@ function clockDetail(j: JournalReport): string | Note {
 
 async function doctor(
   state: StateDirectory,
-  { checkStoredPackage, findTemporaryDebris, placesLine, stateLocks }: Profile,
+  { checkStoredPackage, findTemporaryDebris, placesLine, stateLocks, stateDirMessage }: Profile,
+  unsafe: readonly StateDirProblem[],
 ): Promise<Check[]> {
   const checks: Check[] = [];
   const check = async (name: string, fn: () => Promise<string | Note> | string | Note) => {
@@ -161,6 +170,8 @@ async function doctor(
       return new Note(
         `${state.root} does not exist yet; the first \`trust add\` or \`ext install\` creates it`,
       );
+    // Everything in it, like ssh checks its files: another user's hand in it is a failure.
+    if (unsafe.length > 0) throw new Error(stateDirMessage(state.root, unsafe));
     // A replica's shipped copy: fine while its hosts have somewhere else to write.
     if (places.refusal !== undefined) throw new Error(places.refusal);
     if (places.readOnly !== undefined) return placesLine(places);
@@ -180,14 +191,14 @@ async function doctor(
     // Every package on its own, so that each modified one is named with its repair.
     const bad: string[] = [];
     for (const e of (await state.readRevision(id)).extensions)
-      await checkStoredPackage(state.root, e.digest).catch((err: Error) =>
+      await checkStoredPackage(state.root, e.digest, { full: true }).catch((err: Error) =>
         bad.push(
           `${e.id}@${e.version} (${err.message}): install its package again to restore it, or remove it`,
         ),
       );
     if (bad.length > 0) throw new Error(bad.join("; "));
     const projection = await state.projection();
-    return `verified against their digests; ${n(projection.routes.commands.length, "command")}, ${n(projection.tools.length, "MCP tool")}`;
+    return `every file hashed against its digest; ${n(projection.routes.commands.length, "command")}, ${n(projection.tools.length, "MCP tool")}`;
   });
   await check("route cache", async () => {
     const routes = await state.checkRouteCache();
