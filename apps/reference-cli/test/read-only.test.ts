@@ -137,6 +137,7 @@ describe.each(MODES)("a replica on $name", ({ name, make, owner, shipKey }) => {
       expect(doctor.stdout).toContain(
         `state directory: ${at.view.home} is read-only; the journal, diagnostics log and caches are in ${journalDir}`,
       );
+      expect(doctor.stdout).toContain(`ok    journal directory: ${journalDir} (/journal/dir)`);
       expect(doctor.status, doctor.stdout).toBe(0);
       const repair = cli(at.view, env(), "doctor", "--repair");
       expect(repair.stdout).toContain(

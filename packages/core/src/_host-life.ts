@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { type NamedLock, stateLocks } from "@rukh/profile";
+import { type NamedLock, stateDirMessage, stateDirProblems, stateLocks } from "@rukh/profile";
 import type { InvocationCoreOptions } from "./_api.js";
 import { ownerRetention } from "./_archive.js";
 import type { CoreHost } from "./_core-host.js";
@@ -96,8 +96,9 @@ export async function openHost(options: InvocationCoreOptions): Promise<OpenedHo
 
 /**
  * Where the host's journal, log and probe cache go, made if missing: the
- * owner's journal directory (mode 0700), else the state directory. A
- * read-only state directory without one is refused with the fix.
+ * owner's journal directory (mode 0700, refused like an unsafe state
+ * directory when another user could change it), else the state directory.
+ * A read-only state directory without one is refused with the fix.
  */
 async function journalRootOf(state: InvocationCoreOptions["state"]): Promise<string> {
   let places: Awaited<ReturnType<typeof state.places>>;
@@ -107,8 +108,18 @@ async function journalRootOf(state: InvocationCoreOptions["state"]): Promise<str
     throw new CoreError("state_unavailable", (e as Error).message, { cause: e });
   }
   if (places.refusal !== undefined) throw new CoreError("state_unavailable", places.refusal);
-  if (places.journalDir === undefined) await mkdir(state.root, { recursive: true });
-  else await mkdir(places.journalRoot, { recursive: true, mode: 0o700 });
+  if (places.journalDir === undefined) {
+    await mkdir(state.root, { recursive: true });
+    return state.root;
+  }
+  await mkdir(places.journalRoot, { recursive: true, mode: 0o700 });
+  // Checked as the state directory is, for what it records and the keys it may hold.
+  const unsafe = stateDirProblems(places.journalRoot);
+  if (unsafe.length > 0)
+    throw new CoreError(
+      "state_unavailable",
+      stateDirMessage(places.journalRoot, unsafe, "journal directory"),
+    );
   return places.journalRoot;
 }
 

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { cpSync, existsSync, readFileSync, statSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { StateDirectory } from "@rukh/profile";
 import { mountReadOnly } from "@rukh/testkit";
@@ -59,6 +59,21 @@ describe("a host with a journal directory", () => {
         new Set((await readJournal(at)).records.map((r) => r.invocationId));
       expect([...(await ids(root))]).toEqual([old.invocationId]);
       expect([...(await ids(dir))]).toEqual([next.invocationId]);
+    } finally {
+      cleanup(work);
+    }
+  });
+
+  it("is refused, naming the path and the fix, when another user could change it", async () => {
+    const { root, work, journalDir } = await withJournalDir((w) => join(w, "open-journal"));
+    mkdirSync(journalDir);
+    chmodSync(journalDir, 0o777);
+    try {
+      const e = await openCore(new StateDirectory(root)).catch((x: unknown) => x);
+      expect((e as CoreError).code).toBe("state_unavailable");
+      expect((e as CoreError).message).toBe(
+        `the journal directory ${journalDir} is not safe to use: another user could change what it runs or records\n${journalDir} is writable by group or others (mode 0777)\n  fix: $ chmod go-w '${journalDir}'`,
+      );
     } finally {
       cleanup(work);
     }

@@ -203,17 +203,23 @@ export function stateDirProblems(
 
 /**
  * The problems as one message: what is wrong, where, and the commands that
- * fix it (at most five named, then how many more).
+ * fix it (at most five named, then how many more). `what` names the
+ * directory (default `state directory`; a host's journal directory is
+ * checked the same way).
  *
  * @example
  * throw new Error(stateDirMessage(root, problems));
  */
-export function stateDirMessage(root: string, problems: readonly StateDirProblem[]): string {
+export function stateDirMessage(
+  root: string,
+  problems: readonly StateDirProblem[],
+  what = "state directory",
+): string {
   const shown = problems.slice(0, 5).map((p) => {
     const where = relative(root, p.path);
     const name = where === "" || where.startsWith("..") ? p.path : where;
     return `${name} ${p.problem}\n  fix: $ ${p.fix}`;
   });
   const more = problems.length > 5 ? `\n(and ${problems.length - 5} more)` : "";
-  return `the state directory ${root} is not safe to use: another user could change what it runs or records\n${shown.join("\n")}${more}`;
+  return `the ${what} ${root} is not safe to use: another user could change what it runs or records\n${shown.join("\n")}${more}`;
 }

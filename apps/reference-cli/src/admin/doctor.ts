@@ -6,7 +6,7 @@ import { accessSync, constants, existsSync, realpathSync, statfsSync } from "nod
 import { dirname } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
 import type { JournalReport } from "@rukh/core";
-import type { StateDirectory, StateDirProblem } from "@rukh/profile";
+import type { StateDirectory, StateDirProblem, StatePlaces } from "@rukh/profile";
 import { bool } from "./_inputs.js";
 import { type AdminBody, plural as n, OK, type Profile, print, STATE } from "./_kit.js";
 
@@ -135,11 +135,38 @@ function clockDetail(j: JournalReport): string | Note {
   );
 }
 
+/** The state directory's line, once it exists: safe, writable, or a read-only copy whose hosts write elsewhere. */
+function stateDirDetail(
+  places: StatePlaces,
+  unsafe: readonly StateDirProblem[],
+  { placesLine, stateDirMessage }: Profile,
+): string {
+  // Everything in it, like ssh checks its files: another user's hand in it is a failure.
+  if (unsafe.length > 0) throw new Error(stateDirMessage(places.root, unsafe));
+  // A replica's shipped copy: fine while its hosts have somewhere else to write.
+  if (places.refusal !== undefined) throw new Error(places.refusal);
+  if (places.readOnly !== undefined) return placesLine(places);
+  accessSync(places.root, constants.W_OK);
+  return places.root;
+}
+
+/** Where hosts write when not in the state directory, checked as the state directory is. */
+function journalDirDetail(
+  places: StatePlaces,
+  { stateDirMessage, stateDirProblems }: Profile,
+): string {
+  const at = places.journalRoot;
+  const unsafe = stateDirProblems(at, { deep: true });
+  if (unsafe.length > 0) throw new Error(stateDirMessage(at, unsafe, "journal directory"));
+  return `${at} (${places.journalDir?.setBy})${existsSync(at) ? "" : ": made by the first host"}`;
+}
+
 async function doctor(
   state: StateDirectory,
-  { checkStoredPackage, findTemporaryDebris, placesLine, stateLocks, stateDirMessage }: Profile,
+  profile: Profile,
   unsafe: readonly StateDirProblem[],
 ): Promise<Check[]> {
+  const { checkStoredPackage, findTemporaryDebris, stateLocks } = profile;
   const checks: Check[] = [];
   const check = async (name: string, fn: () => Promise<string | Note> | string | Note) => {
     try {
@@ -165,19 +192,15 @@ async function doctor(
   // A new owner's first run: nothing is wrong, there is just nothing yet.
   const fresh = !existsSync(state.root);
   const places = await state.places();
-  await check("state directory", () => {
-    if (fresh)
-      return new Note(
-        `${state.root} does not exist yet; the first \`trust add\` or \`ext install\` creates it`,
-      );
-    // Everything in it, like ssh checks its files: another user's hand in it is a failure.
-    if (unsafe.length > 0) throw new Error(stateDirMessage(state.root, unsafe));
-    // A replica's shipped copy: fine while its hosts have somewhere else to write.
-    if (places.refusal !== undefined) throw new Error(places.refusal);
-    if (places.readOnly !== undefined) return placesLine(places);
-    accessSync(state.root, constants.W_OK);
-    return state.root;
-  });
+  await check("state directory", () =>
+    fresh
+      ? new Note(
+          `${state.root} does not exist yet; the first \`trust add\` or \`ext install\` creates it`,
+        )
+      : stateDirDetail(places, unsafe, profile),
+  );
+  if (places.journalDir !== undefined)
+    await check("journal directory", () => journalDirDetail(places, profile));
   await check("active profile", async () => {
     const id = await state.activeRevisionId();
     // A new owner's state, not a fault: there is just nothing to check yet.
