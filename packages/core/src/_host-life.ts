@@ -39,7 +39,7 @@ export async function openHost(options: InvocationCoreOptions): Promise<OpenedHo
   const id = randomUUID();
   // Held for this host's whole life, from before its segment exists: others
   // take it to learn that the host is gone.
-  await mkdir(state.root, { recursive: true });
+  await mkdir(state.root, { recursive: true, mode: 0o700 });
   const locks = stateLocks(realpathSync(state.root), state.locks);
   const liveness = await locks.hold("host", id);
   if (liveness === null)
