@@ -11,6 +11,7 @@ import { RouteIndex } from "./_routes.js";
 import { runBuiltin } from "./_run-builtin.js";
 import { type CliStream, type Globals, readerSafe, type Session } from "./_session.js";
 import { NO_COMMANDS } from "./_table.js";
+import { terminalText } from "./_terminal.js";
 
 const BRAND = /^[a-z][a-z0-9-]{0,63}$/;
 
@@ -45,7 +46,7 @@ export function createCli(options: CliOptions): Cli {
       return await dispatch(argv);
     } catch (e) {
       // Anything unexpected (an unreadable state directory, a bug) is exit 5, never a stack trace.
-      stderr.write(`error: ${(e as Error)?.message ?? String(e)}\n`);
+      stderr.write(`error: ${terminalText((e as Error)?.message ?? String(e))}\n`);
       return EXIT_CODES.internal;
     }
   }
