@@ -20,7 +20,7 @@ import {
   vendorRuntimeArchive,
 } from "./_authoring.js";
 import { arg, bool, flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, OK, plural, print, REFUSED, UsageError } from "./_kit.js";
+import { type AdminBody, note, OK, plural, print, REFUSED, UsageError } from "./_kit.js";
 import {
   SKELETON_LANGUAGES,
   type SkeletonLanguage,
@@ -108,7 +108,7 @@ export function sourceBuiltins(
         const report = await validatePackageDir(dir, undefined);
         const d = report.descriptor;
         if (d === undefined) {
-          ctx.stderr.write(`${reportLines(dir, report).join("\n")}\n`);
+          note(ctx, `${reportLines(dir, report).join("\n")}\n`);
           return REFUSED;
         }
         const file = join(dir, TYPES_FILE);
@@ -118,7 +118,7 @@ export function sourceBuiltins(
         const fresh = state === "up to date";
         if (ctx.inputs.check === true) {
           if (!fresh) {
-            ctx.stderr.write(`${file} is ${state}; run: ${brand} ext types ${dir}\n`);
+            note(ctx, `${file} is ${state}; run: ${brand} ext types ${dir}\n`);
             return REFUSED;
           }
           print(ctx, `${file} is up to date`, { file, fresh });

@@ -5,7 +5,7 @@
 
 import type { BuiltinContext } from "@rukh/cli";
 import { linkAgain } from "@rukh/cli";
-import { STATE, USAGE, UsageError } from "./_kit.js";
+import { note, STATE, USAGE, UsageError } from "./_kit.js";
 import { unconfinedWarning } from "./_mcp-endpoint.js";
 import { launchEndpoint } from "./_serve.js";
 
@@ -23,7 +23,7 @@ export async function serveMcpHttp(
     await Promise.all([import("@rukh/mcp"), import("@rukh/profile"), import("@rukh/oauth")]);
   const state = new StateDirectory(ctx.stateDir);
   await linkAgain(ctx.stderr, state);
-  const say = (line: string) => ctx.stderr.write(`${brand.name} mcp: ${line}\n`);
+  const say = (line: string) => note(ctx, `${brand.name} mcp: ${line}\n`);
   let started: Awaited<ReturnType<typeof serveHttp>>;
   try {
     const endpoint = await launchEndpoint(ctx, state, brand.name, {
@@ -100,7 +100,7 @@ export async function serveMcpHttp(
       `endpoint ${endpoint.name} over HTTP at ${started.address} for ${http.resource} (preset ${endpoint.preset}; tokens of ${http.auth.issuer}${introspection === undefined ? "" : `, opaque ones introspected as ${introspection.clientId}`})`,
     );
   } catch (e) {
-    ctx.stderr.write(`${brand.name}: ${(e as Error).message}\n`);
+    note(ctx, `${brand.name}: ${(e as Error).message}\n`);
     return e instanceof UsageError ? USAGE : STATE;
   }
   // Until the owner stops it: SIGINT or SIGTERM.
