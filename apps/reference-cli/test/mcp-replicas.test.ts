@@ -171,6 +171,26 @@ describe.skipIf(missing !== undefined)("replicas behind nginx", () => {
     }
   });
 
+  it("answers 500 concurrent requests through nginx, every one", async () => {
+    // Each request holds two of nginx's connections, the client's and a
+    // replica's: nginx's default of 512 per worker resets about half of them.
+    const N = 500;
+    const answers = await Promise.all(
+      Array.from({ length: N }, () =>
+        mcpPost(resource, token, "tools/list")
+          .then(async (r) => {
+            const body = (await r.json()) as { result?: { tools?: unknown[] } };
+            return r.status === 200 && Array.isArray(body.result?.tools) ? "ok" : `${r.status}`;
+          })
+          // A connection reset before or while the answer is read.
+          .catch((e: Error) => String((e.cause as Error | undefined)?.message ?? e.message)),
+      ),
+    );
+    const counts: Record<string, number> = {};
+    for (const a of answers) counts[a] = (counts[a] ?? 0) + 1;
+    expect(counts).toEqual({ ok: N });
+  }, 60_000);
+
   it("loses no call to a second run when a replica is killed under load; the survivor serves the rest", async () => {
     const nap = (await allTools()).find((t) => t.description?.includes("Sleep"))!.name;
     const CALLS = 200;
