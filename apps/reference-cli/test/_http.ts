@@ -200,6 +200,26 @@ export function mcpPost(
   method: string,
   params: Record<string, unknown> = {},
 ): Promise<Response> {
+  return mcpRequest({ url, token, method, params });
+}
+
+/** What {@link mcpRequest} sends, and the signal that cancels it. */
+export interface McpRequest {
+  readonly url: string;
+  readonly token: string;
+  readonly method: string;
+  readonly params?: Record<string, unknown>;
+  readonly signal?: AbortSignal;
+}
+
+/** {@link mcpPost}, with a signal that aborts the request (and so cancels its call). */
+export function mcpRequest({
+  url,
+  token,
+  method,
+  params = {},
+  signal,
+}: McpRequest): Promise<Response> {
   return fetch(url, {
     method: "POST",
     headers: {
@@ -216,5 +236,6 @@ export function mcpPost(
       method,
       params: { ...params, _meta: MODERN_META },
     }),
+    ...(signal !== undefined && { signal }),
   });
 }

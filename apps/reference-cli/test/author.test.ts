@@ -3,14 +3,17 @@ import {
   chmodSync,
   cpSync,
   existsSync,
+  mkdirSync,
+  mkdtempSync,
   readFileSync,
   rmSync,
   statSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { nodeTestPasses } from "@rukh/testkit";
+import { nodeTestPasses, removeDir } from "@rukh/testkit";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types
 import { buildExamples } from "../scripts/examples.mjs";
@@ -274,4 +277,78 @@ describe("keygen and ext sign", () => {
     expect(r.stderr).toContain("expected a lowercase publisher id");
     expect(existsSync(join(work, "Jane Doe.key"))).toBe(false);
   });
+});
+
+describe("keygen --out", () => {
+  it("makes a missing folder, and the folders above it, for the owner alone", () => {
+    const r = rukh("keygen", "jane", "--out", "keys/team");
+    expect(r.status, r.stderr).toBe(0);
+    for (const dir of ["keys", "keys/team"]) {
+      const st = statSync(join(work, dir));
+      expect(st.isDirectory()).toBe(true);
+      expect(st.mode & 0o777, dir).toBe(0o700);
+    }
+    expect(statSync(join(work, "keys/team/jane.key")).mode & 0o777).toBe(0o600);
+    expect(existsSync(join(work, "keys/team/jane.pub"))).toBe(true);
+  });
+
+  it("names a file in the way, as a usage error, and writes nothing", () => {
+    writeFileSync(join(work, "not-a-folder"), "x");
+    for (const out of ["not-a-folder", "not-a-folder/keys"]) {
+      const r = rukh("keygen", "jane", "--out", out);
+      expect(r.status, out).toBe(2);
+      expect(r.stderr).toContain(
+        `--out ${out}: ${join(work, "not-a-folder")} is not a directory; expected a directory for the keys`,
+      );
+      expect(r.stderr).toContain("$ rukh keygen --help");
+      expect(r.stderr).not.toMatch(/ENOTDIR|EEXIST/);
+    }
+    expect(readFileSync(join(work, "not-a-folder"), "utf8")).toBe("x");
+  });
+
+  // Root writes anywhere: the refusal is seen as a user without the right (uid 65534 under setpriv).
+  const asRoot = process.getuid?.() === 0;
+  it.skipIf(asRoot && !existsSync("/usr/bin/setpriv"))(
+    "names a folder it may not write to, as a usage error",
+    () => {
+      const open = mkdtempSync(join(tmpdir(), "rukh-keygen-denied-"));
+      try {
+        chmodSync(open, 0o755);
+        const locked = join(open, "locked");
+        mkdirSync(locked, { mode: 0o555 });
+        chmodSync(locked, 0o555);
+        const run = (out: string) =>
+          spawnSync(
+            asRoot ? "/usr/bin/setpriv" : RUKH_BIN,
+            [
+              ...(asRoot
+                ? ["--reuid=65534", "--regid=65534", "--clear-groups", "--", RUKH_BIN]
+                : []),
+              "keygen",
+              "jane",
+              "--out",
+              out,
+            ],
+            {
+              encoding: "utf8",
+              cwd: open,
+              env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: join(open, "home") },
+            },
+          );
+        const inside = run(join(locked, "keys"));
+        expect(inside.status, inside.stderr).toBe(2);
+        expect(inside.stderr).toContain(
+          `--out ${join(locked, "keys")}: cannot make ${join(locked, "keys")}: permission denied`,
+        );
+        const into = run(locked);
+        expect(into.status, into.stderr).toBe(2);
+        expect(into.stderr).toContain(
+          `cannot write ${join(locked, "jane.key")}: permission denied`,
+        );
+        expect(`${inside.stderr}${into.stderr}`).not.toMatch(/EACCES/);
+      } finally {
+        removeDir(open);
+      }
+    },
+  );
 });

@@ -7,31 +7,68 @@ import {
   ClientCredentialsProvider,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
-import { readJournal } from "@rukh/core";
+import {
+  type JournalFinalRecord,
+  type JournalStartRecord,
+  LOST_HOST_SWEEP_MS,
+  readJournal,
+} from "@rukh/core";
 import { removeDir } from "@rukh/testkit";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, httpState, mcpPost, serveHttpProcess } from "./_http.js";
+import { freePort, httpState, mcpPost, mcpRequest, serveHttpProcess } from "./_http.js";
 import { RUKH_BIN } from "./_sleeper.js";
 
 // Two `rukh mcp serve --http` replicas on one state directory behind a real
 // nginx: interchangeable (a cursor of one is good at the other, the same
-// list for the same binding), a publication reaches both, and one killed
-// with SIGKILL under load loses no call to a second run.
+// list for the same binding), a publication reaches both, one killed
+// with SIGKILL under load loses no call to a second run, and the calls it
+// was running are finalized by the one that lives on.
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const missing = nginxMissing();
 if (missing !== undefined) console.warn(`skipping the replicas behind nginx: ${missing}`);
 
+/** Two replicas on one state directory (`more` extra tools), nginx in front, a real issuer and a token. */
+async function replicasBehindNginx(prefix: string, more: number) {
+  const [front, p1, p2] = [await freePort(), await freePort(), await freePort()];
+  const resource = `http://127.0.0.1:${front}/mcp`;
+  const op: TestIssuer = await startIssuer({ resources: [resource], scopes: "mcp mcp.narrow" });
+  const { work, root } = await httpState(prefix, resource, op.issuer, more);
+  const direct = [`127.0.0.1:${p1}`, `127.0.0.1:${p2}`];
+  const replicas = [
+    await serveHttpProcess(root, direct[0]!),
+    await serveHttpProcess(root, direct[1]!),
+  ];
+  const nginxDir = mkdtempSync(join(tmpdir(), "rukh-nginx-"));
+  const lb = await startNginx(nginxDir, front, direct);
+  const token = await op.token("alice-agent", resource, "mcp");
+  return {
+    op,
+    work,
+    root,
+    resource,
+    direct,
+    replicas,
+    token,
+    async stop() {
+      for (const r of replicas) r.child.kill("SIGKILL");
+      await lb.stop();
+      await op.close();
+      removeDir(work);
+      removeDir(nginxDir);
+    },
+  };
+}
+
 describe.skipIf(missing !== undefined)("replicas behind nginx", () => {
   let op: TestIssuer;
-  let work: string;
   let root: string;
   let resource: string;
   let direct: string[] = [];
   let replicas: Awaited<ReturnType<typeof serveHttpProcess>>[] = [];
-  let lb: Awaited<ReturnType<typeof startNginx>>;
-  let nginxDir: string;
   let token: string;
+  let set: Awaited<ReturnType<typeof replicasBehindNginx>> | undefined;
   const rukh = (...args: string[]) =>
     spawnSync(RUKH_BIN, args, {
       encoding: "utf8",
@@ -39,22 +76,11 @@ describe.skipIf(missing !== undefined)("replicas behind nginx", () => {
     });
 
   beforeAll(async () => {
-    const [front, p1, p2] = [await freePort(), await freePort(), await freePort()];
-    resource = `http://127.0.0.1:${front}/mcp`;
-    op = await startIssuer({ resources: [resource], scopes: "mcp mcp.narrow" });
-    ({ work, root } = await httpState("rukh-cli-replicas-", resource, op.issuer, 40));
-    direct = [`127.0.0.1:${p1}`, `127.0.0.1:${p2}`];
-    replicas = [await serveHttpProcess(root, direct[0]!), await serveHttpProcess(root, direct[1]!)];
-    nginxDir = mkdtempSync(join(tmpdir(), "rukh-nginx-"));
-    lb = await startNginx(nginxDir, front, direct);
-    token = await op.token("alice-agent", resource, "mcp");
+    set = await replicasBehindNginx("rukh-cli-replicas-", 40);
+    ({ op, root, resource, direct, replicas, token } = set);
   }, 60_000);
   afterAll(async () => {
-    for (const r of replicas) r.child.kill("SIGKILL");
-    await lb?.stop();
-    await op?.close();
-    if (work) removeDir(work);
-    if (nginxDir) removeDir(nginxDir);
+    await set?.stop();
   });
 
   /** One request to `at` (a replica's address, or nginx's by default), as the resource's host. */
@@ -145,6 +171,26 @@ describe.skipIf(missing !== undefined)("replicas behind nginx", () => {
     }
   });
 
+  it("answers 500 concurrent requests through nginx, every one", async () => {
+    // Each request holds two of nginx's connections, the client's and a
+    // replica's: nginx's default of 512 per worker resets about half of them.
+    const N = 500;
+    const answers = await Promise.all(
+      Array.from({ length: N }, () =>
+        mcpPost(resource, token, "tools/list")
+          .then(async (r) => {
+            const body = (await r.json()) as { result?: { tools?: unknown[] } };
+            return r.status === 200 && Array.isArray(body.result?.tools) ? "ok" : `${r.status}`;
+          })
+          // A connection reset before or while the answer is read.
+          .catch((e: Error) => String((e.cause as Error | undefined)?.message ?? e.message)),
+      ),
+    );
+    const counts: Record<string, number> = {};
+    for (const a of answers) counts[a] = (counts[a] ?? 0) + 1;
+    expect(counts).toEqual({ ok: N });
+  }, 60_000);
+
   it("loses no call to a second run when a replica is killed under load; the survivor serves the rest", async () => {
     const nap = (await allTools()).find((t) => t.description?.includes("Sleep"))!.name;
     const CALLS = 200;
@@ -200,4 +246,108 @@ describe.skipIf(missing !== undefined)("replicas behind nginx", () => {
     // The survivor is still serving.
     expect((await rpc("tools/list", {}, direct[1])).status).toBe(200);
   }, 120_000);
+});
+
+describe.skipIf(missing !== undefined)("a replica killed mid-call behind nginx", () => {
+  let set: Awaited<ReturnType<typeof replicasBehindNginx>>;
+  beforeAll(async () => {
+    set = await replicasBehindNginx("rukh-cli-lost-", 0);
+  }, 60_000);
+  afterAll(async () => {
+    await set?.stop();
+  });
+
+  /** Each call's start and finals, read from the journal's files as they are now. */
+  async function callsIn(root: string) {
+    const calls = new Map<string, { start?: JournalStartRecord; finals: JournalFinalRecord[] }>();
+    for (const r of (await readJournal(root)).records) {
+      const call = calls.get(r.invocationId) ?? { finals: [] };
+      if (r.type === "start") call.start = r;
+      else if (r.type === "final") call.finals.push(r);
+      calls.set(r.invocationId, call);
+    }
+    return calls;
+  }
+
+  it("has the replica that lives on finalize each call of the killed one as host_lost within seconds, no host started", async () => {
+    const { root, resource, token, replicas } = set;
+    const listed = (await (await mcpPost(resource, token, "tools/list")).json()) as {
+      result: { tools: { name: string; description?: string }[] };
+    };
+    const nap = listed.result.tools.find((t) => t.description?.includes("Sleep"))!.name;
+    // Long calls through nginx, spread over both replicas; each is cancelled at the end.
+    const CALLS = 8;
+    const aborts = Array.from({ length: CALLS }, () => new AbortController());
+    const answers = aborts.map((a, i) =>
+      mcpRequest({
+        url: resource,
+        token,
+        method: "tools/call",
+        params: { name: nap, arguments: { wait_ms: 25_000, tag: `long${i}` } },
+        signal: a.signal,
+      }).then(
+        (r) => r.status,
+        () => "aborted",
+      ),
+    );
+    let calls = await callsIn(root);
+    const started = () => [...calls.values()].filter((c) => c.start !== undefined);
+    for (let i = 0; i < 400 && started().length < CALLS; i++) {
+      await sleep(50);
+      calls = await callsIn(root);
+    }
+    expect(started()).toHaveLength(CALLS);
+    expect(started().every((c) => c.finals.length === 0)).toBe(true);
+    // Each replica is a host of its own; the one running more of the calls is killed.
+    const on = replicas.map((r) => started().filter((c) => c.start!.pid === r.child.pid));
+    const [victim, survivor] = on[0]!.length >= on[1]!.length ? [0, 1] : [1, 0];
+    const lost = on[victim]!.map((c) => c.start!.invocationId);
+    expect(lost.length).toBeGreaterThanOrEqual(CALLS / 2);
+    // nginx takes turns: the other has calls too.
+    expect(on[survivor]!.length).toBe(CALLS - lost.length);
+    expect(lost.length).toBeLessThan(CALLS);
+    const victimHost = on[victim]![0]!.start!.host;
+    const survivorHost = on[survivor]![0]!.start!.host;
+    replicas[victim]!.child.kill("SIGKILL");
+    const killedAt = Date.now();
+    await replicas[victim]!.exited;
+
+    // No host starts and no command runs on the state directory: only the
+    // journal's files are read until the killed replica's calls have finals.
+    const BOUND_MS = LOST_HOST_SWEEP_MS + 8_000;
+    const unfinished = () => lost.filter((id) => calls.get(id)!.finals.length === 0);
+    while (unfinished().length > 0 && Date.now() - killedAt < BOUND_MS) {
+      await sleep(100);
+      calls = await callsIn(root);
+    }
+    const took = Date.now() - killedAt;
+    console.log(
+      `${lost.length - unfinished().length} of the killed replica's ${lost.length} calls had their final ${took} ms after the kill`,
+    );
+    expect(unfinished()).toEqual([]);
+    expect(took).toBeLessThan(BOUND_MS);
+    for (const id of lost)
+      expect(calls.get(id)!.finals).toEqual([
+        expect.objectContaining({
+          outcome: "execution_failed",
+          reason: "host_lost",
+          host: survivorHost,
+        }),
+      ]);
+    // The other replica's calls run on, untouched, until their clients go.
+    for (const c of on[survivor]!) expect(calls.get(c.start!.invocationId)!.finals).toEqual([]);
+    for (const a of aborts) a.abort();
+    await Promise.all(answers);
+    const open = () => [...calls.values()].filter((c) => c.finals.length === 0);
+    for (let i = 0; i < 100 && open().length > 0; i++) {
+      await sleep(100);
+      calls = await callsIn(root);
+    }
+    // One final per call, and no host but the two replicas wrote to the journal.
+    expect([...calls.values()].map((c) => c.finals.length)).toEqual(Array(CALLS).fill(1));
+    const hosts = new Set(
+      [...calls.values()].flatMap((c) => [c.start!.host, ...c.finals.map((f) => f.host)]),
+    );
+    expect([...hosts].sort()).toEqual([victimHost, survivorHost].sort());
+  }, 90_000);
 });

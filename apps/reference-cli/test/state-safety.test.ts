@@ -9,6 +9,7 @@ import {
   readdirSync,
   readFileSync,
   renameSync,
+  statSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
@@ -89,12 +90,15 @@ describe.skipIf(!root)("a state directory another user can change", () => {
     const log = join(home, "logs", "diagnostics.log");
     appendFileSync(log, "");
     chmodSync(log, 0o666);
+    // Modes inside count once others may enter the directory (an older build made it 0755).
+    chmodSync(home, 0o755);
     try {
       const r = rukh(["nap"]);
       expect(r.status).toBe(5);
       expect(r.stderr).toContain("logs/diagnostics.log is writable by group or others (mode 0666)");
     } finally {
       chmodSync(log, 0o600);
+      chmodSync(home, 0o700);
     }
   });
 
@@ -229,6 +233,20 @@ describe.skipIf(!root)("a state directory another user can change", () => {
     } finally {
       removeDir(join(theirs, ".."));
     }
+  });
+});
+
+describe("a state directory the product makes", () => {
+  const { work, home, env } = authorWork("rukh-cli-safety-umask-");
+  it("is private whatever the umask (002 here), so the check passes and others cannot enter", () => {
+    const sh = (cmd: string) =>
+      spawnSync("sh", ["-c", `umask 002; ${cmd}`], { encoding: "utf8", cwd: work, env });
+    expect(sh(`"${RUKH_BIN}" ext init pkg --id jane.pkg`).status).toBe(0);
+    const linked = sh(`"${RUKH_BIN}" ext link pkg`);
+    expect(linked.status, linked.stderr).toBe(0);
+    expect(statSync(home).mode & 0o777).toBe(0o700);
+    const ran = sh(`"${RUKH_BIN}" pkg hello Ada`);
+    expect([ran.status, ran.stdout]).toEqual([0, "Hello, Ada!\n"]);
   });
 });
 

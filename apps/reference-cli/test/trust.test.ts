@@ -103,6 +103,30 @@ describe("versions", () => {
   });
 });
 
+describe("a rebuild at the same precedence", () => {
+  it("is refused as a same-precedence rebuild, says what to run, and with it is a replacement, not an upgrade", async () => {
+    const v101 = await pkg("acme.rebuilt", "1.0.1");
+    const older = await pkg("acme.rebuilt", "1.0.1+rebuild", { text: "older content" });
+    expect(rukh("ext", "install", v101).status).toBe(0);
+    const refused = rukh("ext", "install", older);
+    expect(refused.status).toBe(4);
+    expect(refused.stderr).toMatch(
+      /^rukh: version_reused: acme\.rebuilt 1\.0\.1\+rebuild has the same precedence as the installed 1\.0\.1 \(build metadata does not order versions\) but other content \([0-9a-f]{12}, now [0-9a-f]{12}\): it is a same-precedence rebuild, not an upgrade; pass --allow-downgrade to replace the installed 1\.0\.1 with it\n$/,
+    );
+    expect(rukh("acme-rebuilt").stdout).toBe("acme.rebuilt 1.0.1");
+    const swapped = rukh("--json", "ext", "install", older, "--allow-downgrade");
+    expect(swapped.status, swapped.stderr).toBe(0);
+    expect(JSON.parse(swapped.stdout).result.changes).toEqual([
+      { id: "acme.rebuilt", change: "replaced", from: "1.0.1", to: "1.0.1+rebuild" },
+    ]);
+    expect(rukh("acme-rebuilt").stdout).toBe("older content");
+    expect(rukh("ext", "install", v101, "--allow-downgrade").stdout).toMatch(
+      /^replaced acme\.rebuilt 1\.0\.1\+rebuild → 1\.0\.1 \(the same precedence\); /,
+    );
+    expect(rukh("ext", "remove", "acme.rebuilt").status).toBe(0);
+  });
+});
+
 describe("publisher keys", () => {
   it("never replaces a key on add; rotate does, and names what it affects; ids are never guessed", async () => {
     const stolen = rukh("trust", "add", evilKey, "--publisher", "acme");

@@ -51,7 +51,7 @@ export function createCli(options: CliOptions): Cli {
       return await dispatch(argv);
     } catch (e) {
       // Anything unexpected (an unreadable state directory, a bug) is exit 5, never a stack trace.
-      stderr.write(`error: ${(e as Error)?.message ?? String(e)}\n`);
+      stderr.write(`error: ${terminalText((e as Error)?.message ?? String(e))}\n`);
       return EXIT_CODES.internal;
     }
   }

@@ -19,7 +19,9 @@ export const ANSI: Style = {
 /** Prefix of every line that is a complete, runnable command (a test runs each one). */
 export const RUNNABLE = "  $ ";
 
-function table(rows: readonly (readonly [string, string])[]): string[] {
+/** Rows of two columns; what they hold (summaries, placeholders, defaults) is shown escaped. */
+function table(given: readonly (readonly [string, string])[]): string[] {
+  const rows = given.map(([l, r]) => [terminalText(l), terminalText(r)] as const);
   const width = Math.min(32, Math.max(0, ...rows.map(([l]) => l.length)));
   return rows.map(([l, r]) =>
     r === ""
@@ -95,8 +97,8 @@ export function groupHelp(index: RouteIndex, group: GroupEntry, brand: string, s
   const first = entries[0] ?? groups[0];
   return [
     `${s.heading("Usage:")} ${brand} ${group.path.join(" ")} <command> [flags]`,
-    ...(group.summary ? ["", group.summary] : []),
-    ...(group.description ? ["", group.description] : []),
+    ...(group.summary ? ["", terminalText(group.summary)] : []),
+    ...(group.description ? ["", terminalText(group.description)] : []),
     "",
     s.heading("Commands:"),
     ...listing(index, group.path, brand),
@@ -153,8 +155,8 @@ export function commandHelp(brand: string, entry: Entry, s: Style, declared?: Cl
         ...(cli.flags.length > 0 ? ["[flags]"] : []),
       ].join(" ");
   const ex = example(brand, route.path, cli);
-  const lines = [`${s.heading("Usage:")} ${usage}`, "", cli.summary];
-  if (cli.description) lines.push("", cli.description);
+  const lines = [`${s.heading("Usage:")} ${terminalText(usage)}`, "", terminalText(cli.summary)];
+  if (cli.description) lines.push("", terminalText(cli.description));
   if (entry.dev !== undefined)
     lines.push(
       "",
@@ -182,7 +184,7 @@ export function commandHelp(brand: string, entry: Entry, s: Style, declared?: Cl
   if (route.aliases.length > 0)
     lines.push("", s.heading("Aliases:"), ...route.aliases.map((a) => `  ${brand} ${a.join(" ")}`));
   lines.push("", `Global flags: --help, --json, --no-color (see "${brand} --help").`);
-  if (ex !== undefined) lines.push("", s.heading("Examples:"), `${RUNNABLE}${ex}`);
+  if (ex !== undefined) lines.push("", s.heading("Examples:"), `${RUNNABLE}${terminalText(ex)}`);
   lines.push("");
   return lines.join("\n");
 }
@@ -191,8 +193,8 @@ function builtinHelp(brand: string, b: CliBuiltin, s: Style): string {
   return [
     `${s.heading("Usage:")} ${[brand, ...b.path, ...(b.usage ? [b.usage] : [])].join(" ")}`,
     "",
-    b.summary,
-    ...(b.description ? ["", b.description] : []),
+    terminalText(b.summary),
+    ...(b.description ? ["", terminalText(b.description)] : []),
     "",
   ].join("\n");
 }

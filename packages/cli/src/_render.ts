@@ -24,7 +24,8 @@ export function render(
     // what MCP returns beside it: the safe message and the issues.
     const diagnostic = outcomeDiagnostic(o);
     const json = { ...outcomeEnvelope(o), ...(diagnostic !== undefined && { diagnostic }) };
-    stdout.write(`${JSON.stringify(json, null, outTTY ? 2 : undefined)}\n`);
+    const text = JSON.stringify(json, null, outTTY ? 2 : undefined);
+    stdout.write(`${outTTY ? terminalJson(text) : text}\n`);
   } else if (o.commandResult !== undefined) {
     const result = o.commandResult;
     // On a terminal, a result's control characters are shown, not obeyed; a pipe gets its bytes.
@@ -39,7 +40,7 @@ export function render(
   const style = errStyle(s);
   if (o.outcome === "rejected" && o.reason === "invalid_input" && o.issues !== undefined) {
     for (const issue of o.issues)
-      stderr.write(`${style.error("error:")} ${issueMessage(route.cli, issue)}\n`);
+      stderr.write(`${style.error("error:")} ${terminalText(issueMessage(route.cli, issue))}\n`);
     stderr.write(`See:\n${RUNNABLE}${[s.brand, ...route.path, "--help"].join(" ")}\n`);
     return code;
   }
@@ -59,6 +60,6 @@ export function render(
   for (const i of o.resultIssues ?? [])
     stderr.write(`  ${terminalText(i.path || "/")}: ${terminalText(i.message)} (${i.code})\n`);
   if (o.diagnostics.logFile !== undefined && o.outcome === "execution_failed")
-    stderr.write(`the command's output is in ${o.diagnostics.logFile}\n`);
+    stderr.write(`the command's output is in ${terminalText(o.diagnostics.logFile)}\n`);
   return code;
 }

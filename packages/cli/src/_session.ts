@@ -4,6 +4,7 @@
 import { EXIT_CODES } from "./_exit.js";
 import { ANSI, PLAIN, RUNNABLE, type Style } from "./_help.js";
 import type { RouteIndex } from "./_routes.js";
+import { terminalText } from "./_terminal.js";
 
 /**
  * Where the CLI writes; `process.stdout`/`process.stderr` fit.
@@ -96,8 +97,8 @@ export function usageLines(
   recovery: readonly string[],
 ): number {
   const style = errStyle(s);
-  for (const m of messages) s.stderr.write(`${style.error("error:")} ${m}\n`);
-  s.stderr.write(`See:\n${RUNNABLE}${recovery.join(" ")}\n`);
+  for (const m of messages) s.stderr.write(`${style.error("error:")} ${terminalText(m)}\n`);
+  s.stderr.write(`See:\n${RUNNABLE}${terminalText(recovery.join(" "))}\n`);
   return EXIT_CODES.usage;
 }
 
@@ -125,6 +126,6 @@ export function unknownCommand(s: Session, index: RouteIndex, typed: readonly st
 
 /** Something that is not the user's mistake: exit 5 with the message. */
 export function internal(s: Session, message: string): number {
-  s.stderr.write(`${errStyle(s).error("error:")} ${message}\n`);
+  s.stderr.write(`${errStyle(s).error("error:")} ${terminalText(message)}\n`);
   return EXIT_CODES.internal;
 }

@@ -1,29 +1,52 @@
-// Text from extensions and commands on its way to a terminal: control
-// characters other than newline and tab are shown, never obeyed, so no
-// result or message can move the cursor, retitle the window, plant a
-// hyperlink or hide the text before it.
+// Text from outside (extensions, commands, owner files, clients, what was
+// typed) on its way to a terminal: control characters other than newline
+// and tab are shown, never obeyed, so no result or message can move the
+// cursor, retitle the window, plant a hyperlink or hide the text before it;
+// and hidden characters (tag, zero-width, bidirectional and other format
+// characters: `findInvisible` of @rukh/json) are shown too, so the owner
+// reads everything a model would.
+
+import { replaceInvisible } from "@rukh/json";
 
 // C0 controls other than tab and newline, DEL, and the C1 controls.
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
+const hex4 = (unit: number) => `\\u${unit.toString(16).padStart(4, "0")}`;
+
+/** `\u200b` for a code point of the Basic Multilingual Plane, `\u{e0049}` beyond it. */
+const escaped = (codePoint: number) =>
+  codePoint > 0xffff ? `\\u{${codePoint.toString(16)}}` : hex4(codePoint);
+
+/** A JSON string escape: a code point beyond the Basic Multilingual Plane as its surrogate pair. */
+const jsonEscaped = (codePoint: number) => {
+  const units = String.fromCodePoint(codePoint);
+  return hex4(units.charCodeAt(0)) + (units.length > 1 ? hex4(units.charCodeAt(1)) : "");
+};
+
 /**
- * `text` with every control character but newline and tab written as a
- * visible `\u00XX` escape.
+ * `text` with every control character but newline and tab, and every hidden
+ * character, written as a visible escape (`\u001b`, `\u202e`, `\u{e0049}`).
+ * The one escaping of text from outside that the CLI prints.
  *
  * @example
  * terminalText("ok\u001b[2J"); // "ok\\u001b[2J"
+ * terminalText("ok\u{E0049}"); // "ok\\u{e0049}"
  */
 export function terminalText(text: string): string {
-  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return replaceInvisible(
+    text.replace(CONTROL, (c) => hex4(c.charCodeAt(0))),
+    escaped,
+  );
 }
 
 /**
  * JSON text for a terminal: `JSON.stringify` already escapes C0 controls;
- * this escapes DEL and the C1 controls too, and stays the same JSON value.
+ * this escapes DEL, the C1 controls and hidden characters too, and stays the
+ * same JSON value.
  */
 export function terminalJson(json: string): string {
-  return json.replace(
-    /[\u007f-\u009f]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  return replaceInvisible(
+    json.replace(/[\u007f-\u009f]/g, (c) => hex4(c.charCodeAt(0))),
+    jsonEscaped,
   );
 }

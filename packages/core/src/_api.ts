@@ -58,6 +58,17 @@ export interface InvocationCoreOptions {
    * {@link READY_PROCESS_IDLE_MS} ends, and `close()` ends them all.
    */
   readonly readyProcesses?: number;
+  /**
+   * Whether this host, for as long as it lives, finishes what hosts lost on
+   * its state directory left: every {@link LOST_HOST_SWEEP_MS} it does what
+   * a start does (kills what a dead host left running and finalizes its open
+   * calls `execution_failed`/`host_lost`), so that a lost call gets its final
+   * within seconds rather than at the next start. For a host that serves
+   * for long (MCP); default false: a one-shot call (the CLI) recovers at its
+   * start and ends before a sweep would find more. The sweep stops at
+   * `close()` before the journal closes, and never keeps the process alive.
+   */
+  readonly sweepLostHosts?: boolean;
 }
 
 /**

@@ -1,6 +1,7 @@
 // A core host's life: it starts holding its liveness lock, finalizes what
-// hosts that are gone left open, and at its close cancels and waits for its
-// calls before it lets go of the lock.
+// hosts that are gone left open (and, when asked, goes on doing so while it
+// lives), and at its close cancels and waits for its calls before it lets go
+// of the lock.
 
 import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
@@ -17,8 +18,9 @@ import {
   READY_PROCESS_IDLE_MS,
   READY_PROCESSES_PER_LAUNCH,
 } from "./_limits.js";
+import { type Repeating, sweepLostHosts } from "./_lost-host-sweep.js";
 import { ReadyProcesses } from "./_ready.js";
-import { recoverLostHosts } from "./_recovery.js";
+import { type RecoveryContext, recoverLostHosts } from "./_recovery.js";
 
 const hostsInThisProcess = new Set<string>();
 
@@ -28,11 +30,14 @@ export interface OpenedHost {
   readonly liveness: NamedLock;
   /** The invocations of hosts that are gone which the start finalized as `host_lost`. */
   readonly recovered: string[];
+  /** The sweep for lost hosts, when the options ask for one. */
+  readonly sweep: Repeating | undefined;
 }
 
 /**
  * Starts a host: its liveness lock, diagnostics sink and journal segment,
- * then finalizes what hosts that are gone left open.
+ * then finalizes what hosts that are gone left open, and starts the sweep
+ * that goes on doing so when the options ask for it.
  */
 export async function openHost(options: InvocationCoreOptions): Promise<OpenedHost> {
   const state = options.state;
@@ -57,14 +62,16 @@ export async function openHost(options: InvocationCoreOptions): Promise<OpenedHo
   });
   hostsInThisProcess.add(id);
   // Recovery: a start without a final whose host is gone never ran to an outcome we know.
-  const recovered = await recoverLostHosts({
+  const recovery: RecoveryContext = {
     stateRoot: journalRoot,
     locks,
     host: id,
     skip: hostsInThisProcess,
     logger: sink.logger,
     retention,
-  });
+  };
+  const recovered = await recoverLostHosts(recovery);
+  const sweep = options.sweepLostHosts === true ? sweepLostHosts(recovery) : undefined;
   const readyMax = options.readyProcesses ?? 0;
   const host: CoreHost = {
     options,
@@ -91,7 +98,7 @@ export async function openHost(options: InvocationCoreOptions): Promise<OpenedHo
     inFlightOf: new Map(),
     closed: false,
   };
-  return { host, liveness, recovered };
+  return { host, liveness, recovered, sweep };
 }
 
 /**
@@ -109,7 +116,7 @@ async function journalRootOf(state: InvocationCoreOptions["state"]): Promise<str
   }
   if (places.refusal !== undefined) throw new CoreError("state_unavailable", places.refusal);
   if (places.journalDir === undefined) {
-    await mkdir(state.root, { recursive: true });
+    await mkdir(state.root, { recursive: true, mode: 0o700 });
     return state.root;
   }
   await mkdir(places.journalRoot, { recursive: true, mode: 0o700 });
@@ -123,13 +130,19 @@ async function journalRootOf(state: InvocationCoreOptions["state"]): Promise<str
   return places.journalRoot;
 }
 
-/** Cancels the running calls, waits for every call to finish, then lets go of the host. */
-export async function closeHost({ host, liveness }: OpenedHost): Promise<void> {
+/**
+ * Stops the sweep, cancels the running calls, waits for every call and for
+ * a sweep under way to finish, then lets go of the host.
+ */
+export async function closeHost({ host, liveness, sweep }: OpenedHost): Promise<void> {
   if (host.closed) return;
   host.closed = true;
+  const swept = sweep?.stop();
   host.ready?.close();
   for (const cancel of [...host.running]) cancel("owner");
   await Promise.allSettled([...host.pending]);
+  // It writes to the log and archives: it ends before they close.
+  await swept;
   await host.journal.close();
   host.sink.close();
   hostsInThisProcess.delete(host.id);

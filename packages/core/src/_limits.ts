@@ -74,3 +74,14 @@ export const READY_PROCESS_IDLE_MS = 60_000;
  * back find one whose start is at least a call old.
  */
 export const READY_PROCESSES_PER_LAUNCH = 2;
+
+/**
+ * Milliseconds between two sweeps for lost hosts by a host that serves on
+ * (an MCP server, see `sweepLostHosts`): 2 s. A host that dies leaves its
+ * calls open; a host that lives on the same state directory finalizes them
+ * `execution_failed`/`host_lost` at its next sweep, as the next start would.
+ *
+ * @example
+ * LOST_HOST_SWEEP_MS; // 2000
+ */
+export const LOST_HOST_SWEEP_MS = 2_000;

@@ -39,6 +39,8 @@ export interface RecoveryContext {
   readonly logger: Logger;
   /** Read only if archiving begins a new archive segment. */
   readonly retention: () => Promise<JournalRetention>;
+  /** Whether to finish the single file of earlier versions too (default true: a start does). */
+  readonly earlierVersions?: boolean;
 }
 
 function openStarts(records: readonly JournalRecord[]) {
@@ -188,6 +190,7 @@ export async function recoverLostHosts(ctx: RecoveryContext): Promise<string[]> 
       lock.release();
     }
   }
+  if (ctx.earlierVersions === false) return recovered;
   // The single file of earlier versions: its hosts held no lock, so what it left open is lost.
   const legacy = await ctx.locks.hold("host", "legacy");
   if (legacy !== null)

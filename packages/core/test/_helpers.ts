@@ -52,6 +52,7 @@ export const MAIN_COMMANDS: FixtureCommand[] = [
   { id: "drop_channel" },
   { id: "garble" },
   { id: "stubborn", inputs: [text("path", { required: true })] },
+  { id: "clingy", inputs: [text("path", { required: true })] },
   { id: "flood" },
   { id: "slow", inputs: [int("wait_ms", { default: 0 })] },
   { id: "marker", inputs: [text("path", { required: true })] },

@@ -13,6 +13,7 @@ it("exports exactly these names", async () => {
       "JOURNAL_INDEX_MAX_BYTES",
       "JOURNAL_MAX_BYTES",
       "JOURNAL_RECORD_MAX_BYTES",
+      "LOST_HOST_SWEEP_MS",
       "OUTCOME_KINDS",
       "OUTCOME_REASONS",
       "READY_PROCESS_IDLE_MS",

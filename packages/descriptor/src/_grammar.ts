@@ -4,6 +4,7 @@
 
 import { checkResultSchema, type ResultSchema } from "@rukh/command-result";
 import { type JsonValue, pointerAppend } from "@rukh/json";
+import { hiddenTextIssues } from "./_hidden-text.js";
 import {
   COMMAND_ID_PATTERN,
   EXTENSION_ID_PATTERN,
@@ -85,6 +86,8 @@ export function readDescriptor(r: DescriptorReader, v: JsonValue): ExtensionDesc
     return undefined;
   }
   r.format = format as DescriptorFormat;
+  // No string anywhere in it (a member name included) may hide text from its reader.
+  r.addAll(hiddenTextIssues(v));
   r.object("", v, TOP_FIELDS, ["id", "version", "publisher", "commands"]);
   // For editors only: a reference to the JSON Schema, never part of the descriptor's meaning.
   r.string("/$schema", v.$schema, { max: SCHEMA_REF_MAX_LENGTH, what: "a schema URL" });

@@ -101,7 +101,7 @@ export class DescriptorReader extends JsonChecker<DescriptorIssueCode> {
       this.add(
         path,
         "control_character",
-        `got control character U+${s!.charCodeAt(at).toString(16).toUpperCase().padStart(4, "0")} at character ${at}; expected text with no control characters other than newline and tab`,
+        `got control character U+${s!.charCodeAt(at).toString(16).toUpperCase().padStart(4, "0")} at character ${codePointLength(s!.slice(0, at))}; expected text with no control characters other than newline and tab`,
       );
     return s;
   }

@@ -97,6 +97,7 @@ describe("docs/schemas/rukh.extension.schema.json agrees with the parser", () =>
         "invalid_bounds",
         "invalid_value",
         "control_character",
+        "invisible_character",
         "invalid_json",
       ]),
     );

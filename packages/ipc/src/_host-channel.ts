@@ -112,7 +112,14 @@ export class HostChannel {
 
   /** Stops waiting `ms` after the child exited, for a descendant may hold the channel open. */
   drainAfterExit(ms: number): void {
-    if (this.phase !== "closed") this.exitTimer = setTimeout(() => this.close(undefined), ms);
+    if (this.phase === "closed") return;
+    this.exitTimer = setTimeout(() => {
+      // Whatever reached the channel before now is read first: a loop that
+      // was starved past `ms` runs its timers before it polls the socket, and
+      // the poll phase comes before an immediate. Else a completion already
+      // written would be judged missing (`no_completion`) under load.
+      setImmediate(() => this.close(undefined));
+    }, ms);
   }
 
   /** Ends the channel: with `error`, or without one after a completion, else as closed early. */

@@ -4,6 +4,8 @@ export type { UnknownFieldRule } from "./_checker.js";
 export { JsonChecker } from "./_checker.js";
 export type { JsonErrorCode } from "./_errors.js";
 export { JSON_ERROR_CODES, JsonError } from "./_errors.js";
+export type { InvisibleCharacter } from "./_invisible.js";
+export { findInvisible, replaceInvisible } from "./_invisible.js";
 export type { Validation, ValidationIssue } from "./_issues.js";
 export { codePointLength, pointerAppend } from "./_issues.js";
 export type {

@@ -15,6 +15,7 @@ it("exports exactly these names", async () => {
       "canonicalJson",
       "codePointLength",
       "editDistance",
+      "findInvisible",
       "fingerprint",
       "lineColumn",
       "nearestWord",
@@ -22,6 +23,7 @@ it("exports exactly these names", async () => {
       "parseJson",
       "pointerAppend",
       "pointerOffset",
+      "replaceInvisible",
       "sha256Hex",
       "typoLimit",
     ]

@@ -40,7 +40,9 @@ export interface CoreOpening {
 /**
  * The host's invocation core, with no development links but those named and
  * {@link MCP_READY_PROCESSES} ready processes unless told otherwise; throws
- * `state_unavailable` when it cannot be opened.
+ * `state_unavailable` when it cannot be opened. A host serves for long, so
+ * its core sweeps for lost hosts: the calls of a host that died on the state
+ * directory (a replica killed mid-call) get their final while it serves.
  */
 export async function openCore(opening: CoreOpening): Promise<InvocationCore> {
   try {
@@ -49,6 +51,7 @@ export async function openCore(opening: CoreOpening): Promise<InvocationCore> {
       binding: opening.binding,
       devExtensions: opening.devExtensions ?? [],
       readyProcesses: opening.readyProcesses ?? MCP_READY_PROCESSES,
+      sweepLostHosts: true,
     });
   } catch (e) {
     throw new McpError(

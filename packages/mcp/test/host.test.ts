@@ -1,4 +1,7 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
+import { LOST_HOST_SWEEP_MS, readJournal } from "@rukh/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MCP_LIMITS, McpError, serveStdio } from "../src/index.js";
 import { cleanup, MODERN_META, makeState, type Wire } from "./_helpers.js";
@@ -165,4 +168,39 @@ describe("serveStdio in process", () => {
     expect(await host.close()).toBe("closed");
     expect(await host.closed).toBe("closed");
   });
+
+  it("finalizes, while it serves, the open call of a host that is gone as host_lost", async () => {
+    const p = pipe();
+    const host = await serveStdio({ state: root, binding, input: p.input, output: p.output });
+    // A host's live segment with a call open, and no one holding the host's
+    // liveness lock: it is gone, and went after this host started.
+    const id = "22222222-2222-4222-8222-222222222222";
+    mkdirSync(join(root, "journal", "live"), { recursive: true });
+    writeFileSync(
+      join(root, "journal", "live", "gone-host.000001.jsonl"),
+      `${JSON.stringify({
+        actor: "a",
+        at: new Date().toISOString(),
+        command: "fx.main/hello",
+        digest: "d",
+        host: "gone-host",
+        invocationId: id,
+        pid: 1,
+        preset: "default",
+        revisionId: "r",
+        subject: "s",
+        surface: "mcp",
+        taskAuthorityRef: "t",
+        type: "start",
+      })}\n`,
+    );
+    const finalOf = async () =>
+      (await readJournal(root)).records.find((r) => r.type === "final" && r.invocationId === id);
+    const since = Date.now();
+    while ((await finalOf()) === undefined && Date.now() - since < LOST_HOST_SWEEP_MS + 8_000)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(await finalOf()).toMatchObject({ outcome: "execution_failed", reason: "host_lost" });
+    p.input.end();
+    expect(await host.closed).toBe("eof");
+  }, 20_000);
 });

@@ -67,10 +67,16 @@ const quote = (p: string) => `'${p.replaceAll("'", "'\\''")}'`;
  * @example
  * ownershipProblem(lstatSync(dir), process.geteuid()); // "is writable by group or others (mode 0777)"
  */
-export function ownershipProblem(s: Stats, uid: number, stickyOk = false): string | undefined {
+export function ownershipProblem(
+  s: Stats,
+  uid: number,
+  stickyOk = false,
+  othersReach = true,
+): string | undefined {
   if (s.isSymbolicLink()) return "is a symbolic link";
   if (s.uid !== uid && s.uid !== 0) return `is owned by user ${s.uid}, not by you (${uid}) or root`;
-  const writable = (s.mode & 0o022) !== 0;
+  // Inside a directory no one else may enter, no one else can write, whatever the modes say.
+  const writable = othersReach && (s.mode & 0o022) !== 0;
   const sticky = s.isDirectory() && (s.mode & 0o1000) !== 0;
   if (writable && !(stickyOk && sticky))
     return `is writable by group or others (mode ${(s.mode & 0o7777).toString(8).padStart(4, "0")})`;
@@ -87,9 +93,9 @@ function fixOf(path: string, problem: string, uid: number): string {
 function problemOf(
   path: string,
   s: Stats,
-  o: { uid: number; stickyOk: boolean },
+  o: { uid: number; stickyOk: boolean; othersReach?: boolean },
 ): StateDirProblem | undefined {
-  const problem = ownershipProblem(s, o.uid, o.stickyOk);
+  const problem = ownershipProblem(s, o.uid, o.stickyOk, o.othersReach);
   if (problem === undefined) return undefined;
   return {
     path,
@@ -162,8 +168,10 @@ const DEEP_LIMIT = 200_000;
  * fine: no one else can rename what is ours in it); the directory itself
  * and everything every command relies on must be this user's (or root's,
  * for a shipped read-only copy), writable by no one else, and not links.
- * With `deep`, every path in it. Empty when it does not exist yet (it is
- * made private) or when all is well.
+ * With `deep`, every path in it. Inside a directory that group and others
+ * cannot enter (0700, as the product makes it) only owners and links
+ * count: no one else can reach a file there to write it. Empty when it does
+ * not exist yet (it is made private) or when all is well.
  *
  * @example
  * for (const p of stateDirProblems(root)) console.error(`${p.path} ${p.problem}\n  $ ${p.fix}`);
@@ -194,9 +202,12 @@ export function stateDirProblems(
         for (const name of readdirSync(at)) paths.push(join(at, name));
     }
   }
+  // A state directory only its owner may enter (0700, as the product makes it) keeps
+  // everything in it from other users whatever a umask gave the files inside.
+  const othersReach = (statSync(real).mode & 0o011) !== 0;
   for (const path of paths) {
     const s = lstatOrUndefined(path);
-    if (s !== undefined) add(problemOf(path, s, { uid, stickyOk: false }));
+    if (s !== undefined) add(problemOf(path, s, { uid, stickyOk: false, othersReach }));
   }
   return problems;
 }

@@ -83,8 +83,11 @@ export function namespacesOverlap(a: string, b: string): boolean {
 
 /**
  * How an install changes an installed extension: refuses a lower version
- * (`downgrade`, unless allowed) and the same version with other content
- * (`version_reused`).
+ * (`downgrade`, unless allowed), the same version with other content
+ * (`version_reused`, always) and other content at the same precedence under
+ * other build metadata, which orders nothing (`version_reused`: a rebuild,
+ * unless a downgrade is allowed, the one leave an owner gives to go anywhere
+ * but up).
  */
 export function checkVersionChange(
   id: string,
@@ -98,10 +101,17 @@ export function checkVersionChange(
       "downgrade",
       `${id} ${next.version} is lower than the installed ${prior.version}; pass --allow-downgrade to install it anyway`,
     );
-  if (order === 0 && prior.digest !== next.digest && prior.version === next.version)
+  if (order !== 0 || prior.digest === next.digest) return;
+  const contents = `${prior.digest.slice(0, 12)}, now ${next.digest.slice(0, 12)}`;
+  if (prior.version === next.version)
     throw new ProfileError(
       "version_reused",
-      `${id} ${next.version} is installed with other content (${prior.digest.slice(0, 12)}, now ${next.digest.slice(0, 12)}); a publisher must release changed content under a new version`,
+      `${id} ${next.version} is installed with other content (${contents}); a publisher must release changed content under a new version`,
+    );
+  if (!allowDowngrade)
+    throw new ProfileError(
+      "version_reused",
+      `${id} ${next.version} has the same precedence as the installed ${prior.version} (build metadata does not order versions) but other content (${contents}): it is a same-precedence rebuild, not an upgrade; pass --allow-downgrade to replace the installed ${prior.version} with it`,
     );
 }
 

@@ -133,6 +133,40 @@ describe("planning one change", () => {
       "version_reused",
     ],
     [
+      "same version, other content, even with leave to downgrade",
+      withFiles,
+      {
+        op: "install",
+        source: "x",
+        allowDowngrade: true,
+        pkg: arriving("acme.files", { version: "1.0.0" }),
+      },
+      "version_reused",
+    ],
+    [
+      "same precedence, other build metadata and content (a rebuild)",
+      withFiles,
+      { op: "install", source: "x", pkg: arriving("acme.files", { version: "1.0.0+rebuild" }) },
+      "version_reused",
+    ],
+    [
+      "a rebuild of the installed build back to the plain version",
+      draftOf(revision([entry("acme.files", { version: "1.0.0+rebuild" })])),
+      { op: "install", source: "x", pkg: arriving("acme.files", { version: "1.0.0" }) },
+      "version_reused",
+    ],
+    [
+      "a rebuild with leave to downgrade",
+      withFiles,
+      {
+        op: "install",
+        source: "x",
+        allowDowngrade: true,
+        pkg: arriving("acme.files", { version: "1.0.0+rebuild" }),
+      },
+      [entry("acme.files", { version: "1.0.0+rebuild", digest: D2 })],
+    ],
+    [
       "install from a registry records where it came from",
       draftOf(revision([])),
       { op: "install", source: "x", origin: ORIGIN, pkg: arriving("acme.files") },

@@ -17,7 +17,8 @@ function state(): string {
     mkdirSync(join(root, d), { recursive: true, mode: 0o700 });
   writeFileSync(join(root, "active"), "x\n", { mode: 0o644 });
   writeFileSync(join(root, "keys", "cursor.key"), "k", { mode: 0o600 });
-  chmodSync(root, 0o700);
+  // Others may enter it (an older build made it 0755): modes inside count.
+  chmodSync(root, 0o755);
   return root;
 }
 
@@ -45,6 +46,15 @@ describe("stateDirProblems", () => {
     const [p] = stateDirProblems(root);
     expect(p).toEqual({ path: join(root, rel), problem, fix: `chmod go-w '${join(root, rel)}'` });
     expect(stateDirMessage(root, [p!])).toContain(`fix: $ chmod go-w '${join(root, rel)}'`);
+  });
+
+  it("counts no mode inside a directory no one else may enter (0700, as the product makes it)", () => {
+    const root = state();
+    chmodSync(join(root, "keys", "cursor.key"), 0o666);
+    expect(stateDirProblems(root)).toHaveLength(1);
+    chmodSync(root, 0o700);
+    expect(stateDirProblems(root)).toEqual([]);
+    expect(stateDirProblems(root, { deep: true })).toEqual([]);
   });
 
   it("names a link where the product never makes one, and another user's file", () => {

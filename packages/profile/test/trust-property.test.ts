@@ -25,7 +25,8 @@ import {
 // Any sequence of trust and install operations by several publishers, some
 // hostile, never leaves a revision in which a command's signer does not own
 // its namespace, a reserved path is taken, a CLI group has two owners, or a
-// version went down without --allow-downgrade.
+// version went down, or other content came in at the same precedence (a
+// rebuild: other build metadata), without --allow-downgrade.
 const work = tempDir();
 
 /** A small deterministic generator (mulberry32). */
@@ -58,7 +59,7 @@ describe("trust invariants under random operation sequences", () => {
     const evil2 = keyPair("evil");
     const signers = [acme, acme2, evil, evil2];
     const ids = ["acme.x", "acme.y", "evil.z", "evil.x"];
-    const versions = ["1.0.0", "1.1.0", "2.0.0-rc.1", "2.0.0"];
+    const versions = ["1.0.0", "1.1.0", "1.1.0+rebuild", "2.0.0-rc.1", "2.0.0", "2.0.0+b.2"];
     const paths: (readonly string[])[] = [
       ["grp", "a"],
       ["grp", "b"],
@@ -85,7 +86,7 @@ describe("trust invariants under random operation sequences", () => {
     const base = ownerConfig({ exposure: { extensions: [] } }) as unknown as OwnerConfig;
     await home.setConfig({ ...base, trustedPublishers: [{ id: "acme", publicKey: acme.pub }] });
     const outcomes = new Map<string, number>();
-    let lastVersions = new Map<string, string>();
+    let lastVersions = new Map<string, { version: string; digest: string }>();
 
     for (let step = 0; step < 160; step++) {
       const active = (await home.activeRevisionId())!;
@@ -114,7 +115,7 @@ describe("trust invariants under random operation sequences", () => {
             { id: s.publisher, publicKey: s.pub },
           ],
         });
-      } else if (roll < 0.82) {
+      } else if (roll < 0.82 && config.trustedPublishers.length > 0) {
         const t = pick(config.trustedPublishers);
         name = "untrust";
         op = home.apply([
@@ -160,10 +161,21 @@ describe("trust invariants under random operation sequences", () => {
       const owners = new Map<string, string>();
       for (const e of now.extensions) {
         const prior = lastVersions.get(e.id);
-        if (prior !== undefined && compareVersions(e.version, prior) < 0)
+        if (prior !== undefined && compareVersions(e.version, prior.version) < 0)
           expect(allowDowngrade && name === "install", `${e.id} went down at step ${step}`).toBe(
             true,
           );
+        if (
+          prior !== undefined &&
+          compareVersions(e.version, prior.version) === 0 &&
+          e.digest !== prior.digest
+        ) {
+          expect(e.version, `${e.id} ${e.version} reused at step ${step}`).not.toBe(prior.version);
+          expect(
+            allowDowngrade && name === "install",
+            `${e.id} ${prior.version} → ${e.version} rebuilt at step ${step}`,
+          ).toBe(true);
+        }
         if (!e.enabled) continue;
         const t = trusted.get(e.publisher);
         expect(t, `${e.id} enabled without trusted publisher at step ${step}`).toBeDefined();
@@ -185,7 +197,9 @@ describe("trust invariants under random operation sequences", () => {
           }
         }
       }
-      lastVersions = new Map(now.extensions.map((e) => [e.id, e.version]));
+      lastVersions = new Map(
+        now.extensions.map((e) => [e.id, { version: e.version, digest: e.digest }]),
+      );
     }
     // The sequence really tried what the rules refuse, and really published.
     const seen = [...outcomes.keys()];
@@ -194,6 +208,7 @@ describe("trust invariants under random operation sequences", () => {
       "install:namespace_denied",
       "install:reserved_path",
       "install:downgrade",
+      "install:version_reused",
     ])
       expect(seen, JSON.stringify(Object.fromEntries(outcomes))).toContain(code);
   }, 120_000);

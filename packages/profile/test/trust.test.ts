@@ -1,5 +1,7 @@
 import { join } from "node:path";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { checkVersionChange } from "../src/_trust.js";
 import {
   compareVersions,
   ProfileError,
@@ -91,6 +93,67 @@ describe("versions only go up", () => {
     expect(down.revision.extensions[0]!.version).toBe("1.0.0");
     // The very same package again is not a reuse: nothing changes.
     expect((await h.install(v100)).published).toBe(false);
+  });
+
+  it("accepts an install over an installed version only upward, with the same content, or with leave to downgrade for a lower version or a rebuild", () => {
+    // Versions that often share a precedence: few cores, pre-releases and build metadata.
+    const ident = fc.constantFrom("0", "1", "2", "rc", "b", "001");
+    const version = fc
+      .record({
+        core: fc.constantFrom("1.0.0", "1.0.1", "2.0.0"),
+        pre: fc.option(fc.array(ident, { minLength: 1, maxLength: 2 }), { nil: undefined }),
+        build: fc.option(fc.array(ident, { minLength: 1, maxLength: 2 }), { nil: undefined }),
+      })
+      .map(
+        ({ core, pre, build }) =>
+          `${core}${pre ? `-${pre.join(".")}` : ""}${build ? `+${build.join(".")}` : ""}`,
+      )
+      // A numeric pre-release identifier may not have a leading zero (build metadata may).
+      .filter((v) => !/-(.*\.)?0\d/.test(v.split("+")[0]!));
+    const digest = fc.constantFrom("a".repeat(64), "b".repeat(64));
+    fc.assert(
+      fc.property(version, digest, version, digest, fc.boolean(), (pv, pd, nv, nd, leave) => {
+        const order = compareVersions(nv, pv);
+        const sameRelease = pv.split("+")[0] === nv.split("+")[0];
+        // Build metadata never orders: the same release, whatever its build, has one precedence.
+        expect(order === 0).toBe(sameRelease);
+        let code: string | undefined;
+        try {
+          checkVersionChange(
+            "acme.tools",
+            { version: pv, digest: pd },
+            { version: nv, digest: nd },
+            leave,
+          );
+        } catch (e) {
+          code = (e as ProfileError).code;
+        }
+        const accepted =
+          order > 0 || (order < 0 && leave) || (order === 0 && (pd === nd || (leave && pv !== nv)));
+        expect(code === undefined, `${pv} (${pd[0]}) → ${nv} (${nd[0]}), leave ${leave}`).toBe(
+          accepted,
+        );
+        if (!accepted) expect(code).toBe(order < 0 ? "downgrade" : "version_reused");
+      }),
+      { numRuns: 2_000, seed: 3601 },
+    );
+  });
+
+  it("refuses a rebuild of the same precedence (other build metadata, other content) unless allowed", async () => {
+    const h = await home();
+    const v101 = await makePackage(work, versioned("acme.tools", "1.0.1"));
+    const rebuild = await makePackage(
+      work,
+      versioned("acme.tools", "1.0.1+rebuild", "acme", [{ id: "old" }]),
+    );
+    await h.install(v101);
+    expect(await refusal(h.install(rebuild))).toMatch(
+      /^version_reused: acme\.tools 1\.0\.1\+rebuild has the same precedence as the installed 1\.0\.1 \(build metadata does not order versions\) but other content \([0-9a-f]{12}, now [0-9a-f]{12}\): it is a same-precedence rebuild, not an upgrade; pass --allow-downgrade to replace the installed 1\.0\.1 with it$/,
+    );
+    const active = await h.activeRevisionId();
+    expect((await h.readRevision(active!)).extensions[0]!.version).toBe("1.0.1");
+    const swapped = await h.apply([{ op: "install", source: rebuild, allowDowngrade: true }]);
+    expect(swapped.revision.extensions[0]!.version).toBe("1.0.1+rebuild");
   });
 });
 

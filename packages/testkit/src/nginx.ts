@@ -1,6 +1,7 @@
 // nginx from the distribution, as a load balancer in front of HTTP MCP
-// replicas: started on a loopback port with a configuration of the test's
-// own, in a directory of its own, in the foreground.
+// replicas: started on a loopback port with the configuration the remote
+// MCP guide shows (its parts that matter are checked against the guide), in
+// a directory of its own, in the foreground.
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
@@ -15,26 +16,38 @@ export function nginxMissing(): string | undefined {
   return r.status === 0 ? undefined : `${NGINX} -v failed: ${r.stderr}`;
 }
 
+/** What {@link nginxConfig} writes a configuration for. */
+export interface NginxConfigOptions {
+  /** The directory nginx runs in: its pid file, logs and temporary files. */
+  readonly dir: string;
+  /** The loopback port it listens on. */
+  readonly port: number;
+  /** The replicas, `host:port` each. */
+  readonly upstreams: readonly string[];
+  /** Set on every proxied request (a client that cannot send a token gets one this way). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Whether nginx runs as root (its workers then stay root, to write in `dir`). */
+  readonly asRoot?: boolean;
+}
+
 /**
- * nginx on `127.0.0.1:port` balancing `upstreams` round-robin, streaming
- * answers as they come (event streams included), and never sending a POST
- * that reached one replica to another: a replica that dies mid-request is
- * a 502 to that client, never a second run. `headers` are set on every
- * proxied request (a client that cannot send a token gets one this way).
+ * The nginx configuration of the guide's "Replicas behind nginx", with what a
+ * test needs besides: in the foreground, its pid file, logs and temporary
+ * files in `dir`. Its connection limits carry 500 concurrent requests (each
+ * holds two connections, the client's and a replica's; nginx's default of
+ * 512 per worker resets about half of them).
+ *
+ * @example
+ * writeFileSync(join(dir, "nginx.conf"), nginxConfig({ dir, port: 8080, upstreams: ["127.0.0.1:8081"] }));
  */
-export async function startNginx(
-  dir: string,
-  port: number,
-  upstreams: readonly string[],
-  headers: Readonly<Record<string, string>> = {},
-) {
-  mkdirSync(join(dir, "logs"), { recursive: true });
-  const root = process.getuid?.() === 0;
-  const conf = `${root ? "user root;\n" : ""}worker_processes 1;
+export function nginxConfig(options: NginxConfigOptions): string {
+  const { dir, port, upstreams, headers = {} } = options;
+  return `${options.asRoot === true ? "user root;\n" : ""}worker_processes auto;
+worker_rlimit_nofile 8192;
 daemon off;
 pid ${join(dir, "nginx.pid")};
 error_log ${join(dir, "logs/error.log")} warn;
-events { worker_connections 512; }
+events { worker_connections 4096; }
 http {
   access_log ${join(dir, "logs/access.log")};
   client_body_temp_path ${join(dir, "body")};
@@ -42,20 +55,20 @@ http {
   fastcgi_temp_path ${join(dir, "fastcgi")};
   uwsgi_temp_path ${join(dir, "uwsgi")};
   scgi_temp_path ${join(dir, "scgi")};
-  upstream replicas {
+  upstream rukh_mcp {
 ${upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=30s;`).join("\n")}
     keepalive 16;
   }
   server {
     listen 127.0.0.1:${port};
     location / {
-      proxy_pass http://replicas;
+      proxy_pass http://rukh_mcp;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host $http_host;
       proxy_buffering off;
       proxy_request_buffering off;
-      proxy_read_timeout 60s;
+      proxy_read_timeout 120s;
       proxy_next_upstream error timeout;
 ${Object.entries(headers)
   .map(([k, v]) => `      proxy_set_header ${k} "${v.replace(/["\\$]/g, "")}";`)
@@ -64,8 +77,27 @@ ${Object.entries(headers)
   }
 }
 `;
+}
+
+/**
+ * nginx on `127.0.0.1:port` balancing `upstreams` round-robin, streaming
+ * answers as they come (event streams included), and never sending a POST
+ * that reached one replica to another: a replica that dies mid-request is
+ * a 502 to that client, never a second run. `headers` are set on every
+ * proxied request (see {@link nginxConfig}).
+ */
+export async function startNginx(
+  dir: string,
+  port: number,
+  upstreams: readonly string[],
+  headers: Readonly<Record<string, string>> = {},
+) {
+  mkdirSync(join(dir, "logs"), { recursive: true });
   const file = join(dir, "nginx.conf");
-  writeFileSync(file, conf);
+  writeFileSync(
+    file,
+    nginxConfig({ dir, port, upstreams, headers, asRoot: process.getuid?.() === 0 }),
+  );
   const child: ChildProcess = spawn(NGINX, ["-p", dir, "-c", file], {
     stdio: ["ignore", "ignore", "pipe"],
   });

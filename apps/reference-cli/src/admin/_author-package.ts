@@ -18,7 +18,7 @@ import {
   vendorRuntime,
 } from "./_authoring.js";
 import { arg, flag, text } from "./_inputs.js";
-import { type AdminBody, OK, print, REFUSED, UsageError } from "./_kit.js";
+import { type AdminBody, note, OK, print, REFUSED, UsageError } from "./_kit.js";
 import { TYPES_FILE } from "./_skeleton.js";
 
 /** `ext validate` and `ext pack`. */
@@ -115,7 +115,7 @@ export function packageBuiltins(
               `${dir} is not signed; give --key <file> to sign it as it is packed`,
             );
           if (!report.ok) {
-            ctx.stderr.write(`${reportLines(dir, report).join("\n")}\n`);
+            note(ctx, `${reportLines(dir, report).join("\n")}\n`);
             return REFUSED;
           }
           const d = report.descriptor!;

@@ -1,7 +1,15 @@
 // The package's sources: `ext init` writes a new package and `ext types`
 // regenerates the handler types from its descriptor.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
@@ -12,7 +20,7 @@ import {
   vendorRuntimeArchive,
 } from "./_authoring.js";
 import { arg, bool, flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, OK, plural, print, REFUSED, UsageError } from "./_kit.js";
+import { type AdminBody, note, OK, plural, print, REFUSED, UsageError } from "./_kit.js";
 import {
   SKELETON_LANGUAGES,
   type SkeletonLanguage,
@@ -78,6 +86,8 @@ export function sourceBuiltins(
           ...archive,
           ...(vendored === undefined ? [] : [vendored]),
         ];
+        // Only your own folders are linked: whatever the umask, no one else may write these.
+        closeToOthers(dir);
         print(
           ctx,
           `wrote ${id} into ${dir}:\n${written.map((f) => `  ${f}`).join("\n")}\nnext: ${brand} ext validate ${dir}`,
@@ -98,7 +108,7 @@ export function sourceBuiltins(
         const report = await validatePackageDir(dir, undefined);
         const d = report.descriptor;
         if (d === undefined) {
-          ctx.stderr.write(`${reportLines(dir, report).join("\n")}\n`);
+          note(ctx, `${reportLines(dir, report).join("\n")}\n`);
           return REFUSED;
         }
         const file = join(dir, TYPES_FILE);
@@ -108,7 +118,7 @@ export function sourceBuiltins(
         const fresh = state === "up to date";
         if (ctx.inputs.check === true) {
           if (!fresh) {
-            ctx.stderr.write(`${file} is ${state}; run: ${brand} ext types ${dir}\n`);
+            note(ctx, `${file} is ${state}; run: ${brand} ext types ${dir}\n`);
             return REFUSED;
           }
           print(ctx, `${file} is up to date`, { file, fresh });
@@ -139,4 +149,12 @@ export async function typesState(
   const state =
     current === wanted ? "up to date" : current === undefined ? "missing" : "out of date";
   return { state, wanted };
+}
+
+/** Takes group and others' write permission off `dir` and everything in it (links left alone). */
+function closeToOthers(dir: string): void {
+  const st = lstatSync(dir);
+  if (st.isSymbolicLink()) return;
+  if ((st.mode & 0o022) !== 0) chmodSync(dir, st.mode & 0o7755);
+  if (st.isDirectory()) for (const name of readdirSync(dir)) closeToOthers(join(dir, name));
 }

@@ -26,6 +26,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { PackageReport } from "@rukh/profile";
+import { deniedBecause } from "./_key-folder.js";
 import { plural, UsageError } from "./_kit.js";
 
 /** A PEM Ed25519 private key is about 120 bytes; anything much larger is not one. */
@@ -37,8 +38,14 @@ export function writeNew(path: string, data: string, mode: number): void {
   try {
     fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "EEXIST")
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST")
       throw new UsageError(`${path} already exists; keygen never replaces a key`);
+    const denied = deniedBecause(code);
+    if (denied !== undefined)
+      throw new UsageError(
+        `cannot write ${path}: ${denied}; expected a folder you can write to (--out)`,
+      );
     throw e;
   }
   try {

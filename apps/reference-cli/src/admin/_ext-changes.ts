@@ -26,9 +26,11 @@ export function installChanges(
       });
       continue;
     }
-    const verb = compareVersions(e.version, prior.version) < 0 ? "downgraded" : "upgraded";
+    // Build metadata orders nothing: other content at the same precedence replaced the installed one.
+    const order = compareVersions(e.version, prior.version);
+    const verb = order < 0 ? "downgraded" : order > 0 ? "upgraded" : "replaced";
     changes.push({
-      text: `${verb} ${e.id} ${prior.version} → ${e.version}`,
+      text: `${verb} ${e.id} ${prior.version} → ${e.version}${order === 0 ? " (the same precedence)" : ""}`,
       change: { id: e.id, change: verb, from: prior.version, to: e.version },
     });
   }

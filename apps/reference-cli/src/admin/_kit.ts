@@ -49,6 +49,15 @@ export function print(ctx: BuiltinContext, human: string, result: unknown): void
   );
 }
 
+/**
+ * Writes `text` (a newline added when it has none) to stderr, escaped like
+ * all text from outside (`terminalText`): notes and errors that quote the
+ * owner's files, a client or a package.
+ */
+export function note(ctx: BuiltinContext, text: string): void {
+  ctx.stderr.write(terminalText(text.endsWith("\n") ? text : `${text}\n`));
+}
+
 /** One-line text from the journal: `terminalText`, with newlines and tabs made visible too. */
 export function safe(text: string): string {
   return terminalText(text).replace(/[\n\t]/g, (c) => (c === "\n" ? "\\u000a" : "\\u0009"));

@@ -5,7 +5,7 @@
 
 import type { BuiltinContext } from "@rukh/cli";
 import { linkAgain } from "@rukh/cli";
-import { STATE, USAGE, UsageError } from "./_kit.js";
+import { note, STATE, USAGE, UsageError } from "./_kit.js";
 import { unconfinedWarning } from "./_mcp-endpoint.js";
 import { announcePlaces } from "./_replica.js";
 import { launchEndpoint } from "./_serve.js";
@@ -28,7 +28,7 @@ export async function serveMcpHttp(
   const { StateDirectory, brandStateOptions, httpListen, parseListen } = profile;
   const state = new StateDirectory(ctx.stateDir, brandStateOptions(brand.name, ctx.env));
   await linkAgain(ctx.stderr, state);
-  const say = (line: string) => ctx.stderr.write(`${brand.name} mcp: ${line}\n`);
+  const say = (line: string) => note(ctx, `${brand.name} mcp: ${line}\n`);
   let started: Awaited<ReturnType<typeof serveHttp>>;
   try {
     if (!(await announcePlaces(ctx, brand.name, state))) return STATE;
@@ -106,7 +106,7 @@ export async function serveMcpHttp(
       `endpoint ${endpoint.name} over HTTP at ${started.address} for ${http.resource} (preset ${endpoint.preset}; tokens of ${http.auth.issuer}${introspection === undefined ? "" : `, opaque ones introspected as ${introspection.clientId}`})`,
     );
   } catch (e) {
-    ctx.stderr.write(`${brand.name}: ${(e as Error).message}\n`);
+    note(ctx, `${brand.name}: ${(e as Error).message}\n`);
     return e instanceof UsageError ? USAGE : STATE;
   }
   // Until the owner stops it: SIGINT or SIGTERM.

@@ -5,7 +5,7 @@
 import { userInfo } from "node:os";
 import { type BuiltinContext, linkAgain } from "@rukh/cli";
 import type { McpEndpoint, StateDirectory } from "@rukh/profile";
-import { ENDPOINT_OR_PRESET, presetOf, STATE, USAGE, UsageError } from "./_kit.js";
+import { ENDPOINT_OR_PRESET, note, presetOf, STATE, USAGE, UsageError } from "./_kit.js";
 import { unconfinedWarning } from "./_mcp-endpoint.js";
 import { announcePlaces } from "./_replica.js";
 
@@ -33,21 +33,22 @@ export async function serveMcp(
     if (!(await announcePlaces(ctx, brand.name, state))) return STATE;
     endpoint = await launchEndpoint(ctx, state, brand.name, request);
   } catch (e) {
-    ctx.stderr.write(`${brand.name}: ${(e as Error).message}\n`);
+    note(ctx, `${brand.name}: ${(e as Error).message}\n`);
     return e instanceof UsageError ? USAGE : STATE;
   }
-  ctx.stderr.write(
+  note(
+    ctx,
     `${brand.name} mcp: endpoint ${endpoint.name} (preset ${endpoint.preset}${endpoint.naming === undefined ? "" : `, ${endpoint.naming.style} tool names`})\n`,
   );
   const active = await state.activeRevisionId();
   const presets = active === null ? {} : (await state.readRevision(active)).config.presets;
   const warning = unconfinedWarning(endpoint.preset, presets, brand.name);
-  if (warning !== undefined) ctx.stderr.write(`${brand.name} mcp: ${warning}\n`);
+  if (warning !== undefined) note(ctx, `${brand.name} mcp: ${warning}\n`);
   // What the host reports (its close reason among it) goes to stderr, one line each.
   const logger = {
     log(level: string, message: string, data?: Record<string, unknown>) {
       const detail = data === undefined ? "" : ` ${JSON.stringify(data)}`;
-      ctx.stderr.write(`${brand.name} mcp: ${level}: ${message}${detail}\n`);
+      note(ctx, `${brand.name} mcp: ${level}: ${message}${detail}\n`);
     },
   };
   // The launch binding is fixed here, once, from the owner's side: nothing a
@@ -71,12 +72,12 @@ export async function serveMcp(
       serverInfo: { name: brand.name, version: brand.version },
     });
   } catch (e) {
-    ctx.stderr.write(`${brand.name}: ${(e as Error).message}\n`);
+    note(ctx, `${brand.name}: ${(e as Error).message}\n`);
     return STATE;
   }
   ctx.signal.addEventListener("abort", () => void host.close(), { once: true });
   const why = await host.closed;
-  ctx.stderr.write(`${brand.name} mcp: closed (${why})\n`);
+  note(ctx, `${brand.name} mcp: closed (${why})\n`);
   return why === "eof" || why === "closed" ? 0 : 5;
 }
 
@@ -107,7 +108,7 @@ export async function launchEndpoint(
         `no endpoint ${JSON.stringify(request.endpoint)}: nothing is published yet`,
       );
     // A client configured before the first install gets a live server.
-    ctx.stderr.write(`${brand} mcp: nothing is installed yet; serving an empty tool list\n`);
+    note(ctx, `${brand} mcp: nothing is installed yet; serving an empty tool list\n`);
     return {
       name: "default",
       preset: request.preset ?? DEFAULT_ENDPOINT_PRESET,

@@ -14,6 +14,7 @@ import { sourceBuiltins } from "./_author-source.js";
 import { testBuiltins } from "./_author-test.js";
 import { refuseKeysInside, signingKey, writeNew } from "./_authoring.js";
 import { arg, flag, text } from "./_inputs.js";
+import { keyFolder } from "./_key-folder.js";
 import { type AdminBody, OK, print, UsageError } from "./_kit.js";
 
 const PUBLISHER = /^[a-z][a-z0-9-]{0,63}$/;
@@ -32,9 +33,13 @@ export function authorBuiltins(
         arg("publisher", "The publisher id the key signs for (as in descriptors)", 0, {
           maxLength: 64,
         }),
-        flag("out", "The directory to write both files to (default: the current one)", {
-          maxLength: 4096,
-        }),
+        flag(
+          "out",
+          "The directory to write both files to, made (mode 0700) when missing (default: the current one)",
+          {
+            maxLength: 4096,
+          },
+        ),
       ],
       run: guarded((ctx, _home, { publicKeyBase64 }) => {
         const publisher = text(ctx.inputs, "publisher")!;
@@ -42,7 +47,9 @@ export function authorBuiltins(
           throw new UsageError(
             `<publisher> ${JSON.stringify(publisher)}: expected a lowercase publisher id such as acme`,
           );
-        const dir = resolve(text(ctx.inputs, "out") ?? process.cwd());
+        const out = text(ctx.inputs, "out");
+        const dir = resolve(out ?? process.cwd());
+        if (out !== undefined) keyFolder(dir, out);
         if (existsSync(join(dir, "rukh-extension.json")))
           throw new UsageError(
             `${dir} is a package directory, and everything in it is published; give --out a directory outside it`,

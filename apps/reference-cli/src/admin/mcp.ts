@@ -7,7 +7,7 @@ import type { StateDirectory } from "@rukh/profile";
 import { stateDirVariable } from "@rukh/profile/route-cache";
 import { candidates } from "./_current.js";
 import { bool, flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, type AdminOptions, OK, type Profile, print, USAGE } from "./_kit.js";
+import { type AdminBody, type AdminOptions, note, OK, type Profile, print, USAGE } from "./_kit.js";
 import { clientConfig, MCP_CLIENTS, type McpClient, type ServerLaunch } from "./_mcp-clients.js";
 import { endpointFor } from "./_mcp-endpoint.js";
 import {
@@ -76,7 +76,8 @@ export function mcpBuiltins(
         const http = text(ctx.inputs, "http");
         if (http !== undefined) {
           if (preset !== undefined) {
-            ctx.stderr.write(
+            note(
+              ctx,
               `${brand}: --preset does not apply to --http: a token's scopes choose its preset (see the endpoint's http.auth.presets)\n`,
             );
             return USAGE;
@@ -185,7 +186,7 @@ export function mcpBuiltins(
 
 /** Notes for the owner: on stderr for people; with --json they are the result's `notes`. */
 function tell(ctx: BuiltinContext, brand: string, notes: readonly string[]): void {
-  if (!ctx.json) for (const n of notes) ctx.stderr.write(`${brand}: ${n}\n`);
+  if (!ctx.json) for (const n of notes) note(ctx, `${brand}: ${n}\n`);
 }
 
 /** The clients whose configuration is a file `mcp install` can write. */

@@ -1,0 +1,106 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { terminalJson, terminalText } from "../src/_terminal.js";
+import { type CliOptions, createCli } from "../src/index.js";
+import { makeHome } from "./_helpers.js";
+
+// The one escaping of text from outside on its way to a terminal: control
+// characters would steer it, hidden characters would show the owner less
+// than a model reads. Both are shown as escapes; newline and tab stay.
+
+describe("terminalText", () => {
+  it.each<[string, string, string]>([
+    ["a control character", "ok\u001b[2J", "ok\\u001b[2J"],
+    ["a C1 control", "a\u009bb", "a\\u009bb"],
+    ["tag characters", "run\u{E0049}\u{E0067}", "run\\u{e0049}\\u{e0067}"],
+    ["a zero-width space", "a\u200Bb", "a\\u200bb"],
+    ["a byte order mark", "\uFEFFtext", "\\ufefftext"],
+    ["a right-to-left override", "invoice\u202Efdp.exe", "invoice\\u202efdp.exe"],
+    ["a left-to-right isolate", "a\u2066b\u2069", "a\\u2066b\\u2069"],
+    ["a soft hyphen", "in\u00ADvisible", "in\\u00advisible"],
+    ["a run of variation selectors", "x\uFE0F\uFE0E", "x\uFE0F\\ufe0e"],
+  ])("shows %s as an escape", (_, text, shown) => {
+    expect(terminalText(text)).toBe(shown);
+  });
+
+  it("keeps newline, tab, other scripts and an emoji's style", () => {
+    const text = "one\ttwo\nZählt — 行数 — عدد \u26A0\uFE0F \u{1F680}";
+    expect(terminalText(text)).toBe(text);
+  });
+});
+
+describe("terminalJson", () => {
+  it("escapes DEL, C1 and hidden characters, and stays the same JSON value", () => {
+    const value = { text: "a\u007f\u009b\u{E0049}\u200B\u202Eb", ok: "\u26A0\uFE0F" };
+    const json = terminalJson(JSON.stringify(value));
+    expect(json).toBe(
+      '{"text":"a\\u007f\\u009b\\udb40\\udc49\\u200b\\u202eb","ok":"\u26A0\uFE0F"}',
+    );
+    expect(JSON.parse(json)).toEqual(value);
+  });
+});
+
+describe("what the CLI prints from outside", () => {
+  let home: string;
+  beforeAll(async () => {
+    home = await makeHome();
+  }, 60_000);
+
+  const TAGS = "\u{E0049}\u{E0067}";
+  function cli(over: Partial<CliOptions> = {}) {
+    let out = "";
+    let err = "";
+    const c = createCli({
+      brand: "acme",
+      version: "1.0.0",
+      env: { ACME_HOME: home },
+      stdout: { write: (s: string) => (out += s) },
+      stderr: { write: (s: string) => (err += s) },
+      isTTY: false,
+      handleSignals: false,
+      builtins: [
+        {
+          path: ["shady"],
+          summary: `Looks fine${TAGS}`,
+          description: `Really\u202E fine`,
+          run: () => 0,
+        },
+      ],
+      ...over,
+    });
+    return async (...argv: string[]) => {
+      out = "";
+      err = "";
+      const code = await c.run(argv);
+      return { code, out, err };
+    };
+  }
+
+  it("help shows hidden characters of a summary and a description escaped", async () => {
+    const root = await cli()("--help");
+    expect(root.out).toContain("Looks fine\\u{e0049}\\u{e0067}");
+    const own = await cli()("shady", "--help");
+    expect(own.out).toContain("Looks fine\\u{e0049}\\u{e0067}");
+    expect(own.out).toContain("Really\\u202e fine");
+    for (const text of [root.out, own.out]) expect(text).not.toMatch(/[\u202E\u{E0049}]/u);
+  });
+
+  it("an error quoting what was typed shows its hidden characters escaped", async () => {
+    const r = await cli()(`hel\u202Elo${TAGS}`);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("hel\\u202elo\\u{e0049}\\u{e0067}");
+    expect(r.err).not.toMatch(/[\u202E\u{E0049}]/u);
+  });
+
+  it("a text result shows them escaped on a terminal and passes them to a pipe", async () => {
+    expect((await cli({ isTTY: true })("hello", `a${TAGS}`)).out).toBe(
+      "hello a\\u{e0049}\\u{e0067}\n",
+    );
+    expect((await cli()("hello", `a${TAGS}`)).out).toBe(`hello a${TAGS}\n`);
+  });
+
+  it("--json on a terminal escapes them and stays the same JSON value", async () => {
+    const r = await cli({ isTTY: true })("--json", "hello", `a${TAGS}`);
+    expect(r.out).not.toMatch(/\u{E0049}/u);
+    expect(JSON.parse(r.out).commandResult.text).toBe(`hello a${TAGS}\n`);
+  });
+});

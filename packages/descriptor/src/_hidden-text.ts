@@ -1,0 +1,67 @@
+// The one rule over every string of a descriptor: nothing in it may be
+// invisible. Its text reaches agents verbatim in tools/list (titles,
+// descriptions, enum values, defaults, the result schema) and people in help
+// and docs; a character one of them cannot see would let a publisher tell
+// the model what the owner never reads.
+
+import { findInvisible, type JsonValue, pointerAppend, type ValidationIssue } from "@rukh/json";
+import type { DescriptorIssueCode } from "./_codes.js";
+
+const EXPECTED =
+  "expected text without invisible characters (tag, zero-width, bidirectional and other format characters): an agent reads them, a person does not see them";
+
+/** `U+200B (a zero-width character) at character 3`, for the first hidden character of `s`. */
+function described(s: string): string | undefined {
+  const found = findInvisible(s);
+  if (found === undefined) return undefined;
+  const cp = found.codePoint.toString(16).toUpperCase().padStart(4, "0");
+  return `U+${cp} (${found.kind}) at character ${found.offset}`;
+}
+
+/**
+ * An `invisible_character` issue for each string (and member name) of the
+ * descriptor value `v` at `path` that holds a hidden character, naming the
+ * first one's code point and its offset in code points.
+ *
+ * @example
+ * hiddenTextIssues({ summary: "ok\u{E0049}" }, "")[0].path; // "/summary"
+ */
+export function hiddenTextIssues(v: JsonValue, path = ""): ValidationIssue<DescriptorIssueCode>[] {
+  const issues: ValidationIssue<DescriptorIssueCode>[] = [];
+  // The pointer is spelled only for what is reported: most descriptors report nothing.
+  const tokens: (string | number)[] = [];
+  const here = () => tokens.reduce<string>((at, t) => pointerAppend(at, t), path);
+  const walk = (x: JsonValue): void => {
+    if (typeof x === "string") {
+      const what = described(x);
+      if (what !== undefined)
+        issues.push({
+          path: here(),
+          code: "invisible_character",
+          message: `got ${what}; ${EXPECTED}`,
+        });
+    } else if (Array.isArray(x)) {
+      for (let i = 0; i < x.length; i++) {
+        tokens.push(i);
+        walk(x[i]!);
+        tokens.pop();
+      }
+    } else if (typeof x === "object" && x !== null) {
+      for (const key in x) {
+        if (!Object.hasOwn(x, key)) continue;
+        tokens.push(key);
+        const what = described(key);
+        if (what !== undefined)
+          issues.push({
+            path: here(),
+            code: "invisible_character",
+            message: `member name holds ${what}; ${EXPECTED}`,
+          });
+        walk(x[key]!);
+        tokens.pop();
+      }
+    }
+  };
+  walk(v);
+  return issues;
+}
