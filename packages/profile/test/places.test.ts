@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   brandStateOptions,
   journalDirVariable,
@@ -15,10 +15,19 @@ import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
 // the journal directory and what set it, the cursor key's directory, and
 // what a read-only state directory refuses.
 
-const work = tempDir();
+const made: string[] = [];
+const temp = (prefix: string) => {
+  const d = tempDir(prefix);
+  made.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+const work = temp("rukh-places-work-");
 
 async function published(config: Record<string, unknown> = {}): Promise<StateDirectory> {
-  const state = new StateDirectory(tempDir("rukh-places-"));
+  const state = new StateDirectory(temp("rukh-places-"));
   await state.setConfig(JSON.stringify(ownerConfig(config)));
   return state;
 }
@@ -26,7 +35,7 @@ async function published(config: Record<string, unknown> = {}): Promise<StateDir
 /** `root` mounted read-only at a new directory, or why not (the test then skips). */
 function readOnly(root: string): { at: string; release: () => void } | string {
   if (process.getuid?.() !== 0) return "only root can bind-mount read-only";
-  const at = tempDir("rukh-places-ro-");
+  const at = temp("rukh-places-ro-");
   const run = (args: string[]) => spawnSync("mount", args, { encoding: "utf8" });
   const bind = run(["--bind", root, at]);
   if (bind.status !== 0) return `mount --bind is refused here: ${bind.stderr.trim()}`;
