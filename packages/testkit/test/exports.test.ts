@@ -19,6 +19,7 @@ it("exports exactly these names", async () => {
       "lineRpc",
       "machine",
       "managed",
+      "mountReadOnly",
       "nodeTestPasses",
       "processesWith",
       "removeDir",
