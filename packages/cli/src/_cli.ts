@@ -47,6 +47,7 @@ export function createCli(options: CliOptions): Cli {
   });
 
   async function run(argv: readonly string[]): Promise<number> {
+    keepOthersOut();
     try {
       return await dispatch(argv);
     } catch (e) {
@@ -93,6 +94,17 @@ export function createCli(options: CliOptions): Cli {
   }
 
   return { run };
+}
+
+/**
+ * Adds group and other write to the umask (022 at least), as ssh-keygen
+ * tightens its own: whatever the user's umask (002 is common), nothing the
+ * CLI writes in its state directory is writable by anyone else, so the
+ * state directory's own check never refuses what the CLI made.
+ */
+function keepOthersOut(): void {
+  const old = process.umask(0o022);
+  process.umask(old | 0o022);
 }
 
 /** Throws for a brand the CLI cannot take, or a built-in that collides with an intrinsic command. */

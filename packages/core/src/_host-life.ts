@@ -116,7 +116,7 @@ async function journalRootOf(state: InvocationCoreOptions["state"]): Promise<str
   }
   if (places.refusal !== undefined) throw new CoreError("state_unavailable", places.refusal);
   if (places.journalDir === undefined) {
-    await mkdir(state.root, { recursive: true, mode: 0o700 });
+    await mkdir(state.root, { recursive: true });
     return state.root;
   }
   await mkdir(places.journalRoot, { recursive: true, mode: 0o700 });

@@ -105,8 +105,8 @@ export function readProbe(file: string, key: string, now = Date.now()): ProbeAns
 export function writeProbe(file: string, tmpDir: string, key: string, answers: ProbeAnswers): void {
   const tmp = join(tmpDir, `confinement.json.${process.pid}.${randomBytes(6).toString("hex")}`);
   quietly(() => {
-    mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    mkdirSync(tmpDir, { recursive: true });
+    mkdirSync(dirname(file), { recursive: true });
     writeFileSync(tmp, JSON.stringify({ format: FORMAT, key, at: Date.now(), ...answers }), {
       mode: 0o644,
       flag: "wx",

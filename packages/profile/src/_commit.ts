@@ -93,8 +93,8 @@ export async function commitRevision(
   const revisionsDir = join(root, "revisions");
   const partsDir = join(revisionsDir, "parts");
   try {
-    await mkdir(join(root, "tmp"), { recursive: true, mode: 0o700 });
-    await mkdir(partsDir, { recursive: true, mode: 0o700 });
+    await mkdir(join(root, "tmp"), { recursive: true });
+    await mkdir(partsDir, { recursive: true });
   } catch (e) {
     throw ioError("cannot create the state directory", e);
   }

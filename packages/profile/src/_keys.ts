@@ -25,7 +25,7 @@ export async function cursorKey(root: string): Promise<Buffer> {
   }
   try {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    await mkdir(join(root, "tmp"), { recursive: true, mode: 0o700 });
+    await mkdir(join(root, "tmp"), { recursive: true });
     const tmp = join(
       root,
       "tmp",

@@ -501,7 +501,7 @@ export async function storePackage(root: string, pkg: VerifiedPackage): Promise<
     `${temporaryName(`store-${pkg.digest.slice(0, 16)}`)}${randomBytes(6).toString("hex")}`,
   );
   try {
-    await mkdir(staging, { recursive: true, mode: 0o700 });
+    await mkdir(staging, { recursive: true });
     // Packages carry no file modes (the manifest signs content only); the one
     // file that must be executable, a native command's program, is named by
     // the signed descriptor, so exactly those files get the execute bit.
@@ -521,7 +521,7 @@ export async function storePackage(root: string, pkg: VerifiedPackage): Promise<
       await chmod(join(staging, path), programs.has(path) ? 0o555 : 0o444);
     }
     await fsyncDir(staging);
-    await mkdir(join(root, "store"), { recursive: true, mode: 0o700 });
+    await mkdir(join(root, "store"), { recursive: true });
     try {
       await rename(staging, target);
     } catch (cause) {

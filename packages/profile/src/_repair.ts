@@ -65,8 +65,8 @@ export async function checkRouteCache(check: RouteCacheCheck): Promise<RouteCach
   await assertWritable(root);
   const release = await publicationLock(check.lock);
   try {
-    await mkdir(join(root, "tmp"), { recursive: true, mode: 0o700 });
-    await mkdir(join(root, "revisions", "parts"), { recursive: true, mode: 0o700 });
+    await mkdir(join(root, "tmp"), { recursive: true });
+    await mkdir(join(root, "revisions", "parts"), { recursive: true });
     for (const [i, [name, want]] of wanted.entries())
       if (states[i] !== "matches") {
         const at = join(root, "revisions", name);

@@ -131,8 +131,8 @@ async function writeRecord(root: string, digest: string, record: CheckRecord): P
   const dir = join(root, "cache", "store");
   const tmpDir = join(root, "tmp");
   try {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+    await mkdir(dir, { recursive: true });
+    await mkdir(tmpDir, { recursive: true });
     const tmp = join(
       tmpDir,
       `${temporaryName(`storecheck-${digest.slice(0, 16)}`)}${randomBytes(6).toString("hex")}`,

@@ -1,15 +1,7 @@
 // The package's sources: `ext init` writes a new package and `ext types`
 // regenerates the handler types from its descriptor.
 
-import {
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
@@ -86,8 +78,6 @@ export function sourceBuiltins(
           ...archive,
           ...(vendored === undefined ? [] : [vendored]),
         ];
-        // Only your own folders are linked: whatever the umask, no one else may write these.
-        closeToOthers(dir);
         print(
           ctx,
           `wrote ${id} into ${dir}:\n${written.map((f) => `  ${f}`).join("\n")}\nnext: ${brand} ext validate ${dir}`,
@@ -149,12 +139,4 @@ export async function typesState(
   const state =
     current === wanted ? "up to date" : current === undefined ? "missing" : "out of date";
   return { state, wanted };
-}
-
-/** Takes group and others' write permission off `dir` and everything in it (links left alone). */
-function closeToOthers(dir: string): void {
-  const st = lstatSync(dir);
-  if (st.isSymbolicLink()) return;
-  if ((st.mode & 0o022) !== 0) chmodSync(dir, st.mode & 0o7755);
-  if (st.isDirectory()) for (const name of readdirSync(dir)) closeToOthers(join(dir, name));
 }

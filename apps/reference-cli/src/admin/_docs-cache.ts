@@ -41,7 +41,7 @@ export function keepDocs(stateDir: string, key: string, markdown: string): void 
   if (Buffer.byteLength(markdown) > MAX_BYTES) return;
   const dir = join(stateDir, "cache", "docs");
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    mkdirSync(dir, { recursive: true });
     const tmp = (name: string) => join(dir, `.${name}.${randomBytes(6).toString("hex")}.tmp`);
     // The file first, then its digest: a reader never takes a half-written file.
     const md = tmp(`${key}.md`);
