@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { type CommandSpec, mcpInputSchema, REGISTERED_FEATURES } from "@rukh/descriptor";
+import { type CommandSpec, mcpInputSchema, type RequestsSpec } from "@rukh/descriptor";
 import { fingerprint, type JsonObject, sha256Hex } from "@rukh/json";
+import { presetRefusal, surfaceRefusal } from "./_callable.js";
 import { presetNamed } from "./_config.js";
 import { profileNaming, revisionNamings } from "./_endpoints.js";
 import { envelopeSchema } from "./_envelope.js";
@@ -26,6 +27,8 @@ import { devLinkIds } from "./_revision.js";
 interface Internals {
   readonly byName: Map<string, McpTool>;
   readonly bytes: Map<McpTool, number>;
+  /** What each tool's command requests of a preset. */
+  readonly requests: Map<McpTool, RequestsSpec>;
   readonly visible: Map<string, { readonly tools: readonly McpTool[]; readonly binding: string }>;
 }
 const internals = new WeakMap<ToolProjection, Internals>();
@@ -71,7 +74,6 @@ export function toolName(
   return `${slug(identity, 48)}__${fp}`;
 }
 
-const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
 const COMMAND_RESULT_FEATURE = "rukh.command-result/1";
 
 /**
@@ -81,6 +83,8 @@ const COMMAND_RESULT_FEATURE = "rukh.command-result/1";
 class LazyTool implements McpTool {
   #command: CommandSpec | undefined;
   #input: JsonObject | undefined;
+  /** What its command requests of a preset (read by listing, never serialized). */
+  readonly requests: RequestsSpec;
   #output: JsonObject | undefined;
   readonly #load: () => CommandSpec;
   readonly #title: string | undefined;
@@ -88,9 +92,10 @@ class LazyTool implements McpTool {
     readonly name: string,
     readonly identity: string,
     command: CommandSpec | (() => CommandSpec),
-    title?: string,
+    indexed?: { readonly title: string; readonly requests: RequestsSpec },
   ) {
-    this.#title = title;
+    this.#title = indexed?.title;
+    this.requests = indexed?.requests ?? (command as CommandSpec).requests;
     if (typeof command === "function") this.#load = command;
     else {
       this.#command = command;
@@ -125,10 +130,17 @@ class LazyTool implements McpTool {
  * A command's tool as a catalog indexes it. The size leaves out the name,
  * which depends on the revision: a name is ASCII, so the tool's size on a
  * page is `bytes` plus the name's length (what {@link checkedSize} computes).
+ * The actions and resources are what a preset must grant to be shown it.
  */
 export function indexedTool(command: CommandSpec): IndexedTool {
   const size = Buffer.byteLength(JSON.stringify(new LazyTool("", command.identity, command))) + 1;
-  return [command.identity, size, command.summary];
+  return [
+    command.identity,
+    size,
+    command.summary,
+    command.requests.actions,
+    command.requests.resources,
+  ];
 }
 
 /** A tool's encoded size on a page; throws when its schema is not closed or it cannot fit one page. */
@@ -151,9 +163,11 @@ function checkedSize(tool: McpTool): number {
 
 /**
  * The commands of `extensions` that are MCP tools under `config`: eligible
- * for machines, needing no interaction, managed, requiring
- * `rukh.command-result/1` and no feature this host lacks, and exposed;
- * throws `tool_too_large` for a description too long for a tool.
+ * for machines, callable over MCP as admission sees it ({@link surfaceRefusal}:
+ * managed, not requiring interaction, no feature this host lacks),
+ * requiring `rukh.command-result/1`, and exposed; throws `tool_too_large`
+ * for a description too long for a tool. Which preset may see each is
+ * decided when its list is built ({@link visibleTools}).
  */
 export function toolCommands(
   config: OwnerConfig,
@@ -165,9 +179,8 @@ export function toolCommands(
   for (const { descriptor } of extensions)
     for (const command of descriptor.commands) {
       const m = command.machine;
-      if (m === undefined || !m.eligible || m.interaction === "required") continue;
-      if (command.execute.mapping !== "managed") continue;
-      if (!m.requiredFeatures.every((f) => FEATURES.has(f))) continue;
+      if (m === undefined || !m.eligible) continue;
+      if (surfaceRefusal(command, "mcp") !== null) continue;
       // The machine baseline: a tool's result is a command-result/1 result, declared as required.
       if (!m.requiredFeatures.includes(COMMAND_RESULT_FEATURE)) continue;
       if (!exposedCommands.has(command.identity) && !exposedExtensions.has(descriptor.id)) continue;
@@ -244,15 +257,19 @@ export function buildProjection(
 function named(
   naming: ToolNaming,
   revisionId: string,
-  entries: readonly (readonly [string, CommandSpec | (() => CommandSpec), string?])[],
-): McpTool[] {
+  entries: readonly (readonly [
+    string,
+    CommandSpec | (() => CommandSpec),
+    { readonly title: string; readonly requests: RequestsSpec }?,
+  ])[],
+): LazyTool[] {
   const byName = new Map<string, McpTool>();
-  const tools = entries.map(([identity, command, title]) => {
+  const tools = entries.map(([identity, command, indexed]) => {
     const tool = new LazyTool(
       toolName(naming.namespace, revisionId, identity, naming.style),
       identity,
       command,
-      title,
+      indexed,
     );
     const prior = byName.get(tool.name);
     if (prior !== undefined)
@@ -269,7 +286,7 @@ function named(
 /** The projection object over `tools` (in name order), with the internals listing needs. */
 function assemble(
   of: ProjectionOf & { readonly naming: ToolNaming },
-  tools: readonly McpTool[],
+  tools: readonly LazyTool[],
   routes: CliRouteTable | (() => CliRouteTable),
   known?: ReadonlyMap<string, number>,
 ): ToolProjection {
@@ -306,7 +323,8 @@ function assemble(
       if (size !== undefined) bytes.set(t, size + t.name.length);
     }
   }
-  internals.set(projection as ToolProjection, { byName, bytes, visible: new Map() });
+  const requests = new Map<McpTool, RequestsSpec>(tools.map((t) => [t, t.requests]));
+  internals.set(projection as ToolProjection, { byName, bytes, requests, visible: new Map() });
   return projection as ToolProjection;
 }
 
@@ -406,7 +424,11 @@ export function projectionFromIndex(
   const tools = named(
     naming,
     of.revisionId,
-    index.tools.map(([identity, , title]) => [identity, () => index.commandOf(identity), title]),
+    index.tools.map(([identity, , title, actions, resources]) => [
+      identity,
+      () => index.commandOf(identity),
+      { title, requests: { actions, resources } },
+    ]),
   );
   const known = new Map(index.tools.map(([identity, bytes]) => [identity, bytes]));
   return assemble({ ...of, naming }, tools, routes, known);
@@ -442,10 +464,6 @@ export function cliRoutes(projection: ToolProjection): CliRouteTable {
   return projection.routes;
 }
 
-function allowedBy(patterns: ReadonlySet<string>, identity: string): boolean {
-  return patterns.has(identity) || patterns.has(`${identity.slice(0, identity.indexOf("/"))}/*`);
-}
-
 function visibleFor(
   projection: ToolProjection,
   presetName: string,
@@ -461,13 +479,13 @@ function visibleFor(
         "unknown_preset",
         `preset "${presetName}" is not defined in this revision`,
       );
-    const patterns = new Set(preset.commands);
     // A development link's tools only where the owner named it.
     const hidden = new Set(projection.devExtensions.filter((e) => !devAllowed.includes(e)));
+    // Listing is admission asked early: what the preset could not run, it is not shown.
     const tools = projection.tools.filter(
       (t) =>
-        allowedBy(patterns, t.identity) &&
-        !hidden.has(t.identity.slice(0, t.identity.indexOf("/"))),
+        !hidden.has(t.identity.slice(0, t.identity.indexOf("/"))) &&
+        presetRefusal(preset, { identity: t.identity, ...i.requests.get(t)! }) === null,
     );
     // The naming is bound too: the same position means another tool under another naming.
     const { namespace, style } = projection.naming;
@@ -486,8 +504,11 @@ function visibleFor(
 
 /**
  * The tools a preset may see, in name order: what every page of
- * {@link listTools} together holds, without building any page. Tools of a
- * development link are left out unless `devAllowed` names its extension.
+ * {@link listTools} together holds, without building any page. A tool is
+ * seen only when the preset could run it: one of its command patterns
+ * matches and it grants every action and resource the command requests (as
+ * admission decides). Tools of a development link are left out unless
+ * `devAllowed` names its extension.
  *
  * @example
  * const visible = new Set(visibleTools(projection, "agent").map((t) => t.name));

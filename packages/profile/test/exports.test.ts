@@ -36,6 +36,7 @@ it("exports exactly these names", async () => {
       "StateDirectory",
       "TOOL_DESCRIPTION_MAX_LENGTH",
       "TOOL_NAME_MAX_LENGTH",
+      "callRefusal",
       "checkStoredPackage",
       "cliRoutes",
       "compareVersions",

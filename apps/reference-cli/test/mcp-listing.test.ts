@@ -1,0 +1,125 @@
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import {
+  commandsDescriptor,
+  fixtureOwnerConfig,
+  fixturePreset,
+  fixtureState,
+  removeDir,
+  writeFixturePackage,
+} from "@rukh/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error: a plain ESM script without types
+import { buildExamples } from "../scripts/examples.mjs";
+import { MODERN_META, mcpRequests, toolCall } from "./_author.js";
+import { RUKH_BIN } from "./_sleeper.js";
+
+// What an agent is shown is what it can run, from the built CLI: a command
+// that may interact runs (its question gets no answer, as on the CLI with
+// no terminal), and a tool whose requested action the preset lacks is not
+// listed.
+const at = { work: "", root: "" };
+const preset = (over: object = {}) =>
+  fixturePreset({
+    commands: ["acme.tools/*", "fx.ask/*"],
+    actions: ["compute"],
+    deadlineMs: 30_000,
+    ...over,
+  });
+
+beforeAll(async () => {
+  const made = await fixtureState({
+    prefix: "rukh-cli-listing-",
+    config: fixtureOwnerConfig({
+      endpointNamespace: "acme-cli-listing",
+      exposure: { extensions: ["acme.tools", "fx.ask"] },
+      presets: { default: preset(), agent: preset() },
+    }),
+    packages: async (work) => {
+      const examples: Record<string, string> = await buildExamples(join(work, "examples"));
+      const ask = await writeFixturePackage({
+        parent: work,
+        descriptor: commandsDescriptor("fx.ask", "1.0.0", [{ id: "ask", interaction: "optional" }]),
+        programs: {
+          // It asks a person on stdin; with no one there, it goes on without an answer.
+          "bin/commands.mjs": `import { readFileSync } from "node:fs";
+import { runCommandProcess, textResult } from "@rukh/ipc";
+await runCommandProcess({ handlers: { "fx.ask/ask": () => {
+  const answer = readFileSync(0, "utf8");
+  return textResult(answer === "" ? "no one to ask: going on without an answer" : "answered " + answer);
+} } });
+`,
+        },
+      });
+      return [examples["acme-tools"]!, ask];
+    },
+    install: "each",
+  });
+  at.work = made.work;
+  at.root = made.root;
+}, 60_000);
+afterAll(() => removeDir(at.work));
+
+const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at.root });
+/** The CLI with stdin from /dev/null, as a script or a service runs it. */
+const rukh = (...args: string[]) =>
+  spawnSync(RUKH_BIN, args, { encoding: "utf8", env: env(), stdio: ["ignore", "pipe", "pipe"] });
+const list = (cursor?: string) => ({
+  method: "tools/list",
+  params: { ...(cursor !== undefined && { cursor }), _meta: MODERN_META },
+});
+/** Tool names by identity, as the CLI lists them for a preset. */
+function namesFor(preset: string): Map<string, string> {
+  const listed = rukh("--json", "tools", "list", "--preset", preset);
+  expect(listed.status, listed.stderr).toBe(0);
+  return new Map(
+    JSON.parse(listed.stdout).result.tools.map((t: { identity: string; name: string }) => [
+      t.identity,
+      t.name,
+    ]),
+  );
+}
+/** The names one `tools/list` of a server bound to `preset` answers with. */
+async function listedOverMcp(preset: string): Promise<string[]> {
+  const [reply] = await mcpRequests(env(), ["--preset", preset], [list()]);
+  return reply!.result.tools.map((t: { name: string }) => t.name);
+}
+
+describe("what an agent is listed, it can run", () => {
+  it("runs a command with optional interaction over MCP, its question answered by no one, as on the CLI with stdin from /dev/null", async () => {
+    const name = namesFor("agent").get("fx.ask/ask")!;
+    expect(await listedOverMcp("agent")).toContain(name);
+    const [reply] = await mcpRequests(env(), ["--preset", "agent"], [toolCall(name, {})]);
+    expect(reply!.result.isError).toBe(false);
+    expect(reply!.result.structuredContent).toMatchObject({
+      outcome: "succeeded",
+      commandResult: { kind: "text", text: "no one to ask: going on without an answer" },
+    });
+    const cli = rukh("ask");
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(cli.stdout).toBe("no one to ask: going on without an answer");
+  });
+
+  it("stops listing a tool whose requested action its preset loses, and refuses a call by its old name as unknown", async () => {
+    const before = namesFor("agent").get("acme.tools/stats")!;
+    expect(await listedOverMcp("agent")).toContain(before);
+    const denied = rukh("preset", "deny", "agent", "--action", "compute");
+    expect(denied.status, denied.stderr).toBe(0);
+
+    // The CLI's preview and the server agree: no stats for agent, while default still has it.
+    expect(namesFor("agent").has("acme.tools/stats")).toBe(false);
+    const now = namesFor("default").get("acme.tools/stats")!;
+    const listed = await listedOverMcp("agent");
+    expect(listed).not.toContain(now);
+    expect(listed).toContain(namesFor("agent").get("acme.tools/greet"));
+    const calls = await mcpRequests(
+      env(),
+      ["--preset", "agent"],
+      [toolCall(before, { values: [1, 2] }), toolCall(now, { values: [1, 2] })],
+    );
+    for (const reply of calls)
+      expect(reply.error).toMatchObject({ code: -32602, message: "Unknown tool" });
+    // The person at the terminal, with compute granted, still runs it.
+    expect(rukh("acme", "stats", "1", "2").status).toBe(0);
+  });
+});
