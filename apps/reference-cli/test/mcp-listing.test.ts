@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   commandsDescriptor,
@@ -16,8 +17,8 @@ import { RUKH_BIN } from "./_sleeper.js";
 
 // What an agent is shown is what it can run, from the built CLI: a command
 // that may interact runs (its question gets no answer, as on the CLI with
-// no terminal), and a tool whose requested action the preset lacks is not
-// listed.
+// no terminal), a tool whose requested action the preset lacks is not
+// listed, and an endpoint that could never list its tools is not published.
 const at = { work: "", root: "" };
 const preset = (over: object = {}) =>
   fixturePreset({
@@ -33,13 +34,22 @@ beforeAll(async () => {
     config: fixtureOwnerConfig({
       endpointNamespace: "acme-cli-listing",
       exposure: { extensions: ["acme.tools", "fx.ask"] },
-      presets: { default: preset(), agent: preset() },
+      presets: {
+        default: preset(),
+        agent: preset(),
+        tools: preset({ commands: ["acme.tools/*"] }),
+      },
     }),
     packages: async (work) => {
       const examples: Record<string, string> = await buildExamples(join(work, "examples"));
+      const descriptor = commandsDescriptor("fx.ask", "1.0.0", [
+        { id: "ask", interaction: "optional" },
+      ]) as { commands: { description?: string }[] };
+      // A long description: its tool alone takes more than a 5000-byte answer can carry.
+      descriptor.commands[0]!.description = "Asks a person whether to go on. ".repeat(110);
       const ask = await writeFixturePackage({
         parent: work,
-        descriptor: commandsDescriptor("fx.ask", "1.0.0", [{ id: "ask", interaction: "optional" }]),
+        descriptor,
         programs: {
           // It asks a person on stdin; with no one there, it goes on without an answer.
           "bin/commands.mjs": `import { readFileSync } from "node:fs";
@@ -85,6 +95,38 @@ async function listedOverMcp(preset: string): Promise<string[]> {
   return reply!.result.tools.map((t: { name: string }) => t.name);
 }
 
+/** Publishes the configuration with one endpoint, `team`, bound to `preset` with `responseMaxBytes`. */
+function withLimit(responseMaxBytes: number, preset = "default") {
+  const config = JSON.parse(rukh("--json", "profile", "show").stdout).result.config;
+  const file = join(at.work, `config-${preset}-${responseMaxBytes}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify({
+      ...config,
+      mcp: { endpoints: { team: { preset, limits: { responseMaxBytes } } } },
+    }),
+  );
+  return rukh("profile", "set-config", file);
+}
+
+/**
+ * Every tool name `endpoint` lists, following its cursors, sorted; each
+ * answer is checked to be at most `limit` bytes and its tool count pushed to `pages`.
+ */
+async function listedInPages(endpoint: string, limit: number, pages: number[] = []) {
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const [page] = await mcpRequests(env(), ["--endpoint", endpoint], [list(cursor)]);
+    expect(page!.error).toBeUndefined();
+    expect(Buffer.byteLength(JSON.stringify(page))).toBeLessThanOrEqual(limit);
+    pages.push(page!.result.tools.length);
+    seen.push(...page!.result.tools.map((t: { name: string }) => t.name));
+    cursor = page!.result.nextCursor;
+  } while (cursor !== undefined);
+  return seen.sort();
+}
+
 describe("what an agent is listed, it can run", () => {
   it("runs a command with optional interaction over MCP, its question answered by no one, as on the CLI with stdin from /dev/null", async () => {
     const name = namesFor("agent").get("fx.ask/ask")!;
@@ -121,5 +163,31 @@ describe("what an agent is listed, it can run", () => {
       expect(reply.error).toMatchObject({ code: -32602, message: "Unknown tool" });
     // The person at the terminal, with compute granted, still runs it.
     expect(rukh("acme", "stats", "1", "2").status).toBe(0);
+  });
+
+  it("refuses at set-config an endpoint whose responseMaxBytes cannot carry a tool it lists, naming the pointer and the smallest value, which then serves every tool", async () => {
+    const refused = withLimit(5000);
+    expect(refused.status).toBe(4);
+    expect(refused.stderr).toContain("rukh: invalid_config: owner configuration is invalid:");
+    expect(refused.stderr).toMatch(
+      /\/mcp\/endpoints\/team\/limits\/responseMaxBytes: 5000 cannot carry a tools\/list answer holding the tool fx\.ask\/ask \(\d+ bytes\); set at least \d+/,
+    );
+    const smallest = Number(/set at least (\d+)/.exec(refused.stderr)![1]);
+    const accepted = withLimit(smallest);
+    expect(accepted.status, accepted.stderr).toBe(0);
+    expect(await listedInPages("team", smallest)).toEqual([...namesFor("default").values()].sort());
+  });
+
+  it("serves acme.tools' tools/list within 5000 bytes, a page at a time, where it used to fail every time", async () => {
+    const accepted = withLimit(5000, "tools");
+    expect(accepted.status, accepted.stderr).toBe(0);
+    const pages: number[] = [];
+    expect(await listedInPages("team", 5000, pages)).toEqual(
+      [...namesFor("tools").values()].sort(),
+    );
+    expect(pages.length).toBeGreaterThan(1);
+    // The owner's preview pages the endpoint's list as its server does.
+    const preview = JSON.parse(rukh("--json", "tools", "list", "--endpoint", "team").stdout).result;
+    expect(preview.pages).toBe(pages.length);
   });
 });

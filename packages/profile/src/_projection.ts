@@ -8,6 +8,9 @@ import { envelopeSchema } from "./_envelope.js";
 import { ProfileError } from "./_errors.js";
 import {
   CURSOR_MAX_LENGTH,
+  listAnswerBytes,
+  listPageBytes,
+  MCP_TRANSPORT_LIMITS,
   PAGE_MAX_BYTES,
   PAGE_MAX_TOOLS,
   TOOL_DESCRIPTION_MAX_LENGTH,
@@ -72,6 +75,19 @@ export function toolName(
   if (style === "compact")
     return `${slug(identity.slice(identity.indexOf("/") + 1), 24)}__${fp.slice(0, 16)}`;
   return `${slug(identity, 48)}__${fp}`;
+}
+
+/**
+ * The length of {@link toolName}'s answer for `identity`, without hashing:
+ * the slug (one character per character of an identity, which is ASCII),
+ * `__`, and the fingerprint's hex digits.
+ *
+ * @example
+ * toolNameLength("acme.files/count_lines", "compact"); // 29
+ */
+export function toolNameLength(identity: string, style: "full" | "compact"): number {
+  if (style === "compact") return Math.min(identity.length - identity.indexOf("/") - 1, 24) + 18;
+  return Math.min(identity.length, 48) + 66;
 }
 
 const COMMAND_RESULT_FEATURE = "rukh.command-result/1";
@@ -531,6 +547,12 @@ export interface ListToolsOptions {
   readonly cursor?: string;
   /** The HMAC key for cursors (see `StateDirectory.cursorKey`). */
   readonly cursorKey: Uint8Array;
+  /**
+   * The largest answer a page travels in (an endpoint's
+   * `limits.responseMaxBytes`; default the MCP default): a page then holds at
+   * most that less `LIST_ANSWER_RESERVE_BYTES` of tools.
+   */
+  readonly responseMaxBytes?: number;
 }
 
 /** One page of tools. */
@@ -549,9 +571,13 @@ function mac(key: Uint8Array, payload: string): Buffer {
 /**
  * Lists the tools a preset may see, in name order: at most
  * {@link PAGE_MAX_TOOLS} tools and {@link PAGE_MAX_BYTES} encoded bytes per
- * page. Cursors are HMAC-protected and bound to the revision, the visibility
+ * page, fewer bytes when `responseMaxBytes` is tighter (see
+ * `listPageBytes`). Cursors are HMAC-protected and bound to the revision, the visibility
  * binding and the position; a tampered or malformed cursor fails with
  * `invalid_cursor`, one from another revision or binding with `stale_cursor`.
+ * A tool the page cannot hold alone fails with `tool_too_large`, naming the
+ * smallest response limit that would carry it (a publication refuses an
+ * endpoint whose limit is that small).
  *
  * @example
  * let page = listTools(projection, { preset: "default", cursorKey });
@@ -588,20 +614,7 @@ export function listTools(projection: ToolProjection, options: ListToolsOptions)
     if (start > tools.length)
       throw new ProfileError("invalid_cursor", "cursor position is out of range");
   }
-  const sizes = inner(projection).bytes;
-  let end = start;
-  let used = 2;
-  while (end < tools.length && end - start < PAGE_MAX_TOOLS) {
-    const tool = tools[end]!;
-    let size = sizes.get(tool);
-    if (size === undefined) {
-      size = checkedSize(tool);
-      sizes.set(tool, size);
-    }
-    if (used + size > PAGE_MAX_BYTES) break;
-    used += size;
-    end++;
-  }
+  const end = pageEnd(projection, tools, start, options.responseMaxBytes);
   const page = tools.slice(start, end);
   if (end >= tools.length) return { tools: page };
   const payload = Buffer.from(`v1:${projection.revisionId}:${binding}:${end}`).toString(
@@ -611,4 +624,40 @@ export function listTools(projection: ToolProjection, options: ListToolsOptions)
     tools: page,
     nextCursor: `${payload}.${mac(options.cursorKey, payload).toString("base64url")}`,
   };
+}
+
+/**
+ * Where the page that starts at `start` ends: after {@link PAGE_MAX_TOOLS}
+ * tools or before the first that would pass the page's bytes; throws
+ * `tool_too_large` when not even the first fits.
+ */
+function pageEnd(
+  projection: ToolProjection,
+  tools: readonly McpTool[],
+  start: number,
+  responseMaxBytes = MCP_TRANSPORT_LIMITS.responseMaxBytes,
+): number {
+  const sizes = inner(projection).bytes;
+  const max = listPageBytes(responseMaxBytes);
+  let end = start;
+  let used = 2;
+  while (end < tools.length && end - start < PAGE_MAX_TOOLS) {
+    const tool = tools[end]!;
+    let size = sizes.get(tool);
+    if (size === undefined) {
+      size = checkedSize(tool);
+      sizes.set(tool, size);
+    }
+    if (used + size > max) {
+      if (end === start)
+        throw new ProfileError(
+          "tool_too_large",
+          `a tools/list answer of at most ${responseMaxBytes} bytes cannot carry the tool ${tool.identity} (${size} bytes); it needs at least ${listAnswerBytes(size)}`,
+        );
+      break;
+    }
+    used += size;
+    end++;
+  }
+  return end;
 }

@@ -120,6 +120,7 @@ async function allTools(
   let name = preset ?? projection.config.defaultPreset;
   // Exactly what a server of the preset (or the endpoint) serves: development links only where named.
   let devAllowed: readonly string[] = [];
+  let responseMaxBytes: number | undefined;
   if (endpoint !== undefined) {
     if (preset !== undefined) throw new UsageError(ENDPOINT_OR_PRESET);
     const e = profile.mcpEndpoint(projection.config, endpoint);
@@ -127,6 +128,8 @@ async function allTools(
     projection = await state.projection(projection.revisionId, e.naming);
     name = e.preset;
     devAllowed = e.devExtensions;
+    // Its pages are as large as its answers may be.
+    responseMaxBytes = e.limits.responseMaxBytes;
   }
   presetOf(profile, projection.config, name);
   const cursorKey = await state.cursorKey();
@@ -138,6 +141,7 @@ async function allTools(
       preset: name,
       devAllowed,
       cursorKey,
+      ...(responseMaxBytes !== undefined && { responseMaxBytes }),
       ...(cursor !== undefined && { cursor }),
     });
     tools.push(...page.tools);
