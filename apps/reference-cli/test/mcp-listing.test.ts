@@ -111,13 +111,19 @@ function withLimit(responseMaxBytes: number, preset = "default") {
 
 /**
  * Every tool name `endpoint` lists, following its cursors, sorted; each
- * answer is checked to be at most `limit` bytes and its tool count pushed to `pages`.
+ * answer is checked to be at most `limit` bytes and its tool count pushed to
+ * `pages`. Every request's id is a 1 KiB string, the longest the answer's
+ * reserve is documented for.
  */
 async function listedInPages(endpoint: string, limit: number, pages: number[] = []) {
   const seen: string[] = [];
   let cursor: string | undefined;
   do {
-    const [page] = await mcpRequests(env(), ["--endpoint", endpoint], [list(cursor)]);
+    const [page] = await mcpRequests(
+      env(),
+      ["--endpoint", endpoint],
+      [{ ...list(cursor), id: "i".repeat(1_024) }],
+    );
     expect(page!.error).toBeUndefined();
     expect(Buffer.byteLength(JSON.stringify(page))).toBeLessThanOrEqual(limit);
     pages.push(page!.result.tools.length);
