@@ -62,6 +62,38 @@ export function surfaceRefusal(command: CommandSpec, surface: CallSurface): Call
   return null;
 }
 
+const PRESET_UNDEFINED: CallRefusal = {
+  reason: "preset_denied",
+  message: "the host's task preset is not defined",
+};
+const PRESET_DENIED: CallRefusal = {
+  reason: "preset_denied",
+  message: "the task preset does not allow this command or what it requests",
+};
+
+/**
+ * {@link presetRefusal} for one preset, asked of many commands: what a
+ * preset's list asks of every tool (its patterns and grants are read once).
+ *
+ * @example
+ * const refuse = presetCheck(presetNamed(config, "agent"));
+ * const shown = tools.filter((t) => refuse(t) === null);
+ */
+export function presetCheck(
+  preset: TaskPreset | undefined,
+): (request: PresetRequest) => CallRefusal | null {
+  if (preset === undefined) return () => PRESET_UNDEFINED;
+  const commands = new Set(preset.commands);
+  const actions = new Set(preset.actions);
+  const resources = new Set(preset.resources);
+  return ({ identity, actions: asked, resources: needed }) =>
+    (commands.has(identity) || commands.has(`${identity.slice(0, identity.indexOf("/"))}/*`)) &&
+    asked.every((a) => actions.has(a)) &&
+    needed.every((r) => resources.has(r))
+      ? null
+      : PRESET_DENIED;
+}
+
 /**
  * Why `preset` (`undefined`: the binding names no preset of the revision)
  * refuses a command: it must match one of the preset's command patterns,
@@ -74,20 +106,7 @@ export function presetRefusal(
   preset: TaskPreset | undefined,
   request: PresetRequest,
 ): CallRefusal | null {
-  if (preset === undefined)
-    return { reason: "preset_denied", message: "the host's task preset is not defined" };
-  const { identity, actions, resources } = request;
-  const extensionPattern = `${identity.slice(0, identity.indexOf("/"))}/*`;
-  if (
-    !(preset.commands.includes(identity) || preset.commands.includes(extensionPattern)) ||
-    !actions.every((a) => preset.actions.includes(a)) ||
-    !resources.every((r) => preset.resources.includes(r))
-  )
-    return {
-      reason: "preset_denied",
-      message: "the task preset does not allow this command or what it requests",
-    };
-  return null;
+  return presetCheck(preset)(request);
 }
 
 /**

@@ -6,7 +6,7 @@
 // tool alone is what must fit.
 
 import { pointerAppend, type ValidationIssue } from "@rukh/json";
-import { presetRefusal } from "./_callable.js";
+import { presetCheck } from "./_callable.js";
 import { presetNamed } from "./_config.js";
 import { mcpEndpoint } from "./_endpoints.js";
 import { ProfileError } from "./_errors.js";
@@ -72,14 +72,14 @@ function largestListed(
   const presets = [
     endpoint.preset,
     ...(endpoint.http?.auth.presets ?? []).map((p) => p.preset),
-  ].map((p) => presetNamed(input.config, p));
+  ].map((p) => presetCheck(presetNamed(input.config, p)));
   const hidden = new Set(input.devExtensions.filter((e) => !endpoint.devExtensions.includes(e)));
   let largest: { identity: string; bytes: number } | undefined;
   for (const [identity, bytes, , actions, resources] of input.tools()) {
     if (hidden.has(identity.slice(0, identity.indexOf("/")))) continue;
     const size = bytes + toolNameLength(identity, endpoint.naming.style);
     if (largest !== undefined && size <= largest.bytes) continue;
-    if (presets.some((p) => presetRefusal(p, { identity, actions, resources }) === null))
+    if (presets.some((refuse) => refuse({ identity, actions, resources }) === null))
       largest = { identity, bytes: size };
   }
   return largest;

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { type CommandSpec, mcpInputSchema, type RequestsSpec } from "@rukh/descriptor";
 import { fingerprint, type JsonObject, sha256Hex } from "@rukh/json";
-import { presetRefusal, surfaceRefusal } from "./_callable.js";
+import { presetCheck, surfaceRefusal } from "./_callable.js";
 import { presetNamed } from "./_config.js";
 import { profileNaming, revisionNamings } from "./_endpoints.js";
 import { envelopeSchema } from "./_envelope.js";
@@ -498,10 +498,11 @@ function visibleFor(
     // A development link's tools only where the owner named it.
     const hidden = new Set(projection.devExtensions.filter((e) => !devAllowed.includes(e)));
     // Listing is admission asked early: what the preset could not run, it is not shown.
+    const refuse = presetCheck(preset);
     const tools = projection.tools.filter(
       (t) =>
         !hidden.has(t.identity.slice(0, t.identity.indexOf("/"))) &&
-        presetRefusal(preset, { identity: t.identity, ...i.requests.get(t)! }) === null,
+        refuse({ identity: t.identity, ...i.requests.get(t)! }) === null,
     );
     // The naming is bound too: the same position means another tool under another naming.
     const { namespace, style } = projection.naming;
