@@ -8,12 +8,12 @@ import {
   decodeJsonInputs,
   type ExtensionDescriptor,
   type InputIssueCode,
-  REGISTERED_FEATURES,
   type ValidatedInputs,
   validateInputs,
 } from "@rukh/descriptor";
 import type { ValidationIssue } from "@rukh/json";
 import {
+  callRefusal,
   type InstalledExtension,
   PRESET_RESOURCE_DEFAULTS,
   type ProfileRevision,
@@ -94,7 +94,6 @@ export interface AdmissionInput {
   readonly devAllowed: readonly string[];
 }
 
-const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
 /** Why JSON arguments were refused, in the words of the surface that sent them. */
 const JSON_REFUSAL = {
   mcp: "the arguments do not match the tool's input schema",
@@ -117,11 +116,6 @@ function memo(
 
 const exposedTools = (p: ToolProjection) =>
   memo(exposedCache, p, () => p.tools.map((t) => t.identity));
-
-function allowedBy(preset: TaskPreset, identity: string): boolean {
-  const ext = identity.slice(0, identity.indexOf("/"));
-  return preset.commands.includes(identity) || preset.commands.includes(`${ext}/*`);
-}
 
 /**
  * Rejects a request resolved in a revision that is no longer active, before
@@ -160,8 +154,10 @@ export function targetOf(input: AdmissionInput): Target | Rejection {
 }
 
 /**
- * Decides whether the target runs for this host: the surface's rules, the
- * inputs, and the preset's commands, actions and resources.
+ * Decides whether the target runs for this host: whether it can be called
+ * at all (`callRefusal`: the surface's rules, then the preset's commands,
+ * actions and resources — the question listing asks of every tool), its
+ * exposure over MCP, then the inputs.
  *
  * @example
  * const target = targetOf(input);
@@ -184,32 +180,23 @@ export function admit(
     message,
   });
   if (!extension.enabled) return no("not_exposed", "the command's extension is disabled");
-  const features = command.machine?.requiredFeatures ?? [];
-  const featuresOk = features.every((f) => FEATURES.has(f));
+  const config = revision.config;
+  const preset = presetNamed(config, binding.preset);
+  // The one answer listing also gives: a tool is listed exactly when this is null.
+  const refused = callRefusal(command, preset, request.surface);
+  if (refused !== null) return no(refused.reason, refused.message);
+  // callRefusal refuses a binding whose preset the revision does not define.
+  const granted = preset as TaskPreset;
+  // Over MCP it must also be a tool of the projection. On the CLI every
+  // command of an enabled extension is routed: publication refuses a
+  // revision whose routes conflict, so the revision alone decides.
   if (request.surface === "mcp") {
-    if (command.execute.mapping === "passthrough")
-      return no("passthrough_cli_only", "a passthrough program runs on the CLI only");
-    if (command.machine?.interaction === "required")
-      return no(
-        "interaction_required",
-        "the command requires interaction, which MCP cannot provide",
-      );
-    if (!featuresOk)
-      return no("feature_unsupported", "the command requires an unsupported feature");
     if (projection === undefined || !exposedTools(projection).has(identity))
       return no("not_exposed", "the command is not an exposed tool");
     // Unsigned and the local user's own: only where the owner named it.
     if (extension.dev !== undefined && !input.devAllowed.includes(extension.id))
       return no("not_exposed", "the command is a development link this endpoint does not name");
-    if (command.machine?.interaction === "optional")
-      return no(
-        "interaction_unavailable",
-        "the command may ask for interaction, which MCP cannot provide",
-      );
-  } else if (!featuresOk)
-    // Every command of an enabled extension is routed: publication refuses a
-    // revision whose routes conflict, so the revision alone decides.
-    return no("feature_unsupported", "the command requires an unsupported feature");
+  }
   let supplied = request.supplied;
   if ("json" in supplied) {
     // JSON arguments are decoded against the command the call resolved, here, once.
@@ -221,15 +208,6 @@ export function admit(
   const validated = validateInputs(command, supplied);
   if (!validated.ok)
     return { ...no("invalid_input", "the inputs are invalid"), issues: validated.issues };
-  const config = revision.config;
-  const preset = presetNamed(config, binding.preset);
-  if (preset === undefined) return no("preset_denied", "the host's task preset is not defined");
-  if (
-    !allowedBy(preset, identity) ||
-    !command.requests.actions.every((a) => preset.actions.includes(a)) ||
-    !command.requests.resources.every((r) => preset.resources.includes(r))
-  )
-    return no("preset_denied", "the task preset does not allow this command or what it requests");
   const program = join(packageDir, ...command.execute.program.split("/"));
   const rel = relative(packageDir, program);
   if (rel.startsWith("..") || isAbsolute(rel))
@@ -241,9 +219,9 @@ export function admit(
     packageDir,
     program,
     command,
-    preset,
+    preset: granted,
     validated: validated.value,
-    limits: { ...PRESET_RESOURCE_DEFAULTS, ...preset.limits },
+    limits: { ...PRESET_RESOURCE_DEFAULTS, ...granted.limits },
     resultMaxBytes: config.limits?.maxCommandResultBytes ?? 131_072,
     recordInputs: config.journal?.recordInputs === true,
     dev: extension.dev !== undefined,

@@ -43,6 +43,8 @@ export const OUTCOME_REASONS = {
     "preset_denied",
     "feature_unsupported",
     "interaction_required",
+    // No longer returned (optional interaction now runs over MCP); earlier
+    // versions' journal records carry it, and the journal reader checks this set.
     "interaction_unavailable",
     "enforcement_unavailable",
     "concurrency_limit",

@@ -150,7 +150,7 @@ describe("admission", () => {
       "admitted",
     ],
     ["required interaction over MCP", "fx.main/interactive", {}, {}, "interaction_required"],
-    ["optional interaction over MCP", "fx.main/optional", {}, {}, "interaction_unavailable"],
+    ["optional interaction over MCP", "fx.main/optional", {}, {}, "admitted"],
     [
       "optional interaction on the CLI",
       "fx.main/optional",
@@ -189,6 +189,13 @@ describe("admission", () => {
       "admitted",
     ],
     ["an action the preset does not grant", "fx.main/greedy", {}, {}, "preset_denied"],
+    [
+      "an action the preset does not grant, with invalid inputs: the preset decides first",
+      "fx.main/greedy",
+      { surplus: 1 },
+      {},
+      "preset_denied",
+    ],
     [
       "an action the preset grants",
       "fx.main/greedy",

@@ -97,6 +97,15 @@ describe("managed calls run to one outcome", () => {
     expect(bad).toMatchObject({ outcome: "command_failed", reason: "exit_status", exitCode: 7 });
   });
 
+  it("runs an optional-interaction command over MCP, its attempt to ask answered as on the CLI: stdin is closed", async () => {
+    const c = await core("default");
+    for (const surface of ["mcp", "cli"] as const)
+      expect(await c.invoke(call("fx.main/optional", {}, { surface }))).toMatchObject({
+        outcome: "succeeded",
+        commandResult: { kind: "text", text: "no one to ask: stdin is closed" },
+      });
+  });
+
   it("lets the CLI reach an installed command the MCP surface does not expose", async () => {
     const o = await (await core("default")).invoke(
       call("fx.hidden/secret", {}, { surface: "cli" }),
@@ -170,11 +179,6 @@ describe("rejections spawn nothing", () => {
       "interaction_required",
       "interaction required on MCP",
       async () => (await core("default")).invoke(call("fx.main/interactive")),
-    ],
-    [
-      "interaction_unavailable",
-      "optional interaction on MCP",
-      async () => (await core("default")).invoke(call("fx.main/optional")),
     ],
     [
       "passthrough_cli_only",

@@ -108,6 +108,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
         notify,
         ...(options.naming !== undefined && { naming: options.naming }),
         ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
+        responseMaxBytes: limits.responseMaxBytes,
         devExtensions: options.devExtensions ?? [],
         logger,
         info: (message, data) => logger.log("info", message, data),

@@ -154,6 +154,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     ownerSignal: owner.signal,
     ...(options.naming !== undefined && { naming: options.naming }),
     ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
+    responseMaxBytes: limits.responseMaxBytes,
     devExtensions: options.devExtensions ?? [],
     views: presetViews(state, options.naming, options.devExtensions ?? []),
   };

@@ -26,6 +26,8 @@ export interface ServeContext {
   readonly ownerSignal: AbortSignal;
   readonly naming?: ToolNaming;
   readonly deadlineMs?: number;
+  /** The host's response limit, which a page of tools is made to fit. */
+  readonly responseMaxBytes: number;
   readonly devExtensions: readonly string[];
   /** The views of a preset, shared by every request bound to it. */
   views(preset: string): ToolViews;
@@ -83,6 +85,7 @@ export async function serveRequest(
     notify: (message) => reply.notify(message),
     ...(ctx.naming !== undefined && { naming: ctx.naming }),
     ...(ctx.deadlineMs !== undefined && { deadlineMs: ctx.deadlineMs }),
+    responseMaxBytes: ctx.responseMaxBytes,
     devExtensions: ctx.devExtensions,
     views: ctx.views(binding.preset),
     logger,

@@ -41,6 +41,8 @@ export interface ToolsContext {
   readonly naming?: ToolNaming;
   /** The per-call deadline the host adds to the preset's. */
   readonly deadlineMs?: number;
+  /** The host's response limit: a page of tools is made to fit an answer within it. */
+  readonly responseMaxBytes?: number;
   /** The development links this endpoint may see. */
   readonly devExtensions: readonly string[];
   /** Queues a notification to the client. */
@@ -98,6 +100,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
         preset: binding.preset,
         devAllowed: ctx.devExtensions,
         cursorKey,
+        ...(ctx.responseMaxBytes !== undefined && { responseMaxBytes: ctx.responseMaxBytes }),
         ...(cursor !== undefined && { cursor }),
       });
       const result: ListToolsResult = {
@@ -109,6 +112,9 @@ export function hostTools(ctx: ToolsContext): HostTools {
       if (e instanceof ProfileError && (e.code === "invalid_cursor" || e.code === "stale_cursor"))
         throw new RpcError(JSONRPC_ERROR_CODES.invalidParams, `Invalid params: ${e.message}`);
       if (e instanceof ProfileError && e.code === "unknown_preset") throw presetMissing();
+      // A limit tighter than one tool (an endpoint's publication refuses such a limit).
+      if (e instanceof ProfileError && e.code === "tool_too_large")
+        throw new RpcError(JSONRPC_ERROR_CODES.internalError, e.message);
       throw e;
     }
   }

@@ -97,6 +97,65 @@ describe("serveStdio in process", () => {
     await host.closed;
   });
 
+  it("pages tools/list within its response limit, every tool once, and names the tool a limit cannot carry", async () => {
+    const list = (id: number, cursor?: string) =>
+      `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { ...(cursor !== undefined && { cursor }), _meta: MODERN_META } })}\n`;
+    // Every tool, as the default limits list it, and the largest one's size on a page.
+    const wide = pipe();
+    const open = await serveStdio({ state: root, binding, input: wide.input, output: wide.output });
+    wide.input.write(list(1));
+    const all: Wire[] = (await wide.reply(1)).result.tools;
+    wide.input.end();
+    await open.closed;
+    expect(all.length).toBeGreaterThan(4);
+    const largest = Math.max(...all.map((t) => Buffer.byteLength(JSON.stringify(t)) + 1));
+
+    // Room for about two tools a page besides the answer's own framing.
+    const limit = 2_048 + 2 * largest + 200;
+    const p = pipe();
+    const host = await serveStdio({
+      state: root,
+      binding,
+      input: p.input,
+      output: p.output,
+      limits: { responseMaxBytes: limit },
+    });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      p.input.write(list(++pages + 1, cursor));
+      const answer = await p.reply(pages + 1);
+      expect(answer.error).toBeUndefined();
+      expect(Buffer.byteLength(JSON.stringify(answer))).toBeLessThanOrEqual(limit);
+      seen.push(...answer.result.tools.map((t: Wire) => t.name));
+      cursor = answer.result.nextCursor;
+    } while (cursor !== undefined);
+    expect(pages).toBeGreaterThan(1);
+    expect(seen).toEqual(all.map((t) => t.name));
+    p.input.end();
+    await host.closed;
+
+    // A limit that cannot carry one tool is answered with what it would take, never an empty page.
+    const tight = pipe();
+    const small = await serveStdio({
+      state: root,
+      binding,
+      input: tight.input,
+      output: tight.output,
+      limits: { responseMaxBytes: 2_100 },
+    });
+    tight.input.write(list(1));
+    expect((await tight.reply(1)).error).toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(
+        /^a tools\/list answer of at most 2100 bytes cannot carry the tool fx\.main\/\w+ \(\d+ bytes\); it needs at least \d+$/,
+      ),
+    });
+    tight.input.end();
+    await small.closed;
+  });
+
   it("closes on a blocked write and cancels running work as the owner", async () => {
     const input = new PassThrough();
     let writes = 0;

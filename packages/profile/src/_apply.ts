@@ -1,12 +1,14 @@
 // A publication as named steps: read what the changes name, plan them on
 // the base (pure, see _plan.ts), derive the revision's routes, catalog and
-// tools, check every new tool, store the new packages, commit.
+// tools, check every new tool and that every endpoint can list its tools,
+// store the new packages, commit.
 import { realpath } from "node:fs/promises";
 import { resolve } from "node:path";
 import { canonicalJson, type JsonValue, sha256Hex } from "@rukh/json";
 import { commitRevision, type LockOptions } from "./_commit.js";
 import { effectiveLimits } from "./_config.js";
 import { linkedPackage } from "./_devlink.js";
+import { checkEndpointPages, hasResponseLimits } from "./_endpoint-pages.js";
 import { checkImports } from "./_imports.js";
 import type { OwnerConfig, ProfileRevision, ToolProjection, VerifiedPackage } from "./_model.js";
 import {
@@ -35,6 +37,7 @@ import {
   projectionOf,
 } from "./_projection.js";
 import type { BaseDerivation, Pending, Projections } from "./_projections.js";
+import { devLinkIds } from "./_revision.js";
 import type { Revisions } from "./_revisions.js";
 import { routesDigestOf } from "./route-cache.js";
 
@@ -100,6 +103,7 @@ export async function publish(
   });
   const next = await nextRevision(ctx, { base, baseRevision, candidate, derivation });
   checkNewTools(candidate, next.id, derivation, pending);
+  checkListable(candidate, derivation);
   // Validation passed: only now does anything enter the state directory.
   for (const pkg of pending.values()) await storePackage(ctx.lock.root, pkg);
   await commitRevision(
@@ -230,6 +234,19 @@ function checkNewTools(
   );
   if (hasCompactNames(candidate.config))
     checkCompactNames(candidate.config, id, derivation.tools());
+}
+
+/**
+ * Checks that every endpoint can list what it would list: its response
+ * limit carries its largest tool (read only when some endpoint sets one).
+ */
+function checkListable(candidate: Candidate, derivation: BaseDerivation): void {
+  if (!hasResponseLimits(candidate.config)) return;
+  checkEndpointPages({
+    config: candidate.config,
+    tools: derivation.tools,
+    devExtensions: devLinkIds(candidate.extensions),
+  });
 }
 
 /** The publication of a committed revision; its projection is built when first read (a CLI install never does). */

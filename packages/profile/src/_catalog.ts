@@ -35,7 +35,7 @@ import { PART_MAX_BYTES, partLine, partPath } from "./route-cache.js";
  * derive must change this tag, so that no catalog of the old derivation is
  * carried over.
  */
-export const CATALOG_FORMAT = "rukh.revision-catalog/5";
+export const CATALOG_FORMAT = "rukh.revision-catalog/6";
 
 /** The largest catalog read: 64 MiB (10,000 commands take about 1.2 MiB). */
 const CATALOG_MAX_BYTES = 67_108_864;
@@ -48,8 +48,9 @@ const catalogPath = (root: string, id: string) => join(root, "revisions", `${id}
  * tools: `[digest, part, routing, tools]`, where `routing` is `{ id,
  * publisher, groups, commands: [{ identity, path, aliases }] }` and `tools`
  * the package's commands that are MCP tools, as the publication chose and
- * checked them, each `[identity, bytes, title]` with its encoded size less
- * its name (so that listing names, titles and pages reads no part).
+ * checked them, each `[identity, bytes, title, actions, resources]` with its
+ * encoded size less its name and what it requests of a preset (so that
+ * listing names, titles and pages, for any preset, reads no part).
  */
 export function catalogLine(
   part: Part,
@@ -73,7 +74,7 @@ export function catalogFileText(lines: readonly string[], routeKey: string): str
 
 /** A revision's catalog as read: the tool index and routing, and each descriptor read from its part when asked for. */
 export interface Catalog {
-  /** The revision's MCP tools: identity, size without the name, title (every line parsed when first read). */
+  /** The revision's MCP tools: identity, size without the name, title, requests (every line parsed when first read). */
   readonly tools: readonly IndexedTool[];
   /** The revision's route key. */
   readonly routeKey: string;
@@ -96,6 +97,9 @@ export interface Catalog {
 
 type ParsedLine = readonly [string, string, Routing, IndexedTool[]];
 
+const isNames = (x: unknown): x is string[] =>
+  Array.isArray(x) && x.every((n) => typeof n === "string");
+
 const isLine = (x: unknown): x is ParsedLine =>
   Array.isArray(x) &&
   typeof x[1] === "string" &&
@@ -109,7 +113,9 @@ const isLine = (x: unknown): x is ParsedLine =>
       Array.isArray(t) &&
       typeof t[0] === "string" &&
       Number.isSafeInteger(t[1]) &&
-      typeof t[2] === "string",
+      typeof t[2] === "string" &&
+      isNames(t[3]) &&
+      isNames(t[4]),
   );
 
 /**

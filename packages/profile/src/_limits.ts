@@ -20,6 +20,36 @@ export const ROUTES_MAX_BYTES = 16_777_216;
 export const PAGE_MAX_TOOLS = 32;
 /** Most encoded bytes (UTF-8 JSON of the tools array) in one `listTools` page: 1 MiB. */
 export const PAGE_MAX_BYTES = 1_048_576;
+/**
+ * Bytes of a `tools/list` answer kept for what surrounds its page of tools:
+ * the JSON-RPC framing, the next cursor, the protocol's members, the
+ * server's name and version, and a request id of up to 1 KiB.
+ */
+export const LIST_ANSWER_RESERVE_BYTES = 2_048;
+
+/**
+ * The most bytes of tools a page may hold when its answer may take at most
+ * `responseMaxBytes`: {@link PAGE_MAX_BYTES}, or less for a tighter answer.
+ *
+ * @example
+ * listPageBytes(2_097_152); // 1048576
+ */
+export function listPageBytes(responseMaxBytes: number): number {
+  return Math.min(PAGE_MAX_BYTES, responseMaxBytes - LIST_ANSWER_RESERVE_BYTES);
+}
+
+/**
+ * The smallest response limit whose `tools/list` answers can carry a tool
+ * that takes `toolBytes` on a page: the page's brackets, the tool, and
+ * {@link LIST_ANSWER_RESERVE_BYTES}.
+ *
+ * @example
+ * listAnswerBytes(3_000); // 5050
+ */
+export function listAnswerBytes(toolBytes: number): number {
+  return toolBytes + 2 + LIST_ANSWER_RESERVE_BYTES;
+}
+
 /** Longest accepted cursor token, in characters. */
 export const CURSOR_MAX_LENGTH = 512;
 /** Longest tool description, in UTF-16 code units (the descriptor already bounds it lower). */

@@ -369,8 +369,18 @@ export interface LoadedExtension {
   readonly descriptor: ExtensionDescriptor;
 }
 
-/** One MCP tool as a catalog indexes it: identity, encoded size without its name, title. */
-export type IndexedTool = readonly [identity: string, bytes: number, title: string];
+/**
+ * One MCP tool as a catalog indexes it: identity, encoded size without its
+ * name, title, and the actions and resources the command requests (what a
+ * preset must grant for the tool to be listed).
+ */
+export type IndexedTool = readonly [
+  identity: string,
+  bytes: number,
+  title: string,
+  actions: readonly string[],
+  resources: readonly string[],
+];
 
 /** Path of the descriptor inside a package. */
 export const DESCRIPTOR_PATH = "rukh-extension.json";

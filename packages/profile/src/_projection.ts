@@ -1,12 +1,16 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { type CommandSpec, mcpInputSchema, REGISTERED_FEATURES } from "@rukh/descriptor";
+import { type CommandSpec, mcpInputSchema, type RequestsSpec } from "@rukh/descriptor";
 import { fingerprint, type JsonObject, sha256Hex } from "@rukh/json";
+import { presetCheck, surfaceRefusal } from "./_callable.js";
 import { presetNamed } from "./_config.js";
 import { profileNaming, revisionNamings } from "./_endpoints.js";
 import { envelopeSchema } from "./_envelope.js";
 import { ProfileError } from "./_errors.js";
 import {
   CURSOR_MAX_LENGTH,
+  listAnswerBytes,
+  listPageBytes,
+  MCP_TRANSPORT_LIMITS,
   PAGE_MAX_BYTES,
   PAGE_MAX_TOOLS,
   TOOL_DESCRIPTION_MAX_LENGTH,
@@ -26,6 +30,8 @@ import { devLinkIds } from "./_revision.js";
 interface Internals {
   readonly byName: Map<string, McpTool>;
   readonly bytes: Map<McpTool, number>;
+  /** What each tool's command requests of a preset. */
+  readonly requests: Map<McpTool, RequestsSpec>;
   readonly visible: Map<string, { readonly tools: readonly McpTool[]; readonly binding: string }>;
 }
 const internals = new WeakMap<ToolProjection, Internals>();
@@ -71,7 +77,19 @@ export function toolName(
   return `${slug(identity, 48)}__${fp}`;
 }
 
-const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
+/**
+ * The length of {@link toolName}'s answer for `identity`, without hashing:
+ * the slug (one character per character of an identity, which is ASCII),
+ * `__`, and the fingerprint's hex digits.
+ *
+ * @example
+ * toolNameLength("acme.files/count_lines", "compact"); // 29
+ */
+export function toolNameLength(identity: string, style: "full" | "compact"): number {
+  if (style === "compact") return Math.min(identity.length - identity.indexOf("/") - 1, 24) + 18;
+  return Math.min(identity.length, 48) + 66;
+}
+
 const COMMAND_RESULT_FEATURE = "rukh.command-result/1";
 
 /**
@@ -81,6 +99,8 @@ const COMMAND_RESULT_FEATURE = "rukh.command-result/1";
 class LazyTool implements McpTool {
   #command: CommandSpec | undefined;
   #input: JsonObject | undefined;
+  /** What its command requests of a preset (read by listing, never serialized). */
+  readonly requests: RequestsSpec;
   #output: JsonObject | undefined;
   readonly #load: () => CommandSpec;
   readonly #title: string | undefined;
@@ -88,9 +108,10 @@ class LazyTool implements McpTool {
     readonly name: string,
     readonly identity: string,
     command: CommandSpec | (() => CommandSpec),
-    title?: string,
+    indexed?: { readonly title: string; readonly requests: RequestsSpec },
   ) {
-    this.#title = title;
+    this.#title = indexed?.title;
+    this.requests = indexed?.requests ?? (command as CommandSpec).requests;
     if (typeof command === "function") this.#load = command;
     else {
       this.#command = command;
@@ -125,10 +146,17 @@ class LazyTool implements McpTool {
  * A command's tool as a catalog indexes it. The size leaves out the name,
  * which depends on the revision: a name is ASCII, so the tool's size on a
  * page is `bytes` plus the name's length (what {@link checkedSize} computes).
+ * The actions and resources are what a preset must grant to be shown it.
  */
 export function indexedTool(command: CommandSpec): IndexedTool {
   const size = Buffer.byteLength(JSON.stringify(new LazyTool("", command.identity, command))) + 1;
-  return [command.identity, size, command.summary];
+  return [
+    command.identity,
+    size,
+    command.summary,
+    command.requests.actions,
+    command.requests.resources,
+  ];
 }
 
 /** A tool's encoded size on a page; throws when its schema is not closed or it cannot fit one page. */
@@ -151,9 +179,11 @@ function checkedSize(tool: McpTool): number {
 
 /**
  * The commands of `extensions` that are MCP tools under `config`: eligible
- * for machines, needing no interaction, managed, requiring
- * `rukh.command-result/1` and no feature this host lacks, and exposed;
- * throws `tool_too_large` for a description too long for a tool.
+ * for machines, callable over MCP as admission sees it ({@link surfaceRefusal}:
+ * managed, not requiring interaction, no feature this host lacks),
+ * requiring `rukh.command-result/1`, and exposed; throws `tool_too_large`
+ * for a description too long for a tool. Which preset may see each is
+ * decided when its list is built ({@link visibleTools}).
  */
 export function toolCommands(
   config: OwnerConfig,
@@ -165,9 +195,8 @@ export function toolCommands(
   for (const { descriptor } of extensions)
     for (const command of descriptor.commands) {
       const m = command.machine;
-      if (m === undefined || !m.eligible || m.interaction === "required") continue;
-      if (command.execute.mapping !== "managed") continue;
-      if (!m.requiredFeatures.every((f) => FEATURES.has(f))) continue;
+      if (m === undefined || !m.eligible) continue;
+      if (surfaceRefusal(command, "mcp") !== null) continue;
       // The machine baseline: a tool's result is a command-result/1 result, declared as required.
       if (!m.requiredFeatures.includes(COMMAND_RESULT_FEATURE)) continue;
       if (!exposedCommands.has(command.identity) && !exposedExtensions.has(descriptor.id)) continue;
@@ -244,15 +273,19 @@ export function buildProjection(
 function named(
   naming: ToolNaming,
   revisionId: string,
-  entries: readonly (readonly [string, CommandSpec | (() => CommandSpec), string?])[],
-): McpTool[] {
+  entries: readonly (readonly [
+    string,
+    CommandSpec | (() => CommandSpec),
+    { readonly title: string; readonly requests: RequestsSpec }?,
+  ])[],
+): LazyTool[] {
   const byName = new Map<string, McpTool>();
-  const tools = entries.map(([identity, command, title]) => {
+  const tools = entries.map(([identity, command, indexed]) => {
     const tool = new LazyTool(
       toolName(naming.namespace, revisionId, identity, naming.style),
       identity,
       command,
-      title,
+      indexed,
     );
     const prior = byName.get(tool.name);
     if (prior !== undefined)
@@ -269,7 +302,7 @@ function named(
 /** The projection object over `tools` (in name order), with the internals listing needs. */
 function assemble(
   of: ProjectionOf & { readonly naming: ToolNaming },
-  tools: readonly McpTool[],
+  tools: readonly LazyTool[],
   routes: CliRouteTable | (() => CliRouteTable),
   known?: ReadonlyMap<string, number>,
 ): ToolProjection {
@@ -306,7 +339,8 @@ function assemble(
       if (size !== undefined) bytes.set(t, size + t.name.length);
     }
   }
-  internals.set(projection as ToolProjection, { byName, bytes, visible: new Map() });
+  const requests = new Map<McpTool, RequestsSpec>(tools.map((t) => [t, t.requests]));
+  internals.set(projection as ToolProjection, { byName, bytes, requests, visible: new Map() });
   return projection as ToolProjection;
 }
 
@@ -406,7 +440,11 @@ export function projectionFromIndex(
   const tools = named(
     naming,
     of.revisionId,
-    index.tools.map(([identity, , title]) => [identity, () => index.commandOf(identity), title]),
+    index.tools.map(([identity, , title, actions, resources]) => [
+      identity,
+      () => index.commandOf(identity),
+      { title, requests: { actions, resources } },
+    ]),
   );
   const known = new Map(index.tools.map(([identity, bytes]) => [identity, bytes]));
   return assemble({ ...of, naming }, tools, routes, known);
@@ -442,10 +480,6 @@ export function cliRoutes(projection: ToolProjection): CliRouteTable {
   return projection.routes;
 }
 
-function allowedBy(patterns: ReadonlySet<string>, identity: string): boolean {
-  return patterns.has(identity) || patterns.has(`${identity.slice(0, identity.indexOf("/"))}/*`);
-}
-
 function visibleFor(
   projection: ToolProjection,
   presetName: string,
@@ -461,13 +495,14 @@ function visibleFor(
         "unknown_preset",
         `preset "${presetName}" is not defined in this revision`,
       );
-    const patterns = new Set(preset.commands);
     // A development link's tools only where the owner named it.
     const hidden = new Set(projection.devExtensions.filter((e) => !devAllowed.includes(e)));
+    // Listing is admission asked early: what the preset could not run, it is not shown.
+    const refuse = presetCheck(preset);
     const tools = projection.tools.filter(
       (t) =>
-        allowedBy(patterns, t.identity) &&
-        !hidden.has(t.identity.slice(0, t.identity.indexOf("/"))),
+        !hidden.has(t.identity.slice(0, t.identity.indexOf("/"))) &&
+        refuse({ identity: t.identity, ...i.requests.get(t)! }) === null,
     );
     // The naming is bound too: the same position means another tool under another naming.
     const { namespace, style } = projection.naming;
@@ -486,8 +521,11 @@ function visibleFor(
 
 /**
  * The tools a preset may see, in name order: what every page of
- * {@link listTools} together holds, without building any page. Tools of a
- * development link are left out unless `devAllowed` names its extension.
+ * {@link listTools} together holds, without building any page. A tool is
+ * seen only when the preset could run it: one of its command patterns
+ * matches and it grants every action and resource the command requests (as
+ * admission decides). Tools of a development link are left out unless
+ * `devAllowed` names its extension.
  *
  * @example
  * const visible = new Set(visibleTools(projection, "agent").map((t) => t.name));
@@ -510,6 +548,12 @@ export interface ListToolsOptions {
   readonly cursor?: string;
   /** The HMAC key for cursors (see `StateDirectory.cursorKey`). */
   readonly cursorKey: Uint8Array;
+  /**
+   * The largest answer a page travels in (an endpoint's
+   * `limits.responseMaxBytes`; default the MCP default): a page then holds at
+   * most that less `LIST_ANSWER_RESERVE_BYTES` of tools.
+   */
+  readonly responseMaxBytes?: number;
 }
 
 /** One page of tools. */
@@ -528,9 +572,13 @@ function mac(key: Uint8Array, payload: string): Buffer {
 /**
  * Lists the tools a preset may see, in name order: at most
  * {@link PAGE_MAX_TOOLS} tools and {@link PAGE_MAX_BYTES} encoded bytes per
- * page. Cursors are HMAC-protected and bound to the revision, the visibility
+ * page, fewer bytes when `responseMaxBytes` is tighter (see
+ * `listPageBytes`). Cursors are HMAC-protected and bound to the revision, the visibility
  * binding and the position; a tampered or malformed cursor fails with
  * `invalid_cursor`, one from another revision or binding with `stale_cursor`.
+ * A tool the page cannot hold alone fails with `tool_too_large`, naming the
+ * smallest response limit that would carry it (a publication refuses an
+ * endpoint whose limit is that small).
  *
  * @example
  * let page = listTools(projection, { preset: "default", cursorKey });
@@ -567,20 +615,7 @@ export function listTools(projection: ToolProjection, options: ListToolsOptions)
     if (start > tools.length)
       throw new ProfileError("invalid_cursor", "cursor position is out of range");
   }
-  const sizes = inner(projection).bytes;
-  let end = start;
-  let used = 2;
-  while (end < tools.length && end - start < PAGE_MAX_TOOLS) {
-    const tool = tools[end]!;
-    let size = sizes.get(tool);
-    if (size === undefined) {
-      size = checkedSize(tool);
-      sizes.set(tool, size);
-    }
-    if (used + size > PAGE_MAX_BYTES) break;
-    used += size;
-    end++;
-  }
+  const end = pageEnd(projection, tools, start, options.responseMaxBytes);
   const page = tools.slice(start, end);
   if (end >= tools.length) return { tools: page };
   const payload = Buffer.from(`v1:${projection.revisionId}:${binding}:${end}`).toString(
@@ -590,4 +625,40 @@ export function listTools(projection: ToolProjection, options: ListToolsOptions)
     tools: page,
     nextCursor: `${payload}.${mac(options.cursorKey, payload).toString("base64url")}`,
   };
+}
+
+/**
+ * Where the page that starts at `start` ends: after {@link PAGE_MAX_TOOLS}
+ * tools or before the first that would pass the page's bytes; throws
+ * `tool_too_large` when not even the first fits.
+ */
+function pageEnd(
+  projection: ToolProjection,
+  tools: readonly McpTool[],
+  start: number,
+  responseMaxBytes = MCP_TRANSPORT_LIMITS.responseMaxBytes,
+): number {
+  const sizes = inner(projection).bytes;
+  const max = listPageBytes(responseMaxBytes);
+  let end = start;
+  let used = 2;
+  while (end < tools.length && end - start < PAGE_MAX_TOOLS) {
+    const tool = tools[end]!;
+    let size = sizes.get(tool);
+    if (size === undefined) {
+      size = checkedSize(tool);
+      sizes.set(tool, size);
+    }
+    if (used + size > max) {
+      if (end === start)
+        throw new ProfileError(
+          "tool_too_large",
+          `a tools/list answer of at most ${responseMaxBytes} bytes cannot carry the tool ${tool.identity} (${size} bytes); it needs at least ${listAnswerBytes(size)}`,
+        );
+      break;
+    }
+    used += size;
+    end++;
+  }
+  return end;
 }

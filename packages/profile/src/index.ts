@@ -3,6 +3,8 @@
 export { readBounded } from "./_bounded.js";
 export type { ActiveRoutes } from "./_cached-routes.js";
 export { readActiveRoutes } from "./_cached-routes.js";
+export type { CallRefusal, CallSurface } from "./_callable.js";
+export { callRefusal } from "./_callable.js";
 export { parseOwnerConfig, presetNamed, validateOwnerConfig } from "./_config.js";
 export type { TemporaryDebris } from "./_debris.js";
 export { findTemporaryDebris, removeTemporaryDebris } from "./_debris.js";

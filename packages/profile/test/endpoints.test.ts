@@ -283,6 +283,7 @@ describe("a projection under an endpoint's naming", () => {
       summary: "Huge",
       description: "d".repeat(length),
       inputs: [],
+      requests: { actions: [], resources: [] },
       execute: {
         mapping: "managed",
         program: "bin/run.mjs",

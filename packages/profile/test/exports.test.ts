@@ -37,6 +37,7 @@ it("exports exactly these names", async () => {
       "TOOL_DESCRIPTION_MAX_LENGTH",
       "TOOL_NAME_MAX_LENGTH",
       "brandStateOptions",
+      "callRefusal",
       "checkStoredPackage",
       "cliRoutes",
       "compareVersions",

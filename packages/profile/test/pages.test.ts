@@ -130,6 +130,7 @@ function indexableCommand() {
     aliases: [],
     summary: "Huge",
     inputs: [],
+    requests: { actions: [], resources: [] },
     ...RUNS,
   };
 }

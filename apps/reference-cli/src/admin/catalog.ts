@@ -123,6 +123,7 @@ async function allTools(
   let name = preset ?? projection.config.defaultPreset;
   // Exactly what a server of the preset (or the endpoint) serves: development links only where named.
   let devAllowed: readonly string[] = [];
+  let responseMaxBytes: number | undefined;
   if (endpoint !== undefined) {
     if (preset !== undefined) throw new UsageError(ENDPOINT_OR_PRESET);
     const e = profile.mcpEndpoint(projection.config, endpoint);
@@ -130,6 +131,8 @@ async function allTools(
     projection = await state.projection(projection.revisionId, e.naming);
     name = e.preset;
     devAllowed = e.devExtensions;
+    // Its pages are as large as its answers may be.
+    responseMaxBytes = e.limits.responseMaxBytes;
   }
   presetOf(profile, projection.config, name);
   // The state directory's key, made now if it can take one, so that copies shipped from
@@ -145,6 +148,7 @@ async function allTools(
       preset: name,
       devAllowed,
       cursorKey,
+      ...(responseMaxBytes !== undefined && { responseMaxBytes }),
       ...(cursor !== undefined && { cursor }),
     });
     tools.push(...page.tools);
