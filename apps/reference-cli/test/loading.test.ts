@@ -47,6 +47,7 @@ const of = (sources: Set<string>, pkg: string) =>
 const ROUTE_CACHE = [
   "profile/_bounded.js",
   "profile/_route-buckets.js",
+  "profile/_statedir-check.js",
   "profile/_statedir.js",
   "profile/route-cache.js",
 ];
