@@ -52,6 +52,81 @@ async function signingJwk(kid: string): Promise<JWK> {
   return { ...(await exportJWK(privateKey)), kid, alg: "RS256", use: "sig" };
 }
 
+/** What an issuer's provider is made of: its address, keys, resources and what it counts. */
+interface ProviderOf {
+  readonly port: number;
+  readonly keys: readonly JWK[];
+  readonly resources: readonly string[];
+  readonly scopes: string;
+  readonly format: "jwt" | "opaque";
+  readonly introspections: { asked: number; asGateway: number };
+}
+
+/** The oidc-provider of a test issuer: client credentials, resource indicators, introspection. */
+function issuerProvider(o: ProviderOf) {
+  const { port, keys, format, introspections } = o;
+  const options = { resources: o.resources, scopes: o.scopes };
+  const gatewayBasic = `Basic ${Buffer.from(`${INTROSPECTING_CLIENT.clientId}:${INTROSPECTING_CLIENT.clientSecret}`).toString("base64")}`;
+  const provider = new Provider(`http://127.0.0.1:${port}`, {
+    clients: [...ISSUER_CLIENTS, INTROSPECTING_CLIENT.clientId].map((id) => ({
+      client_id: id,
+      client_secret: `${id}-secret`,
+      grant_types: ["client_credentials"],
+      redirect_uris: [],
+      response_types: [],
+      token_endpoint_auth_method: "client_secret_basic",
+    })),
+    jwks: { keys: keys as never },
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => options.resources[0]!,
+        useGrantedResource: async () => true,
+        getResourceServerInfo: async (_ctx, resource) => {
+          if (!options.resources.includes(resource))
+            throw new errors.InvalidTarget("not a resource of this issuer");
+          return {
+            scope: options.scopes,
+            audience: resource,
+            accessTokenFormat: format,
+            accessTokenTTL: 300,
+            ...(format === "jwt" && { jwt: { sign: { alg: "RS256" as const } } }),
+          };
+        },
+      },
+    },
+    formats: {
+      customizers: {
+        async jwt(_ctx, token, jwt) {
+          const id = (token as { clientId?: string }).clientId;
+          const iat = jwt.payload.iat as number;
+          if (id === "late") jwt.payload.exp = iat - 3_600;
+          if (id === "early") jwt.payload.nbf = iat + 3_600;
+          if (id === "brief") jwt.payload.exp = iat + 2;
+        },
+      },
+    },
+    // An opaque token's lifetime is the issuer's own (a JWT's is set in its claims above).
+    ttl: {
+      ClientCredentials: (_ctx, _token, client) =>
+        format === "opaque" && client.clientId === "brief" ? 2 : 300,
+    },
+  });
+  // Every question a resource server sends is counted, before the provider answers it.
+  provider.use(async (ctx, next) => {
+    if (ctx.method === "POST" && ctx.path === "/token/introspection") {
+      introspections.asked++;
+      if (ctx.get("authorization") === gatewayBasic) introspections.asGateway++;
+    }
+    await next();
+  });
+  return provider;
+}
+
 /**
  * Starts an issuer for `resources`, granting at most `scopes`.
  *
@@ -76,73 +151,18 @@ export async function startIssuer(options: {
   let port = options.port ?? 0;
   let server: import("node:http").Server | undefined;
   const introspections = { asked: 0, asGateway: 0 };
-  const gatewayBasic = `Basic ${Buffer.from(`${INTROSPECTING_CLIENT.clientId}:${INTROSPECTING_CLIENT.clientSecret}`).toString("base64")}`;
-
-  const start = async () => {
-    const provider = new Provider(`http://127.0.0.1:${port}`, {
-      clients: [...ISSUER_CLIENTS, INTROSPECTING_CLIENT.clientId].map((id) => ({
-        client_id: id,
-        client_secret: `${id}-secret`,
-        grant_types: ["client_credentials"],
-        redirect_uris: [],
-        response_types: [],
-        token_endpoint_auth_method: "client_secret_basic",
-      })),
-      jwks: { keys: keys as never },
-      features: {
-        devInteractions: { enabled: false },
-        clientCredentials: { enabled: true },
-        introspection: { enabled: true },
-        revocation: { enabled: true },
-        resourceIndicators: {
-          enabled: true,
-          defaultResource: async () => options.resources[0]!,
-          useGrantedResource: async () => true,
-          getResourceServerInfo: async (_ctx, resource) => {
-            if (!options.resources.includes(resource))
-              throw new errors.InvalidTarget("not a resource of this issuer");
-            return {
-              scope: options.scopes,
-              audience: resource,
-              accessTokenFormat: format,
-              accessTokenTTL: 300,
-              ...(format === "jwt" && { jwt: { sign: { alg: "RS256" as const } } }),
-            };
-          },
-        },
-      },
-      formats: {
-        customizers: {
-          async jwt(_ctx, token, jwt) {
-            const id = (token as { clientId?: string }).clientId;
-            const iat = jwt.payload.iat as number;
-            if (id === "late") jwt.payload.exp = iat - 3_600;
-            if (id === "early") jwt.payload.nbf = iat + 3_600;
-            if (id === "brief") jwt.payload.exp = iat + 2;
-          },
-        },
-      },
-      // An opaque token's lifetime is the issuer's own (a JWT's is set in its claims above).
-      ttl: {
-        ClientCredentials: (_ctx, _token, client) =>
-          format === "opaque" && client.clientId === "brief" ? 2 : 300,
-      },
-    });
-    // Every question a resource server sends is counted, before the provider answers it.
-    provider.use(async (ctx, next) => {
-      if (ctx.method === "POST" && ctx.path === "/token/introspection") {
-        introspections.asked++;
-        if (ctx.get("authorization") === gatewayBasic) introspections.asGateway++;
-      }
-      await next();
-    });
-    return provider;
-  };
 
   // The issuer names its own address: a free port is found first.
   const listen = async () => {
     if (port === 0) port = await freePort();
-    const provider = await start();
+    const provider = issuerProvider({
+      port,
+      keys,
+      resources: options.resources,
+      scopes: options.scopes,
+      format,
+      introspections,
+    });
     server = provider.listen(port, "127.0.0.1");
     await new Promise<void>((r) => server!.once("listening", () => r()));
   };
