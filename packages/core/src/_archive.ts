@@ -18,7 +18,7 @@ import {
   stateLocks,
 } from "@rukh/profile";
 import { journalPaths, liveSegmentHost, readSegmentLeniently, segmentNames } from "./_journal.js";
-import { indexAfterAppend, indexFile, loadIndex } from "./_journal-index.js";
+import { indexAfterAppend, indexFile, loadWholeIndex } from "./_journal-index.js";
 import { JOURNAL_MAX_BYTES } from "./_limits.js";
 import { type ClockReading, readClock, retentionVerdict } from "./_retention.js";
 
@@ -113,7 +113,7 @@ export async function archiveSegment(liveFile: string, o: ArchiveOptions): Promi
     const next = newest === undefined ? 1 : Number.parseInt(newest, 10) + 1;
     const file = target ?? join(p.archive, `${String(next).padStart(10, "0")}.jsonl`);
     // Read before the append: an index that holds up to here is extended, not rebuilt.
-    const prior = created ? undefined : await loadIndex(file);
+    const prior = created ? undefined : await loadWholeIndex(file);
     const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
     const before = fstatSync(fd).size;
     try {

@@ -1,14 +1,8 @@
 import { dirname, relative } from "node:path";
+import { idHashes, mayHold } from "./_index-ids.js";
+import { allSegments, journalPaths, parseSegment, readingFile } from "./_journal.js";
 import {
-  allSegments,
-  type JournalRecord,
-  journalPaths,
-  parseSegment,
-  readingFile,
-} from "./_journal.js";
-import {
-  holds,
-  idHash,
+  type IndexDetail,
   indexRead,
   loadIndex,
   mayMatch,
@@ -19,14 +13,9 @@ import {
   spanOf,
   timedRanges,
 } from "./_journal-index.js";
-import {
-  absorb,
-  type Mutable,
-  matches,
-  type RunFilter,
-  type RunSummary,
-  when,
-} from "./_run-model.js";
+import { foldRuns, joined, outside, type Placed, placedIn } from "./_placed-records.js";
+import { ListingHits } from "./_run-hits.js";
+import { matches, type RunFilter, type RunSummary } from "./_run-model.js";
 
 export type { RunFilter, RunSummary } from "./_run-model.js";
 
@@ -35,20 +24,6 @@ const TAIL_WINDOW = 262_144;
 
 /** The most runs one listing returns. */
 export const RUNS_MAX_LIMIT = 10_000;
-
-/** Runs folded from records, one per invocation id, in the order they first appear. */
-function foldRuns(records: Iterable<JournalRecord>, name: string): Mutable<RunSummary>[] {
-  const runs = new Map<string, Mutable<RunSummary>>();
-  for (const rec of records) {
-    let r = runs.get(rec.invocationId);
-    if (r === undefined) {
-      r = { invocationId: rec.invocationId, segment: name };
-      runs.set(rec.invocationId, r);
-    }
-    absorb(r, rec);
-  }
-  return [...runs.values()];
-}
 
 /**
  * The runs of one segment, reading only its last `tailBytes` (whole lines)
@@ -98,27 +73,6 @@ async function readTail(
   });
 }
 
-/** Records of a segment, each with the offset of its line. */
-type Placed = { readonly at: number; readonly rec: JournalRecord };
-
-/** The records in bytes `[start, end)` of a segment (both at line starts), placed at their offsets. */
-async function placedIn(
-  file: string,
-  name: string,
-  [start, end]: readonly [number, number],
-): Promise<Placed[]> {
-  const spans: number[] = [];
-  const bytes = await readingFile(file, async (h) => {
-    const buf = Buffer.alloc(end - start);
-    const { bytesRead } = await h.read(buf, 0, buf.length, start);
-    return buf.subarray(0, bytesRead);
-  });
-  if (bytes === undefined) return [];
-  return parseSegment(bytes, name, spans).records.map(
-    (rec, i): Placed => ({ at: start + spans[2 * i]!, rec }),
-  );
-}
-
 /** The run of one invocation from the byte span its segment's index gives for it. */
 async function runInSpan(
   stateRoot: string,
@@ -134,31 +88,6 @@ async function runInSpan(
   )[0];
 }
 
-/** Joins overlapping or touching ranges, in file order. */
-function joined(ranges: (readonly [number, number])[]): [number, number][] {
-  const out: [number, number][] = [];
-  for (const [a, b] of [...ranges].sort((x, y) => x[0] - y[0])) {
-    const last = out.at(-1);
-    if (last !== undefined && a <= last[1]) last[1] = Math.max(last[1], b);
-    else out.push([a, b]);
-  }
-  return out;
-}
-
-/** The parts of `ranges` outside the joined ranges `done`. */
-function outside(ranges: [number, number][], done: [number, number][]): [number, number][] {
-  const out: [number, number][] = [];
-  for (let [a, b] of ranges) {
-    for (const [s, e] of done) {
-      if (e <= a || s >= b) continue;
-      if (s > a) out.push([a, s]);
-      a = Math.max(a, e);
-    }
-    if (a < b) out.push([a, b]);
-  }
-  return out;
-}
-
 /**
  * Every run of an indexed segment that may meet the filter's times, as a
  * whole read would give them, reading only the blocks of those times and
@@ -168,11 +97,11 @@ function outside(ranges: [number, number][], done: [number, number][]): [number,
 async function timedRuns(
   stateRoot: string,
   file: string,
-  index: SegmentIndex,
+  detail: IndexDetail,
   f: RunFilter,
 ): Promise<RunSummary[] | undefined> {
   const name = relative(stateRoot, file);
-  const read = timedRanges(index, f);
+  const read = timedRanges(detail, f);
   const placed: Placed[] = [];
   for (const range of read) placed.push(...(await placedIn(file, name, range)));
   const candidates = new Set<string>();
@@ -185,7 +114,7 @@ async function timedRuns(
       candidates.add(rec.invocationId);
   const spans: (readonly [number, number])[] = [];
   for (const id of candidates) {
-    const span = spanOf(index, id);
+    const span = spanOf(detail, id);
     if (span === undefined) return undefined;
     spans.push(span);
   }
@@ -221,51 +150,51 @@ const newestFirst = async (stateRoot: string) => (await allSegments(stateRoot)).
  */
 export async function listRuns(stateRoot: string, filter: RunFilter = {}): Promise<RunSummary[]> {
   const limit = Math.min(Math.max(1, filter.limit ?? 50), RUNS_MAX_LIMIT);
-  const found: RunSummary[] = [];
   // A call still running when its host rolled to a new segment part is in both: the newest wins.
   const seen = new Set<string>();
-  // Segments passed over by their index: their ids are seen all the same.
+  // Segments passed over by their index: their ids are seen all the same (asked lazily, by `hits`).
   const passed: SegmentIndex[] = [];
-  const known = (id: string) => {
-    if (seen.has(id)) return true;
-    const hash = idHash(id);
-    return passed.some((ix) => holds(ix, id, hash));
-  };
+  const hits = new ListingHits(passed);
+  const wanted = (r: RunSummary) => matches(r, filter) && !seen.has(r.invocationId);
   const timed = filter.since !== undefined || filter.until !== undefined;
   let extra = 1;
   for (const file of await newestFirst(stateRoot)) {
     const index = await indexOf(stateRoot, file);
-    if (index !== undefined && !mayMatch(index, filter)) passed.push(index);
+    if (index !== undefined && !mayMatch(index.header, filter)) passed.push(index);
     // Read a segment from its end, a window at a time, until it gives enough.
     else
       for (let window = TAIL_WINDOW; ; window *= 4) {
-        const before = found.length;
+        const before = hits.size;
         if (index !== undefined && timed) {
-          const size = index.segment.size;
+          const detail = await index.detail();
           // A window without a record of the filter's times has no hit: the next one is read.
-          if (window < size && timedRanges(index, filter, size - window).length === 0) continue;
-          const runs = window < size ? undefined : await timedRuns(stateRoot, file, index, filter);
+          if (
+            window < detail.size &&
+            timedRanges(detail, filter, detail.size - window).length === 0
+          )
+            continue;
+          const runs =
+            window < detail.size ? undefined : await timedRuns(stateRoot, file, detail, filter);
           if (runs !== undefined) {
-            found.push(...runs.filter((r) => matches(r, filter) && !known(r.invocationId)));
+            hits.add(runs.filter(wanted));
             passed.push(index);
             break;
           }
         }
         const writeIndex = index === undefined && isArchived(stateRoot, file);
         const { runs, whole } = await segmentRuns(stateRoot, file, window, writeIndex);
-        const fresh: RunSummary[] = [];
-        for (const r of runs) if (!known(r.invocationId)) fresh.push(r);
-        const hits = fresh.filter((r) => matches(r, filter));
-        if (whole || hits.length + before >= limit) {
+        const fresh = runs.filter((r) => !seen.has(r.invocationId));
+        hits.add(fresh.filter(wanted));
+        if (whole || (await hits.atLeast(limit))) {
           for (const r of fresh) seen.add(r.invocationId);
-          found.push(...hits);
           break;
         }
+        hits.truncate(before);
       }
     // Hosts close in their own order: one more segment settles the newest few.
-    if (found.length >= limit && extra-- === 0) break;
+    if ((await hits.atLeast(limit)) && extra-- === 0) break;
   }
-  return found.sort((a, b) => (when(a) < when(b) ? 1 : when(a) > when(b) ? -1 : 0)).slice(0, limit);
+  return hits.newest(limit);
 }
 
 /**
@@ -280,10 +209,12 @@ export async function findRun(
   stateRoot: string,
   invocationId: string,
 ): Promise<RunSummary | undefined> {
+  const hashes = idHashes(invocationId);
   for (const file of await newestFirst(stateRoot)) {
     const index = await indexOf(stateRoot, file);
     if (index !== undefined) {
-      const span = spanOf(index, invocationId);
+      if (!mayHold(index.header.idFilter, hashes)) continue;
+      const span = spanOf(await index.detail(), invocationId);
       if (span === undefined) continue;
       const run = await runInSpan(stateRoot, file, invocationId, span);
       if (run !== undefined) return run;
