@@ -25,6 +25,8 @@ export class ListingHits {
   /** The hits before this position are settled, in order; #kept of them stay. */
   #settled = 0;
   #kept = 0;
+  /** Runs asked about before they were added. */
+  readonly #asked = new WeakMap<RunSummary, Hit>();
 
   /** `passed` is the listing's list of passed-over segments, newest first, which it keeps appending to. */
   constructor(passed: readonly SegmentIndex[]) {
@@ -39,7 +41,20 @@ export class ListingHits {
   /** Adds the runs of one segment, read after all the segments passed over so far. */
   add(runs: readonly RunSummary[]): void {
     const newer = this.#passed.length;
-    for (const run of runs) this.#hits.push({ run, newer });
+    for (const run of runs) {
+      const asked = this.#asked.get(run);
+      this.#hits.push(asked?.newer === newer ? asked : { run, newer });
+    }
+  }
+
+  /** Whether a run of the segment being read would stay, were it added now (the answer is kept for {@link add}). */
+  keepsNew(run: RunSummary): Promise<boolean> {
+    let hit = this.#asked.get(run);
+    if (hit?.newer !== this.#passed.length) {
+      hit = { run, newer: this.#passed.length };
+      this.#asked.set(run, hit);
+    }
+    return this.#keeps(hit);
   }
 
   /** Takes back the hits added since the listing had `size` of them. */

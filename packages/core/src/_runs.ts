@@ -2,7 +2,6 @@ import { dirname, relative } from "node:path";
 import { idHashes, mayHold } from "./_index-ids.js";
 import { allSegments, journalPaths, parseSegment, readingFile } from "./_journal.js";
 import {
-  type IndexDetail,
   indexRead,
   loadIndex,
   mayMatch,
@@ -13,9 +12,10 @@ import {
   spanOf,
   timedRanges,
 } from "./_journal-index.js";
-import { foldRuns, joined, outside, type Placed, placedIn } from "./_placed-records.js";
+import { foldRuns, placedIn } from "./_placed-records.js";
 import { ListingHits } from "./_run-hits.js";
 import { matches, type RunFilter, type RunSummary } from "./_run-model.js";
+import { timedRuns } from "./_timed-runs.js";
 
 export type { RunFilter, RunSummary } from "./_run-model.js";
 
@@ -88,46 +88,6 @@ async function runInSpan(
   )[0];
 }
 
-/**
- * Every run of an indexed segment that may meet the filter's times, as a
- * whole read would give them, reading only the blocks of those times and
- * then what else its candidates' records span; `undefined` when the index
- * does not know a candidate (the caller then reads the segment).
- */
-async function timedRuns(
-  stateRoot: string,
-  file: string,
-  detail: IndexDetail,
-  f: RunFilter,
-): Promise<RunSummary[] | undefined> {
-  const name = relative(stateRoot, file);
-  const read = timedRanges(detail, f);
-  const placed: Placed[] = [];
-  for (const range of read) placed.push(...(await placedIn(file, name, range)));
-  const candidates = new Set<string>();
-  for (const { rec } of placed)
-    if (
-      rec.type !== "process" &&
-      (f.since === undefined || rec.at >= f.since) &&
-      (f.until === undefined || rec.at <= f.until)
-    )
-      candidates.add(rec.invocationId);
-  const spans: (readonly [number, number])[] = [];
-  for (const id of candidates) {
-    const span = spanOf(detail, id);
-    if (span === undefined) return undefined;
-    spans.push(span);
-  }
-  for (const range of outside(joined(spans), read))
-    placed.push(...(await placedIn(file, name, range)));
-  // In file order, so each run folds as a whole read folds it.
-  placed.sort((x, y) => x.at - y.at);
-  return foldRuns(
-    placed.filter((p) => candidates.has(p.rec.invocationId)).map((p) => p.rec),
-    name,
-  );
-}
-
 const isArchived = (stateRoot: string, file: string) =>
   dirname(file) === journalPaths(stateRoot).archive;
 
@@ -174,7 +134,17 @@ export async function listRuns(stateRoot: string, filter: RunFilter = {}): Promi
           )
             continue;
           const runs =
-            window < detail.size ? undefined : await timedRuns(stateRoot, file, detail, filter);
+            window < detail.size
+              ? undefined
+              : await timedRuns({
+                  stateRoot,
+                  file,
+                  detail,
+                  filter,
+                  limit,
+                  wanted,
+                  keeps: (r) => hits.keepsNew(r),
+                });
           if (runs !== undefined) {
             hits.add(runs.filter(wanted));
             passed.push(index);

@@ -345,6 +345,111 @@ describe("an index is a header read first and a detail read when needed", () => 
   });
 });
 
+describe("a time window is read from its newest blocks", () => {
+  /**
+   * One segment of 2,700 calls over some twenty blocks, larger than the
+   * tails a listing reads first: quarters of an hour of 90 calls, six to a
+   * minute, each pair of quarters written in the wrong order (hosts that
+   * closed late), so that blocks meet inside a minute and their times go
+   * back; every seventh call refused. Calls of the sixth quarter, and some
+   * others, end in a newer segment dated days later, which a window passes
+   * over: none of them is listed.
+   */
+  async function shuffled(root: string): Promise<void> {
+    mkdirSync(archiveDir(root), { recursive: true });
+    let old = "";
+    let later = "";
+    for (let i = 0; i < 2700; i++) {
+      const quarter = Math.floor(i / 90) ^ 1;
+      const m = quarter * 15 + Math.floor((i % 90) / 6);
+      if (i % 7 === 0) old += rejected(i, m);
+      else if (quarter === 5 || i % 25 === 1) {
+        old += start(i, m) + processLine(i);
+        later += final(i, 20_000 + i);
+      } else old += start(i, m) + processLine(i) + final(i, m);
+    }
+    writeFileSync(seg(root, 1), old);
+    writeFileSync(seg(root, 2), later + calls(5000, 5010, 21_000));
+    await listRuns(root, { command: "fx.none/run" });
+  }
+
+  it.each([
+    [0, 100],
+    [70, 90],
+    [undefined, 30],
+    [157, 157],
+    [300, undefined],
+  ])("lists from minute %s to %s, at every limit, as a full scan does", async (since, until) => {
+    const root = join(work, `shuffled-${since}-${until}`);
+    await shuffled(root);
+    const plain = unindexable(root, `${root}-plain`);
+    expect(statSync(seg(root, 1)).size).toBeGreaterThan(1_048_576);
+    for (const command of [undefined, "fx.c2/run"])
+      for (const limit of [1, 3, 8, 21, 50, 160, 10_000]) {
+        const filter: RunFilter = {
+          limit,
+          ...(since !== undefined && { since: time(since) }),
+          ...(until !== undefined && { until: time(until) }),
+          ...(command !== undefined && { command }),
+        };
+        expect(await listRuns(root, filter)).toEqual(await listRuns(plain, filter));
+      }
+  });
+
+  it("reads on past a block whose time equals the last one listed: of calls at one time, the first written comes first", async () => {
+    // Block 1 ends with three calls of minute 10, block 2 begins with three more, then twenty later ones.
+    const root = join(work, "tie");
+    mkdirSync(archiveDir(root), { recursive: true });
+    const call = (i: number, m: number) => start(i, m) + processLine(i) + final(i, m);
+    let text = "";
+    let i = 0;
+    while (text.length < 60_000) text += call(i++, 1);
+    for (let k = 0; k < 3; k++) text += call(i++, 10);
+    while (text.length < 65_536) text += call(i++, 1);
+    const tied = [i, i + 1, i + 2];
+    for (let k = 0; k < 3; k++) text += call(i++, 10);
+    for (let m = 11; m <= 30; m++) text += call(i++, m);
+    writeFileSync(seg(root, 1), text);
+    await listRuns(root, { command: "fx.none/run" });
+    const plain = unindexable(root, `${root}-plain`);
+    const filter = { since: time(0), until: time(40), limit: 21 };
+    const listed = await listRuns(root, filter);
+    expect(listed).toEqual(await listRuns(plain, filter));
+    // The 21st is the first call of minute 10 in the file, in block 1, not one of block 2's.
+    expect(listed[20]).toMatchObject({ startedAt: time(10) });
+    expect(tied.map(id)).not.toContain(listed[20]!.invocationId);
+  });
+
+  it("stops reading once the runs it lists are later than any block left unread", async () => {
+    // Twenty calls of minutes 11 to 30 in the last block; the first block's calls are of minute 1.
+    const root = join(work, "stop");
+    mkdirSync(archiveDir(root), { recursive: true });
+    const call = (i: number, m: number) => start(i, m) + processLine(i) + final(i, m);
+    let text = "";
+    let i = 0;
+    while (text.length < 65_536) text += call(i++, 1);
+    for (let m = 11; m <= 30; m++) text += call(i++, m);
+    const f = seg(root, 1);
+    // A time of whole seconds, which utimes sets back exactly.
+    const stamp = () => utimesSync(f, 1_800_000_000, 1_800_000_000);
+    writeFileSync(f, text);
+    stamp();
+    await listRuns(root, { command: "fx.none/run" });
+    // Redate a call of the first block behind the index's back (its stamp sees only the last 64 KiB).
+    writeFileSync(f, text.replace(`"at":"${time(1)}"`, `"at":"${time(35)}"`));
+    stamp();
+    expect(await loadIndex(f)).toBeDefined();
+    const window = { since: time(0), until: time(40) };
+    // Twenty are listed from the last block alone: the redated call is never read.
+    const twenty = await listRuns(root, { ...window, limit: 20 });
+    expect(twenty.map((r) => r.startedAt)).toEqual(
+      Array.from({ length: 20 }, (_, k) => time(30 - k)),
+    );
+    // The twenty-first needs the first block: read, the redated call is the newest.
+    expect((await listRuns(root, { ...window, limit: 21 }))[0]?.startedAt).toBe(time(35));
+  });
+});
+
 describe("the id filter", () => {
   const uuid = (seed: string) => {
     const h = createHash("sha256").update(seed).digest("hex");
