@@ -95,8 +95,29 @@ const isArchived = (stateRoot: string, file: string) =>
 const indexOf = (stateRoot: string, file: string): Promise<SegmentIndex | undefined> =>
   isArchived(stateRoot, file) ? loadIndex(file) : Promise.resolve(undefined);
 
-/** Segments newest first: live ones, then the archive from its end, then the earlier versions' file. */
-const newestFirst = async (stateRoot: string) => (await allSegments(stateRoot)).reverse();
+/** How many segments' indexes are read ahead of the one a reader is at, so that their reads overlap. */
+const INDEXES_AHEAD = 8;
+
+/**
+ * Segments newest first — live ones, then the archive from its end, then
+ * the earlier versions' file — each with its index when it has one that
+ * holds, loaded a few segments ahead.
+ */
+async function* newestFirst(
+  stateRoot: string,
+): AsyncGenerator<readonly [string, SegmentIndex | undefined]> {
+  const files = (await allSegments(stateRoot)).reverse();
+  const ahead: Promise<SegmentIndex | undefined>[] = [];
+  for (let i = 0; i < files.length; i++) {
+    while (ahead.length < INDEXES_AHEAD && i + ahead.length < files.length) {
+      const loading = indexOf(stateRoot, files[i + ahead.length]!);
+      // One the reader never gets to must not fail the process.
+      loading.catch(() => {});
+      ahead.push(loading);
+    }
+    yield [files[i]!, await ahead.shift()];
+  }
+}
 
 /**
  * The newest runs that match `filter` (at most `limit`, default 50), newest
@@ -118,8 +139,7 @@ export async function listRuns(stateRoot: string, filter: RunFilter = {}): Promi
   const wanted = (r: RunSummary) => matches(r, filter) && !seen.has(r.invocationId);
   const timed = filter.since !== undefined || filter.until !== undefined;
   let extra = 1;
-  for (const file of await newestFirst(stateRoot)) {
-    const index = await indexOf(stateRoot, file);
+  for await (const [file, index] of newestFirst(stateRoot)) {
     if (index !== undefined && !mayMatch(index.header, filter)) passed.push(index);
     // Read a segment from its end, a window at a time, until it gives enough.
     else
@@ -180,8 +200,7 @@ export async function findRun(
   invocationId: string,
 ): Promise<RunSummary | undefined> {
   const hashes = idHashes(invocationId);
-  for (const file of await newestFirst(stateRoot)) {
-    const index = await indexOf(stateRoot, file);
+  for await (const [file, index] of newestFirst(stateRoot)) {
     if (index !== undefined) {
       if (!mayHold(index.header.idFilter, hashes)) continue;
       const span = spanOf(await index.detail(), invocationId);
