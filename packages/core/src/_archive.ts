@@ -18,7 +18,7 @@ import {
   stateLocks,
 } from "@rukh/profile";
 import { journalPaths, liveSegmentHost, readSegmentLeniently, segmentNames } from "./_journal.js";
-import { indexAfterAppend, indexFile, loadIndex } from "./_journal-index.js";
+import { indexAfterAppend, indexFile, loadIndex, loadWholeIndex } from "./_journal-index.js";
 import { JOURNAL_MAX_BYTES } from "./_limits.js";
 import { type ClockReading, readClock, retentionVerdict } from "./_retention.js";
 
@@ -113,7 +113,7 @@ export async function archiveSegment(liveFile: string, o: ArchiveOptions): Promi
     const next = newest === undefined ? 1 : Number.parseInt(newest, 10) + 1;
     const file = target ?? join(p.archive, `${String(next).padStart(10, "0")}.jsonl`);
     // Read before the append: an index that holds up to here is extended, not rebuilt.
-    const prior = created ? undefined : await loadIndex(file);
+    const prior = created ? undefined : await loadWholeIndex(file);
     const fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
     const before = fstatSync(fd).size;
     try {
@@ -143,9 +143,16 @@ export async function archiveSegment(liveFile: string, o: ArchiveOptions): Promi
 
 /**
  * The newest `at` of a segment's records, those of `exceptHost` left out;
- * null when it has none (or cannot be read).
+ * null when it has none (or cannot be read). Without `exceptHost`, from the
+ * segment's index when it holds for the segment (the same time, computed
+ * when the index was written), else parsed.
  */
 async function newestRecordAt(file: string, exceptHost?: string): Promise<number | null> {
+  // An index that holds for the segment knows its newest time; it cannot leave a host out.
+  if (exceptHost === undefined) {
+    const index = await loadIndex(file);
+    if (index !== undefined) return index.header.newestAt;
+  }
   const seg = await readSegmentLeniently(file, basename(file)).catch(() => undefined);
   let newest: number | null = null;
   for (const r of seg?.records ?? []) {

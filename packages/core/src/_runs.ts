@@ -1,14 +1,7 @@
 import { dirname, relative } from "node:path";
+import { idHashes, mayHold } from "./_index-ids.js";
+import { allSegments, journalPaths, parseSegment, readingFile } from "./_journal.js";
 import {
-  allSegments,
-  type JournalRecord,
-  journalPaths,
-  parseSegment,
-  readingFile,
-} from "./_journal.js";
-import {
-  holds,
-  idHash,
   indexRead,
   loadIndex,
   mayMatch,
@@ -19,14 +12,10 @@ import {
   spanOf,
   timedRanges,
 } from "./_journal-index.js";
-import {
-  absorb,
-  type Mutable,
-  matches,
-  type RunFilter,
-  type RunSummary,
-  when,
-} from "./_run-model.js";
+import { foldRuns, placedIn } from "./_placed-records.js";
+import { ListingHits } from "./_run-hits.js";
+import { matches, type RunFilter, type RunSummary } from "./_run-model.js";
+import { timedRuns } from "./_timed-runs.js";
 
 export type { RunFilter, RunSummary } from "./_run-model.js";
 
@@ -35,20 +24,6 @@ const TAIL_WINDOW = 262_144;
 
 /** The most runs one listing returns. */
 export const RUNS_MAX_LIMIT = 10_000;
-
-/** Runs folded from records, one per invocation id, in the order they first appear. */
-function foldRuns(records: Iterable<JournalRecord>, name: string): Mutable<RunSummary>[] {
-  const runs = new Map<string, Mutable<RunSummary>>();
-  for (const rec of records) {
-    let r = runs.get(rec.invocationId);
-    if (r === undefined) {
-      r = { invocationId: rec.invocationId, segment: name };
-      runs.set(rec.invocationId, r);
-    }
-    absorb(r, rec);
-  }
-  return [...runs.values()];
-}
 
 /**
  * The runs of one segment, reading only its last `tailBytes` (whole lines)
@@ -98,27 +73,6 @@ async function readTail(
   });
 }
 
-/** Records of a segment, each with the offset of its line. */
-type Placed = { readonly at: number; readonly rec: JournalRecord };
-
-/** The records in bytes `[start, end)` of a segment (both at line starts), placed at their offsets. */
-async function placedIn(
-  file: string,
-  name: string,
-  [start, end]: readonly [number, number],
-): Promise<Placed[]> {
-  const spans: number[] = [];
-  const bytes = await readingFile(file, async (h) => {
-    const buf = Buffer.alloc(end - start);
-    const { bytesRead } = await h.read(buf, 0, buf.length, start);
-    return buf.subarray(0, bytesRead);
-  });
-  if (bytes === undefined) return [];
-  return parseSegment(bytes, name, spans).records.map(
-    (rec, i): Placed => ({ at: start + spans[2 * i]!, rec }),
-  );
-}
-
 /** The run of one invocation from the byte span its segment's index gives for it. */
 async function runInSpan(
   stateRoot: string,
@@ -134,71 +88,6 @@ async function runInSpan(
   )[0];
 }
 
-/** Joins overlapping or touching ranges, in file order. */
-function joined(ranges: (readonly [number, number])[]): [number, number][] {
-  const out: [number, number][] = [];
-  for (const [a, b] of [...ranges].sort((x, y) => x[0] - y[0])) {
-    const last = out.at(-1);
-    if (last !== undefined && a <= last[1]) last[1] = Math.max(last[1], b);
-    else out.push([a, b]);
-  }
-  return out;
-}
-
-/** The parts of `ranges` outside the joined ranges `done`. */
-function outside(ranges: [number, number][], done: [number, number][]): [number, number][] {
-  const out: [number, number][] = [];
-  for (let [a, b] of ranges) {
-    for (const [s, e] of done) {
-      if (e <= a || s >= b) continue;
-      if (s > a) out.push([a, s]);
-      a = Math.max(a, e);
-    }
-    if (a < b) out.push([a, b]);
-  }
-  return out;
-}
-
-/**
- * Every run of an indexed segment that may meet the filter's times, as a
- * whole read would give them, reading only the blocks of those times and
- * then what else its candidates' records span; `undefined` when the index
- * does not know a candidate (the caller then reads the segment).
- */
-async function timedRuns(
-  stateRoot: string,
-  file: string,
-  index: SegmentIndex,
-  f: RunFilter,
-): Promise<RunSummary[] | undefined> {
-  const name = relative(stateRoot, file);
-  const read = timedRanges(index, f);
-  const placed: Placed[] = [];
-  for (const range of read) placed.push(...(await placedIn(file, name, range)));
-  const candidates = new Set<string>();
-  for (const { rec } of placed)
-    if (
-      rec.type !== "process" &&
-      (f.since === undefined || rec.at >= f.since) &&
-      (f.until === undefined || rec.at <= f.until)
-    )
-      candidates.add(rec.invocationId);
-  const spans: (readonly [number, number])[] = [];
-  for (const id of candidates) {
-    const span = spanOf(index, id);
-    if (span === undefined) return undefined;
-    spans.push(span);
-  }
-  for (const range of outside(joined(spans), read))
-    placed.push(...(await placedIn(file, name, range)));
-  // In file order, so each run folds as a whole read folds it.
-  placed.sort((x, y) => x.at - y.at);
-  return foldRuns(
-    placed.filter((p) => candidates.has(p.rec.invocationId)).map((p) => p.rec),
-    name,
-  );
-}
-
 const isArchived = (stateRoot: string, file: string) =>
   dirname(file) === journalPaths(stateRoot).archive;
 
@@ -206,8 +95,29 @@ const isArchived = (stateRoot: string, file: string) =>
 const indexOf = (stateRoot: string, file: string): Promise<SegmentIndex | undefined> =>
   isArchived(stateRoot, file) ? loadIndex(file) : Promise.resolve(undefined);
 
-/** Segments newest first: live ones, then the archive from its end, then the earlier versions' file. */
-const newestFirst = async (stateRoot: string) => (await allSegments(stateRoot)).reverse();
+/** How many segments' indexes are read ahead of the one a reader is at, so that their reads overlap. */
+const INDEXES_AHEAD = 8;
+
+/**
+ * Segments newest first — live ones, then the archive from its end, then
+ * the earlier versions' file — each with its index when it has one that
+ * holds, loaded a few segments ahead.
+ */
+async function* newestFirst(
+  stateRoot: string,
+): AsyncGenerator<readonly [string, SegmentIndex | undefined]> {
+  const files = (await allSegments(stateRoot)).reverse();
+  const ahead: Promise<SegmentIndex | undefined>[] = [];
+  for (let i = 0; i < files.length; i++) {
+    while (ahead.length < INDEXES_AHEAD && i + ahead.length < files.length) {
+      const loading = indexOf(stateRoot, files[i + ahead.length]!);
+      // One the reader never gets to must not fail the process.
+      loading.catch(() => {});
+      ahead.push(loading);
+    }
+    yield [files[i]!, await ahead.shift()];
+  }
+}
 
 /**
  * The newest runs that match `filter` (at most `limit`, default 50), newest
@@ -221,51 +131,60 @@ const newestFirst = async (stateRoot: string) => (await allSegments(stateRoot)).
  */
 export async function listRuns(stateRoot: string, filter: RunFilter = {}): Promise<RunSummary[]> {
   const limit = Math.min(Math.max(1, filter.limit ?? 50), RUNS_MAX_LIMIT);
-  const found: RunSummary[] = [];
   // A call still running when its host rolled to a new segment part is in both: the newest wins.
   const seen = new Set<string>();
-  // Segments passed over by their index: their ids are seen all the same.
+  // Segments passed over by their index: their ids are seen all the same (asked lazily, by `hits`).
   const passed: SegmentIndex[] = [];
-  const known = (id: string) => {
-    if (seen.has(id)) return true;
-    const hash = idHash(id);
-    return passed.some((ix) => holds(ix, id, hash));
-  };
+  const hits = new ListingHits(passed);
+  const wanted = (r: RunSummary) => matches(r, filter) && !seen.has(r.invocationId);
   const timed = filter.since !== undefined || filter.until !== undefined;
   let extra = 1;
-  for (const file of await newestFirst(stateRoot)) {
-    const index = await indexOf(stateRoot, file);
-    if (index !== undefined && !mayMatch(index, filter)) passed.push(index);
+  for await (const [file, index] of newestFirst(stateRoot)) {
+    if (index !== undefined && !mayMatch(index.header, filter)) passed.push(index);
     // Read a segment from its end, a window at a time, until it gives enough.
     else
       for (let window = TAIL_WINDOW; ; window *= 4) {
-        const before = found.length;
+        const before = hits.size;
         if (index !== undefined && timed) {
-          const size = index.segment.size;
+          const detail = await index.detail();
           // A window without a record of the filter's times has no hit: the next one is read.
-          if (window < size && timedRanges(index, filter, size - window).length === 0) continue;
-          const runs = window < size ? undefined : await timedRuns(stateRoot, file, index, filter);
+          if (
+            window < detail.size &&
+            timedRanges(detail, filter, detail.size - window).length === 0
+          )
+            continue;
+          const runs =
+            window < detail.size
+              ? undefined
+              : await timedRuns({
+                  stateRoot,
+                  file,
+                  detail,
+                  filter,
+                  limit,
+                  wanted,
+                  keeps: (r) => hits.keepsNew(r),
+                });
           if (runs !== undefined) {
-            found.push(...runs.filter((r) => matches(r, filter) && !known(r.invocationId)));
+            hits.add(runs.filter(wanted));
             passed.push(index);
             break;
           }
         }
         const writeIndex = index === undefined && isArchived(stateRoot, file);
         const { runs, whole } = await segmentRuns(stateRoot, file, window, writeIndex);
-        const fresh: RunSummary[] = [];
-        for (const r of runs) if (!known(r.invocationId)) fresh.push(r);
-        const hits = fresh.filter((r) => matches(r, filter));
-        if (whole || hits.length + before >= limit) {
+        const fresh = runs.filter((r) => !seen.has(r.invocationId));
+        hits.add(fresh.filter(wanted));
+        if (whole || (await hits.atLeast(limit))) {
           for (const r of fresh) seen.add(r.invocationId);
-          found.push(...hits);
           break;
         }
+        hits.truncate(before);
       }
     // Hosts close in their own order: one more segment settles the newest few.
-    if (found.length >= limit && extra-- === 0) break;
+    if ((await hits.atLeast(limit)) && extra-- === 0) break;
   }
-  return found.sort((a, b) => (when(a) < when(b) ? 1 : when(a) > when(b) ? -1 : 0)).slice(0, limit);
+  return hits.newest(limit);
 }
 
 /**
@@ -280,10 +199,11 @@ export async function findRun(
   stateRoot: string,
   invocationId: string,
 ): Promise<RunSummary | undefined> {
-  for (const file of await newestFirst(stateRoot)) {
-    const index = await indexOf(stateRoot, file);
+  const hashes = idHashes(invocationId);
+  for await (const [file, index] of newestFirst(stateRoot)) {
     if (index !== undefined) {
-      const span = spanOf(index, invocationId);
+      if (!mayHold(index.header.idFilter, hashes)) continue;
+      const span = spanOf(await index.detail(), invocationId);
       if (span === undefined) continue;
       const run = await runInSpan(stateRoot, file, invocationId, span);
       if (run !== undefined) return run;
