@@ -12,7 +12,7 @@ import {
 } from "./_archive.js";
 import { DiagnosticsSink } from "./_diagnostics.js";
 import { CoreError } from "./_errors.js";
-import { type FinalReserve, reserveFile } from "./_final-reserve.js";
+import { reserveFile } from "./_final-reserve.js";
 import {
   type JournalProcessRecord,
   type JournalRecord,
@@ -221,7 +221,7 @@ function notOurs(file: string): string | undefined {
   return undefined;
 }
 
-/** Hosts with a reserve file in `live/` (see {@link FinalReserve}). */
+/** Hosts with a reserve file in `live/` (the room each host sets aside for its finals). */
 async function reserveHosts(live: string): Promise<string[]> {
   try {
     return (await readdir(live))
