@@ -74,7 +74,10 @@ describe("signals", () => {
       run.child.kill(signal);
       const r = await run;
       expect(r.code).toBe(code);
-      expect(JSON.parse(r.stdout)).toMatchObject({ outcome: "cancelled", reason: "owner_cancel" });
+      expect(JSON.parse(r.stdout).outcome).toMatchObject({
+        outcome: "cancelled",
+        reason: "owner_cancel",
+      });
       expect(r.stderr).toContain("cancelling");
     },
     30_000,

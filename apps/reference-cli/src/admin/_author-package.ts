@@ -13,6 +13,7 @@ import {
   missingInterpreters,
   refuseKeysInside,
   reportLines,
+  reportRefusal,
   runtimeCarriage,
   signingKey,
   vendorRuntime,
@@ -114,10 +115,7 @@ export function packageBuiltins(
             throw new UsageError(
               `${dir} is not signed; give --key <file> to sign it as it is packed`,
             );
-          if (!report.ok) {
-            ctx.stderr.write(`${reportLines(dir, report).join("\n")}\n`);
-            return REFUSED;
-          }
+          if (!report.ok) throw reportRefusal(dir, report);
           const d = report.descriptor!;
           const out = resolve(text(ctx.inputs, "output") ?? `${d.id}-${d.version}.tgz`);
           // Inside the package it would be packed again next time.

@@ -5,7 +5,7 @@
 import { userInfo } from "node:os";
 import { type BuiltinContext, linkAgain } from "@rukh/cli";
 import type { McpEndpoint, StateDirectory } from "@rukh/profile";
-import { ENDPOINT_OR_PRESET, presetOf, STATE, USAGE, UsageError } from "./_kit.js";
+import { ENDPOINT_OR_PRESET, OK, presetOf, STATE, UsageError } from "./_kit.js";
 import { unconfinedWarning } from "./_mcp-endpoint.js";
 
 /** How `mcp serve` was asked to start: a named endpoint, or the default one with another preset. */
@@ -14,7 +14,11 @@ export interface ServeRequest {
   readonly preset?: string;
 }
 
-/** Serves the endpoint `request` names until the transport closes; returns the exit code. */
+/**
+ * Serves the endpoint `request` names until the transport closes; returns
+ * the exit code. An endpoint that cannot start is thrown (a `UsageError` for
+ * one the owner named wrong).
+ */
 export async function serveMcp(
   ctx: BuiltinContext,
   brand: { readonly name: string; readonly version: string },
@@ -27,13 +31,8 @@ export async function serveMcp(
   const state = new StateDirectory(ctx.stateDir);
   // A server starts on the development links' directories as they are now.
   await linkAgain(ctx.stderr, state);
-  let endpoint: Launch;
-  try {
-    endpoint = await launchEndpoint(ctx, state, brand.name, request);
-  } catch (e) {
-    ctx.stderr.write(`${brand.name}: ${(e as Error).message}\n`);
-    return e instanceof UsageError ? USAGE : STATE;
-  }
+  // What cannot start is thrown, for the command's guard to report.
+  const endpoint = await launchEndpoint(ctx, state, brand.name, request);
   ctx.stderr.write(
     `${brand.name} mcp: endpoint ${endpoint.name} (preset ${endpoint.preset}${endpoint.naming === undefined ? "" : `, ${endpoint.naming.style} tool names`})\n`,
   );
@@ -51,31 +50,25 @@ export async function serveMcp(
   // The launch binding is fixed here, once, from the owner's side: nothing a
   // client sends can change it, and a later edit of the endpoint applies at
   // the next start.
-  let host: Awaited<ReturnType<typeof serveStdio>>;
-  try {
-    host = await serveStdio({
-      logger,
-      state,
-      binding: {
-        subject: userInfo().username,
-        actor: `${brand.name}-mcp`,
-        taskAuthorityRef: "local",
-        preset: endpoint.preset,
-      },
-      ...(endpoint.naming !== undefined && { naming: endpoint.naming }),
-      limits: endpoint.limits,
-      ...(endpoint.deadlineMs !== undefined && { deadlineMs: endpoint.deadlineMs }),
-      devExtensions: endpoint.devExtensions,
-      serverInfo: { name: brand.name, version: brand.version },
-    });
-  } catch (e) {
-    ctx.stderr.write(`${brand.name}: ${(e as Error).message}\n`);
-    return STATE;
-  }
+  const host = await serveStdio({
+    logger,
+    state,
+    binding: {
+      subject: userInfo().username,
+      actor: `${brand.name}-mcp`,
+      taskAuthorityRef: "local",
+      preset: endpoint.preset,
+    },
+    ...(endpoint.naming !== undefined && { naming: endpoint.naming }),
+    limits: endpoint.limits,
+    ...(endpoint.deadlineMs !== undefined && { deadlineMs: endpoint.deadlineMs }),
+    devExtensions: endpoint.devExtensions,
+    serverInfo: { name: brand.name, version: brand.version },
+  });
   ctx.signal.addEventListener("abort", () => void host.close(), { once: true });
   const why = await host.closed;
   ctx.stderr.write(`${brand.name} mcp: closed (${why})\n`);
-  return why === "eof" || why === "closed" ? 0 : 5;
+  return why === "eof" || why === "closed" ? OK : STATE;
 }
 
 /** An endpoint as a server starts it; without a naming, each revision's own naming applies. */
