@@ -61,6 +61,7 @@ export function devBuiltins(
         if (e !== undefined && e.dev === undefined)
           throw new Refusal(
             `${safe(id)} is an installed package, not a development link; remove it with ${brand} ext remove ${safe(id)}`,
+            { see: ["ext", "list"] },
           );
         const p = await state.remove(id, { base: from.base });
         return reported(ctx, p, `unlinked ${safe(id)}`);

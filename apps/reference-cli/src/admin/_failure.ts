@@ -1,9 +1,11 @@
 // How an administrative command fails: the errors its body throws, each
 // with its exit code, and the one way every failure is reported — for
-// people on stderr, or as the --json envelope's error on stdout.
+// people on stderr, ending with a runnable line that shows the way on, or as
+// the --json envelope's error on stdout, that line its `recovery`.
 
 import { type BuiltinContext, commandLine, outputEnvelope, terminalText } from "@rukh/cli";
 import type { ValidationIssue } from "@rukh/json";
+import { recoveryOf, UNEXPLAINED } from "./_recovery.js";
 
 /** Exit codes of administrative commands (the same table as extension commands, docs/cli.md). */
 export const OK = 0;
@@ -92,9 +94,16 @@ function failureOf(ctx: BuiltinContext, e: unknown): Failure {
       message,
       prefix: `${e.code}: `,
       issues: e.issues ?? [],
-      see: help,
+      see: recoveryOf(e.code, ctx.path),
     };
-  return { exitCode: STATE, code: "state_error", message, prefix: "", issues: [], see: help };
+  return {
+    exitCode: STATE,
+    code: "state_error",
+    message,
+    prefix: "",
+    issues: [],
+    see: UNEXPLAINED,
+  };
 }
 
 /** Reports an error of an administrative command of `brand` and returns its exit code. */
@@ -112,10 +121,11 @@ export function failed(ctx: BuiltinContext, brand: string, e: unknown): number {
     ctx.stdout.write(outputEnvelope(ctx.path, { error }));
     return f.exitCode;
   }
-  // A usage error ends with the runnable line that shows how to call the command.
-  if (f.exitCode === USAGE) return ctx.usage(terminalText(f.message));
+  // Every failure ends with the runnable line that shows the way on.
+  if (f.exitCode === USAGE) return ctx.usage(terminalText(f.message), f.see);
   ctx.stderr.write(`${brand}: ${f.prefix}${terminalText(f.message)}\n`);
   for (const i of f.issues)
     ctx.stderr.write(`  ${terminalText(i.path || "/")}: ${terminalText(i.message)}\n`);
+  ctx.stderr.write(`See:\n  $ ${commandLine([brand, ...f.see])}\n`);
   return f.exitCode;
 }

@@ -78,6 +78,7 @@ export function presetOf({ presetNamed }: Profile, config: OwnerConfig, name: st
   if (preset === undefined)
     throw new UsageError(
       `no preset ${JSON.stringify(name)}; expected one of ${Object.keys(config.presets).join(", ")}`,
+      { see: ["preset", "list"] },
     );
   return preset;
 }

@@ -33,6 +33,7 @@ export async function serveMcpHttp(
   if (http === undefined)
     throw new UsageError(
       `endpoint ${endpoint.name} is not served over HTTP: give it /mcp/endpoints/${endpoint.name}/http (its resource URL and authorization server) in the owner configuration`,
+      { see: ["profile", "show"] },
     );
   const listen = request.listen === "configured" ? httpListen(http) : parseListen(request.listen);
   if (listen === undefined)

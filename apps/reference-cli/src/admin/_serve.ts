@@ -5,8 +5,9 @@
 import { userInfo } from "node:os";
 import { type BuiltinContext, linkAgain } from "@rukh/cli";
 import type { McpEndpoint, StateDirectory } from "@rukh/profile";
+import { initialConfig } from "./_current.js";
 import { ENDPOINT_OR_PRESET, OK, presetOf, STATE, UsageError } from "./_kit.js";
-import { unconfinedWarning } from "./_mcp-endpoint.js";
+import { noEndpoint, unconfinedWarning } from "./_mcp-endpoint.js";
 
 /** How `mcp serve` was asked to start: a named endpoint, or the default one with another preset. */
 export interface ServeRequest {
@@ -93,10 +94,9 @@ export async function launchEndpoint(
     throw new UsageError(ENDPOINT_OR_PRESET);
   const active = await state.activeRevisionId();
   if (active === null) {
-    if (request.endpoint !== undefined)
-      throw new UsageError(
-        `no endpoint ${JSON.stringify(request.endpoint)}: nothing is published yet`,
-      );
+    if (request.endpoint !== undefined) throw noEndpoint(brand, undefined, request.endpoint);
+    // The preset of a new owner's first configuration, as it will be published.
+    if (request.preset !== undefined) presetOf(profile, initialConfig(brand), request.preset);
     // A client configured before the first install gets a live server.
     ctx.stderr.write(`${brand} mcp: nothing is installed yet; serving an empty tool list\n`);
     return {
@@ -108,16 +108,7 @@ export async function launchEndpoint(
   }
   const config = (await state.readRevision(active)).config;
   const found = mcpEndpoint(config, request.endpoint);
-  if (found === undefined) {
-    const names = Object.keys(config.mcp?.endpoints ?? {});
-    throw new UsageError(
-      `no endpoint ${JSON.stringify(request.endpoint)}; ${
-        names.length === 0
-          ? "the owner configuration defines none (`mcp config --client …` creates one)"
-          : `expected one of ${names.join(", ")}`
-      }`,
-    );
-  }
+  if (found === undefined) throw noEndpoint(brand, config, request.endpoint);
   const endpoint =
     request.preset === undefined
       ? found

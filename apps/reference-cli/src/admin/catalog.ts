@@ -18,6 +18,7 @@ import {
   print,
   UsageError,
 } from "./_kit.js";
+import { noEndpoint } from "./_mcp-endpoint.js";
 
 const PRESET = flag("preset", "The task preset whose view to show (default: the default preset)", {
   maxLength: 64,
@@ -40,12 +41,11 @@ export function catalogBuiltins(
         // A listing never publishes: it says which development links changed since they were linked.
         await linkAgain(ctx.stderr, state, false);
         const endpoint = text(ctx.inputs, "endpoint");
-        const { tools, pages, preset, dev, hidden } = await allTools(
-          profile,
-          state,
-          text(ctx.inputs, "preset"),
+        const { tools, pages, preset, dev, hidden } = await allTools(profile, state, {
+          brand,
+          preset: text(ctx.inputs, "preset"),
           endpoint,
-        );
+        });
         const isDev = (t: McpTool) => dev.includes(t.identity.slice(0, t.identity.indexOf("/")));
         const human = tools
           .map((t) => `${t.name}\n  ${t.title}  (${t.identity})${isDev(t) ? " [dev]" : ""}`)
@@ -110,11 +110,17 @@ const ENDPOINT = flag(
   },
 );
 
+/** Whose tool list `tools list` shows: a preset's, or an endpoint's. */
+interface ToolsView {
+  readonly brand: string;
+  readonly preset: string | undefined;
+  readonly endpoint: string | undefined;
+}
+
 async function allTools(
   profile: Profile,
   state: StateDirectory,
-  preset: string | undefined,
-  endpoint?: string,
+  { brand, preset, endpoint }: ToolsView,
 ) {
   let projection = await state.projection();
   let name = preset ?? projection.config.defaultPreset;
@@ -123,7 +129,7 @@ async function allTools(
   if (endpoint !== undefined) {
     if (preset !== undefined) throw new UsageError(ENDPOINT_OR_PRESET);
     const e = profile.mcpEndpoint(projection.config, endpoint);
-    if (e === undefined) throw new UsageError(`no endpoint ${JSON.stringify(endpoint)}`);
+    if (e === undefined) throw noEndpoint(brand, projection.config, endpoint);
     projection = await state.projection(projection.revisionId, e.naming);
     name = e.preset;
     devAllowed = e.devExtensions;
