@@ -163,8 +163,23 @@ function routeDoc(brand: string, r: CliRoute, mcp: boolean): string[] {
   if (r.cli.description) out.push(r.cli.description, "");
   if (r.aliases.length)
     out.push(`Aliases: ${r.aliases.map((a) => `\`${brand} ${a.join(" ")}\``).join(", ")}`, "");
+  const table = parameterTable(r, mcp);
+  return table.length === 0 ? out : [...out, ...table, ""];
+}
+
+/**
+ * A command's parameters as the lines of a Markdown table — each one's
+ * spelling, MCP property (when `mcp`), type, whether it is required, its
+ * default and summary — or no line for a command without any. `docs` and
+ * the guides' option tables are made by it.
+ *
+ * @example
+ * parameterTable(route, false); // ["| parameter | type | required | default | summary |", …]
+ */
+export function parameterTable(r: CliRoute, mcp: boolean): string[] {
   const params = [...r.cli.positionals, ...r.cli.flags];
-  if (params.length === 0) return out;
+  if (params.length === 0) return [];
+  const out: string[] = [];
   out.push(
     `| parameter |${mcp ? " MCP property |" : ""} type | required | default | summary |`,
     `|---|${mcp ? "---|" : ""}---|---|---|---|`,
@@ -175,10 +190,9 @@ function routeDoc(brand: string, r: CliRoute, mcp: boolean): string[] {
         ? `\`--${p.flag}\`${p.short ? ` / \`-${p.short}\`` : ""}`
         : `\`<${p.id}>\``;
     out.push(
-      `| ${spelled} |${mcp ? ` \`${p.id}\` |` : ""} ${p.list ? `list of ${p.valueType}` : p.valueType} | ${p.required ? "yes" : "no"} | ${p.default === undefined ? "" : `\`${JSON.stringify(p.default)}\``} | ${p.summary} |`,
+      `| ${spelled} |${mcp ? ` \`${p.id}\` |` : ""} ${p.list ? `list of ${p.valueType}` : p.valueType} | ${p.required ? "yes" : "no"} | ${p.default === undefined ? "" : `\`${JSON.stringify(p.default)}\``} | ${p.summary.replaceAll("|", "\\|")} |`,
     );
   }
-  out.push("");
   return out;
 }
 
