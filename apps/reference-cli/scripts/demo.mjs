@@ -91,11 +91,13 @@ try {
       return tools.find((t) => t.name.startsWith(`${slug}__`))?.name;
     };
     for (const call of calls) {
-      const cli = JSON.parse(
-        rukh("--json", ...call.cli)
-          .split("\n")
-          .pop() || "{}",
-      );
+      // The CLI's --json envelope holds the call's outcome envelope, the same object MCP returns.
+      const cli =
+        JSON.parse(
+          rukh("--json", ...call.cli)
+            .split("\n")
+            .pop() || "{}",
+        ).outcome ?? {};
       const name = nameOf(call.identity);
       const mcp =
         name === undefined

@@ -126,6 +126,21 @@ describe("keygen and ext sign", () => {
   });
 
   it("shows the author where a result missed its declaration, on the CLI and over MCP", async () => {
+    // An extension command's usage error under --json: the envelope docs/cli.md shows.
+    const r = rukh("--json", "acme", "greet", "--zzz", "1");
+    expect({ status: r.status, stderr: r.stderr }).toEqual({ status: 2, stderr: "" });
+    expect(r.stdout).toBe(
+      `${JSON.stringify({
+        rukhOutput: 2,
+        command: "acme greet",
+        error: {
+          code: "usage",
+          message: "unknown flag --zzz",
+          exitCode: 2,
+          recovery: "rukh acme greet --help",
+        },
+      })}\n`,
+    );
     const cli = rukh("acme", "misbehave", "bad-result");
     expect(cli.status).toBe(3);
     expect(cli.stderr).toContain("(execution_failed/invalid_result)");
@@ -150,7 +165,7 @@ describe("keygen and ext sign", () => {
       ],
     });
     // The CLI's --json holds the same diagnostic beside the same envelope.
-    const json = JSON.parse(rukh("--json", "acme", "misbehave", "bad-result").stdout);
+    const json = JSON.parse(rukh("--json", "acme", "misbehave", "bad-result").stdout).outcome;
     expect(json.diagnostic).toEqual(JSON.parse(reply.result.content[1].text));
     const { diagnostic: _, ...envelope } = json;
     expect(Object.keys(envelope).sort()).toEqual(

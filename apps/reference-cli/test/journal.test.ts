@@ -98,7 +98,7 @@ it("lists and shows the calls it journaled, newest first, with filters and a ver
     command: string;
     result: { runs: { outcome: string }[] };
   };
-  expect(parsed).toMatchObject({ rukhOutput: 1, command: "runs list" });
+  expect(parsed).toMatchObject({ rukhOutput: 2, command: "runs list" });
   expect(parsed.result.runs.every((r) => r.outcome === "rejected")).toBe(true);
   const id = lines[0]!.slice(0, 36);
   const show = spawnSync(bin, ["runs", "show", id], { encoding: "utf8", env });

@@ -98,7 +98,7 @@ Object.defineProperty(process, "version", { value: "v27.0.0" });`,
       );
       const call = rukh(["--json", "nap"]);
       expect(call.status, call.stdout + call.stderr).toBe(0);
-      expect(JSON.parse(call.stdout)).toMatchObject({ outcome: "succeeded" });
+      expect(JSON.parse(call.stdout).outcome).toMatchObject({ outcome: "succeeded" });
     },
   );
 
@@ -119,7 +119,7 @@ Object.defineProperty(process, "allowedNodeEnvironmentFlags", { value: new Set(f
       );
       const call = rukh(["--json", "nap"], hidden);
       expect(call.status, call.stdout).toBe(4);
-      expect(JSON.parse(call.stdout)).toMatchObject({
+      expect(JSON.parse(call.stdout).outcome).toMatchObject({
         outcome: "rejected",
         reason: "enforcement_unavailable",
         diagnostic: { message: expect.stringContaining(reason) },

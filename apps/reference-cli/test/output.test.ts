@@ -1,23 +1,23 @@
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Validator } from "@cfworker/json-schema";
+import { OUTCOME_KINDS, OUTCOME_REASONS } from "@rukh/core";
 import { expect, it } from "vitest";
-import { useSleeperCli } from "./_sleeper.js";
+import { adminBuiltins } from "../src/admin/index.js";
+import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
 
 // Every administrative command's --json output is one envelope that
 // validates against the schema the docs publish; errors too.
 const { at, env, rukh } = useSleeperCli("rukh-cli-output-");
-const schema = new Validator(
-  JSON.parse(
-    readFileSync(
-      fileURLToPath(new URL("../../../docs/schemas/rukh.output.schema.json", import.meta.url)),
-      "utf8",
-    ),
+const rawSchema = JSON.parse(
+  readFileSync(
+    fileURLToPath(new URL("../../../docs/schemas/rukh.output.schema.json", import.meta.url)),
+    "utf8",
   ),
-  "2020-12",
-  false,
 );
+const schema = new Validator(rawSchema, "2020-12", false);
 
 function envelopes(text: string): Record<string, unknown>[] {
   return text
@@ -27,7 +27,27 @@ function envelopes(text: string): Record<string, unknown>[] {
     .map((l) => JSON.parse(l));
 }
 
-it("prints one schema-valid envelope for every administrative command, on stdout for results and stderr for errors", () => {
+/** The `--json` output of `words`, each line one envelope, each checked against the schema. */
+function checked(words: readonly string[], r: SpawnSyncReturns<string>): Envelope[] {
+  const all = envelopes(r.stdout) as unknown as Envelope[];
+  expect(all.length, `${words.join(" ")}: ${r.stdout}${r.stderr}`).toBeGreaterThan(0);
+  for (const e of all) {
+    expect(schema.validate(e).errors, `${words.join(" ")}: ${JSON.stringify(e)}`).toEqual([]);
+    // An error says the exit status it comes with; a result or an outcome are what the command printed.
+    if (e.error !== undefined) expect(e.error.exitCode, words.join(" ")).toBe(r.status);
+  }
+  return all;
+}
+
+interface Envelope {
+  rukhOutput: number;
+  command: string | null;
+  result?: unknown;
+  outcome?: { outcome: string; reason: string; commandResult?: unknown };
+  error?: { code: string; message: string; exitCode: number; recovery?: string };
+}
+
+it("prints one schema-valid envelope on stdout for every command, extension commands and usage errors included", () => {
   expect(rukh("nap").status).toBe(0);
   const id = JSON.parse(rukh("--json", "runs", "list", "--limit", "1").stdout).result.runs[0]
     .invocationId;
@@ -50,6 +70,7 @@ it("prints one schema-valid envelope for every administrative command, on stdout
     ["preset", "show", "default"],
     ["preset", "allow", "default", "fx.sleep/nap"],
     ["preset", "deny", "default", "fx.sleep/nap"],
+    ["preset", "allow", "default", "fx.sleep/nap"],
     ["profile", "show"],
     ["profile", "history"],
     ["profile", "set-config", config],
@@ -66,17 +87,82 @@ it("prints one schema-valid envelope for every administrative command, on stdout
   for (const words of ok) {
     const r = rukh("--json", ...words);
     expect(r.stderr, words.join(" ")).toBe("");
-    const all = envelopes(r.stdout);
-    expect(all.length, words.join(" ")).toBeGreaterThan(0);
-    for (const e of all) {
-      expect(schema.validate(e).errors, words.join(" ")).toEqual([]);
+    for (const e of checked(words, r)) {
       const path = words.slice(0, ["docs", "doctor"].includes(words[0]!) ? 1 : 2).join(" ");
-      expect(e).toMatchObject({ rukhOutput: 1, command: path });
+      expect(e).toMatchObject({ rukhOutput: 2, command: path });
       expect(e).toHaveProperty("result");
     }
   }
+
+  // Every built-in, walked from the CLI's own declarations: called with no
+  // arguments, each prints one envelope (its result, or why it refused).
+  const work = mkdtempSync(join(at.work, "walk-"));
+  const builtins = adminBuiltins({ brand: "rukh", version: "0.0.0", executable: RUKH_BIN });
+  expect(builtins.length).toBeGreaterThan(30);
+  for (const b of builtins.filter((b) => b.hidden !== true)) {
+    const r = spawnSync(RUKH_BIN, ["--json", ...b.path], {
+      encoding: "utf8",
+      env: env(),
+      cwd: work,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    for (const e of checked(b.path, r)) expect(e.command).toBe(b.path.join(" "));
+  }
+
+  // An extension command prints its outcome envelope inside the same envelope, failures too.
+  // (The rollback above went back to before the sleeper was allowed: allow it again.)
+  for (const words of [
+    ["ext", "install", pkg],
+    ["ext", "enable", "fx.sleep"],
+  ])
+    expect(rukh(...words).status, words.join(" ")).toBe(0);
+  rukh("preset", "allow", "default", "fx.sleep/nap");
+  const ran = checked(["nap"], rukh("--json", "nap", "--wait-ms", "1"));
+  expect(ran).toEqual([
+    {
+      rukhOutput: 2,
+      command: "nap",
+      outcome: {
+        invocationId: expect.any(String),
+        outcome: "succeeded",
+        reason: "completed",
+        commandResult: { kind: "text", text: "slept" },
+      },
+    },
+  ]);
+  rukh("preset", "deny", "default", "fx.sleep/*", "fx.sleep/nap");
+  const denied = rukh("--json", "nap");
+  expect(denied.status).toBe(4);
+  expect(checked(["nap"], denied)[0]).toMatchObject({
+    command: "nap",
+    outcome: { outcome: "rejected", reason: "preset_denied" },
+  });
+  rukh("preset", "allow", "default", "fx.sleep/nap");
+
+  // Usage errors, wherever --json is written: the error, on stdout, with the same exit status.
+  const usage: [string[], string | null, string][] = [
+    [["--json", "nap", "--zzz", "1"], "nap", "rukh nap --help"],
+    [["nap", "--zzz", "1", "--json"], "nap", "rukh nap --help"],
+    [["--json", "nap", "--wait-ms", "x"], "nap", "rukh nap --help"],
+    [["--json", "acme", "greet", "--zzz", "1"], null, "rukh --help"],
+    [["--json", "ext", "install"], "ext install", "rukh ext install --help"],
+    [["ext", "list", "--bogus", "--json"], "ext list", "rukh ext list --help"],
+    [["--json", "--bogus"], null, "rukh --help"],
+  ];
+  for (const [words, command, recovery] of usage) {
+    const r = rukh(...words);
+    expect(r.status, words.join(" ")).toBe(2);
+    expect(r.stderr, words.join(" ")).toBe("");
+    expect(checked(words, r)).toEqual([
+      {
+        rukhOutput: 2,
+        command,
+        error: { code: "usage", message: expect.any(String), exitCode: 2, recovery },
+      },
+    ]);
+  }
+
   const failing: [string[], number, string][] = [
-    [["ext", "install"], 2, "usage"],
     [["ext", "enable", "fx.nope"], 4, "unknown_extension"],
     [["expose", "add", "fx.nope"], 4, "refused"],
     [["runs", "list", "--outcome", "fine"], 2, "usage"],
@@ -85,11 +171,18 @@ it("prints one schema-valid envelope for every administrative command, on stdout
   for (const [words, exitCode, code] of failing) {
     const r = rukh("--json", ...words);
     expect(r.status, words.join(" ")).toBe(exitCode);
-    expect(r.stdout).toBe("");
-    const [e] = envelopes(r.stderr);
-    expect(schema.validate(e!).errors, words.join(" ")).toEqual([]);
-    expect(e).toMatchObject({ error: { code, exitCode } });
+    expect(r.stderr, words.join(" ")).toBe("");
+    const [e] = checked(words, r);
+    expect(e).toMatchObject({ error: { code, exitCode, recovery: expect.any(String) } });
   }
+});
+
+it("describes the outcomes and reasons the core returns, no more and no fewer", () => {
+  const outcome = rawSchema.$defs.outcome.properties;
+  expect(outcome.outcome.enum).toEqual([...OUTCOME_KINDS]);
+  expect([...outcome.reason.enum].sort()).toEqual(
+    [...new Set(Object.values(OUTCOME_REASONS).flat())].sort(),
+  );
 });
 
 it("ends a usage error with the runnable line that shows how to call the command", () => {
@@ -104,7 +197,7 @@ it("ends a usage error with the runnable line that shows how to call the command
 it("accepts --json after the command path too, and checks flags with the same lexer and validator as extension commands", () => {
   const after = rukh("ext", "list", "--json");
   expect(after.status).toBe(0);
-  expect(JSON.parse(after.stdout)).toMatchObject({ rukhOutput: 1, command: "ext list" });
+  expect(JSON.parse(after.stdout)).toMatchObject({ rukhOutput: 2, command: "ext list" });
   // After a `--` it is an argument like any other.
   expect(rukh("ext", "list", "--", "--json").stderr).toContain(
     'unexpected argument "--json"; it takes no arguments',
@@ -121,15 +214,17 @@ it("accepts --json after the command path too, and checks flags with the same le
   expect(rukh("profile", "gc", "--keep", "0").stderr).toContain(
     "error: --keep: got 0; expected at least 1\n",
   );
-  // With --json, even a usage error is an envelope.
+  // With --json, even a usage error is an envelope, on stdout.
   const json = rukh("--json", "ext", "install");
-  expect(JSON.parse(json.stderr)).toEqual({
-    rukhOutput: 1,
+  expect(json.stderr).toBe("");
+  expect(JSON.parse(json.stdout)).toEqual({
+    rukhOutput: 2,
     command: "ext install",
     error: {
       code: "usage",
       message: "<packages> is required; expected a value for <packages>",
       exitCode: 2,
+      recovery: "rukh ext install --help",
     },
   });
 });

@@ -69,7 +69,7 @@ describe.skipIf(missing !== undefined)(
       expect(rukh("ext", "sign", pkg, "--key", key.privateKey).status).toBe(0);
       expect(rukh("trust", "add", key.publicKey, "--publisher", "jane").status).toBe(0);
       expect(rukh("ext", "install", pkg).status).toBe(0);
-      const json = JSON.parse(rukh("--json", "py", "hello", "Ada").stdout);
+      const json = JSON.parse(rukh("--json", "py", "hello", "Ada").stdout).outcome;
       expect(json).toMatchObject({
         outcome: "succeeded",
         commandResult: { kind: "text", text: "Hi, Ada!\n" },

@@ -59,7 +59,7 @@ describe("rukh runs", () => {
     follow.kill("SIGINT");
     const code = await new Promise((r) => follow.once("exit", r));
     expect(code).toBe(0);
-    expect(got.every((e) => e.rukhOutput === 1 && e.command === "runs tail")).toBe(true);
+    expect(got.every((e) => e.rukhOutput === 2 && e.command === "runs tail")).toBe(true);
     const kinds = got.map(
       ({ result: e }) => `${e.event}:${e.run.outcome ?? ""}/${e.run.reason ?? ""}`,
     );

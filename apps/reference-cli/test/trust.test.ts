@@ -87,7 +87,7 @@ describe("versions", () => {
     const down = rukh("ext", "install", v100);
     expect(down.status).toBe(4);
     expect(down.stderr).toBe(
-      "rukh: downgrade: acme.tools 1.0.0 is lower than the installed 1.1.0; pass --allow-downgrade to install it anyway\n",
+      "rukh: downgrade: acme.tools 1.0.0 is lower than the installed 1.1.0; pass --allow-downgrade to install it anyway\nSee:\n  $ rukh ext list\n",
     );
     const reused = rukh("ext", "install", swapped);
     expect(reused.status).toBe(4);
@@ -111,7 +111,7 @@ describe("a rebuild at the same precedence", () => {
     const refused = rukh("ext", "install", older);
     expect(refused.status).toBe(4);
     expect(refused.stderr).toMatch(
-      /^rukh: version_reused: acme\.rebuilt 1\.0\.1\+rebuild has the same precedence as the installed 1\.0\.1 \(build metadata does not order versions\) but other content \([0-9a-f]{12}, now [0-9a-f]{12}\): it is a same-precedence rebuild, not an upgrade; pass --allow-downgrade to replace the installed 1\.0\.1 with it\n$/,
+      /^rukh: version_reused: acme\.rebuilt 1\.0\.1\+rebuild has the same precedence as the installed 1\.0\.1 \(build metadata does not order versions\) but other content \([0-9a-f]{12}, now [0-9a-f]{12}\): it is a same-precedence rebuild, not an upgrade; pass --allow-downgrade to replace the installed 1\.0\.1 with it\nSee:\n {2}\$ rukh ext list\n$/,
     );
     expect(rukh("acme-rebuilt").stdout).toBe("acme.rebuilt 1.0.1");
     const swapped = rukh("--json", "ext", "install", older, "--allow-downgrade");
@@ -132,7 +132,7 @@ describe("publisher keys", () => {
     const stolen = rukh("trust", "add", evilKey, "--publisher", "acme");
     expect(stolen.status).toBe(4);
     expect(stolen.stderr).toBe(
-      `rukh: publisher acme is already trusted with another key; to replace it, run: rukh trust rotate acme ${evilKey}\n`,
+      `rukh: publisher acme is already trusted with another key; to replace it, run: rukh trust rotate acme ${evilKey}\nSee:\n  $ rukh trust list\n`,
     );
     const guessed = rukh("trust", "add", evilKey);
     expect(guessed.status).toBe(2);
@@ -162,7 +162,7 @@ describe("publisher keys", () => {
     );
     expect(taken.status).toBe(4);
     expect(taken.stderr).toBe(
-      'rukh: namespace_denied: publisher "evil" may install extension ids in evil.*; "acme.payments" is outside them\n',
+      'rukh: namespace_denied: publisher "evil" may install extension ids in evil.*; "acme.payments" is outside them\nSee:\n  $ rukh trust list\n',
     );
     const under = rukh(
       "ext",
@@ -207,7 +207,7 @@ describe("truthful administration", () => {
     const ghost = rukh("expose", "add", "acme.nonexistent");
     expect(ghost.status).toBe(4);
     expect(ghost.stderr).toMatch(
-      /^rukh: acme\.nonexistent is not installed; installed: acme\.tools, evil\.pay\n$/,
+      /^rukh: acme\.nonexistent is not installed; installed: acme\.tools, evil\.pay\nSee:\n {2}\$ rukh ext list\n$/,
     );
     expect(rukh("expose", "add", "acme.tools").stdout).toMatch(/^exposed acme\.tools; published/);
     expect(rukh("expose", "add", "acme.tools").stdout).toMatch(

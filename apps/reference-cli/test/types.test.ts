@@ -222,7 +222,7 @@ describe("typed handlers", () => {
     expect(rukh("hi", "hello", "Ada").stdout).toBe("Hello, Ada!\n");
     const ran = rukh("--json", "hi", "stats", "--mode", "exact", "--tags", "a", "--tags", "b");
     expect(ran.status, ran.stderr).toBe(0);
-    expect(JSON.parse(ran.stdout).commandResult).toEqual({
+    expect(JSON.parse(ran.stdout).outcome.commandResult).toEqual({
       kind: "structured",
       data: { total: 6, mode: "exact", "tag-list": ["a", "b"], grid: [[1, 2]] },
     });

@@ -14,7 +14,14 @@ import type { Cli, CliOptions } from "./_options.js";
 import { routeLine } from "./_routed.js";
 import { RouteIndex } from "./_routes.js";
 import { runBuiltin } from "./_run-builtin.js";
-import { type CliStream, type Globals, readerSafe, type Session } from "./_session.js";
+import {
+  type CliStream,
+  type Globals,
+  internal,
+  ownFlags,
+  readerSafe,
+  type Session,
+} from "./_session.js";
 import { NO_COMMANDS } from "./_table.js";
 import { terminalText } from "./_terminal.js";
 
@@ -44,21 +51,21 @@ export function createCli(options: CliOptions): Cli {
     outTTY: options.isTTY ?? stdout.isTTY === true,
     errTTY: options.isTTY ?? stderr.isTTY === true,
     g,
+    command: null,
   });
 
   async function run(argv: readonly string[]): Promise<number> {
     keepOthersOut();
+    const s = session({ help: false, version: false, json: false, noColor: false });
     try {
-      return await dispatch(argv);
+      return await dispatch(s, argv);
     } catch (e) {
       // Anything unexpected (an unreadable state directory, a bug) is exit 5, never a stack trace.
-      stderr.write(`error: ${terminalText((e as Error)?.message ?? String(e))}\n`);
-      return EXIT_CODES.internal;
+      return internal(s, (e as Error)?.message ?? String(e));
     }
   }
 
-  async function dispatch(argv: readonly string[]): Promise<number> {
-    const s = session({ help: false, version: false, json: false, noColor: false });
+  async function dispatch(s: Session, argv: readonly string[]): Promise<number> {
     const rest = readGlobals(s, argv);
     if (typeof rest === "number") return rest;
     if (s.g.version && rest.length === 0 && !s.g.help) {
@@ -69,21 +76,23 @@ export function createCli(options: CliOptions): Cli {
     // A built-in command shadows every extension path it prefixes, so it runs
     // without reading the route table at all.
     const own = new RouteIndex(NO_COMMANDS, builtins).resolve(rest);
-    // Like ssh with its files: a state directory another user can change is never used.
-    const selfChecked =
-      own.kind === "target" &&
-      own.entry.target.kind === "builtin" &&
-      own.entry.target.builtin.checksStateItself === true;
-    const unsafe = selfChecked ? [] : stateDirProblems(root);
-    if (unsafe.length > 0) {
-      stderr.write(`error: ${terminalText(stateDirMessage(root, unsafe))}\n`);
-      return EXIT_CODES.internal;
+    const builtin =
+      own.kind === "target" && own.entry.target.kind === "builtin"
+        ? own.entry.target.builtin
+        : undefined;
+    const after = own.kind === "target" ? rest.slice(own.words) : [];
+    if (builtin !== undefined) {
+      // Its --json after its path counts for a refusal of the state directory too.
+      s.command = own.kind === "target" ? own.entry.path : null;
+      s.g.json ||= ownFlags(after).includes("--json");
     }
-    if (own.kind === "target" && own.entry.target.kind === "builtin") {
-      const after = rest.slice(own.words);
+    // Like ssh with its files: a state directory another user can change is never used.
+    const unsafe = builtin?.checksStateItself === true ? [] : stateDirProblems(root);
+    if (unsafe.length > 0) return internal(s, terminalText(stateDirMessage(root, unsafe)));
+    if (builtin !== undefined && own.kind === "target") {
       if (!s.g.help && !wantsHelp(after))
         return runBuiltin(s, {
-          builtin: own.entry.target.builtin,
+          builtin,
           path: own.entry.path,
           after,
           stateDir: root,

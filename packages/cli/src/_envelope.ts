@@ -1,21 +1,60 @@
-// The --json envelope of the brand's own commands: one versioned shape for
-// every result and every error, so scripts read them all the same way.
+// The one --json envelope of every command: a built-in's result, an
+// extension command's outcome, or the error of a command that stopped
+// before either, so scripts read them all the same way
+// (docs/schemas/rukh.output.schema.json).
 
-/** Version of the envelope; it changes only when a member is removed or changes meaning. */
-export const OUTPUT_VERSION = 1;
+import type { OutcomeDiagnostic, OutcomeEnvelope } from "@rukh/core";
 
 /**
- * One line of `--json` output of a built-in command:
- * `{"rukhOutput":1,"command":"ext install","result":…}` for a result, or
- * `{"rukhOutput":1,"command":…,"error":{"code","message","exitCode"}}` for
- * an error (docs/schemas/rukh.output.schema.json).
+ * Version of the envelope; it changes only when a member is removed, moves
+ * or changes meaning. 2: an extension command's outcome moved inside the
+ * envelope (`outcome`), and errors moved to stdout with a `recovery` line.
+ */
+export const OUTPUT_VERSION = 2;
+
+/** One problem of an error, with where it is (a JSON pointer, or a file). */
+export interface OutputIssue {
+  readonly path: string;
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * Why a command stopped without a result or an outcome.
+ *
+ * @example
+ * const e: OutputError = { code: "usage", message: "--limit: got \"x\"", exitCode: 2, recovery: "acme echo --help" };
+ */
+export interface OutputError {
+  /** `usage`, `refused`, `state_error`, or a more precise code (`downgrade`). */
+  readonly code: string;
+  readonly message: string;
+  /** The exit status the command ends with (2, 4 or 5). */
+  readonly exitCode: number;
+  /** A command line that shows the way on, as printed after `  $ ` without --json. */
+  readonly recovery?: string;
+  readonly issues?: readonly OutputIssue[];
+}
+
+/** An extension command's outcome envelope, and what MCP sends beside it for a failure. */
+export type OutputOutcome = OutcomeEnvelope & { readonly diagnostic?: OutcomeDiagnostic };
+
+/** What one envelope carries: exactly one of a result, an outcome or an error. */
+export type OutputBody =
+  | { readonly result: unknown }
+  | { readonly outcome: OutputOutcome }
+  | { readonly error: OutputError };
+
+/**
+ * One line of `--json` output:
+ * `{"rukhOutput":2,"command":"ext install","result":…}` for a built-in's
+ * result, `{"rukhOutput":2,"command":"acme greet","outcome":{…}}` for an
+ * extension command's call, or `{"rukhOutput":2,"command":…,"error":{…}}`.
+ * `path` is the command's path, `null` when the words named no command.
  *
  * @example
  * stdout.write(outputEnvelope(["ext", "list"], { result: [] }));
  */
-export function outputEnvelope(
-  path: readonly string[],
-  body: { readonly result: unknown } | { readonly error: object },
-): string {
-  return `${JSON.stringify({ rukhOutput: OUTPUT_VERSION, command: path.join(" "), ...body })}\n`;
+export function outputEnvelope(path: readonly string[] | null, body: OutputBody): string {
+  return `${JSON.stringify({ rukhOutput: OUTPUT_VERSION, command: path === null ? null : path.join(" "), ...body })}\n`;
 }

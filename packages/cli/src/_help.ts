@@ -35,7 +35,7 @@ function table(given: readonly (readonly [string, string])[]): string[] {
 const globalFlags = (brand: string): readonly (readonly [string, string])[] => [
   ["-h, --help", "Show help for the CLI, a group or a command"],
   ["-V, --version", "Print the version"],
-  ["    --json", "Print the outcome envelope as JSON (for scripts)"],
+  ["    --json", "Print one JSON envelope: a result, an outcome or an error (for scripts)"],
   [
     "    --home <dir>",
     `State directory, before the command path (${stateDirVariable(brand)} wins)`,

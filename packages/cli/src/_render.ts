@@ -1,9 +1,11 @@
 // How an invocation's outcome reaches the terminal: the result on stdout
-// (the JSON envelope with --json), what went wrong on stderr, and the exit
-// code of docs/cli.md.
+// and what went wrong on stderr (with --json, the outcome inside the one
+// envelope on stdout, and nothing on stderr), and the exit code of
+// docs/cli.md.
 
 import { type InvocationOutcome, outcomeDiagnostic, outcomeEnvelope } from "@rukh/core";
 import type { CliRoute } from "@rukh/profile";
+import { outputEnvelope } from "./_envelope.js";
 import { exitCodeOf } from "./_exit.js";
 import { RUNNABLE } from "./_help.js";
 import { issueMessage } from "./_lexer.js";
@@ -19,14 +21,19 @@ export function render(
   signal: OwnerSignal | undefined,
 ): number {
   const { stdout, stderr, outTTY } = s;
+  const code = exitCodeOf(o, signal);
   if (s.g.json) {
     // The same object MCP returns as structured content, and for a failure
-    // what MCP returns beside it: the safe message and the issues.
+    // what MCP returns beside it: the safe message and the issues. Nothing
+    // more on stderr: the envelope says it all.
     const diagnostic = outcomeDiagnostic(o);
-    const json = { ...outcomeEnvelope(o), ...(diagnostic !== undefined && { diagnostic }) };
-    const text = JSON.stringify(json, null, outTTY ? 2 : undefined);
-    stdout.write(`${outTTY ? terminalJson(text) : text}\n`);
-  } else if (o.commandResult !== undefined) {
+    const outcome = { ...outcomeEnvelope(o), ...(diagnostic !== undefined && { diagnostic }) };
+    const line = outputEnvelope(route.path, { outcome });
+    // One line, as every envelope; on a terminal its DEL and C1 controls escaped too.
+    stdout.write(outTTY ? terminalJson(line) : line);
+    return code;
+  }
+  if (o.commandResult !== undefined) {
     const result = o.commandResult;
     // On a terminal, a result's control characters are shown, not obeyed; a pipe gets its bytes.
     if (result.kind === "text") stdout.write(outTTY ? terminalText(result.text) : result.text);
@@ -35,7 +42,6 @@ export function render(
       stdout.write(`${outTTY ? terminalJson(json) : json}\n`);
     }
   }
-  const code = exitCodeOf(o, signal);
   if (o.outcome === "succeeded") return code;
   const style = errStyle(s);
   if (o.outcome === "rejected" && o.reason === "invalid_input" && o.issues !== undefined) {

@@ -57,7 +57,7 @@ export interface BuiltinContext {
   readonly inputs: Readonly<Record<string, InputValue>>;
   /** The resolved state directory. */
   readonly stateDir: string;
-  /** `--json` was given before the command path. */
+  /** `--json` was given (before or after the command path): print the envelope (`outputEnvelope`). */
   readonly json: boolean;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdout: { write(text: string): unknown };
@@ -68,9 +68,11 @@ export interface BuiltinContext {
   readonly path: readonly string[];
   /**
    * Prints usage errors the way every command does — each message, then the
-   * runnable `<brand> <path> --help` recovery line — and returns exit code 2.
+   * runnable recovery line, `<brand> <path> --help` unless `recovery` gives
+   * the words after the brand of another — and returns exit code 2. With
+   * `--json` it prints the error envelope on stdout instead.
    */
-  usage(messages: string | readonly string[]): number;
+  usage(messages: string | readonly string[], recovery?: readonly string[]): number;
 }
 
 /** Enough of a route to list, route and complete it; the full `CliRoute` loads on demand. */

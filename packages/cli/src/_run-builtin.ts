@@ -3,11 +3,9 @@
 // as an extension command, and SIGINT/SIGTERM as an abort signal.
 
 import type { InputValue } from "@rukh/descriptor";
-import { outputEnvelope } from "./_envelope.js";
-import { EXIT_CODES } from "./_exit.js";
 import { issueMessage, lex } from "./_lexer.js";
 import type { CliBuiltin } from "./_routes.js";
-import { type Session, usageLines } from "./_session.js";
+import { ownFlags, type Session, usageLines } from "./_session.js";
 import { withSignals } from "./_signals.js";
 
 /** One run of a built-in command. */
@@ -28,14 +26,14 @@ export async function runBuiltin(
   { builtin, path, after, stateDir, handleSignals }: BuiltinRun,
 ): Promise<number> {
   const { g, brand } = s;
+  s.command = path;
   // --json and --no-color after the path too, as for every command (not after a `--`).
-  const end = after.indexOf("--");
-  const own = end === -1 ? after : after.slice(0, end);
+  const own = ownFlags(after);
   g.json ||= own.includes("--json");
   g.noColor ||= own.includes("--no-color");
   const args = [
     ...own.filter((a) => a !== "--json" && a !== "--no-color"),
-    ...(end === -1 ? [] : after.slice(end)),
+    ...after.slice(own.length),
   ];
   const recovery = [brand, ...path, "--help"];
   let inputs: Readonly<Record<string, InputValue>> = {};
@@ -50,15 +48,7 @@ export async function runBuiltin(
       : checked?.ok === false
         ? checked.issues.map((issue) => issueMessage(route.cli, issue))
         : [];
-    if (problems.length > 0) {
-      if (!g.json) return usageLines(s, problems, recovery);
-      s.stderr.write(
-        outputEnvelope(path, {
-          error: { code: "usage", message: problems.join("; "), exitCode: EXIT_CODES.usage },
-        }),
-      );
-      return EXIT_CODES.usage;
-    }
+    if (problems.length > 0) return usageLines(s, problems, recovery);
     if (checked?.ok) inputs = checked.values;
   }
   return withSignals(handleSignals, s.stderr, (signal) =>
@@ -73,7 +63,8 @@ export async function runBuiltin(
         stderr: s.stderr,
         signal,
         path,
-        usage: (m) => usageLines(s, typeof m === "string" ? [m] : m, recovery),
+        usage: (m, see) =>
+          usageLines(s, typeof m === "string" ? [m] : m, see ? [brand, ...see] : recovery),
       }),
     ),
   );

@@ -10,7 +10,7 @@ import type { CliOptions } from "./_options.js";
 import { progressLine } from "./_progress.js";
 import { render } from "./_render.js";
 import type { PublishedDescriptor } from "./_routes.js";
-import { errStyle, internal, type Session, usage, usageLines } from "./_session.js";
+import { errStyle, internal, ownFlags, type Session, usage, usageLines } from "./_session.js";
 import { type OwnerSignal, withSignals } from "./_signals.js";
 
 function safeUser(): string {
@@ -46,9 +46,12 @@ export async function runCommand(
 ): Promise<number> {
   const { g, brand } = s;
   const cli = route.cli;
+  s.command = route.path;
   const recovery = [brand, ...route.path, "--help"];
   let raw = new Map<string, string[]>();
   if (!cli.passthrough) {
+    // --json after the path counts for a usage error the lexer finds, too.
+    g.json ||= ownFlags(after).includes("--json");
     const lexed = lex(cli, after);
     if (!lexed.ok) return usage(s, lexed.message, recovery);
     raw = lexed.raw;

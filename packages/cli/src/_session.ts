@@ -1,10 +1,12 @@
 // One run of the CLI: where it writes, whether it colours, the global flags
 // it was given, and the one way every part reports a usage or internal error.
 
+import { type OutputError, outputEnvelope } from "./_envelope.js";
 import { EXIT_CODES } from "./_exit.js";
 import { ANSI, PLAIN, RUNNABLE, type Style } from "./_help.js";
 import type { RouteIndex } from "./_routes.js";
-import { terminalText } from "./_terminal.js";
+import { commandLine } from "./_shell.js";
+import { terminalJson, terminalText } from "./_terminal.js";
 
 /**
  * Where the CLI writes; `process.stdout`/`process.stderr` fit.
@@ -75,10 +77,18 @@ export interface Session {
   readonly outTTY: boolean;
   readonly errTTY: boolean;
   readonly g: Globals;
+  /** The path of the command the words named, once they named one: what `--json` reports it as. */
+  command: readonly string[] | null;
 }
 
 const hasColor = (s: Session, tty: boolean) =>
   tty && !s.g.noColor && !s.env.NO_COLOR && s.env.TERM !== "dumb";
+
+/** The words after a command path that are the CLI's to read: those before a `--`. */
+export function ownFlags(after: readonly string[]): readonly string[] {
+  const end = after.indexOf("--");
+  return end === -1 ? after : after.slice(0, end);
+}
 
 /** The style of stdout. */
 export function outStyle(s: Session): Style {
@@ -90,16 +100,40 @@ export function errStyle(s: Session): Style {
   return hasColor(s, s.errTTY) ? ANSI : PLAIN;
 }
 
-/** Prints each message as an error and the runnable line that shows how to recover; exit 2. */
+/**
+ * Reports why the command stopped: with `--json` as the error envelope on
+ * stdout (and nothing on stderr), otherwise `human` on stderr. Returns the
+ * error's exit code.
+ */
+export function stopped(s: Session, error: OutputError, human: () => string): number {
+  if (s.g.json) {
+    const line = outputEnvelope(s.command, { error });
+    s.stdout.write(s.outTTY ? terminalJson(line) : line);
+  } else s.stderr.write(human());
+  return error.exitCode;
+}
+
+/**
+ * Prints each message as an error and the runnable line that shows how to
+ * recover (with `--json`, one usage error with the line as its `recovery`);
+ * exit 2.
+ */
 export function usageLines(
   s: Session,
   messages: readonly string[],
   recovery: readonly string[],
 ): number {
-  const style = errStyle(s);
-  for (const m of messages) s.stderr.write(`${style.error("error:")} ${terminalText(m)}\n`);
-  s.stderr.write(`See:\n${RUNNABLE}${terminalText(recovery.join(" "))}\n`);
-  return EXIT_CODES.usage;
+  const line = commandLine(recovery);
+  const error = {
+    code: "usage",
+    message: messages.join("; "),
+    exitCode: EXIT_CODES.usage,
+    recovery: line,
+  };
+  return stopped(s, error, () => {
+    const style = errStyle(s);
+    return `${messages.map((m) => `${style.error("error:")} ${terminalText(m)}\n`).join("")}See:\n${RUNNABLE}${terminalText(line)}\n`;
+  });
 }
 
 /** {@link usageLines} for one message. */
@@ -126,6 +160,6 @@ export function unknownCommand(s: Session, index: RouteIndex, typed: readonly st
 
 /** Something that is not the user's mistake: exit 5 with the message. */
 export function internal(s: Session, message: string): number {
-  s.stderr.write(`${errStyle(s).error("error:")} ${terminalText(message)}\n`);
-  return EXIT_CODES.internal;
+  const error = { code: "state_error", message, exitCode: EXIT_CODES.internal };
+  return stopped(s, error, () => `${errStyle(s).error("error:")} ${terminalText(message)}\n`);
 }

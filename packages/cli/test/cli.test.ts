@@ -129,27 +129,73 @@ describe("output", () => {
     expect((await cli({ isTTY })("wc", "a", "--format=short")).out).toBe(text);
   });
 
-  it("--json prints the MCP envelope, before or after the command path", async () => {
+  it("--json prints the MCP envelope inside the versioned envelope, before or after the command path", async () => {
     for (const argv of [
       ["--json", "hello", "x"],
       ["hello", "x", "--json"],
     ]) {
       const r = await cli()(...argv);
       const envelope = JSON.parse(r.out);
-      expect(Object.keys(envelope)).toEqual(["invocationId", "outcome", "reason", "commandResult"]);
-      expect(envelope).toMatchObject({
+      expect(Object.keys(envelope)).toEqual(["rukhOutput", "command", "outcome"]);
+      expect(envelope).toMatchObject({ rukhOutput: 2, command: "hello" });
+      expect(Object.keys(envelope.outcome)).toEqual([
+        "invocationId",
+        "outcome",
+        "reason",
+        "commandResult",
+      ]);
+      expect(envelope.outcome).toMatchObject({
         outcome: "succeeded",
         reason: "completed",
         commandResult: { kind: "text", text: "hello x\n" },
       });
     }
+    // One line on a terminal too.
+    const tty = await cli({ isTTY: true })("--json", "hello", "x");
+    expect(tty.out.indexOf("\n")).toBe(tty.out.length - 1);
+    expect(JSON.parse(tty.out)).toMatchObject({
+      command: "hello",
+      outcome: { outcome: "succeeded" },
+    });
+    // A failure's message is in the envelope, and stderr says nothing more.
     const failed = await cli()("--json", "fail");
     expect(failed.code).toBe(EXIT_CODES.commandFailed);
     expect(JSON.parse(failed.out)).toMatchObject({
-      outcome: "command_failed",
-      reason: "command_reported",
+      command: "fail",
+      outcome: {
+        outcome: "command_failed",
+        reason: "command_reported",
+        diagnostic: { message: expect.stringContaining("nothing to do here") },
+      },
     });
-    expect(failed.err).toContain("nothing to do here");
+    expect(failed.err).toBe("");
+  });
+
+  it("--json prints a usage error as the error envelope on stdout, wherever --json is written", async () => {
+    for (const argv of [
+      ["--json", "echo", "--nope"],
+      ["echo", "--nope", "--json"],
+      ["--json", "echo", "--limit", "x"],
+    ]) {
+      const r = await cli()(...argv);
+      expect({ argv, code: r.code, err: r.err }).toEqual({ argv, code: EXIT_CODES.usage, err: "" });
+      expect(JSON.parse(r.out)).toEqual({
+        rukhOutput: 2,
+        command: "echo",
+        error: {
+          code: "usage",
+          message: expect.any(String),
+          exitCode: 2,
+          recovery: "acme echo --help",
+        },
+      });
+    }
+    const unknown = await cli()("--json", "nope");
+    expect(unknown.err).toBe("");
+    expect(JSON.parse(unknown.out)).toMatchObject({
+      command: null,
+      error: { code: "usage", exitCode: 2, recovery: "acme --help" },
+    });
   });
 
   it.each([

@@ -74,7 +74,10 @@ describe("signals", () => {
       run.child.kill(signal);
       const r = await run;
       expect(r.code).toBe(code);
-      expect(JSON.parse(r.stdout)).toMatchObject({ outcome: "cancelled", reason: "owner_cancel" });
+      expect(JSON.parse(r.stdout).outcome).toMatchObject({
+        outcome: "cancelled",
+        reason: "owner_cancel",
+      });
       expect(r.stderr).toContain("cancelling");
     },
     30_000,
@@ -127,6 +130,16 @@ describe("recovery lines", () => {
     for (const o of outputs)
       for (const l of runnableLines(o.stdout + o.stderr)) lines.set(l.join(" "), l);
     expect(lines.size).toBeGreaterThan(8);
+    // With --json, each error's recovery is the same line.
+    const json = await Promise.all(
+      [["fil"], ["files", "cuont"], ["echo", "--nope"], ["echo", "--limit", "x"], ["zzzzzz"]].map(
+        (args) => acme(home, ["--json", ...args]),
+      ),
+    );
+    for (const o of json) {
+      const recovery: string = JSON.parse(o.stdout).error.recovery;
+      expect(lines.has(recovery.split(" ").slice(1).join(" ")), recovery).toBe(true);
+    }
     const results = await Promise.all(
       [...lines.values()].map(async (l) => [l.join(" "), (await acme(home, l)).code] as const),
     );

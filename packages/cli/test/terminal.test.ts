@@ -101,6 +101,6 @@ describe("what the CLI prints from outside", () => {
   it("--json on a terminal escapes them and stays the same JSON value", async () => {
     const r = await cli({ isTTY: true })("--json", "hello", `a${TAGS}`);
     expect(r.out).not.toMatch(/\u{E0049}/u);
-    expect(JSON.parse(r.out).commandResult.text).toBe(`hello a${TAGS}\n`);
+    expect(JSON.parse(r.out).outcome.commandResult.text).toBe(`hello a${TAGS}\n`);
   });
 });

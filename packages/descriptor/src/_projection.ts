@@ -39,7 +39,13 @@ function decimalBounds(spec: ScalarSpec): string {
   const parts = [];
   if (spec.minimum !== undefined) parts.push(`at least ${spec.minimum}`);
   if (spec.maximum !== undefined) parts.push(`at most ${spec.maximum}`);
-  return ` Exact decimal string, ${parts.join(" and ")}.`;
+  return `Exact decimal string, ${parts.join(" and ")}.`;
+}
+
+/** `first` and `second` as two sentences: a stop after `first` unless it already ends one. */
+function sentences(first: string, second: string): string {
+  if (second === "") return first;
+  return `${/[.!?…]$/.test(first.trimEnd()) ? first.trimEnd() : `${first.trimEnd()}.`} ${second}`;
 }
 
 function inputSchema(input: InputSpec): JsonObject {
@@ -53,7 +59,7 @@ function inputSchema(input: InputSpec): JsonObject {
           maxItems: input.maxItems,
         }
       : scalarSchema(input as ScalarSpec);
-  const description = `${input.summary}${decimalBounds(scalar)}${input.description ? `\n\n${input.description}` : ""}`;
+  const description = `${sentences(input.summary, decimalBounds(scalar))}${input.description ? `\n\n${input.description}` : ""}`;
   return {
     ...base,
     description,

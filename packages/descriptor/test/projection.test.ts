@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
-import { cliSpec, mcpInputSchema, parseDescriptor } from "../src/index.js";
+import { cliSpec, mcpInputSchema, parseDescriptor, validateDescriptor } from "../src/index.js";
 
 const file = fileURLToPath(
   new URL("../../../fixtures/descriptors/valid/v2-full.json", import.meta.url),
@@ -37,6 +37,48 @@ describe("mcpInputSchema", () => {
     expect(p.budget!.description).toContain("at most 1000.00");
     expect(p.mode).toMatchObject({ type: "string", enum: ["fast", "exact"], default: "fast" });
     expect(p.follow_links).toMatchObject({ type: "boolean", default: false });
+  });
+
+  it("joins an input's summary and its decimal bounds as two sentences", () => {
+    const described = (summary: string) => {
+      const v = validateDescriptor({
+        format: "rukh.extension/2",
+        id: "fx.money",
+        version: "1.0.0",
+        publisher: "fx",
+        commands: [
+          {
+            id: "sum",
+            path: ["sum"],
+            summary: "Sum",
+            inputs: [{ id: "budget", type: "decimal", minimum: "0", maximum: "1000000", summary }],
+            execute: {
+              mapping: "managed",
+              program: "bin/x.mjs",
+              runtime: "node",
+              result: { kind: "text" },
+            },
+            machine: { eligible: true },
+          },
+        ],
+      } as never);
+      if (!v.ok) throw new Error(JSON.stringify(v.issues));
+      const p = mcpInputSchema(v.value.commands[0]!).properties as Record<
+        string,
+        { description: string }
+      >;
+      return p.budget!.description;
+    };
+    expect(described("Budget the sum is compared with")).toBe(
+      "Budget the sum is compared with. Exact decimal string, at least 0 and at most 1000000.",
+    );
+    // A summary that already ends a sentence gets no second stop.
+    expect(described("The budget.")).toBe(
+      "The budget. Exact decimal string, at least 0 and at most 1000000.",
+    );
+    expect(described("Within budget?")).toBe(
+      "Within budget? Exact decimal string, at least 0 and at most 1000000.",
+    );
   });
 
   it("is a valid 2020-12 schema that a client can check arguments with", () => {

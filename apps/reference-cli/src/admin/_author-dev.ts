@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
 import { candidates, current, reported } from "./_current.js";
 import { arg, text } from "./_inputs.js";
-import { type AdminBody, print, REFUSED, safe } from "./_kit.js";
+import { type AdminBody, print, Refusal, safe } from "./_kit.js";
 
 /** `ext link` and `ext unlink`. */
 export function devBuiltins(
@@ -58,12 +58,11 @@ export function devBuiltins(
         const id = text(ctx.inputs, "extension")!;
         const from = await current(state, brand);
         const e = from.revision?.extensions.find((x) => x.id === id);
-        if (e !== undefined && e.dev === undefined) {
-          ctx.stderr.write(
-            `${safe(id)} is an installed package, not a development link; remove it with ${brand} ext remove ${safe(id)}\n`,
+        if (e !== undefined && e.dev === undefined)
+          throw new Refusal(
+            `${safe(id)} is an installed package, not a development link; remove it with ${brand} ext remove ${safe(id)}`,
+            { see: ["ext", "list"] },
           );
-          return REFUSED;
-        }
         const p = await state.remove(id, { base: from.base });
         return reported(ctx, p, `unlinked ${safe(id)}`);
       }),

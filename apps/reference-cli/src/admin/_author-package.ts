@@ -13,12 +13,13 @@ import {
   missingInterpreters,
   refuseKeysInside,
   reportLines,
+  reportRefusal,
   runtimeCarriage,
   signingKey,
   vendorRuntime,
 } from "./_authoring.js";
 import { arg, flag, text } from "./_inputs.js";
-import { type AdminBody, note, OK, print, REFUSED, UsageError } from "./_kit.js";
+import { type AdminBody, OK, print, REFUSED, UsageError } from "./_kit.js";
 import { TYPES_FILE } from "./_skeleton.js";
 
 /** `ext validate` and `ext pack`. */
@@ -114,10 +115,7 @@ export function packageBuiltins(
             throw new UsageError(
               `${dir} is not signed; give --key <file> to sign it as it is packed`,
             );
-          if (!report.ok) {
-            note(ctx, `${reportLines(dir, report).join("\n")}\n`);
-            return REFUSED;
-          }
+          if (!report.ok) throw reportRefusal(dir, report);
           const d = report.descriptor!;
           const out = resolve(text(ctx.inputs, "output") ?? `${d.id}-${d.version}.tgz`);
           // Inside the package it would be packed again next time.

@@ -6,13 +6,13 @@ import { dirname, join, resolve } from "node:path";
 import type { CliBuiltin } from "@rukh/cli";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import {
-  reportLines,
+  reportRefusal,
   vendorPythonRuntime,
   vendorRuntime,
   vendorRuntimeArchive,
 } from "./_authoring.js";
 import { arg, bool, flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, note, OK, plural, print, REFUSED, UsageError } from "./_kit.js";
+import { type AdminBody, OK, plural, print, Refusal, UsageError } from "./_kit.js";
 import {
   SKELETON_LANGUAGES,
   type SkeletonLanguage,
@@ -97,20 +97,14 @@ export function sourceBuiltins(
         const dir = resolve(text(ctx.inputs, "dir")!);
         const report = await validatePackageDir(dir, undefined);
         const d = report.descriptor;
-        if (d === undefined) {
-          note(ctx, `${reportLines(dir, report).join("\n")}\n`);
-          return REFUSED;
-        }
+        if (d === undefined) throw reportRefusal(dir, report);
         const file = join(dir, TYPES_FILE);
         // A passthrough command has no handler, so no types.
         const managed = d.commands.filter((c) => c.execute.mapping === "managed").length;
         const { state, wanted } = await typesState(dir, d, brand);
         const fresh = state === "up to date";
         if (ctx.inputs.check === true) {
-          if (!fresh) {
-            note(ctx, `${file} is ${state}; run: ${brand} ext types ${dir}\n`);
-            return REFUSED;
-          }
+          if (!fresh) throw new Refusal(`${file} is ${state}; run: ${brand} ext types ${dir}`);
           print(ctx, `${file} is up to date`, { file, fresh });
           return OK;
         }

@@ -27,7 +27,7 @@ import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import type { PackageReport } from "@rukh/profile";
 import { deniedBecause } from "./_key-folder.js";
-import { plural, UsageError } from "./_kit.js";
+import { plural, Refusal, UsageError } from "./_kit.js";
 
 /** A PEM Ed25519 private key is about 120 bytes; anything much larger is not one. */
 const PRIVATE_KEY_MAX_BYTES = 4_096;
@@ -248,6 +248,25 @@ export function reportLines(dir: string, report: PackageReport): string[] {
       ? `${dir}: valid — ${d.id}@${d.version}, ${plural(d.commands.length, "command")}; ${signed}`
       : `${dir}: ${plural(report.problems.length, "problem")}; ${signed}`,
   ];
+}
+
+/**
+ * A package that fails its checks, as a refusal: the report's summary, each
+ * problem an issue at its file (and line), and `see` the command that shows
+ * the way on.
+ */
+export function reportRefusal(
+  dir: string,
+  report: PackageReport,
+  see?: readonly string[],
+): Refusal {
+  const lines = reportLines(dir, report);
+  const issues = report.problems.map((p) => ({
+    path: `${p.file}${p.at === undefined ? "" : `:${p.at}`}${p.path === "" ? "" : ` ${p.path}`}`,
+    code: p.code,
+    message: `${p.message} (${p.code})`,
+  }));
+  return new Refusal(lines.at(-1)!, { issues, ...(see !== undefined && { see }) });
 }
 
 /** The `PATH` a command process gets (the core's child environment). */

@@ -18,6 +18,9 @@ import {
 import { args, bool, texts } from "./_inputs.js";
 import { type AdminBody, OK, print, UsageError } from "./_kit.js";
 
+/** What an upgrade refusal points at: the extensions installed, and where from. */
+const EXTENSIONS = ["ext", "list"];
+
 /** One registry-installed extension and what its registry offers it now. */
 interface Offer extends OutdatedVersions {
   readonly id: string;
@@ -37,7 +40,9 @@ async function offers(
       const o = e.origin!;
       const spec = registry.registrySpec(`${o.name}@${o.spec}`);
       if (spec === undefined)
-        throw new UsageError(`${e.id}: its recorded spec "${o.spec}" is not a registry spec`);
+        throw new UsageError(`${e.id}: its recorded spec "${o.spec}" is not a registry spec`, {
+          see: EXTENSIONS,
+        });
       const { packument, registry: at } = await registry.fetchPackument(o.name, npm);
       const v = registry.outdatedOf(packument, spec, e.version, at);
       return { id: e.id, name: o.name, registry: at, packument, ...v };
@@ -53,10 +58,12 @@ function fromRegistry(
   const installed = revision?.extensions ?? [];
   for (const id of ids) {
     const e = installed.find((x) => x.id === id);
-    if (e === undefined) throw new UsageError(`extension "${id}" is not installed`);
+    if (e === undefined)
+      throw new UsageError(`extension "${id}" is not installed`, { see: EXTENSIONS });
     if (e.origin === undefined)
       throw new UsageError(
         `${id} was not installed from a registry; install its new package file instead`,
+        { see: EXTENSIONS },
       );
   }
   return installed.filter(

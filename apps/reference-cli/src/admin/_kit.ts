@@ -1,25 +1,17 @@
-// What every administrative command shares: exit codes, strict flag parsing,
-// printing for people or scripts, and one error-to-exit-code mapping.
+// What every administrative command shares: printing for people or
+// scripts, bounded reads of the owner's files, presets by name, and the
+// guard that reports a body's errors (see `_failure.ts`).
 
-import { type BuiltinContext, outputEnvelope, terminalText } from "@rukh/cli";
+import { type BuiltinContext, type OutputBody, outputEnvelope, terminalText } from "@rukh/cli";
 import type { OwnerConfig, StateDirectory, TaskPreset } from "@rukh/profile";
 import { readBounded as readAtMost } from "@rukh/profile/route-cache";
+import { failed, UsageError } from "./_failure.js";
 
-/** Exit codes of administrative commands (the same table as extension commands, docs/cli.md). */
-export const OK = 0;
-export const USAGE = 2;
-export const REFUSED = 4;
-export const STATE = 5;
-
-/** A mistake in how the command was called: exit 2 with the message. */
-export class UsageError extends Error {}
+export { OK, REFUSED, Refusal, STATE, USAGE, UsageError } from "./_failure.js";
 
 /** Why `--endpoint` and `--preset` are never given together. */
 export const ENDPOINT_OR_PRESET =
   "--endpoint and --preset cannot be combined: an endpoint names its own preset";
-
-/** A well-formed request the profile's rules refuse: exit 4 with the message. */
-export class Refusal extends Error {}
 
 // Reads a file the owner named, never more than `max` bytes of it (the
 // profile's bounded reader): a larger file (or one without end, such as
@@ -33,10 +25,7 @@ export function readBounded(path: string, max: number, what: string): Buffer {
 }
 
 /** The one `--json` shape of every administrative command (see `outputEnvelope` of `@rukh/cli`). */
-export function envelope(
-  ctx: BuiltinContext,
-  body: { result: unknown } | { error: object },
-): string {
+export function envelope(ctx: BuiltinContext, body: OutputBody): string {
   return outputEnvelope(ctx.path, body);
 }
 
@@ -86,52 +75,9 @@ export function guard(brand: string): (fn: AdminBody) => (ctx: BuiltinContext) =
         );
         return await fn(ctx, state, profile);
       } catch (e) {
-        return failed(ctx, brand, e, profile);
+        return failed(ctx, brand, e);
       }
     };
-}
-
-/**
- * A `RegistryError` of `@rukh/registry`, known by its name so that commands
- * that never reach a registry never load it.
- */
-function isRegistryError(e: unknown): e is Error & { code: string } {
-  return (
-    e instanceof Error &&
-    e.name === "RegistryError" &&
-    typeof (e as { code?: unknown }).code === "string"
-  );
-}
-
-/** Reports an error of an administrative command and returns its exit code. */
-function failed(ctx: BuiltinContext, brand: string, e: unknown, profile: Profile): number {
-  const { ProfileError } = profile;
-  const [exitCode, code, issues] =
-    e instanceof UsageError
-      ? [USAGE, "usage", []]
-      : e instanceof Refusal
-        ? [REFUSED, "refused", []]
-        : e instanceof ProfileError
-          ? [REFUSED, e.code, e.issues]
-          : isRegistryError(e)
-            ? [REFUSED, e.code, []]
-            : [STATE, "state_error", []];
-  const message = (e as Error).message;
-  if (ctx.json) {
-    ctx.stderr.write(
-      envelope(ctx, {
-        error: { code, message, exitCode, ...(issues.length > 0 && { issues }) },
-      }),
-    );
-    return exitCode;
-  }
-  // A usage error ends with the runnable line that shows how to call the command.
-  if (exitCode === USAGE) return ctx.usage(terminalText(message));
-  const prefix = e instanceof ProfileError || isRegistryError(e) ? `${e.code}: ` : "";
-  ctx.stderr.write(`${brand}: ${prefix}${terminalText(message)}\n`);
-  for (const i of issues)
-    ctx.stderr.write(`  ${terminalText(i.path || "/")}: ${terminalText(i.message)}\n`);
-  return exitCode;
 }
 
 /** `1 call`, `2 calls`. */
@@ -145,6 +91,7 @@ export function presetOf({ presetNamed }: Profile, config: OwnerConfig, name: st
   if (preset === undefined)
     throw new UsageError(
       `no preset ${JSON.stringify(name)}; expected one of ${Object.keys(config.presets).join(", ")}`,
+      { see: ["preset", "list"] },
     );
   return preset;
 }

@@ -13,6 +13,16 @@ export const MCP_CLIENTS = [
 ] as const;
 export type McpClient = (typeof MCP_CLIENTS)[number];
 
+/** Each client's name, as people know it (the guides' tables use it). */
+export const MCP_CLIENT_NAMES: Readonly<Record<McpClient, string>> = {
+  "claude-code": "Claude Code",
+  "claude-desktop": "Claude Desktop",
+  vscode: "VS Code",
+  cursor: "Cursor",
+  codex: "Codex",
+  inspector: "MCP Inspector",
+};
+
 /** The Inspector release the printed command runs (the one this repository tests with). */
 export const INSPECTOR_VERSION = "2.12.0";
 

@@ -80,8 +80,7 @@ function choose(
   if (request.endpoint !== undefined) {
     if (request.preset !== undefined) throw new UsageError(ENDPOINT_OR_PRESET);
     const e = profile.mcpEndpoint(config, request.endpoint);
-    if (e === undefined)
-      throw new UsageError(`no endpoint ${JSON.stringify(request.endpoint)}; ${listOf(config)}`);
+    if (e === undefined) throw noEndpoint(request.server, config, request.endpoint);
     if (!fits(e.naming.style))
       throw new UsageError(
         `${client} accepts tool names of at most ${limit!.max} characters with its prefix ("${limit!.prefix}"); endpoint ${request.endpoint} has ${e.naming.style} names of up to ${profile.TOOL_NAME_MAX_LENGTH[e.naming.style]}: name an endpoint with compact names, or leave out --endpoint to have one created`,
@@ -156,9 +155,25 @@ function freeName(config: OwnerConfig, base: string): string {
   for (let i = 2; ; i++) if (!Object.hasOwn(taken, `${base}-${i}`)) return `${base}-${i}`;
 }
 
-function listOf(config: OwnerConfig): string {
-  const names = Object.keys(config.mcp?.endpoints ?? {});
-  return names.length === 0
-    ? "the owner configuration defines none (leave out --endpoint to have one created)"
-    : `expected one of ${names.join(", ")}`;
+/**
+ * The usage error for an endpoint `name` that `config` (`undefined`: nothing
+ * published yet) does not define, naming those it does, or the command of
+ * `brand` that creates one.
+ */
+export function noEndpoint(
+  brand: string,
+  config: OwnerConfig | undefined,
+  name: string | undefined,
+): UsageError {
+  const names = Object.keys(config?.mcp?.endpoints ?? {});
+  const creates = `\`${brand} mcp config --client <client>\` creates one`;
+  const why =
+    config === undefined
+      ? `nothing is published yet: ${creates}`
+      : names.length === 0
+        ? `the owner configuration defines none: ${creates}`
+        : `expected one of ${names.join(", ")}`;
+  return new UsageError(`no endpoint ${JSON.stringify(name)}; ${why}`, {
+    see: names.length === 0 ? ["mcp", "config", "--help"] : ["profile", "show"],
+  });
 }

@@ -5,8 +5,9 @@
 import { userInfo } from "node:os";
 import { type BuiltinContext, linkAgain } from "@rukh/cli";
 import type { McpEndpoint, StateDirectory } from "@rukh/profile";
-import { ENDPOINT_OR_PRESET, note, presetOf, STATE, USAGE, UsageError } from "./_kit.js";
-import { unconfinedWarning } from "./_mcp-endpoint.js";
+import { initialConfig } from "./_current.js";
+import { ENDPOINT_OR_PRESET, note, OK, presetOf, STATE, UsageError } from "./_kit.js";
+import { noEndpoint, unconfinedWarning } from "./_mcp-endpoint.js";
 import { announcePlaces } from "./_replica.js";
 
 /** How `mcp serve` was asked to start: a named endpoint, or the default one with another preset. */
@@ -15,7 +16,11 @@ export interface ServeRequest {
   readonly preset?: string;
 }
 
-/** Serves the endpoint `request` names until the transport closes; returns the exit code. */
+/**
+ * Serves the endpoint `request` names until the transport closes; returns
+ * the exit code. An endpoint that cannot start is thrown (a `UsageError` for
+ * one the owner named wrong).
+ */
 export async function serveMcp(
   ctx: BuiltinContext,
   brand: { readonly name: string; readonly version: string },
@@ -28,14 +33,9 @@ export async function serveMcp(
   const state = new StateDirectory(ctx.stateDir, brandStateOptions(brand.name, ctx.env));
   // A server starts on the development links' directories as they are now.
   await linkAgain(ctx.stderr, state);
-  let endpoint: Launch;
-  try {
-    if (!(await announcePlaces(ctx, brand.name, state))) return STATE;
-    endpoint = await launchEndpoint(ctx, state, brand.name, request);
-  } catch (e) {
-    note(ctx, `${brand.name}: ${(e as Error).message}\n`);
-    return e instanceof UsageError ? USAGE : STATE;
-  }
+  if (!(await announcePlaces(ctx, brand.name, state))) return STATE;
+  // What cannot start is thrown, for the command's guard to report.
+  const endpoint = await launchEndpoint(ctx, state, brand.name, request);
   note(
     ctx,
     `${brand.name} mcp: endpoint ${endpoint.name} (preset ${endpoint.preset}${endpoint.naming === undefined ? "" : `, ${endpoint.naming.style} tool names`})\n`,
@@ -54,31 +54,25 @@ export async function serveMcp(
   // The launch binding is fixed here, once, from the owner's side: nothing a
   // client sends can change it, and a later edit of the endpoint applies at
   // the next start.
-  let host: Awaited<ReturnType<typeof serveStdio>>;
-  try {
-    host = await serveStdio({
-      logger,
-      state,
-      binding: {
-        subject: userInfo().username,
-        actor: `${brand.name}-mcp`,
-        taskAuthorityRef: "local",
-        preset: endpoint.preset,
-      },
-      ...(endpoint.naming !== undefined && { naming: endpoint.naming }),
-      limits: endpoint.limits,
-      ...(endpoint.deadlineMs !== undefined && { deadlineMs: endpoint.deadlineMs }),
-      devExtensions: endpoint.devExtensions,
-      serverInfo: { name: brand.name, version: brand.version },
-    });
-  } catch (e) {
-    note(ctx, `${brand.name}: ${(e as Error).message}\n`);
-    return STATE;
-  }
+  const host = await serveStdio({
+    logger,
+    state,
+    binding: {
+      subject: userInfo().username,
+      actor: `${brand.name}-mcp`,
+      taskAuthorityRef: "local",
+      preset: endpoint.preset,
+    },
+    ...(endpoint.naming !== undefined && { naming: endpoint.naming }),
+    limits: endpoint.limits,
+    ...(endpoint.deadlineMs !== undefined && { deadlineMs: endpoint.deadlineMs }),
+    devExtensions: endpoint.devExtensions,
+    serverInfo: { name: brand.name, version: brand.version },
+  });
   ctx.signal.addEventListener("abort", () => void host.close(), { once: true });
   const why = await host.closed;
   note(ctx, `${brand.name} mcp: closed (${why})\n`);
-  return why === "eof" || why === "closed" ? 0 : 5;
+  return why === "eof" || why === "closed" ? OK : STATE;
 }
 
 /** An endpoint as a server starts it; without a naming, each revision's own naming applies. */
@@ -103,10 +97,9 @@ export async function launchEndpoint(
     throw new UsageError(ENDPOINT_OR_PRESET);
   const active = await state.activeRevisionId();
   if (active === null) {
-    if (request.endpoint !== undefined)
-      throw new UsageError(
-        `no endpoint ${JSON.stringify(request.endpoint)}: nothing is published yet`,
-      );
+    if (request.endpoint !== undefined) throw noEndpoint(brand, undefined, request.endpoint);
+    // The preset of a new owner's first configuration, as it will be published.
+    if (request.preset !== undefined) presetOf(profile, initialConfig(brand), request.preset);
     // A client configured before the first install gets a live server.
     note(ctx, `${brand} mcp: nothing is installed yet; serving an empty tool list\n`);
     return {
@@ -118,16 +111,7 @@ export async function launchEndpoint(
   }
   const config = (await state.readRevision(active)).config;
   const found = mcpEndpoint(config, request.endpoint);
-  if (found === undefined) {
-    const names = Object.keys(config.mcp?.endpoints ?? {});
-    throw new UsageError(
-      `no endpoint ${JSON.stringify(request.endpoint)}; ${
-        names.length === 0
-          ? "the owner configuration defines none (`mcp config --client …` creates one)"
-          : `expected one of ${names.join(", ")}`
-      }`,
-    );
-  }
+  if (found === undefined) throw noEndpoint(brand, config, request.endpoint);
   const endpoint =
     request.preset === undefined
       ? found

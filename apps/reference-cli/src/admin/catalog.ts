@@ -19,6 +19,7 @@ import {
   print,
   UsageError,
 } from "./_kit.js";
+import { noEndpoint } from "./_mcp-endpoint.js";
 
 const PRESET = flag("preset", "The task preset whose view to show (default: the default preset)", {
   maxLength: 64,
@@ -41,12 +42,11 @@ export function catalogBuiltins(
         // A listing never publishes: it says which development links changed since they were linked.
         await linkAgain(ctx.stderr, state, false);
         const endpoint = text(ctx.inputs, "endpoint");
-        const { tools, pages, preset, dev, hidden } = await allTools(
-          profile,
-          state,
-          text(ctx.inputs, "preset"),
+        const { tools, pages, preset, dev, hidden } = await allTools(profile, state, {
+          brand,
+          preset: text(ctx.inputs, "preset"),
           endpoint,
-        );
+        });
         const isDev = (t: McpTool) => dev.includes(t.identity.slice(0, t.identity.indexOf("/")));
         const human = tools
           .map((t) => `${t.name}\n  ${t.title}  (${t.identity})${isDev(t) ? " [dev]" : ""}`)
@@ -113,11 +113,17 @@ const ENDPOINT = flag(
   },
 );
 
+/** Whose tool list `tools list` shows: a preset's, or an endpoint's. */
+interface ToolsView {
+  readonly brand: string;
+  readonly preset: string | undefined;
+  readonly endpoint: string | undefined;
+}
+
 async function allTools(
   profile: Profile,
   state: StateDirectory,
-  preset: string | undefined,
-  endpoint?: string,
+  { brand, preset, endpoint }: ToolsView,
 ) {
   let projection = await state.projection();
   let name = preset ?? projection.config.defaultPreset;
@@ -127,7 +133,7 @@ async function allTools(
   if (endpoint !== undefined) {
     if (preset !== undefined) throw new UsageError(ENDPOINT_OR_PRESET);
     const e = profile.mcpEndpoint(projection.config, endpoint);
-    if (e === undefined) throw new UsageError(`no endpoint ${JSON.stringify(endpoint)}`);
+    if (e === undefined) throw noEndpoint(brand, projection.config, endpoint);
     projection = await state.projection(projection.revisionId, e.naming);
     name = e.preset;
     devAllowed = e.devExtensions;
@@ -168,8 +174,23 @@ function routeDoc(brand: string, r: CliRoute, mcp: boolean): string[] {
   if (r.cli.description) out.push(r.cli.description, "");
   if (r.aliases.length)
     out.push(`Aliases: ${r.aliases.map((a) => `\`${brand} ${a.join(" ")}\``).join(", ")}`, "");
+  const table = parameterTable(r, mcp);
+  return table.length === 0 ? out : [...out, ...table, ""];
+}
+
+/**
+ * A command's parameters as the lines of a Markdown table — each one's
+ * spelling, MCP property (when `mcp`), type, whether it is required, its
+ * default and summary — or no line for a command without any. `docs` and
+ * the guides' option tables are made by it.
+ *
+ * @example
+ * parameterTable(route, false); // ["| parameter | type | required | default | summary |", …]
+ */
+export function parameterTable(r: CliRoute, mcp: boolean): string[] {
   const params = [...r.cli.positionals, ...r.cli.flags];
-  if (params.length === 0) return out;
+  if (params.length === 0) return [];
+  const out: string[] = [];
   out.push(
     `| parameter |${mcp ? " MCP property |" : ""} type | required | default | summary |`,
     `|---|${mcp ? "---|" : ""}---|---|---|---|`,
@@ -180,10 +201,9 @@ function routeDoc(brand: string, r: CliRoute, mcp: boolean): string[] {
         ? `\`--${p.flag}\`${p.short ? ` / \`-${p.short}\`` : ""}`
         : `\`<${p.id}>\``;
     out.push(
-      `| ${spelled} |${mcp ? ` \`${p.id}\` |` : ""} ${p.list ? `list of ${p.valueType}` : p.valueType} | ${p.required ? "yes" : "no"} | ${p.default === undefined ? "" : `\`${JSON.stringify(p.default)}\``} | ${p.summary} |`,
+      `| ${spelled} |${mcp ? ` \`${p.id}\` |` : ""} ${p.list ? `list of ${p.valueType}` : p.valueType} | ${p.required ? "yes" : "no"} | ${p.default === undefined ? "" : `\`${JSON.stringify(p.default)}\``} | ${p.summary.replaceAll("|", "\\|")} |`,
     );
   }
-  out.push("");
   return out;
 }
 

@@ -36,12 +36,20 @@ export function exposeBuiltins(
           if (found === undefined)
             throw new Refusal(
               `${safe(ext)} is not installed; installed: ${installed.map((e) => e.id).join(", ") || "none"}`,
+              { see: ["ext", "list"] },
             );
           if (
             target.includes("/") &&
             !projection!.routes.commands.some((c) => c.identity === target)
-          )
-            throw new Refusal(`${found.id} has no enabled command ${safe(target)}`);
+          ) {
+            const its = projection!.routes.commands
+              .filter((c) => c.extension === found.id)
+              .map((c) => c.identity);
+            throw new Refusal(
+              `${found.id} has no enabled command ${safe(target)}; its enabled commands: ${its.join(", ") || "none"}`,
+              { see: ["ext", "list"] },
+            );
+          }
         }
         const add = (key: "commands" | "extensions") => [
           ...new Set([
@@ -74,6 +82,7 @@ export function exposeBuiltins(
           if (!e?.commands?.includes(target) && !e?.extensions?.includes(target))
             throw new Refusal(
               `${safe(target)} is not exposed; exposed: ${[...(e?.extensions ?? []), ...(e?.commands ?? [])].join(", ") || "nothing"}`,
+              { see: ["profile", "show"] },
             );
         const exposure = {
           commands: (e?.commands ?? []).filter((c) => !targets.includes(c)),

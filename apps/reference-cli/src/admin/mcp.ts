@@ -7,7 +7,15 @@ import type { StateDirectory } from "@rukh/profile";
 import { stateDirVariable } from "@rukh/profile/route-cache";
 import { candidates } from "./_current.js";
 import { bool, flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, type AdminOptions, note, OK, type Profile, print, USAGE } from "./_kit.js";
+import {
+  type AdminBody,
+  type AdminOptions,
+  note,
+  OK,
+  type Profile,
+  print,
+  UsageError,
+} from "./_kit.js";
 import { clientConfig, MCP_CLIENTS, type McpClient, type ServerLaunch } from "./_mcp-clients.js";
 import { endpointFor } from "./_mcp-endpoint.js";
 import {
@@ -70,18 +78,20 @@ export function mcpBuiltins(
         "Serve the active profile's tools over MCP on stdio (stdout carries protocol only), or over HTTP with --http",
       inputs: [ENDPOINT, PRESET, HTTP],
       suggest,
-      run: async (ctx) => {
+      run: guarded(async (ctx) => {
+        // A server prints no envelope: its stdout is the protocol's, or nothing over HTTP.
+        if (ctx.json)
+          throw new UsageError(
+            "--json does not apply to mcp serve: a server's stdout carries MCP messages only; leave out --json",
+          );
         const endpoint = text(ctx.inputs, "endpoint");
         const preset = text(ctx.inputs, "preset");
         const http = text(ctx.inputs, "http");
         if (http !== undefined) {
-          if (preset !== undefined) {
-            note(
-              ctx,
-              `${brand}: --preset does not apply to --http: a token's scopes choose its preset (see the endpoint's http.auth.presets)\n`,
+          if (preset !== undefined)
+            throw new UsageError(
+              "--preset does not apply to --http: a token's scopes choose its preset (see the endpoint's http.auth.presets)",
             );
-            return USAGE;
-          }
           return serveMcpHttp(
             ctx,
             { name: brand, version: options.version },
@@ -96,7 +106,7 @@ export function mcpBuiltins(
             ...(preset !== undefined && { preset }),
           },
         );
-      },
+      }),
     },
     {
       path: ["mcp", "config"],

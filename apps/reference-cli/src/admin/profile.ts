@@ -63,6 +63,7 @@ export function profileBuiltins(
         if (matches.length !== 1)
           throw new UsageError(
             `${matches.length} revisions match ${JSON.stringify(prefix)}; expected exactly one`,
+            { see: ["profile", "history"] },
           );
         const from = await current(state, brand);
         const p = await state.rollback(matches[0]!.id, { base: from.base });

@@ -100,7 +100,9 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
         const { findRun } = await import("@rukh/core");
         const run = await findRun((await state.places()).journalRoot, id);
         if (run === undefined)
-          throw new UsageError(`no invocation ${JSON.stringify(id)} in the journal`);
+          throw new UsageError(`no invocation ${JSON.stringify(id)} in the journal`, {
+            see: ["runs", "list"],
+          });
         print(ctx, runDetails(run), { run });
         return OK;
       }),

@@ -11,6 +11,8 @@ import { type AdminBody, OK, print, Refusal, readBounded, safe, UsageError } fro
 /** A public key file holds 44 base64 characters and a newline; anything much larger is not one. */
 const PUBLIC_KEY_MAX_BYTES = 1_024;
 const PUBLISHER = /^[a-z][a-z0-9-]*$/;
+/** What a trust refusal points at: the publishers trusted now. */
+const PUBLISHERS = ["trust", "list"];
 
 function readKey(file: string): string {
   return readBounded(file, PUBLIC_KEY_MAX_BYTES, "a public key file (44 base64 characters)")
@@ -36,6 +38,7 @@ function known(config: OwnerConfig, id: string): TrustedPublisher {
   if (p === undefined)
     throw new Refusal(
       `publisher ${safe(id)} is not trusted; trusted: ${config.trustedPublishers.map((t) => t.id).join(", ") || "none"}`,
+      { see: PUBLISHERS },
     );
   return p;
 }
@@ -68,12 +71,15 @@ export function trustBuiltins(
         if (prior !== undefined && prior.publicKey !== publicKey)
           throw new Refusal(
             `publisher ${id} is already trusted with another key; to replace it, run: ${brand} trust rotate ${id} ${keyFile}`,
+            { see: PUBLISHERS },
           );
         const twin = from.config.trustedPublishers.find(
           (t) => t.publicKey === publicKey && t.id !== id,
         );
         if (twin !== undefined)
-          throw new Refusal(`this key is already trusted as publisher ${twin.id}`);
+          throw new Refusal(`this key is already trusted as publisher ${twin.id}`, {
+            see: PUBLISHERS,
+          });
         const entry: TrustedPublisher = {
           ...(prior ?? { id, publicKey }),
           ...(namespaces.length > 0 && {
@@ -107,7 +113,9 @@ export function trustBuiltins(
         const from = await current(state, brand);
         const prior = known(from.config, id);
         if (prior.publicKey === publicKey)
-          throw new Refusal(`publisher ${id} is already trusted with this key; nothing to rotate`);
+          throw new Refusal(`publisher ${id} is already trusted with this key; nothing to rotate`, {
+            see: PUBLISHERS,
+          });
         const signed = (from.revision?.extensions ?? []).filter((e) => e.publisher === id);
         const p = await state.setConfig(
           {
