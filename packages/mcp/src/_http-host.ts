@@ -65,6 +65,8 @@ export interface ServeHttpOptions {
   /** Command processes kept started ahead of a call (default {@link MCP_READY_PROCESSES}; 0 for none). */
   readonly readyProcesses?: number;
   readonly serverInfo?: { readonly name: string; readonly version: string };
+  /** What clients are told of the server when they connect (an endpoint's `instructions`). */
+  readonly instructions?: string;
   readonly logger?: McpLogger;
 }
 
@@ -154,6 +156,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     ownerSignal: owner.signal,
     ...(options.naming !== undefined && { naming: options.naming }),
     ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
+    ...(options.instructions !== undefined && { instructions: options.instructions }),
     devExtensions: options.devExtensions ?? [],
     views: presetViews(state, options.naming, options.devExtensions ?? []),
   };

@@ -26,6 +26,7 @@ export interface ServeContext {
   readonly ownerSignal: AbortSignal;
   readonly naming?: ToolNaming;
   readonly deadlineMs?: number;
+  readonly instructions?: string;
   readonly devExtensions: readonly string[];
   /** The views of a preset, shared by every request bound to it. */
   views(preset: string): ToolViews;
@@ -83,6 +84,7 @@ export async function serveRequest(
     notify: (message) => reply.notify(message),
     ...(ctx.naming !== undefined && { naming: ctx.naming }),
     ...(ctx.deadlineMs !== undefined && { deadlineMs: ctx.deadlineMs }),
+    ...(ctx.instructions !== undefined && { instructions: ctx.instructions }),
     devExtensions: ctx.devExtensions,
     views: ctx.views(binding.preset),
     logger,

@@ -74,7 +74,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
       title: t.title,
       description: t.description,
       inputSchema: t.inputSchema as Tool["inputSchema"],
-      outputSchema: t.outputSchema as Tool["outputSchema"],
+      ...(t.outputSchema !== undefined && { outputSchema: t.outputSchema as Tool["outputSchema"] }),
     };
   }
 

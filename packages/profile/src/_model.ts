@@ -167,6 +167,12 @@ export interface McpEndpointConfig {
   readonly devExtensions?: readonly string[];
   /** How it is served over HTTP; without it, it never is. */
   readonly http?: McpHttpConfig;
+  /**
+   * What a client is told of the server when it connects (MCP `instructions`:
+   * the initialize and server/discover results), at most
+   * `MCP_INSTRUCTIONS_MAX_LENGTH` characters.
+   */
+  readonly instructions?: string;
 }
 
 /** An endpoint with every default filled in. */
@@ -181,6 +187,8 @@ export interface McpEndpoint {
   readonly devExtensions: readonly string[];
   /** Its HTTP side, when the owner gave it one. */
   readonly http?: McpHttpConfig;
+  /** What clients are told when they connect, when the owner wrote it. */
+  readonly instructions?: string;
 }
 
 /** The endpoint `mcp serve` binds when none is named. */
@@ -313,7 +321,8 @@ export interface McpTool {
   readonly title: string;
   readonly description: string;
   readonly inputSchema: JsonObject;
-  readonly outputSchema: JsonObject;
+  /** A structured result's data inside the least envelope; none for a text result (see `listedOutputSchema`). */
+  readonly outputSchema?: JsonObject | undefined;
   /** The canonical command identity `<extension id>/<command id>` the name resolves to. */
   readonly identity: string;
 }

@@ -3,7 +3,7 @@ import { type CommandSpec, mcpInputSchema, REGISTERED_FEATURES } from "@rukh/des
 import { fingerprint, type JsonObject, sha256Hex } from "@rukh/json";
 import { presetNamed } from "./_config.js";
 import { profileNaming, revisionNamings } from "./_endpoints.js";
-import { envelopeSchema } from "./_envelope.js";
+import { listedOutputSchema } from "./_envelope.js";
 import { ProfileError } from "./_errors.js";
 import {
   CURSOR_MAX_LENGTH,
@@ -81,7 +81,8 @@ const COMMAND_RESULT_FEATURE = "rukh.command-result/1";
 class LazyTool implements McpTool {
   #command: CommandSpec | undefined;
   #input: JsonObject | undefined;
-  #output: JsonObject | undefined;
+  // null: not built yet (undefined is a text result's: no output schema).
+  #output: JsonObject | undefined | null = null;
   readonly #load: () => CommandSpec;
   readonly #title: string | undefined;
   constructor(
@@ -111,13 +112,20 @@ class LazyTool implements McpTool {
     if (this.#input === undefined) this.#input = mcpInputSchema(this.#spec);
     return this.#input;
   }
-  get outputSchema(): JsonObject {
-    if (this.#output === undefined) this.#output = envelopeSchema(this.#spec);
+  get outputSchema(): JsonObject | undefined {
+    if (this.#output === null) this.#output = listedOutputSchema(this.#spec);
     return this.#output;
   }
   toJSON(): McpTool {
     const { name, title, description, inputSchema, outputSchema, identity } = this;
-    return { name, title, description, inputSchema, outputSchema, identity };
+    return {
+      name,
+      title,
+      description,
+      inputSchema,
+      ...(outputSchema !== undefined && { outputSchema }),
+      identity,
+    };
   }
 }
 

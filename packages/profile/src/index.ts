@@ -17,6 +17,7 @@ export type {
 } from "./_envelope.js";
 export {
   envelopeSchema,
+  listedOutputSchema,
   OUTCOME_KINDS,
   outcomeDiagnostic,
   outcomeEnvelope,
@@ -29,6 +30,7 @@ export {
   CONFIG_MAX_BYTES,
   CURSOR_MAX_LENGTH,
   DEFAULT_OWNER_LIMITS,
+  MCP_INSTRUCTIONS_MAX_LENGTH,
   MCP_TRANSPORT_LIMITS,
   PACKAGE_MAX_BYTES,
   PACKAGE_MAX_COMPRESSED_BYTES,

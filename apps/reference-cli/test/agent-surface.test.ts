@@ -1,0 +1,139 @@
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { removeDir, tempDir } from "@rukh/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+// @ts-expect-error: a plain ESM script without types
+import { buildExamples, EXAMPLE_PUB, EXAMPLE_PUBLISHER } from "../scripts/examples.mjs";
+import { RUKH_BIN } from "./_sleeper.js";
+
+type DeclaredResult = { kind: string; schema?: object };
+type OwnerConfigJson = { mcp?: { endpoints?: Record<string, object> } } & Record<string, unknown>;
+
+// What an agent's client is sent, with the built CLI over real pipes, in the
+// demo's state: the examples built, signed, trusted, installed, exposed and
+// allowed to the agent preset, as `pnpm demo` does.
+const work = tempDir("rukh-agent-surface-");
+const examples: { commands: { summary: string; execute: { result: DeclaredResult } }[] } =
+  JSON.parse(
+    readFileSync(
+      new URL("../../../fixtures/extensions/acme-tools/rukh-extension.json", import.meta.url),
+      "utf8",
+    ),
+  );
+const home = join(work, "home");
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: home };
+const rukh = (...args: string[]) => spawnSync(RUKH_BIN, args, { encoding: "utf8", env });
+const ok = (...args: string[]) => {
+  const r = rukh(...args);
+  expect(r.status, `rukh ${args.join(" ")}: ${r.stderr}`).toBe(0);
+  return r;
+};
+
+beforeAll(async () => {
+  const packages: Record<string, string> = await buildExamples(join(work, "packages"));
+  ok("trust", "add", EXAMPLE_PUB, "--publisher", EXAMPLE_PUBLISHER);
+  for (const dir of Object.values(packages)) ok("ext", "install", dir);
+  ok("expose", "add", "acme.tools");
+  ok("preset", "allow", "default", "--action", "compute");
+  ok("preset", "allow", "agent", "acme.tools/*", "--action", "compute");
+}, 120_000);
+afterAll(() => removeDir(work));
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+type Wire = { id?: unknown; result?: Record<string, unknown>; error?: unknown };
+
+/** The answers of `rukh mcp serve <args>` to `messages`, each found by its id. */
+function served(args: readonly string[], messages: readonly object[]): Wire[] {
+  const r = spawnSync(RUKH_BIN, ["mcp", "serve", ...args], {
+    input: messages.map((m) => `${JSON.stringify(m)}\n`).join(""),
+    encoding: "utf8",
+    env,
+  });
+  expect(r.status, r.stderr).toBe(0);
+  const got = r.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Wire);
+  return messages.map((m) => got.find((g) => g.id === (m as { id: unknown }).id)!);
+}
+
+type Tool = Record<string, unknown> & { name: string };
+/** The tools `rukh mcp serve <args>` lists (one page holds them). */
+function listed(args: readonly string[]): Tool[] {
+  const [list] = served(args, [
+    { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } },
+  ]);
+  expect(list!.result!.nextCursor).toBeUndefined();
+  return list!.result!.tools as Tool[];
+}
+
+/** Publishes the configuration with `edit` applied to it. */
+function editConfig(edit: (config: OwnerConfigJson) => void): void {
+  const config = JSON.parse(ok("--json", "profile", "show").stdout).result.config;
+  edit(config);
+  const file = join(work, `config-${Date.now()}.json`);
+  writeFileSync(file, JSON.stringify(config));
+  ok("profile", "set-config", file);
+}
+
+describe("the agent's list costs what it must", () => {
+  it("sends the demo's agent tools at 900 bytes each or less, without a schema dialect or the envelope's schema", () => {
+    const tools = listed(["--preset", "agent"]);
+    expect(tools).toHaveLength(4);
+    const bytes = tools.map((t) => Buffer.byteLength(JSON.stringify(t)));
+    const mean = bytes.reduce((a, b) => a + b, 0) / bytes.length;
+    console.log(`agent tools: ${bytes.join(", ")} bytes; mean ${mean.toFixed(0)}`);
+    expect(mean).toBeLessThanOrEqual(900);
+    for (const t of tools) expect(t.inputSchema).not.toHaveProperty("$schema");
+    // A structured result's data schema is listed, as declared; a text result lists none.
+    const declared = new Map<string, DeclaredResult>(
+      examples.commands.map((c) => [c.summary, c.execute.result]),
+    );
+    for (const t of tools) {
+      const result = declared.get(t.title as string)!;
+      if (result.kind === "text") expect(t).not.toHaveProperty("outputSchema");
+      else
+        expect(t.outputSchema).toEqual({
+          type: "object",
+          properties: { commandResult: { type: "object", properties: { data: result.schema } } },
+        });
+    }
+  });
+
+  it("sends an endpoint's instructions when a client connects, in either era", () => {
+    const instructions = "Greet people with greet; stats summarizes numbers.";
+    editConfig((c) => {
+      c.mcp = {
+        ...c.mcp,
+        endpoints: { ...c.mcp?.endpoints, guided: { preset: "agent", instructions } },
+      };
+    });
+    const [init, discover] = served(
+      ["--endpoint", "guided"],
+      [
+        {
+          jsonrpc: "2.0",
+          id: "init",
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "t", version: "1" },
+          },
+        },
+        { jsonrpc: "2.0", id: "discover", method: "server/discover", params: { _meta: META } },
+      ],
+    );
+    expect(init!.result!.instructions).toBe(instructions);
+    expect(discover!.result!.instructions).toBe(instructions);
+    const [plain] = served(
+      ["--preset", "agent"],
+      [{ jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: META } }],
+    );
+    expect(plain!.result).not.toHaveProperty("instructions");
+  });
+});
