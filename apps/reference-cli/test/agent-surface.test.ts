@@ -137,3 +137,35 @@ describe("the agent's list costs what it must", () => {
     expect(plain!.result).not.toHaveProperty("instructions");
   });
 });
+
+describe("client-fit names", () => {
+  it("keep the extension's last word and the command, fit behind mcp__rukh__, and a stale one reaches nothing", () => {
+    const created = ok("mcp", "config", "--client", "claude-code");
+    expect(created.stderr).toContain("created endpoint claude-code");
+    const names = listed(["--endpoint", "claude-code"]).map((t) => t.name);
+    expect(names).toHaveLength(4);
+    for (const name of names) {
+      expect(name).toMatch(/^tools_[a-z]+__[g-z]{1,4}[0-9a-f]{4,12}$/);
+      expect(`mcp__rukh__${name}`.length).toBeLessThanOrEqual(64);
+    }
+    const greet = names.find((n) => n.startsWith("tools_greet__"))!;
+    const call = (name: string) => ({
+      jsonrpc: "2.0",
+      id: "call",
+      method: "tools/call",
+      params: { name, arguments: { name: "Ada" }, _meta: META },
+    });
+    // The name reaches its command (input ends at once, so the call itself is cancelled).
+    const [answer] = served(["--endpoint", "claude-code"], [call(greet)]);
+    expect(answer!.error).toBeUndefined();
+    expect(answer!.result!.structuredContent).toMatchObject({ invocationId: expect.any(String) });
+    // Any publication names every tool anew; the old name is unknown, not another tool.
+    editConfig((c) => {
+      c.mcp = { ...c.mcp, endpoints: { ...c.mcp?.endpoints, later: { preset: "agent" } } };
+    });
+    const renamed = listed(["--endpoint", "claude-code"]).map((t) => t.name);
+    expect(renamed).not.toContain(greet);
+    const [stale] = served(["--endpoint", "claude-code"], [call(greet)]);
+    expect(stale!.error).toEqual({ code: -32602, message: "Unknown tool" });
+  });
+});

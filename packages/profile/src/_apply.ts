@@ -28,7 +28,7 @@ import {
   type ReadChange,
 } from "./_plan.js";
 import {
-  checkCompactNames,
+  checkClientFitNames,
   checkToolSizes,
   hasCompactNames,
   projectionFromIndex,
@@ -99,7 +99,7 @@ export async function publish(
     pending,
   });
   const next = await nextRevision(ctx, { base, baseRevision, candidate, derivation });
-  checkNewTools(candidate, next.id, derivation, pending);
+  checkNewTools(candidate, next, derivation, pending);
   // Validation passed: only now does anything enter the state directory.
   for (const pkg of pending.values()) await storePackage(ctx.lock.root, pkg);
   await commitRevision(
@@ -214,10 +214,11 @@ async function nextRevision(
  */
 function checkNewTools(
   candidate: Candidate,
-  id: string,
+  next: NextRevision,
   derivation: BaseDerivation,
   pending: Pending,
 ): void {
+  const id = next.id;
   const checked = derivation.base;
   const adding = candidate.extensions.filter(
     (e) => e.enabled && (checked === undefined || !checked.has(e.digest) || pending.has(e.digest)),
@@ -229,7 +230,11 @@ function checkNewTools(
     derivation.commandOf,
   );
   if (hasCompactNames(candidate.config))
-    checkCompactNames(candidate.config, id, derivation.tools());
+    checkClientFitNames(
+      candidate.config,
+      { revisionId: id, sequence: next.revision.sequence },
+      derivation.tools(),
+    );
 }
 
 /** The publication of a committed revision; its projection is built when first read (a CLI install never does). */

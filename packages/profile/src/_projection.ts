@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { type CommandSpec, mcpInputSchema, REGISTERED_FEATURES } from "@rukh/descriptor";
-import { fingerprint, type JsonObject, sha256Hex } from "@rukh/json";
+import { fingerprint, type JsonObject } from "@rukh/json";
 import { presetNamed } from "./_config.js";
 import { profileNaming, revisionNamings } from "./_endpoints.js";
 import { listedOutputSchema } from "./_envelope.js";
@@ -22,6 +22,12 @@ import type {
   ToolProjection,
 } from "./_model.js";
 import { devLinkIds } from "./_revision.js";
+import {
+  type ClientFitRevision,
+  clientFitNames,
+  TOOL_NAME_MAX_LENGTH,
+  toolName,
+} from "./_tool-names.js";
 
 interface Internals {
   readonly byName: Map<string, McpTool>;
@@ -29,47 +35,6 @@ interface Internals {
   readonly visible: Map<string, { readonly tools: readonly McpTool[]; readonly binding: string }>;
 }
 const internals = new WeakMap<ToolProjection, Internals>();
-
-function slug(text: string, max: number): string {
-  return text
-    .toLowerCase()
-    .replace(/[^a-z0-9_-]/g, "_")
-    .slice(0, max);
-}
-
-/**
- * The longest tool name of each form, whatever the identity: the slug's
- * bound, `__`, and the fingerprint's hex digits.
- *
- * @example
- * TOOL_NAME_MAX_LENGTH.compact; // 42
- */
-export const TOOL_NAME_MAX_LENGTH: { readonly full: number; readonly compact: number } =
-  Object.freeze({ full: 48 + 2 + 64, compact: 24 + 2 + 16 });
-
-/**
- * The MCP tool name of a command in a revision: a readable slug, `__`, and
- * the SHA-256 of `["rukh.mcp-tool/1", endpointNamespace, revisionId, identity]`
- * (all 64 hex digits; `compact`: a 24-character slug and the first 16).
- *
- * @example
- * toolName("acme", revisionId, "acme.files/count_lines"); // "acme_files_count_lines__3f…"
- */
-export function toolName(
-  endpointNamespace: string,
-  revisionId: string,
-  identity: string,
-  style: "full" | "compact" = "full",
-): string {
-  // fingerprint() of the same four strings, written out: RFC 8785 serializes a
-  // string as JSON.stringify does, and a start names 10,000 tools.
-  const fp = sha256Hex(
-    `["rukh.mcp-tool/1",${JSON.stringify(endpointNamespace)},${JSON.stringify(revisionId)},${JSON.stringify(identity)}]`,
-  );
-  if (style === "compact")
-    return `${slug(identity.slice(identity.indexOf("/") + 1), 24)}__${fp.slice(0, 16)}`;
-  return `${slug(identity, 48)}__${fp}`;
-}
 
 const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
 const COMMAND_RESULT_FEATURE = "rukh.command-result/1";
@@ -192,6 +157,8 @@ export function toolCommands(
 /** What a projection is of: a revision, its configuration and its development links. */
 export interface ProjectionOf {
   readonly revisionId: string;
+  /** The revision's sequence number, which client-fit names carry as its tag. */
+  readonly sequence: number;
   readonly commandGeneration: number;
   readonly config: OwnerConfig;
   /** Extension ids that are development links (see `InstalledExtension.dev`). */
@@ -217,6 +184,7 @@ export function projectionOf(
 ): ProjectionOf {
   return {
     revisionId: id,
+    sequence: revision.sequence,
     commandGeneration: revision.commandGeneration,
     config: revision.config,
     devExtensions: devLinkIds(revision.extensions),
@@ -238,8 +206,7 @@ export function buildProjection(
 ): ToolProjection {
   const naming = of.naming ?? profileNaming(of.config);
   const tools = named(
-    naming,
-    of.revisionId,
+    { ...of, naming },
     toolCommands(of.config, extensions).map((c) => [c.identity, c]),
   );
   return assemble({ ...of, naming }, tools, routes);
@@ -250,18 +217,21 @@ export function buildProjection(
  * throws when two identities get one name.
  */
 function named(
-  naming: ToolNaming,
-  revisionId: string,
+  of: ProjectionOf & { readonly naming: ToolNaming },
   entries: readonly (readonly [string, CommandSpec | (() => CommandSpec), string?])[],
 ): McpTool[] {
+  const { naming, revisionId } = of;
+  const nameOf =
+    naming.style === "full"
+      ? (identity: string) => toolName(naming.namespace, revisionId, identity)
+      : clientFitNamer(
+          of,
+          naming.namespace,
+          entries.map(([identity]) => identity),
+        );
   const byName = new Map<string, McpTool>();
   const tools = entries.map(([identity, command, title]) => {
-    const tool = new LazyTool(
-      toolName(naming.namespace, revisionId, identity, naming.style),
-      identity,
-      command,
-      title,
-    );
+    const tool = new LazyTool(nameOf(identity), identity, command, title);
     const prior = byName.get(tool.name);
     if (prior !== undefined)
       throw new ProfileError(
@@ -272,6 +242,34 @@ function named(
     return tool;
   });
   return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The namespaces a revision names tools client-fit in: its configuration's
+ * (the profile's and every endpoint's) and `also`'s.
+ */
+function clientFitNamespaces(config: OwnerConfig, also?: string): string[] {
+  const out = revisionNamings(config)
+    .filter((n) => n.style === "compact")
+    .map((n) => n.namespace);
+  if (also !== undefined && !out.includes(also)) out.push(also);
+  return out;
+}
+
+/**
+ * The client-fit name of each of `identities` under `namespace`: digits are
+ * chosen over every client-fit naming of the revision, so each naming's
+ * names are the same whichever projection computes them.
+ */
+function clientFitNamer(
+  of: ProjectionOf,
+  namespace: string,
+  identities: readonly string[],
+): (identity: string) => string {
+  const names = clientFitNames(of, clientFitNamespaces(of.config, namespace), identities).get(
+    namespace,
+  )!;
+  return (identity) => names.get(identity)!;
 }
 
 /** The projection object over `tools` (in name order), with the internals listing needs. */
@@ -330,14 +328,16 @@ export function checkToolSizes(
   commandOf: (identity: string) => CommandSpec,
 ): void {
   const namings = revisionNamings(config);
-  // A full name is longer than a compact one, and its length does not depend
-  // on the namespace: a tool that fits a page under the longest naming fits
-  // under every one.
-  const longest = namings.find((n) => n.style === "full") ?? namings[0]!;
+  // A full name is longer than a client-fit one, and its length does not
+  // depend on the namespace: a tool that fits a page under the longest naming
+  // fits under every one. A client-fit name is measured at its longest.
+  const full = namings.find((n) => n.style === "full");
   for (const [identity] of tools)
     checkedSize(
       new LazyTool(
-        toolName(longest.namespace, revisionId, identity, longest.style),
+        full === undefined
+          ? "x".repeat(TOOL_NAME_MAX_LENGTH.compact)
+          : toolName(full.namespace, revisionId, identity),
         identity,
         commandOf(identity),
       ),
@@ -350,48 +350,20 @@ export function hasCompactNames(config: OwnerConfig): boolean {
 }
 
 /**
- * Checks that no two tools of a revision get one compact name
- * (`tool_name_conflict`) under the profile's naming or any endpoint's. A
- * full name holds its identity's whole SHA-256, so two cannot clash; a
- * compact one keeps 64 bits of it. Distinct 64-bit fingerprints are enough
- * (names with distinct fingerprints differ); only a repeated fingerprint
- * has its names compared.
+ * Checks that the client-fit names of a revision's tools, under the
+ * profile's naming and every endpoint's, can all be told apart within
+ * `CLIENT_FIT_DIGITS.max` digits (`tool_name_conflict` otherwise).
  */
-export function checkCompactNames(
+export function checkClientFitNames(
   config: OwnerConfig,
-  revisionId: string,
+  revision: ClientFitRevision,
   index: readonly IndexedTool[],
 ): void {
-  for (const naming of revisionNamings(config)) {
-    if (naming.style === "full") continue;
-    const fingerprint = compactFingerprint(naming.namespace, revisionId);
-    const seen = new Map<string, string[]>();
-    for (const [identity] of index) {
-      const fp = fingerprint(identity);
-      const priors = seen.get(fp);
-      if (priors === undefined) {
-        seen.set(fp, [identity]);
-        continue;
-      }
-      const name = toolName(naming.namespace, revisionId, identity, "compact");
-      for (const prior of priors)
-        if (name === toolName(naming.namespace, revisionId, prior, "compact"))
-          throw new ProfileError(
-            "tool_name_conflict",
-            `tool name ${name} is computed for both ${prior} and ${identity}`,
-          );
-      priors.push(identity);
-    }
-  }
-}
-
-/** The 64-bit fingerprint {@link toolName} gives a compact name, the shared part of its text built once. */
-export function compactFingerprint(
-  endpointNamespace: string,
-  revisionId: string,
-): (identity: string) => string {
-  const head = `["rukh.mcp-tool/1",${JSON.stringify(endpointNamespace)},${JSON.stringify(revisionId)},`;
-  return (identity) => sha256Hex(`${head}${JSON.stringify(identity)}]`).slice(0, 16);
+  clientFitNames(
+    revision,
+    clientFitNamespaces(config),
+    index.map(([identity]) => identity),
+  );
 }
 
 /**
@@ -412,8 +384,7 @@ export function projectionFromIndex(
 ): ToolProjection {
   const naming = of.naming ?? profileNaming(of.config);
   const tools = named(
-    naming,
-    of.revisionId,
+    { ...of, naming },
     index.tools.map(([identity, , title]) => [identity, () => index.commandOf(identity), title]),
   );
   const known = new Map(index.tools.map(([identity, bytes]) => [identity, bytes]));

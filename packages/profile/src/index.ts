@@ -82,14 +82,7 @@ export {
 } from "./_model.js";
 export { computeManifest, packPackage, publicKeyBase64, signPackage } from "./_package.js";
 export type { ListToolsOptions, ToolPage } from "./_projection.js";
-export {
-  cliRoutes,
-  listTools,
-  resolveTool,
-  TOOL_NAME_MAX_LENGTH,
-  toolName,
-  visibleTools,
-} from "./_projection.js";
+export { cliRoutes, listTools, resolveTool, visibleTools } from "./_projection.js";
 export type {
   ProfileChange,
   Publication,
@@ -107,6 +100,14 @@ export {
 } from "./_statedir-check.js";
 export { checkStoredPackage, corruptExtension } from "./_storecheck.js";
 export { storedDescriptor } from "./_stored-descriptor.js";
+export type { ClientFitNameParts } from "./_tool-names.js";
+export {
+  CLIENT_FIT_DIGITS,
+  clientFitName,
+  revisionTag,
+  TOOL_NAME_MAX_LENGTH,
+  toolName,
+} from "./_tool-names.js";
 export {
   compareVersions,
   inNamespace,

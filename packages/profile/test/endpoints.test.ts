@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkToolSizes, indexedTool } from "../src/_projection.js";
 import {
+  clientFitName,
   httpListen,
   listTools,
   mcpEndpoint,
@@ -250,12 +251,21 @@ describe("a projection under an endpoint's naming", () => {
         .sort();
     expect(identities(short)).toEqual(identities(own));
     expect(identities(other)).toEqual(identities(own));
+    const { sequence } = await home.readRevision(rid);
     for (const t of visibleTools(short, "default")) {
-      expect(t.name).toBe(toolName("acme-test", rid, t.identity, "compact"));
+      expect(t.name).toBe(
+        clientFitName({
+          namespace: "acme-test",
+          revisionId: rid,
+          sequence,
+          identity: t.identity,
+          digits: 4,
+        }),
+      );
       expect(t.name.length).toBeLessThanOrEqual(TOOL_NAME_MAX_LENGTH.compact);
     }
     for (const t of visibleTools(other, "default"))
-      expect(t.name).toBe(toolName("acme-other", rid, t.identity, "full"));
+      expect(t.name).toBe(toolName("acme-other", rid, t.identity));
     const ownNames = new Set(own.tools.map((t) => t.name));
     expect(other.tools.some((t) => ownNames.has(t.name))).toBe(false);
 

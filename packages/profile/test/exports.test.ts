@@ -5,6 +5,7 @@ it("exports exactly these names", async () => {
   const mod = await import("../dist/index.js");
   expect(Object.keys(mod).sort()).toMatchInlineSnapshot(`
     [
+      "CLIENT_FIT_DIGITS",
       "CONFIG_ISSUE_CODES",
       "CONFIG_MAX_BYTES",
       "CURSOR_MAX_LENGTH",
@@ -39,6 +40,7 @@ it("exports exactly these names", async () => {
       "TOOL_NAME_MAX_LENGTH",
       "checkStoredPackage",
       "cliRoutes",
+      "clientFitName",
       "compareVersions",
       "computeManifest",
       "corruptExtension",
@@ -64,6 +66,7 @@ it("exports exactly these names", async () => {
       "removeTemporaryDebris",
       "resolveStateDir",
       "resolveTool",
+      "revisionTag",
       "signPackage",
       "stateDirMessage",
       "stateDirProblems",
