@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeDir, tempDir } from "@rukh/testkit";
+import { machine, managed, removeDir, tempDir, writeFixturePackage } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types
 import { buildExamples, EXAMPLE_PUB, EXAMPLE_PUBLISHER } from "../scripts/examples.mjs";
@@ -167,5 +167,67 @@ describe("client-fit names", () => {
     expect(renamed).not.toContain(greet);
     const [stale] = served(["--endpoint", "claude-code"], [call(greet)]);
     expect(stale!.error).toEqual({ code: -32602, message: "Unknown tool" });
+  });
+});
+
+describe("annotations", () => {
+  it("carry the publisher's hints, the owner's per preset, and openWorldHint false where the preset is strict", async () => {
+    const notes = await writeFixturePackage({
+      parent: work,
+      descriptor: {
+        format: "rukh.extension/3",
+        id: "acme.notes",
+        version: "1.0.0",
+        publisher: "acme",
+        commands: [
+          {
+            id: "fetch",
+            path: ["notes", "fetch"],
+            summary: "Fetch the team's notes",
+            execute: managed({ kind: "text" }, "bin/notes.mjs"),
+            machine: machine(),
+            hints: { readOnly: true, openWorld: true },
+          },
+        ],
+      },
+      programs: {
+        "bin/notes.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";
+await runCommandProcess({ handlers: { "acme.notes/fetch": async () => textResult("notes") } });
+`,
+      },
+    });
+    ok("ext", "install", notes);
+    ok("expose", "add", "acme.notes");
+    ok("preset", "allow", "agent", "acme.notes/*", "--action", "compute");
+    ok("preset", "allow", "default", "acme.notes/*", "--action", "compute");
+    editConfig((c) => {
+      const presets = c.presets as Record<string, Record<string, unknown>>;
+      presets.default!.hints = { "acme.tools/stats": { readOnly: true, idempotent: true } };
+    });
+    const byTitle = (tools: Tool[]) => new Map(tools.map((t) => [t.title, t.annotations]));
+    // agent is strict: its commands run without a network, whatever their publisher says.
+    const agent = byTitle(listed(["--preset", "agent"]));
+    expect(agent.get("Fetch the team's notes")).toEqual({
+      readOnlyHint: true,
+      openWorldHint: false,
+    });
+    expect(agent.get("Summarize a list of numbers")).toEqual({ openWorldHint: false });
+    // default is host-trusted: the publisher's word, or the owner's for this preset.
+    const trusted = byTitle(listed(["--preset", "default"]));
+    expect(trusted.get("Fetch the team's notes")).toEqual({
+      readOnlyHint: true,
+      openWorldHint: true,
+    });
+    expect(trusted.get("Summarize a list of numbers")).toEqual({
+      readOnlyHint: true,
+      idempotentHint: true,
+    });
+    expect(trusted.get("Greet someone")).toBeUndefined();
+    // tools list shows each tool as the preset's server sends it.
+    const cli = JSON.parse(ok("--json", "tools", "list", "--preset", "agent").stdout).result.tools;
+    expect(cli.find((t: Tool) => t.identity === "acme.notes/fetch").annotations).toEqual({
+      readOnlyHint: true,
+      openWorldHint: false,
+    });
   });
 });

@@ -3,7 +3,13 @@
 // that imports no validator, so naming a type never pulls in the code that
 // checks it.
 
-import type { CliCommandSpec, CommandSpec, ExtensionDescriptor, GroupSpec } from "@rukh/descriptor";
+import type {
+  CliCommandSpec,
+  CommandHints,
+  CommandSpec,
+  ExtensionDescriptor,
+  GroupSpec,
+} from "@rukh/descriptor";
 import type { JsonObject } from "@rukh/json";
 import type { McpTransportLimits, OwnerLimits } from "./_limits.js";
 import type { PackageFiles } from "./_tar.js";
@@ -56,6 +62,11 @@ export interface TaskPreset {
   readonly enforcement: "host-trusted" | "strict";
   /** Per-invocation resource limits; each omitted one takes its default (see {@link PRESET_RESOURCE_DEFAULTS}). */
   readonly limits?: PresetResourceLimits;
+  /**
+   * The owner's hints for this preset's tools, in place of their publishers':
+   * by command identity, or `<extension id>/*` (an identity's own entry wins).
+   */
+  readonly hints?: { readonly [identityOrPattern: string]: CommandHints };
 }
 
 /** Resource limits of every command process of a preset (kernel resource limits, per process). */
@@ -325,6 +336,8 @@ export interface McpTool {
   readonly outputSchema?: JsonObject | undefined;
   /** The canonical command identity `<extension id>/<command id>` the name resolves to. */
   readonly identity: string;
+  /** What the command's publisher says of its effects (not listed as such: see `toolAnnotations`). */
+  readonly hints?: CommandHints | undefined;
 }
 
 /** One command as the CLI routes it. */

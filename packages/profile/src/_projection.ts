@@ -1,6 +1,12 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { type CommandSpec, mcpInputSchema, REGISTERED_FEATURES } from "@rukh/descriptor";
+import {
+  type CommandHints,
+  type CommandSpec,
+  mcpInputSchema,
+  REGISTERED_FEATURES,
+} from "@rukh/descriptor";
 import { fingerprint, type JsonObject } from "@rukh/json";
+import { ANNOTATIONS_MAX_BYTES } from "./_annotations.js";
 import { presetNamed } from "./_config.js";
 import { profileNaming, revisionNamings } from "./_endpoints.js";
 import { listedOutputSchema } from "./_envelope.js";
@@ -72,6 +78,9 @@ class LazyTool implements McpTool {
   }
   get description(): string {
     return this.#spec.description ?? this.#spec.summary;
+  }
+  get hints(): CommandHints | undefined {
+    return this.#spec.hints;
   }
   get inputSchema(): JsonObject {
     if (this.#input === undefined) this.#input = mcpInputSchema(this.#spec);
@@ -556,8 +565,9 @@ export function listTools(projection: ToolProjection, options: ListToolsOptions)
       size = checkedSize(tool);
       sizes.set(tool, size);
     }
-    if (used + size > PAGE_MAX_BYTES) break;
-    used += size;
+    // Room for the annotations the preset gives the tool, whatever they are.
+    if (used + size + ANNOTATIONS_MAX_BYTES > PAGE_MAX_BYTES) break;
+    used += size + ANNOTATIONS_MAX_BYTES;
     end++;
   }
   const page = tools.slice(start, end);

@@ -1,5 +1,7 @@
 // The complete public surface of @rukh/profile: any export added here becomes public API.
 
+export type { ToolAnnotations } from "./_annotations.js";
+export { toolAnnotations } from "./_annotations.js";
 export { readBounded } from "./_bounded.js";
 export type { ActiveRoutes } from "./_cached-routes.js";
 export { readActiveRoutes } from "./_cached-routes.js";
@@ -44,6 +46,8 @@ export {
   SIGNATURE_MAX_BYTES,
   TOOL_DESCRIPTION_MAX_LENGTH,
 } from "./_limits.js";
+export type { ListedTool } from "./_listed-tool.js";
+export { listedTool } from "./_listed-tool.js";
 export type { LockMechanism, NamedLock, StateLocks } from "./_lock.js";
 export { holdAbstractLock, SOCKET_PATH_MAX_BYTES, SYSTEM_LOCKS, stateLocks } from "./_lock.js";
 export type {

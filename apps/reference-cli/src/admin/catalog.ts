@@ -40,7 +40,7 @@ export function catalogBuiltins(
         // A listing never publishes: it says which development links changed since they were linked.
         await linkAgain(ctx.stderr, state, false);
         const endpoint = text(ctx.inputs, "endpoint");
-        const { tools, pages, preset, dev, hidden } = await allTools(
+        const { tools, pages, preset, dev, hidden, projection } = await allTools(
           profile,
           state,
           text(ctx.inputs, "preset"),
@@ -63,7 +63,12 @@ export function catalogBuiltins(
             preset,
             ...(endpoint !== undefined && { endpoint }),
             pages,
-            tools: tools.map((t) => (isDev(t) ? { ...t, dev: true } : t)),
+            // Each tool as a server of the preset sends it, and the command it names.
+            tools: tools.map((t) => ({
+              ...profile.listedTool(projection, preset, t),
+              identity: t.identity,
+              ...(isDev(t) && { dev: true }),
+            })),
             ...(hidden.length > 0 && {
               hiddenDevTools: hidden.map((t) => ({ name: t.name, identity: t.identity })),
             }),
@@ -148,7 +153,7 @@ async function allTools(
   const hidden = profile
     .visibleTools(projection, name, projection.devExtensions)
     .filter((t) => !listed.has(t.name));
-  return { tools, pages, preset: name, dev: projection.devExtensions, hidden };
+  return { tools, pages, preset: name, dev: projection.devExtensions, hidden, projection };
 }
 
 /** One command's section: summary, description, aliases and its parameters. */
