@@ -2,6 +2,8 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { machine, managed, removeDir, tempDir, writeFixturePackage } from "@rukh/testkit";
+import { Tiktoken } from "js-tiktoken/lite";
+import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types
 import { buildExamples, EXAMPLE_PUB, EXAMPLE_PUBLISHER } from "../scripts/examples.mjs";
@@ -229,5 +231,60 @@ await runCommandProcess({ handlers: { "acme.notes/fetch": async () => textResult
       readOnlyHint: true,
       openWorldHint: false,
     });
+  });
+});
+
+describe("tools list --check", () => {
+  const encoder = new Tiktoken(o200kBase);
+
+  it("reports each tool as its endpoint sends it, with an estimate no lower than a real tokenizer's count, and passes", () => {
+    const r = rukh("--json", "tools", "list", "--check", "--endpoint", "claude-code");
+    expect(r.status, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout).result;
+    const sent = new Map(listed(["--endpoint", "claude-code"]).map((t) => [t.name, t]));
+    expect(report.tools).toHaveLength(sent.size);
+    for (const t of report.tools) {
+      const text = JSON.stringify(sent.get(t.name));
+      expect(t.bytes).toBe(Buffer.byteLength(text));
+      const real = encoder.encode(text).length;
+      expect(t.tokens).toBeGreaterThanOrEqual(real);
+      expect(t.tokens).toBeLessThanOrEqual(Math.ceil(real * 1.5));
+      expect(t.names["claude-code"]).toBe(`mcp__rukh__${t.name}`.length);
+      expect(t.problems).toEqual([]);
+    }
+    expect(report.over).toBe(0);
+    const human = ok("tools", "list", "--check", "--endpoint", "claude-code").stdout;
+    expect(human).toMatch(
+      /^tools_greet__\S+ {2}\d+ bytes, ~\d+ tokens, name \d+\/64 with mcp__rukh__/m,
+    );
+    expect(human).toContain(
+      `${sent.size} tools checked for preset agent at endpoint claude-code: none over`,
+    );
+  });
+
+  it("exits 4 and names what is over: the owner's budget, and full names behind a client's prefix", () => {
+    const budget = rukh(
+      "tools",
+      "list",
+      "--check",
+      "--endpoint",
+      "claude-code",
+      "--max-bytes",
+      "500",
+    );
+    expect(budget.status).toBe(4);
+    expect(budget.stdout).toMatch(
+      /tools_stats__\S+ .*\n {2}over: the tool is \d+ bytes; the budget is 500/,
+    );
+    const full = rukh("--json", "tools", "list", "--check", "--preset", "agent");
+    expect(full.status).toBe(4);
+    const problems = JSON.parse(full.stdout).result.tools[0].problems;
+    expect(
+      problems.map((p: { code: string; client: string }) => [p.code, p.client]),
+    ).toContainEqual(["name_too_long", "claude-code"]);
+    // Budgets belong to a check.
+    const loose = rukh("tools", "list", "--max-bytes", "500");
+    expect(loose.status).toBe(2);
+    expect(loose.stderr).toContain("--max-bytes needs --check");
   });
 });
