@@ -7,7 +7,10 @@
 // A bench module default-exports `async (suite) => { … }` and calls
 // `suite.compare(group, { baseline: [name, fn], cases: [[name, fn], …], samples, batch, note })`
 // where fn may be async. A row may also be reported as measured elsewhere with
-// `suite.report(group, name, medianMs, baselineMs, note)`.
+// `suite.report(group, name, medianMs, baselineMs, note)`. What is measured in
+// bytes and tokens rather than time is reported with
+// `suite.size(group, name, { bytes, tokens }, baseline, note)` and printed in
+// a second table.
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -15,6 +18,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const filter = process.argv[2];
 const rows = [];
+const sizes = [];
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -46,6 +50,19 @@ const suite = {
       rows.push({ group, name, ms, ratio: ms / base, note });
     });
     return { baseline: base, cases: cases.map((_, i) => median(times[i + 1])) };
+  },
+  size(group, name, { bytes, tokens }, baseline, note = "") {
+    sizes.push({
+      group,
+      name,
+      bytes,
+      tokens,
+      ...(baseline !== undefined && {
+        bytesRatio: bytes / baseline.bytes,
+        tokensRatio: tokens / baseline.tokens,
+      }),
+      note,
+    });
   },
   report(group, name, ms, baselineMs, note = "") {
     rows.push({
@@ -94,12 +111,25 @@ for (const file of files) {
 }
 
 const fmt = (ms) => (ms >= 100 ? ms.toFixed(0) : ms >= 1 ? ms.toFixed(2) : ms.toFixed(4));
-console.log(`\nnode ${process.version}, ${process.platform}/${process.arch}; medians\n`);
-console.log("| group | case | median ms | ratio | note |");
-console.log("|---|---|---:|---:|---|");
-for (const r of rows) {
-  const ratio = r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}×`;
-  console.log(`| ${r.group} | ${r.name} | ${fmt(r.ms)} | ${ratio} | ${r.note} |`);
+console.log(`\nnode ${process.version}, ${process.platform}/${process.arch}`);
+if (rows.length > 0) {
+  console.log("\nmedians\n");
+  console.log("| group | case | median ms | ratio | note |");
+  console.log("|---|---|---:|---:|---|");
+  for (const r of rows) {
+    const ratio = r.ratio === undefined ? "" : `${r.ratio.toFixed(2)}×`;
+    console.log(`| ${r.group} | ${r.name} | ${fmt(r.ms)} | ${ratio} | ${r.note} |`);
+  }
+}
+if (sizes.length > 0) {
+  console.log("\nsizes on the wire (tokens: o200k_base, counted by js-tiktoken)\n");
+  console.log("| group | case | bytes | ratio | tokens | ratio | note |");
+  console.log("|---|---|---:|---:|---:|---:|---|");
+  const x = (r) => (r === undefined ? "" : `${r.toFixed(2)}×`);
+  for (const r of sizes)
+    console.log(
+      `| ${r.group} | ${r.name} | ${r.bytes} | ${x(r.bytesRatio)} | ${r.tokens} | ${x(r.tokensRatio)} | ${r.note} |`,
+    );
 }
 for (const f of failed) console.error(`bench failed: ${f}`);
 if (failed.length > 0) process.exitCode = 1;

@@ -124,3 +124,36 @@ await server.connect(new StdioServerTransport());
   );
   return file;
 }
+
+/**
+ * An MCP SDK 2.x stdio server (`@modelcontextprotocol/server`) listing
+ * `tools` as they are given: each `{ name, title, description, annotations?,
+ * inputSchema, outputSchema? }`, its schemas handed over as JSON Schema
+ * (`fromJsonSchema`), as an author serving the same tools with the SDK would.
+ */
+export function sdkListingServer(label, tools) {
+  const dir = join(WORK, `sdk2-${label}`);
+  mkdirSync(dir, { recursive: true });
+  link(dir, ["@modelcontextprotocol/server"]);
+  writeFileSync(join(dir, "tools.json"), JSON.stringify(tools));
+  const file = join(dir, "server.mjs");
+  writeFileSync(
+    file,
+    `import { readFileSync } from "node:fs";
+import { fromJsonSchema, McpServer } from "@modelcontextprotocol/server";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
+const tools = JSON.parse(readFileSync(new URL("./tools.json", import.meta.url), "utf8"));
+const server = new McpServer({ name: "peer", version: "1.0.0" });
+for (const t of tools)
+  server.registerTool(t.name, {
+    title: t.title,
+    description: t.description,
+    inputSchema: fromJsonSchema(t.inputSchema),
+    ...(t.outputSchema !== undefined && { outputSchema: fromJsonSchema(t.outputSchema) }),
+    ...(t.annotations !== undefined && { annotations: t.annotations }),
+  }, async () => ({ content: [{ type: "text", text: "ok" }] }));
+await server.connect(new StdioServerTransport());
+`,
+  );
+  return file;
+}

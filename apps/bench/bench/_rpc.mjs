@@ -26,3 +26,15 @@ export async function listAll(session) {
   } while (cursor !== undefined);
   return count;
 }
+
+/** Every tool of every page of `tools/list`, as listed. */
+export async function allTools(session) {
+  const tools = [];
+  let cursor;
+  do {
+    const page = await session.request("tools/list", cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return tools;
+}

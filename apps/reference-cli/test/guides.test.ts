@@ -33,7 +33,7 @@ it("lists what the owner guide and the MCP guides were missing", () => {
   for (const words of [
     "`install --client <",
     "`serve [--endpoint <string>] [--preset <string>] [--http <string>]`",
-    "`list [--preset <string>] [--endpoint <string>]`",
+    "`list [--preset <string>] [--endpoint <string>] [--check]",
     "`keygen <publisher> [--out <string>]`",
   ])
     expect(owner).toContain(words);

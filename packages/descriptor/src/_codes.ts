@@ -21,6 +21,8 @@ export const DESCRIPTOR_ISSUE_CODES = [
   "invalid_bounds",
   "missing_max_items",
   "requires_v2",
+  "requires_v3",
+  "conflicting_hints",
   "machine_requires_result",
   "machine_requires_managed",
   "unknown_feature",

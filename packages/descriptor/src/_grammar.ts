@@ -16,6 +16,8 @@ import {
 import { readInput } from "./_input-specs.js";
 import * as L from "./_limits.js";
 import {
+  COMMAND_HINTS,
+  type CommandHints,
   type CommandSpec,
   DESCRIPTOR_FORMATS,
   type DescriptorFormat,
@@ -55,6 +57,7 @@ const COMMAND_FIELDS = [
   "execute",
   "requests",
   "machine",
+  "hints",
 ];
 const EXECUTE_FIELDS = ["mapping", "program", "runtime", "lifetime", "result"];
 const MACHINE_FIELDS = ["eligible", "interaction", "requiredFeatures"];
@@ -177,6 +180,7 @@ function readCommand(
       machine = readMachine(r, at("machine"), c.machine);
     }
   }
+  const hints = c.hints === undefined ? undefined : readHints(r, at("hints"), c.hints);
   if (
     id === undefined ||
     words === undefined ||
@@ -185,7 +189,8 @@ function readCommand(
     !allRead(inputs) ||
     execute === undefined ||
     requests === undefined ||
-    (c.machine !== undefined && machine === undefined)
+    (c.machine !== undefined && machine === undefined) ||
+    (c.hints !== undefined && hints === undefined)
   ) {
     return undefined;
   }
@@ -200,6 +205,7 @@ function readCommand(
     execute,
     requests,
     ...(machine !== undefined && { machine }),
+    ...(hints !== undefined && { hints }),
   };
   r.addAll(commandRules(path, command));
   return command;
@@ -316,6 +322,29 @@ function readMachine(r: DescriptorReader, path: string, v: JsonValue): MachineSp
     interaction: interaction as MachineSpec["interaction"],
     requiredFeatures: features,
   };
+}
+
+/** A command's `hints`: rukh.extension/3's optional booleans, each read as it is written. */
+function readHints(r: DescriptorReader, path: string, v: JsonValue): CommandHints | undefined {
+  if (r.format !== "rukh.extension/3") {
+    r.add(
+      path,
+      "requires_v3",
+      "hints is a rukh.extension/3 field; expected format rukh.extension/3",
+    );
+    return undefined;
+  }
+  const h = r.object(path, v, [...COMMAND_HINTS], []);
+  if (!h) return undefined;
+  const out: Record<string, boolean> = {};
+  let read = true;
+  for (const key of COMMAND_HINTS) {
+    if (h[key] === undefined) continue;
+    const value = r.boolean(pointerAppend(path, key), h[key]);
+    if (value === undefined) read = false;
+    else out[key] = value;
+  }
+  return read ? (out as CommandHints) : undefined;
 }
 
 function readRequests(

@@ -1,7 +1,11 @@
 import type { ResultSchema } from "@rukh/command-result";
 
 /** The descriptor formats this version reads. Anything else is unsupported, never half-read. */
-export const DESCRIPTOR_FORMATS = ["rukh.extension/1", "rukh.extension/2"] as const;
+export const DESCRIPTOR_FORMATS = [
+  "rukh.extension/1",
+  "rukh.extension/2",
+  "rukh.extension/3",
+] as const;
 /** One of {@link DESCRIPTOR_FORMATS}. */
 export type DescriptorFormat = (typeof DESCRIPTOR_FORMATS)[number];
 
@@ -84,6 +88,25 @@ export interface MachineSpec {
   readonly requiredFeatures: readonly FeatureId[];
 }
 
+/**
+ * What a command's publisher says of its effects (rukh.extension/3 only),
+ * each hint optional: MCP tools carry them as annotations. They are the
+ * publisher's word; a host shows where its enforcement proves more.
+ */
+export interface CommandHints {
+  /** It changes nothing outside itself. */
+  readonly readOnly?: boolean;
+  /** It may destroy or overwrite what exists (meaningless when read-only). */
+  readonly destructive?: boolean;
+  /** Calling it again with the same inputs changes nothing more. */
+  readonly idempotent?: boolean;
+  /** It reaches an open world of outside entities (the network); false: a closed domain. */
+  readonly openWorld?: boolean;
+}
+
+/** The hints a command may declare, in the order they are checked and listed. */
+export const COMMAND_HINTS = ["readOnly", "destructive", "idempotent", "openWorld"] as const;
+
 /** Actions and resources a command asks for; asking grants nothing. */
 export interface RequestsSpec {
   readonly actions: readonly string[];
@@ -103,6 +126,8 @@ export interface CommandSpec {
   readonly execute: ExecuteSpec;
   readonly requests: RequestsSpec;
   readonly machine?: MachineSpec;
+  /** rukh.extension/3 only. */
+  readonly hints?: CommandHints;
 }
 
 /** A group: a CLI path prefix with its own help text. A group is never a tool. */

@@ -70,7 +70,9 @@ function inputSchema(input: InputSpec): JsonObject {
 /**
  * The MCP `inputSchema` of a command: JSON Schema 2020-12, a closed root
  * object with one property per input id carrying its type, bounds, enum,
- * default and `maxItems`; decimals are strings with their exact pattern.
+ * default and `maxItems`; decimals are strings with their exact pattern. It
+ * names no dialect (`$schema`): 2020-12 is what MCP assumes of a schema
+ * without one, so naming it in every tool of a list only costs bytes.
  *
  * @example
  * mcpInputSchema(command); // { type: "object", properties: {…}, required: […], additionalProperties: false }
@@ -80,7 +82,6 @@ export function mcpInputSchema(command: CommandSpec): JsonObject {
   for (const input of command.inputs) properties[input.id] = inputSchema(input);
   const required = command.inputs.filter((i) => i.required).map((i) => i.id);
   return {
-    $schema: "https://json-schema.org/draft/2020-12/schema",
     type: "object",
     properties,
     ...(required.length > 0 && { required }),

@@ -167,7 +167,24 @@ export function positionalRules(path: string, c: CommandSpec): Issue[] {
 
 /** Every rule over one command read at `path`, in the order its issues are reported. */
 export function commandRules(path: string, c: CommandSpec): Issue[] {
-  return [...executionRules(path, c), ...inputNameRules(path, c), ...positionalRules(path, c)];
+  return [
+    ...executionRules(path, c),
+    ...inputNameRules(path, c),
+    ...positionalRules(path, c),
+    ...hintRules(path, c),
+  ];
+}
+
+/** A command's hints agree with each other: what changes nothing destroys nothing. */
+export function hintRules(path: string, c: CommandSpec): Issue[] {
+  if (c.hints?.readOnly !== true || c.hints.destructive !== true) return [];
+  return [
+    issue(
+      `${path}/hints/destructive`,
+      "conflicting_hints",
+      "a read-only command changes nothing, so it destroys nothing; expected destructive false or absent with readOnly true",
+    ),
+  ];
 }
 
 /**

@@ -15,6 +15,7 @@ export { decodeCliInputs, decodeJsonInputs, validateInputs } from "./_inputs.js"
 export { DESCRIPTOR_LIMITS, DESCRIPTOR_MAX_BYTES } from "./_limits.js";
 export type {
   CliSpelling,
+  CommandHints,
   CommandSpec,
   DescriptorFormat,
   ExecuteSpec,
@@ -31,7 +32,12 @@ export type {
   ScalarType,
   ScalarValue,
 } from "./_model.js";
-export { DESCRIPTOR_FORMATS, REGISTERED_FEATURES, SCALAR_TYPES } from "./_model.js";
+export {
+  COMMAND_HINTS,
+  DESCRIPTOR_FORMATS,
+  REGISTERED_FEATURES,
+  SCALAR_TYPES,
+} from "./_model.js";
 export type { CliCommandSpec, CliParameter } from "./_projection.js";
 export { cliSpec, mcpInputSchema } from "./_projection.js";
 export { RESERVED_FLAGS, RESERVED_SHORT_FLAGS } from "./_rules.js";

@@ -5,6 +5,7 @@ it("exports exactly these names", async () => {
   const mod = await import("../dist/index.js");
   expect(Object.keys(mod).sort()).toMatchInlineSnapshot(`
     [
+      "COMMAND_HINTS",
       "COMMAND_ID_PATTERN",
       "DECIMAL_PATTERN",
       "DESCRIPTOR_FORMATS",

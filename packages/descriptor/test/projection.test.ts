@@ -13,8 +13,9 @@ const count = parsed.value.commands[0]!;
 
 describe("mcpInputSchema", () => {
   const schema = mcpInputSchema(count);
-  it("is a closed object with one property per input id", () => {
+  it("is a closed object with one property per input id, naming no dialect", () => {
     expect(schema.type).toBe("object");
+    expect(schema).not.toHaveProperty("$schema");
     expect(schema.additionalProperties).toBe(false);
     expect(Object.keys(schema.properties as object)).toEqual(count.inputs.map((i) => i.id));
     expect(schema.required).toEqual(["paths"]);

@@ -28,6 +28,8 @@ export interface DispatchContext {
   readonly tools: HostTools;
   readonly watcher: ListWatcher;
   readonly serverInfo: { readonly name: string; readonly version: string };
+  /** Sent in the initialize and server/discover results when the owner wrote some. */
+  readonly instructions?: string;
   info(message: string, data: Record<string, unknown>): void;
 }
 
@@ -40,6 +42,7 @@ export interface Dispatcher {
 
 export function createDispatcher(ctx: DispatchContext): Dispatcher {
   const { tools, watcher, serverInfo } = ctx;
+  const instructions = ctx.instructions === undefined ? {} : { instructions: ctx.instructions };
   let legacyVersion: string | undefined;
   const erasSeen = new Set<Era>();
   const complete = (era: Era, result: Record<string, unknown>) =>
@@ -65,6 +68,7 @@ export function createDispatcher(ctx: DispatchContext): Dispatcher {
       protocolVersion: version,
       capabilities: { tools: { listChanged: true } },
       serverInfo,
+      ...instructions,
     } satisfies InitializeResult;
   }
 
@@ -81,6 +85,7 @@ export function createDispatcher(ctx: DispatchContext): Dispatcher {
           capabilities: { tools: { listChanged: true } },
           ttlMs: 0,
           cacheScope: "private",
+          ...instructions,
         } satisfies DiscoverResult),
       "subscriptions/listen": async (_era, msg, signal) =>
         watcher.listen(msg.id, msg.params, signal),

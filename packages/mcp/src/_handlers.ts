@@ -11,6 +11,8 @@ import { ListWatcher } from "./_watch.js";
 /** What a binding's handlers are made with: its tools' context, and where they report. */
 export interface HandlersContext extends ToolsContext {
   readonly logger: McpLogger;
+  /** What clients are told of the server when they connect (the endpoint's `instructions`). */
+  readonly instructions?: string;
   /** What the dispatcher reports of a client (the era it chose). */
   info(message: string, data: Record<string, unknown>): void;
 }
@@ -36,6 +38,7 @@ export function bindingHandlers(ctx: HandlersContext): BindingHandlers {
     tools,
     watcher,
     serverInfo,
+    ...(ctx.instructions !== undefined && { instructions: ctx.instructions }),
     info: (message, data) => ctx.info(message, data),
   });
   return { dispatcher, watcher };

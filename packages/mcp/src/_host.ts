@@ -38,6 +38,8 @@ export interface ServeStdioOptions {
   readonly readyProcesses?: number;
   /** `serverInfo` reported to clients; default `{ name: "rukh", version }`. */
   readonly serverInfo?: { readonly name: string; readonly version: string };
+  /** What clients are told of the server when they connect (an endpoint's `instructions`). */
+  readonly instructions?: string;
 }
 
 /**
@@ -109,6 +111,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
         ...(options.naming !== undefined && { naming: options.naming }),
         ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
         responseMaxBytes: limits.responseMaxBytes,
+        ...(options.instructions !== undefined && { instructions: options.instructions }),
         devExtensions: options.devExtensions ?? [],
         logger,
         info: (message, data) => logger.log("info", message, data),

@@ -65,6 +65,8 @@ export interface ServeHttpOptions {
   /** Command processes kept started ahead of a call (default {@link MCP_READY_PROCESSES}; 0 for none). */
   readonly readyProcesses?: number;
   readonly serverInfo?: { readonly name: string; readonly version: string };
+  /** What clients are told of the server when they connect (an endpoint's `instructions`). */
+  readonly instructions?: string;
   readonly logger?: McpLogger;
 }
 
@@ -155,6 +157,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     ...(options.naming !== undefined && { naming: options.naming }),
     ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
     responseMaxBytes: limits.responseMaxBytes,
+    ...(options.instructions !== undefined && { instructions: options.instructions }),
     devExtensions: options.devExtensions ?? [],
     views: presetViews(state, options.naming, options.devExtensions ?? []),
   };

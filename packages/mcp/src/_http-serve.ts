@@ -28,6 +28,7 @@ export interface ServeContext {
   readonly deadlineMs?: number;
   /** The host's response limit, which a page of tools is made to fit. */
   readonly responseMaxBytes: number;
+  readonly instructions?: string;
   readonly devExtensions: readonly string[];
   /** The views of a preset, shared by every request bound to it. */
   views(preset: string): ToolViews;
@@ -86,6 +87,7 @@ export async function serveRequest(
     ...(ctx.naming !== undefined && { naming: ctx.naming }),
     ...(ctx.deadlineMs !== undefined && { deadlineMs: ctx.deadlineMs }),
     responseMaxBytes: ctx.responseMaxBytes,
+    ...(ctx.instructions !== undefined && { instructions: ctx.instructions }),
     devExtensions: ctx.devExtensions,
     views: ctx.views(binding.preset),
     logger,

@@ -15,8 +15,8 @@ import {
 } from "@rukh/core";
 import type { JsonObject } from "@rukh/json";
 import {
+  listedTool,
   listTools,
-  type McpTool,
   ProfileError,
   resolveTool,
   type StateDirectory,
@@ -69,17 +69,6 @@ export function hostTools(ctx: ToolsContext): HostTools {
   const complete = (era: Era, result: Record<string, unknown>) =>
     completeFor(era, result, ctx.serverInfo);
 
-  function wireTool(t: McpTool): Tool {
-    // Profile built both schemas as closed JSON Schema objects (checked at publication).
-    return {
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: t.inputSchema as Tool["inputSchema"],
-      outputSchema: t.outputSchema as Tool["outputSchema"],
-    };
-  }
-
   async function list(era: Era, params: JsonObject | undefined): Promise<object> {
     const cursor = params?.cursor;
     if (cursor !== undefined && typeof cursor !== "string")
@@ -104,7 +93,8 @@ export function hostTools(ctx: ToolsContext): HostTools {
         ...(cursor !== undefined && { cursor }),
       });
       const result: ListToolsResult = {
-        tools: page.tools.map(wireTool),
+        // Profile built both schemas as closed JSON Schema objects (checked at publication).
+        tools: page.tools.map((t) => listedTool(now.projection, binding.preset, t) as Tool),
         ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
       };
       return complete(era, { ...result, ...hints });

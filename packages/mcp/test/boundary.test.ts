@@ -202,7 +202,7 @@ describe("each malformed or refused line is answered and the server keeps servin
 
   it("rejects a second request with an id still in flight", async () => {
     const slow = (await session.request("l", "tools/list")).result.tools.find(
-      (t: { name: string }) => t.name.startsWith("slow__"),
+      (t: { name: string }) => t.name.startsWith("main_slow__"),
     ).name;
     const call = { name: slow, arguments: { wait_ms: 800 }, _meta: JSON.parse(`{${meta}}`)._meta };
     session.send({ jsonrpc: "2.0", id: "dup", method: "tools/call", params: call });

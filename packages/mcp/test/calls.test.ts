@@ -225,14 +225,18 @@ describe("a profile change between list and call", () => {
     const s = new RawSession(root);
     try {
       const listed = await s.request("l1", "tools/list");
-      const oldGreet = listed.result.tools.find((t: Wire) => t.name.startsWith("greet__")).name;
+      const oldGreet = listed.result.tools.find((t: Wire) =>
+        t.name.startsWith("main_greet__"),
+      ).name;
       await state.install(await makeExtension(work, "fx.main", "2.0.0"));
       const before = (await readJournal(root)).records.length;
       s.call("c1", oldGreet, { name: "x" });
       expect((await s.reply("c1")).error).toEqual({ code: -32602, message: "Unknown tool" });
       expect((await readJournal(root)).records.length).toBe(before);
       const relisted = await s.request("l2", "tools/list");
-      const newGreet = relisted.result.tools.find((t: Wire) => t.name.startsWith("greet__")).name;
+      const newGreet = relisted.result.tools.find((t: Wire) =>
+        t.name.startsWith("main_greet__"),
+      ).name;
       expect(newGreet).not.toBe(oldGreet);
       s.call("c2", newGreet, { name: "y" });
       expect((await s.reply("c2")).result.structuredContent.outcome).toBe("succeeded");

@@ -15,11 +15,11 @@ describe("a host with an endpoint's naming", () => {
       const listed = await s.request("l1", "tools/list");
       const names: string[] = listed.result.tools.map((t: Wire) => t.name);
       expect(names.length).toBeGreaterThan(0);
-      const greet = toolName("acme-endpoint", rid, "fx.main/greet", "full");
+      const greet = toolName("acme-endpoint", rid, "fx.main/greet");
       expect(names).toContain(greet);
       const projection = await at.state.projection(rid);
       for (const t of projection.tools)
-        if (names.includes(toolName("acme-endpoint", rid, t.identity, "full")))
+        if (names.includes(toolName("acme-endpoint", rid, t.identity)))
           expect(names).not.toContain(t.name);
 
       s.call("c1", greet, { name: "ep" });
@@ -36,7 +36,7 @@ describe("a host with an endpoint's naming", () => {
       s.call("c3", greet, { name: "x" });
       expect((await s.reply("c3")).error).toEqual({ code: -32602, message: "Unknown tool" });
       expect((await readJournal(at.root)).records.length).toBe(before);
-      s.call("c4", toolName("acme-endpoint", next.revisionId, "fx.main/greet", "full"), {
+      s.call("c4", toolName("acme-endpoint", next.revisionId, "fx.main/greet"), {
         name: "new",
       });
       expect((await s.reply("c4")).result.structuredContent.outcome).toBe("succeeded");

@@ -149,7 +149,7 @@ describe("serveStdio in process", () => {
     expect((await tight.reply(1)).error).toMatchObject({
       code: -32603,
       message: expect.stringMatching(
-        /^a tools\/list answer of at most 2100 bytes cannot carry the tool fx\.main\/\w+ \(\d+ bytes\); it needs at least \d+$/,
+        /^a tools\/list answer of at most 2100 bytes cannot carry the tool fx\.\w+\/\w+ \(\d+ bytes\); it needs at least \d+$/,
       ),
     });
     tight.input.end();

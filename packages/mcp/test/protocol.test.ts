@@ -40,11 +40,11 @@ describe("2026-07-28 per request", () => {
     const r = await session.request(2, "tools/list");
     expect(r.result.tools.map((t: { name: string }) => t.name)).toEqual([greet]);
     expect(r.result).toMatchObject({ ttlMs: 0, cacheScope: "private", resultType: "complete" });
+    // A text result's tool lists no output schema: its envelope is the first text block.
     expect(Object.keys(r.result.tools[0]).sort()).toEqual([
       "description",
       "inputSchema",
       "name",
-      "outputSchema",
       "title",
     ]);
   });

@@ -30,7 +30,7 @@ import {
   type ReadChange,
 } from "./_plan.js";
 import {
-  checkCompactNames,
+  checkClientFitNames,
   checkToolSizes,
   hasCompactNames,
   projectionFromIndex,
@@ -102,7 +102,7 @@ export async function publish(
     pending,
   });
   const next = await nextRevision(ctx, { base, baseRevision, candidate, derivation });
-  checkNewTools(candidate, next.id, derivation, pending);
+  checkNewTools(candidate, next, derivation, pending);
   checkListable(candidate, derivation);
   // Validation passed: only now does anything enter the state directory.
   for (const pkg of pending.values()) await storePackage(ctx.lock.root, pkg);
@@ -218,10 +218,11 @@ async function nextRevision(
  */
 function checkNewTools(
   candidate: Candidate,
-  id: string,
+  next: NextRevision,
   derivation: BaseDerivation,
   pending: Pending,
 ): void {
+  const id = next.id;
   const checked = derivation.base;
   const adding = candidate.extensions.filter(
     (e) => e.enabled && (checked === undefined || !checked.has(e.digest) || pending.has(e.digest)),
@@ -233,7 +234,11 @@ function checkNewTools(
     derivation.commandOf,
   );
   if (hasCompactNames(candidate.config))
-    checkCompactNames(candidate.config, id, derivation.tools());
+    checkClientFitNames(
+      candidate.config,
+      { revisionId: id, sequence: next.revision.sequence },
+      derivation.tools(),
+    );
 }
 
 /**

@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import { PUBLISHER_ID_PATTERN, REQUEST_NAME_PATTERN } from "@rukh/descriptor";
+import { COMMAND_HINTS, PUBLISHER_ID_PATTERN, REQUEST_NAME_PATTERN } from "@rukh/descriptor";
 import { type JsonValue, parseJson, pointerAppend, type Validation } from "@rukh/json";
 import { Checker, ENDPOINT_NAMESPACE, isExtensionId, isIdentity, NAME } from "./_checker.js";
 import { checkEndpoints } from "./_endpoints.js";
@@ -240,7 +240,7 @@ function checkPresets(c: Checker, value: JsonValue, limits: Record<string, numbe
         path,
         p,
         ["commands", "actions", "resources", "deadlineMs", "maxConcurrency", "enforcement"],
-        ["limits"],
+        ["limits", "hints"],
       );
       if (o === undefined) continue;
       if (o.commands !== undefined)
@@ -281,6 +281,7 @@ function checkPresets(c: Checker, value: JsonValue, limits: Record<string, numbe
         o.enforcement !== "strict"
       )
         c.add(`${path}/enforcement`, "invalid_value", 'expected "host-trusted" or "strict"');
+      if (o.hints !== undefined) checkPresetHints(c, `${path}/hints`, o.hints);
       if (o.limits !== undefined) {
         const keys = Object.keys(PRESET_RESOURCE_DEFAULTS);
         const l = c.object(`${path}/limits`, o.limits, [], keys);
@@ -290,6 +291,28 @@ function checkPresets(c: Checker, value: JsonValue, limits: Record<string, numbe
               c.integer(`${path}/limits/${k}`, l[k], Number.MAX_SAFE_INTEGER, "2^53 - 1");
       }
     }
+}
+
+/** A preset's `hints`: per command identity or `<extension id>/*`, hints that agree with each other. */
+function checkPresetHints(c: Checker, path: string, value: JsonValue): void {
+  const all = c.object(path, value, [], Object.keys(value as object));
+  if (all === undefined) return;
+  for (const [key, v] of Object.entries(all)) {
+    const at = pointerAppend(path, key);
+    if (!isIdentity(key) && !(key.endsWith("/*") && isExtensionId(key.slice(0, -2))))
+      c.add(at, "invalid_identity", `"${key}" is not a command identity or "<extension id>/*"`);
+    const hints = c.object(at, v, [], [...COMMAND_HINTS]);
+    if (hints === undefined) continue;
+    for (const hint of COMMAND_HINTS)
+      if (hints[hint] !== undefined && typeof hints[hint] !== "boolean")
+        c.add(pointerAppend(at, hint), "invalid_value", "expected true or false");
+    if (hints.readOnly === true && hints.destructive === true)
+      c.add(
+        pointerAppend(at, "destructive"),
+        "invalid_value",
+        "a read-only command destroys nothing; expected destructive false or absent with readOnly true",
+      );
+  }
 }
 
 /**

@@ -6,13 +6,14 @@
 // tool alone is what must fit.
 
 import { pointerAppend, type ValidationIssue } from "@rukh/json";
+import { ANNOTATIONS_MAX_BYTES } from "./_annotations.js";
 import { presetCheck } from "./_callable.js";
 import { presetNamed } from "./_config.js";
 import { mcpEndpoint } from "./_endpoints.js";
 import { ProfileError } from "./_errors.js";
 import { listAnswerBytes } from "./_limits.js";
 import type { IndexedTool, McpEndpoint, OwnerConfig } from "./_model.js";
-import { toolNameLength } from "./_projection.js";
+import { toolNameLength } from "./_tool-names.js";
 
 /** What the check reads of a candidate revision. */
 export interface EndpointPagesInput {
@@ -77,7 +78,8 @@ function largestListed(
   let largest: { identity: string; bytes: number } | undefined;
   for (const [identity, bytes, , actions, resources] of input.tools()) {
     if (hidden.has(identity.slice(0, identity.indexOf("/")))) continue;
-    const size = bytes + toolNameLength(identity, endpoint.naming.style);
+    // As a page measures it: with room for the annotations a preset gives it.
+    const size = bytes + toolNameLength(identity, endpoint.naming.style) + ANNOTATIONS_MAX_BYTES;
     if (largest !== undefined && size <= largest.bytes) continue;
     if (presets.some((refuse) => refuse({ identity, actions, resources }) === null))
       largest = { identity, bytes: size };

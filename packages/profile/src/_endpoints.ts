@@ -5,7 +5,11 @@
 import { type JsonValue, pointerAppend } from "@rukh/json";
 import { type Checker, ENDPOINT_NAMESPACE, isExtensionId, NAME, type Obj } from "./_checker.js";
 import { checkHttpEndpoint } from "./_endpoint-http.js";
-import { MCP_TRANSPORT_LIMITS, type McpTransportLimits } from "./_limits.js";
+import {
+  MCP_INSTRUCTIONS_MAX_LENGTH,
+  MCP_TRANSPORT_LIMITS,
+  type McpTransportLimits,
+} from "./_limits.js";
 import type { OwnerConfig } from "./_model.js";
 import {
   DEFAULT_ENDPOINT,
@@ -61,6 +65,7 @@ export function mcpEndpoint(config: OwnerConfig, name?: string): McpEndpoint | u
     limits: { ...e.limits },
     devExtensions: [...(e.devExtensions ?? [])],
     ...(e.http !== undefined && { http: e.http }),
+    ...(e.instructions !== undefined && { instructions: e.instructions }),
   };
 }
 
@@ -97,7 +102,7 @@ export function checkEndpoints(
       path,
       all[name],
       ["preset"],
-      ["namespace", "toolNames", "deadlineMs", "limits", "devExtensions", "http"],
+      ["namespace", "toolNames", "deadlineMs", "limits", "devExtensions", "http", "instructions"],
     );
     if (e === undefined) continue;
     const preset = presetOf(c, `${path}/preset`, e.preset, presets);
@@ -115,6 +120,7 @@ export function checkEndpoints(
       c.integer(`${path}/deadlineMs`, e.deadlineMs, max, `the preset's deadlineMs`);
     }
     if (e.limits !== undefined) checkLimits(c, `${path}/limits`, e.limits);
+    if (e.instructions !== undefined) checkInstructions(c, `${path}/instructions`, e.instructions);
     if (e.devExtensions !== undefined)
       c.strings(`${path}/devExtensions`, e.devExtensions, {
         test: isExtensionId,
@@ -175,4 +181,23 @@ function checkLimits(c: Checker, path: string, value: JsonValue): void {
         MCP_TRANSPORT_LIMITS[k as keyof McpTransportLimits],
         `the default ${k}`,
       );
+}
+
+/** An endpoint's `instructions`: text of 1 to {@link MCP_INSTRUCTIONS_MAX_LENGTH} characters. */
+function checkInstructions(c: Checker, path: string, value: JsonValue): void {
+  if (typeof value !== "string") {
+    c.add(path, "expected_string", "expected a string (what clients are told when they connect)");
+    return;
+  }
+  // Counted as a person counts characters: in code points, not UTF-16 units.
+  let length = 0;
+  for (const _ of value) length++;
+  if (length === 0)
+    c.add(path, "invalid_value", "instructions are empty; expected some text, or no member");
+  else if (length > MCP_INSTRUCTIONS_MAX_LENGTH)
+    c.add(
+      path,
+      "invalid_value",
+      `instructions have ${length} characters; expected at most ${MCP_INSTRUCTIONS_MAX_LENGTH} (clients cut longer ones)`,
+    );
 }

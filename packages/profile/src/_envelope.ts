@@ -137,9 +137,9 @@ const TEXT_ENVELOPE: JsonObject = deepFreeze(
 );
 
 /**
- * The closed JSON Schema of a command's envelope, its tool's `outputSchema`
- * (shared and frozen for text results; the publisher's schema inside for
- * structured ones).
+ * The closed JSON Schema of a command's envelope: every member, each result
+ * kind (shared and frozen for text results; the publisher's schema inside
+ * for structured ones). What a tool lists is {@link listedOutputSchema}.
  *
  * @example
  * envelopeSchema(command).required; // ["invocationId", "outcome"]
@@ -153,4 +153,30 @@ export function envelopeSchema(command: CommandSpec): JsonObject {
     required: ["kind", "data"],
     additionalProperties: false,
   });
+}
+
+/**
+ * The `outputSchema` a command's tool lists: for a structured result, the
+ * least envelope that carries the publisher's data schema, as declared (every
+ * envelope a call can end in is valid under it, and data the declaration
+ * refuses is not); for a text result none, as the envelope is also the
+ * result's first text block. The rest of {@link envelopeSchema} is the same
+ * for every tool and tells a client nothing it needs: the host validates
+ * each result against the full declaration before any client sees it.
+ *
+ * @example
+ * listedOutputSchema(command)?.properties; // { commandResult: { type: "object", properties: { data: … } } }
+ */
+export function listedOutputSchema(command: CommandSpec): JsonObject | undefined {
+  const result = command.execute.result;
+  if (result?.kind !== "structured") return undefined;
+  return {
+    type: "object",
+    properties: {
+      commandResult: {
+        type: "object",
+        properties: { data: result.schema as unknown as JsonObject },
+      },
+    },
+  };
 }

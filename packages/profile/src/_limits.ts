@@ -54,6 +54,11 @@ export function listAnswerBytes(toolBytes: number): number {
 export const CURSOR_MAX_LENGTH = 512;
 /** Longest tool description, in UTF-16 code units (the descriptor already bounds it lower). */
 export const TOOL_DESCRIPTION_MAX_LENGTH = 4_096;
+/**
+ * Longest `instructions` of an MCP endpoint, in characters (code points):
+ * what Claude Code passes on to its model before it cuts the rest.
+ */
+export const MCP_INSTRUCTIONS_MAX_LENGTH = 2_048;
 
 /** Owner-tunable limits; an owner configuration may only lower them. */
 export interface OwnerLimits {

@@ -3,7 +3,13 @@
 // that imports no validator, so naming a type never pulls in the code that
 // checks it.
 
-import type { CliCommandSpec, CommandSpec, ExtensionDescriptor, GroupSpec } from "@rukh/descriptor";
+import type {
+  CliCommandSpec,
+  CommandHints,
+  CommandSpec,
+  ExtensionDescriptor,
+  GroupSpec,
+} from "@rukh/descriptor";
 import type { JsonObject } from "@rukh/json";
 import type { McpTransportLimits, OwnerLimits } from "./_limits.js";
 import type { PackageFiles } from "./_tar.js";
@@ -56,6 +62,11 @@ export interface TaskPreset {
   readonly enforcement: "host-trusted" | "strict";
   /** Per-invocation resource limits; each omitted one takes its default (see {@link PRESET_RESOURCE_DEFAULTS}). */
   readonly limits?: PresetResourceLimits;
+  /**
+   * The owner's hints for this preset's tools, in place of their publishers':
+   * by command identity, or `<extension id>/*` (an identity's own entry wins).
+   */
+  readonly hints?: { readonly [identityOrPattern: string]: CommandHints };
 }
 
 /** Resource limits of every command process of a preset (kernel resource limits, per process). */
@@ -172,6 +183,12 @@ export interface McpEndpointConfig {
   readonly devExtensions?: readonly string[];
   /** How it is served over HTTP; without it, it never is. */
   readonly http?: McpHttpConfig;
+  /**
+   * What a client is told of the server when it connects (MCP `instructions`:
+   * the initialize and server/discover results), at most
+   * `MCP_INSTRUCTIONS_MAX_LENGTH` characters.
+   */
+  readonly instructions?: string;
 }
 
 /** An endpoint with every default filled in. */
@@ -186,6 +203,8 @@ export interface McpEndpoint {
   readonly devExtensions: readonly string[];
   /** Its HTTP side, when the owner gave it one. */
   readonly http?: McpHttpConfig;
+  /** What clients are told when they connect, when the owner wrote it. */
+  readonly instructions?: string;
 }
 
 /** The endpoint `mcp serve` binds when none is named. */
@@ -318,9 +337,12 @@ export interface McpTool {
   readonly title: string;
   readonly description: string;
   readonly inputSchema: JsonObject;
-  readonly outputSchema: JsonObject;
+  /** A structured result's data inside the least envelope; none for a text result (see `listedOutputSchema`). */
+  readonly outputSchema?: JsonObject | undefined;
   /** The canonical command identity `<extension id>/<command id>` the name resolves to. */
   readonly identity: string;
+  /** What the command's publisher says of its effects (not listed as such: see `toolAnnotations`). */
+  readonly hints?: CommandHints | undefined;
 }
 
 /** One command as the CLI routes it. */

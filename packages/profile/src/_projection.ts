@@ -1,10 +1,16 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { type CommandSpec, mcpInputSchema, type RequestsSpec } from "@rukh/descriptor";
-import { fingerprint, type JsonObject, sha256Hex } from "@rukh/json";
+import {
+  type CommandHints,
+  type CommandSpec,
+  mcpInputSchema,
+  type RequestsSpec,
+} from "@rukh/descriptor";
+import { fingerprint, type JsonObject } from "@rukh/json";
+import { ANNOTATIONS_MAX_BYTES } from "./_annotations.js";
 import { presetCheck, surfaceRefusal } from "./_callable.js";
 import { presetNamed } from "./_config.js";
 import { profileNaming, revisionNamings } from "./_endpoints.js";
-import { envelopeSchema } from "./_envelope.js";
+import { listedOutputSchema } from "./_envelope.js";
 import { ProfileError } from "./_errors.js";
 import {
   CURSOR_MAX_LENGTH,
@@ -26,6 +32,12 @@ import type {
   ToolProjection,
 } from "./_model.js";
 import { devLinkIds } from "./_revision.js";
+import {
+  type ClientFitRevision,
+  clientFitNames,
+  TOOL_NAME_MAX_LENGTH,
+  toolName,
+} from "./_tool-names.js";
 
 interface Internals {
   readonly byName: Map<string, McpTool>;
@@ -35,60 +47,6 @@ interface Internals {
   readonly visible: Map<string, { readonly tools: readonly McpTool[]; readonly binding: string }>;
 }
 const internals = new WeakMap<ToolProjection, Internals>();
-
-function slug(text: string, max: number): string {
-  return text
-    .toLowerCase()
-    .replace(/[^a-z0-9_-]/g, "_")
-    .slice(0, max);
-}
-
-/**
- * The longest tool name of each form, whatever the identity: the slug's
- * bound, `__`, and the fingerprint's hex digits.
- *
- * @example
- * TOOL_NAME_MAX_LENGTH.compact; // 42
- */
-export const TOOL_NAME_MAX_LENGTH: { readonly full: number; readonly compact: number } =
-  Object.freeze({ full: 48 + 2 + 64, compact: 24 + 2 + 16 });
-
-/**
- * The MCP tool name of a command in a revision: a readable slug, `__`, and
- * the SHA-256 of `["rukh.mcp-tool/1", endpointNamespace, revisionId, identity]`
- * (all 64 hex digits; `compact`: a 24-character slug and the first 16).
- *
- * @example
- * toolName("acme", revisionId, "acme.files/count_lines"); // "acme_files_count_lines__3f…"
- */
-export function toolName(
-  endpointNamespace: string,
-  revisionId: string,
-  identity: string,
-  style: "full" | "compact" = "full",
-): string {
-  // fingerprint() of the same four strings, written out: RFC 8785 serializes a
-  // string as JSON.stringify does, and a start names 10,000 tools.
-  const fp = sha256Hex(
-    `["rukh.mcp-tool/1",${JSON.stringify(endpointNamespace)},${JSON.stringify(revisionId)},${JSON.stringify(identity)}]`,
-  );
-  if (style === "compact")
-    return `${slug(identity.slice(identity.indexOf("/") + 1), 24)}__${fp.slice(0, 16)}`;
-  return `${slug(identity, 48)}__${fp}`;
-}
-
-/**
- * The length of {@link toolName}'s answer for `identity`, without hashing:
- * the slug (one character per character of an identity, which is ASCII),
- * `__`, and the fingerprint's hex digits.
- *
- * @example
- * toolNameLength("acme.files/count_lines", "compact"); // 29
- */
-export function toolNameLength(identity: string, style: "full" | "compact"): number {
-  if (style === "compact") return Math.min(identity.length - identity.indexOf("/") - 1, 24) + 18;
-  return Math.min(identity.length, 48) + 66;
-}
 
 const COMMAND_RESULT_FEATURE = "rukh.command-result/1";
 
@@ -101,7 +59,8 @@ class LazyTool implements McpTool {
   #input: JsonObject | undefined;
   /** What its command requests of a preset (read by listing, never serialized). */
   readonly requests: RequestsSpec;
-  #output: JsonObject | undefined;
+  // null: not built yet (undefined is a text result's: no output schema).
+  #output: JsonObject | undefined | null = null;
   readonly #load: () => CommandSpec;
   readonly #title: string | undefined;
   constructor(
@@ -128,17 +87,27 @@ class LazyTool implements McpTool {
   get description(): string {
     return this.#spec.description ?? this.#spec.summary;
   }
+  get hints(): CommandHints | undefined {
+    return this.#spec.hints;
+  }
   get inputSchema(): JsonObject {
     if (this.#input === undefined) this.#input = mcpInputSchema(this.#spec);
     return this.#input;
   }
-  get outputSchema(): JsonObject {
-    if (this.#output === undefined) this.#output = envelopeSchema(this.#spec);
+  get outputSchema(): JsonObject | undefined {
+    if (this.#output === null) this.#output = listedOutputSchema(this.#spec);
     return this.#output;
   }
   toJSON(): McpTool {
     const { name, title, description, inputSchema, outputSchema, identity } = this;
-    return { name, title, description, inputSchema, outputSchema, identity };
+    return {
+      name,
+      title,
+      description,
+      inputSchema,
+      ...(outputSchema !== undefined && { outputSchema }),
+      identity,
+    };
   }
 }
 
@@ -213,6 +182,8 @@ export function toolCommands(
 /** What a projection is of: a revision, its configuration and its development links. */
 export interface ProjectionOf {
   readonly revisionId: string;
+  /** The revision's sequence number, which client-fit names carry as its tag. */
+  readonly sequence: number;
   readonly commandGeneration: number;
   readonly config: OwnerConfig;
   /** Extension ids that are development links (see `InstalledExtension.dev`). */
@@ -238,6 +209,7 @@ export function projectionOf(
 ): ProjectionOf {
   return {
     revisionId: id,
+    sequence: revision.sequence,
     commandGeneration: revision.commandGeneration,
     config: revision.config,
     devExtensions: devLinkIds(revision.extensions),
@@ -259,8 +231,7 @@ export function buildProjection(
 ): ToolProjection {
   const naming = of.naming ?? profileNaming(of.config);
   const tools = named(
-    naming,
-    of.revisionId,
+    { ...of, naming },
     toolCommands(of.config, extensions).map((c) => [c.identity, c]),
   );
   return assemble({ ...of, naming }, tools, routes);
@@ -271,22 +242,25 @@ export function buildProjection(
  * throws when two identities get one name.
  */
 function named(
-  naming: ToolNaming,
-  revisionId: string,
+  of: ProjectionOf & { readonly naming: ToolNaming },
   entries: readonly (readonly [
     string,
     CommandSpec | (() => CommandSpec),
     { readonly title: string; readonly requests: RequestsSpec }?,
   ])[],
 ): LazyTool[] {
+  const { naming, revisionId } = of;
+  const nameOf =
+    naming.style === "full"
+      ? (identity: string) => toolName(naming.namespace, revisionId, identity)
+      : clientFitNamer(
+          of,
+          naming.namespace,
+          entries.map(([identity]) => identity),
+        );
   const byName = new Map<string, McpTool>();
   const tools = entries.map(([identity, command, indexed]) => {
-    const tool = new LazyTool(
-      toolName(naming.namespace, revisionId, identity, naming.style),
-      identity,
-      command,
-      indexed,
-    );
+    const tool = new LazyTool(nameOf(identity), identity, command, indexed);
     const prior = byName.get(tool.name);
     if (prior !== undefined)
       throw new ProfileError(
@@ -297,6 +271,34 @@ function named(
     return tool;
   });
   return tools.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The namespaces a revision names tools client-fit in: its configuration's
+ * (the profile's and every endpoint's) and `also`'s.
+ */
+function clientFitNamespaces(config: OwnerConfig, also?: string): string[] {
+  const out = revisionNamings(config)
+    .filter((n) => n.style === "compact")
+    .map((n) => n.namespace);
+  if (also !== undefined && !out.includes(also)) out.push(also);
+  return out;
+}
+
+/**
+ * The client-fit name of each of `identities` under `namespace`: digits are
+ * chosen over every client-fit naming of the revision, so each naming's
+ * names are the same whichever projection computes them.
+ */
+function clientFitNamer(
+  of: ProjectionOf,
+  namespace: string,
+  identities: readonly string[],
+): (identity: string) => string {
+  const names = clientFitNames(of, clientFitNamespaces(of.config, namespace), identities).get(
+    namespace,
+  )!;
+  return (identity) => names.get(identity)!;
 }
 
 /** The projection object over `tools` (in name order), with the internals listing needs. */
@@ -356,14 +358,16 @@ export function checkToolSizes(
   commandOf: (identity: string) => CommandSpec,
 ): void {
   const namings = revisionNamings(config);
-  // A full name is longer than a compact one, and its length does not depend
-  // on the namespace: a tool that fits a page under the longest naming fits
-  // under every one.
-  const longest = namings.find((n) => n.style === "full") ?? namings[0]!;
+  // A full name is longer than a client-fit one, and its length does not
+  // depend on the namespace: a tool that fits a page under the longest naming
+  // fits under every one. A client-fit name is measured at its longest.
+  const full = namings.find((n) => n.style === "full");
   for (const [identity] of tools)
     checkedSize(
       new LazyTool(
-        toolName(longest.namespace, revisionId, identity, longest.style),
+        full === undefined
+          ? "x".repeat(TOOL_NAME_MAX_LENGTH.compact)
+          : toolName(full.namespace, revisionId, identity),
         identity,
         commandOf(identity),
       ),
@@ -376,48 +380,20 @@ export function hasCompactNames(config: OwnerConfig): boolean {
 }
 
 /**
- * Checks that no two tools of a revision get one compact name
- * (`tool_name_conflict`) under the profile's naming or any endpoint's. A
- * full name holds its identity's whole SHA-256, so two cannot clash; a
- * compact one keeps 64 bits of it. Distinct 64-bit fingerprints are enough
- * (names with distinct fingerprints differ); only a repeated fingerprint
- * has its names compared.
+ * Checks that the client-fit names of a revision's tools, under the
+ * profile's naming and every endpoint's, can all be told apart within
+ * `CLIENT_FIT_DIGITS.max` digits (`tool_name_conflict` otherwise).
  */
-export function checkCompactNames(
+export function checkClientFitNames(
   config: OwnerConfig,
-  revisionId: string,
+  revision: ClientFitRevision,
   index: readonly IndexedTool[],
 ): void {
-  for (const naming of revisionNamings(config)) {
-    if (naming.style === "full") continue;
-    const fingerprint = compactFingerprint(naming.namespace, revisionId);
-    const seen = new Map<string, string[]>();
-    for (const [identity] of index) {
-      const fp = fingerprint(identity);
-      const priors = seen.get(fp);
-      if (priors === undefined) {
-        seen.set(fp, [identity]);
-        continue;
-      }
-      const name = toolName(naming.namespace, revisionId, identity, "compact");
-      for (const prior of priors)
-        if (name === toolName(naming.namespace, revisionId, prior, "compact"))
-          throw new ProfileError(
-            "tool_name_conflict",
-            `tool name ${name} is computed for both ${prior} and ${identity}`,
-          );
-      priors.push(identity);
-    }
-  }
-}
-
-/** The 64-bit fingerprint {@link toolName} gives a compact name, the shared part of its text built once. */
-export function compactFingerprint(
-  endpointNamespace: string,
-  revisionId: string,
-): (identity: string) => string {
-  const head = `["rukh.mcp-tool/1",${JSON.stringify(endpointNamespace)},${JSON.stringify(revisionId)},`;
-  return (identity) => sha256Hex(`${head}${JSON.stringify(identity)}]`).slice(0, 16);
+  clientFitNames(
+    revision,
+    clientFitNamespaces(config),
+    index.map(([identity]) => identity),
+  );
 }
 
 /**
@@ -438,8 +414,7 @@ export function projectionFromIndex(
 ): ToolProjection {
   const naming = of.naming ?? profileNaming(of.config);
   const tools = named(
-    naming,
-    of.revisionId,
+    { ...of, naming },
     index.tools.map(([identity, , title, actions, resources]) => [
       identity,
       () => index.commandOf(identity),
@@ -629,8 +604,9 @@ export function listTools(projection: ToolProjection, options: ListToolsOptions)
 
 /**
  * Where the page that starts at `start` ends: after {@link PAGE_MAX_TOOLS}
- * tools or before the first that would pass the page's bytes; throws
- * `tool_too_large` when not even the first fits.
+ * tools or before the first that would pass the page's bytes, each tool
+ * with room for the annotations a preset gives it; throws `tool_too_large`
+ * when not even the first fits.
  */
 function pageEnd(
   projection: ToolProjection,
@@ -649,15 +625,17 @@ function pageEnd(
       size = checkedSize(tool);
       sizes.set(tool, size);
     }
-    if (used + size > max) {
+    // Room for the annotations the preset gives the tool, whatever they are.
+    const room = size + ANNOTATIONS_MAX_BYTES;
+    if (used + room > max) {
       if (end === start)
         throw new ProfileError(
           "tool_too_large",
-          `a tools/list answer of at most ${responseMaxBytes} bytes cannot carry the tool ${tool.identity} (${size} bytes); it needs at least ${listAnswerBytes(size)}`,
+          `a tools/list answer of at most ${responseMaxBytes} bytes cannot carry the tool ${tool.identity} (${room} bytes); it needs at least ${listAnswerBytes(room)}`,
         );
       break;
     }
-    used += size;
+    used += room;
     end++;
   }
   return end;

@@ -1,5 +1,7 @@
 // The complete public surface of @rukh/profile: any export added here becomes public API.
 
+export type { ToolAnnotations } from "./_annotations.js";
+export { toolAnnotations } from "./_annotations.js";
 export { readBounded } from "./_bounded.js";
 export type { ActiveRoutes } from "./_cached-routes.js";
 export { readActiveRoutes } from "./_cached-routes.js";
@@ -19,6 +21,7 @@ export type {
 } from "./_envelope.js";
 export {
   envelopeSchema,
+  listedOutputSchema,
   OUTCOME_KINDS,
   outcomeDiagnostic,
   outcomeEnvelope,
@@ -31,6 +34,7 @@ export {
   CONFIG_MAX_BYTES,
   CURSOR_MAX_LENGTH,
   DEFAULT_OWNER_LIMITS,
+  MCP_INSTRUCTIONS_MAX_LENGTH,
   MCP_TRANSPORT_LIMITS,
   PACKAGE_MAX_BYTES,
   PACKAGE_MAX_COMPRESSED_BYTES,
@@ -44,6 +48,8 @@ export {
   SIGNATURE_MAX_BYTES,
   TOOL_DESCRIPTION_MAX_LENGTH,
 } from "./_limits.js";
+export type { ListedTool } from "./_listed-tool.js";
+export { listedTool } from "./_listed-tool.js";
 export type { LockMechanism, NamedLock, StateLocks } from "./_lock.js";
 export { holdAbstractLock, SOCKET_PATH_MAX_BYTES, SYSTEM_LOCKS, stateLocks } from "./_lock.js";
 export type {
@@ -84,14 +90,7 @@ export { computeManifest, packPackage, publicKeyBase64, signPackage } from "./_p
 export type { StatePlaces } from "./_places.js";
 export { placesLine } from "./_places.js";
 export type { ListToolsOptions, ToolPage } from "./_projection.js";
-export {
-  cliRoutes,
-  listTools,
-  resolveTool,
-  TOOL_NAME_MAX_LENGTH,
-  toolName,
-  visibleTools,
-} from "./_projection.js";
+export { cliRoutes, listTools, resolveTool, visibleTools } from "./_projection.js";
 export type {
   ProfileChange,
   Publication,
@@ -115,6 +114,14 @@ export {
 } from "./_statedir-check.js";
 export { checkStoredPackage, corruptExtension } from "./_storecheck.js";
 export { storedDescriptor } from "./_stored-descriptor.js";
+export type { ClientFitNameParts } from "./_tool-names.js";
+export {
+  CLIENT_FIT_DIGITS,
+  clientFitName,
+  revisionTag,
+  TOOL_NAME_MAX_LENGTH,
+  toolName,
+} from "./_tool-names.js";
 export {
   compareVersions,
   inNamespace,

@@ -8,7 +8,8 @@ import { join } from "node:path";
 import { type CommandSpec, parseDescriptor } from "@rukh/descriptor";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { compactFingerprint, indexedTool, toolName } from "../src/_projection.js";
+import { indexedTool } from "../src/_projection.js";
+import { clientFitName, fingerprintOf } from "../src/_tool-names.js";
 import { ProfileError, StateDirectory } from "../src/index.js";
 import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
@@ -170,19 +171,25 @@ describe("publication derivation", () => {
 });
 
 describe("the tool-name check at publication", () => {
-  it("computes compact fingerprints exactly as projections name tools", () => {
+  it("computes client-fit names from the same fingerprints as full names", () => {
     fc.assert(
       fc.property(
         fc.string({ minLength: 1, maxLength: 20 }),
         fc.string({ minLength: 1, maxLength: 30 }),
         fc.string({ minLength: 1, maxLength: 30 }),
-        (ns, ext, cmd) => {
+        fc.integer({ min: 4, max: 12 }),
+        (ns, ext, cmd, digits) => {
           const identity = `${ext.replace(/\//g, "")}/${cmd}`;
           const rev = "a".repeat(64);
+          const fp = fingerprintOf(ns, rev)(identity);
           expect(
-            toolName(ns, rev, identity, "compact").endsWith(
-              `__${compactFingerprint(ns, rev)(identity)}`,
-            ),
+            clientFitName({
+              namespace: ns,
+              revisionId: rev,
+              sequence: 1,
+              identity,
+              digits,
+            }).endsWith(`__h${fp.slice(0, digits)}`),
           ).toBe(true);
         },
       ),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { checkToolSizes, indexedTool } from "../src/_projection.js";
 import {
+  clientFitName,
   httpListen,
   listTools,
   mcpEndpoint,
@@ -250,12 +251,21 @@ describe("a projection under an endpoint's naming", () => {
         .sort();
     expect(identities(short)).toEqual(identities(own));
     expect(identities(other)).toEqual(identities(own));
+    const { sequence } = await home.readRevision(rid);
     for (const t of visibleTools(short, "default")) {
-      expect(t.name).toBe(toolName("acme-test", rid, t.identity, "compact"));
+      expect(t.name).toBe(
+        clientFitName({
+          namespace: "acme-test",
+          revisionId: rid,
+          sequence,
+          identity: t.identity,
+          digits: 4,
+        }),
+      );
       expect(t.name.length).toBeLessThanOrEqual(TOOL_NAME_MAX_LENGTH.compact);
     }
     for (const t of visibleTools(other, "default"))
-      expect(t.name).toBe(toolName("acme-other", rid, t.identity, "full"));
+      expect(t.name).toBe(toolName("acme-other", rid, t.identity));
     const ownNames = new Set(own.tools.map((t) => t.name));
     expect(other.tools.some((t) => ownNames.has(t.name))).toBe(false);
 
@@ -320,5 +330,39 @@ describe("a projection under an endpoint's naming", () => {
       caught = e;
     }
     expect((caught as ProfileError).code).toBe("tool_too_large");
+  });
+});
+
+describe("owner configuration: an endpoint's instructions", () => {
+  it("accepts up to 2,048 characters, counted as code points, and resolves them", () => {
+    // 2,048 astral characters are 4,096 UTF-16 units: still within the bound.
+    const text = "🦜".repeat(2_048);
+    const config = withEndpoints({ agents: { preset: "default", instructions: text } });
+    const ok = validateOwnerConfig(config as never);
+    expect(ok.ok, JSON.stringify(ok)).toBe(true);
+    expect(mcpEndpoint(config as unknown as OwnerConfig, "agents")!.instructions).toBe(text);
+    expect(
+      mcpEndpoint(withEndpoints({ x: { preset: "default" } }) as never, "x")!.instructions,
+    ).toBeUndefined();
+  });
+
+  it("refuses a longer, empty or non-string text by pointer, saying what is expected", () => {
+    const bad = validateOwnerConfig(
+      withEndpoints({
+        long: { preset: "default", instructions: "x".repeat(2_049) },
+        empty: { preset: "default", instructions: "" },
+        number: { preset: "default", instructions: 7 },
+      }) as never,
+    );
+    expect(bad.ok).toBe(false);
+    const issues = bad.ok ? [] : bad.issues;
+    expect(issues.map((i) => [i.path, i.code])).toEqual([
+      ["/mcp/endpoints/long/instructions", "invalid_value"],
+      ["/mcp/endpoints/empty/instructions", "invalid_value"],
+      ["/mcp/endpoints/number/instructions", "expected_string"],
+    ]);
+    expect(issues[0]!.message).toBe(
+      "instructions have 2049 characters; expected at most 2048 (clients cut longer ones)",
+    );
   });
 });

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkEndpointPages } from "../src/_endpoint-pages.js";
-import { toolName, toolNameLength } from "../src/_projection.js";
+import { clientFitNames, toolName, toolNameLength } from "../src/_tool-names.js";
 import {
   listTools,
   PAGE_MAX_BYTES,
@@ -315,11 +315,19 @@ describe("the endpoint check's measures", () => {
     expect(check(["acme.dev"])).toThrow(/acme\.dev\/big/);
   });
 
-  it("measures a name as toolName spells it, without hashing", () => {
-    for (const identity of ["a.b/c", "acme.files/count_lines", `acme.x/${"y".repeat(60)}`])
-      for (const style of ["full", "compact"] as const)
-        expect(toolNameLength(identity, style)).toBe(
-          toolName("ns", "r".repeat(64), identity, style).length,
-        );
+  it("measures a name without hashing: a full one exactly, a client-fit one at its longest", () => {
+    const identities = ["a.b/c", "acme.files/count_lines", `acme.x/${"y".repeat(60)}`];
+    // The longest tag a revision can have.
+    const fit = clientFitNames(
+      { revisionId: "r".repeat(64), sequence: 159_999 },
+      ["ns"],
+      identities,
+    ).get("ns")!;
+    for (const identity of identities) {
+      expect(toolNameLength(identity, "full")).toBe(
+        toolName("ns", "r".repeat(64), identity).length,
+      );
+      expect(fit.get(identity)!.length).toBeLessThanOrEqual(toolNameLength(identity, "compact"));
+    }
   });
 });

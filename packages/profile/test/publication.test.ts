@@ -5,6 +5,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   checkStoredPackage,
+  clientFitName,
   cliRoutes,
   listTools,
   PAGE_MAX_TOOLS,
@@ -121,18 +122,18 @@ describe("publication", () => {
     );
     for (const t of r.projection.tools) {
       expect(t.name.length).toBeLessThanOrEqual(42);
-      expect(t.name).toMatch(/^[a-z0-9_-]{1,24}__[0-9a-f]{16}$/);
+      expect(t.name).toMatch(/^[a-z0-9_-]{1,24}__[g-z]{1,4}[0-9a-f]{4,12}$/);
       expect(resolveTool(r.projection, t.name)).toBe(t);
       expect(resolveTool(r.projection, t.name.toUpperCase())).toBeUndefined();
       expect(resolveTool(r.projection, `${t.name}0`)).toBeUndefined();
       expect(resolveTool(r.projection, t.name.slice(0, -1))).toBeUndefined();
       expect(
-        resolveTool(r.projection, toolName("acme-test", r.revisionId, t.identity, "full")),
+        resolveTool(r.projection, toolName("acme-test", r.revisionId, t.identity)),
       ).toBeUndefined();
     }
   });
 
-  it("projects only eligible, exposed commands with the closed output envelope", async () => {
+  it("projects only eligible, exposed commands, a text result's without an output schema", async () => {
     const h = await home(
       ownerConfig({ exposure: { commands: ["acme.files/a", "acme.files/hidden"] } }),
     );
@@ -154,10 +155,7 @@ describe("publication", () => {
       additionalProperties: false,
       required: ["name"],
     });
-    expect(t.outputSchema).toMatchObject({
-      required: ["invocationId", "outcome"],
-      additionalProperties: false,
-    });
+    expect(t.outputSchema).toBeUndefined();
     expect(cliRoutes(r.projection).commands.map((c) => c.identity)).toEqual([
       "acme.files/a",
       "acme.files/b",
@@ -376,9 +374,15 @@ describe("tool names", () => {
     expect(toolName("acme-local", rid, "acme.tools/greet")).toBe(
       "acme_tools_greet__9614b321681b876a789f660e64e1aa88a53e23cbc0ca94851fef96134e09c5e3",
     );
-    expect(toolName("acme-local", rid, "acme.tools/greet", "compact")).toBe(
-      "greet__9614b321681b876a",
-    );
+    expect(
+      clientFitName({
+        namespace: "acme-local",
+        revisionId: rid,
+        sequence: 1,
+        identity: "acme.tools/greet",
+        digits: 4,
+      }),
+    ).toBe("tools_greet__h9614");
     // The slug keeps [a-z0-9_-], lowercases, maps the rest to "_" and stops at 48 characters.
     expect(
       toolName(
@@ -400,9 +404,6 @@ describe("tool names", () => {
         (ns, rid, identity) => {
           const fp = fingerprint(["rukh.mcp-tool/1", ns, rid, identity]);
           expect(toolName(ns, rid, identity).endsWith(`__${fp}`)).toBe(true);
-          expect(toolName(ns, rid, identity, "compact").endsWith(`__${fp.slice(0, 16)}`)).toBe(
-            true,
-          );
         },
       ),
     );

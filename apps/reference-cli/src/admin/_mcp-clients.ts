@@ -39,6 +39,37 @@ export function nameLimit(
   return client === "inspector" ? null : { prefix: `mcp__${server}__`, max: 64 };
 }
 
+/**
+ * What a client is known to do with a listed tool beyond its name, each
+ * fact as its maintainers or users reported it (absent: nothing is known):
+ * - `descriptionMax`: the characters of a description its model is given
+ *   (Claude Code cuts the rest: anthropics/claude-code#41593, #87650);
+ * - `rootKeywords`: input-schema keywords it cannot take at the schema's
+ *   root (the Anthropic API refuses `oneOf`, `allOf` and `anyOf` there,
+ *   anthropics/claude-code#710, #4886; Claude Code drops a tool with any of
+ *   these, anthropics/claude-code#95504);
+ * - `flattened`: keywords it replaces by a plain string wherever they are
+ *   (Codex, openai/codex#13768).
+ */
+export interface ClientReads {
+  readonly descriptionMax?: number;
+  readonly rootKeywords?: readonly string[];
+  readonly flattened?: readonly string[];
+}
+
+/** {@link ClientReads} of each client. */
+export const CLIENT_READS: Readonly<Record<McpClient, ClientReads>> = Object.freeze({
+  "claude-code": {
+    descriptionMax: 2_048,
+    rootKeywords: ["oneOf", "allOf", "anyOf", "not", "if", "then", "else"],
+  },
+  "claude-desktop": { rootKeywords: ["oneOf", "allOf", "anyOf"] },
+  vscode: {},
+  cursor: {},
+  codex: { flattened: ["anyOf", "oneOf"] },
+  inspector: {},
+});
+
 /** `s` as one word of a POSIX shell command line, quoted only when it must be. */
 export function shellWord(s: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;

@@ -84,6 +84,7 @@ export async function serveMcpHttp(
     ...(endpoint.naming !== undefined && { naming: endpoint.naming }),
     limits: endpoint.limits,
     ...(endpoint.deadlineMs !== undefined && { deadlineMs: endpoint.deadlineMs }),
+    ...(endpoint.instructions !== undefined && { instructions: endpoint.instructions }),
     devExtensions: endpoint.devExtensions,
     serverInfo: { name: brand.name, version: brand.version },
     logger: {

@@ -8,7 +8,7 @@ import { builtinRoute, type CliBuiltin, linkAgain, terminalText } from "@rukh/cl
 import type { CliRoute, McpTool, StateDirectory } from "@rukh/profile";
 import { candidates } from "./_current.js";
 import { docsCacheKey, keepDocs, readDocs } from "./_docs-cache.js";
-import { flag, text } from "./_inputs.js";
+import { bool, count, flag, text } from "./_inputs.js";
 import {
   type AdminBody,
   ENDPOINT_OR_PRESET,
@@ -17,6 +17,7 @@ import {
   plural,
   presetOf,
   print,
+  REFUSED,
   UsageError,
 } from "./_kit.js";
 import { noEndpoint } from "./_mcp-endpoint.js";
@@ -36,17 +37,46 @@ export function catalogBuiltins(
       path: ["tools", "list"],
       summary:
         "Show the exact MCP tool list of a preset (names, schemas, pages) without starting any extension",
-      inputs: [PRESET, ENDPOINT],
+      inputs: [PRESET, ENDPOINT, CHECK, MAX_BYTES, MAX_TOKENS],
       suggest: (id, stateDir) => candidates(stateDir, id === "endpoint" ? "endpoints" : "presets"),
       run: guarded(async (ctx, state, profile) => {
+        for (const budget of ["max-bytes", "max-tokens"])
+          if (ctx.inputs[budget.replace("-", "_")] !== undefined && ctx.inputs.check !== true)
+            throw new UsageError(
+              `--${budget} needs --check: a budget is what a check holds the list to`,
+            );
         // A listing never publishes: it says which development links changed since they were linked.
         await linkAgain(ctx.stderr, state, false);
         const endpoint = text(ctx.inputs, "endpoint");
-        const { tools, pages, preset, dev, hidden } = await allTools(profile, state, {
+        const { tools, pages, preset, dev, hidden, projection } = await allTools(profile, state, {
           brand,
           preset: text(ctx.inputs, "preset"),
           endpoint,
         });
+        if (ctx.inputs.check === true) {
+          // Loaded when a check runs: help and completion never load it.
+          const { checkReport, checkTool } = await import("./_tools-check.js");
+          const budget = {
+            ...(ctx.inputs.max_bytes !== undefined && { maxBytes: Number(ctx.inputs.max_bytes) }),
+            ...(ctx.inputs.max_tokens !== undefined && {
+              maxTokens: Number(ctx.inputs.max_tokens),
+            }),
+          };
+          const checks = tools.map((t) =>
+            checkTool(
+              { ...profile.listedTool(projection, preset, t), identity: t.identity },
+              { server: brand, ...budget },
+            ),
+          );
+          const report = checkReport(checks, {
+            preset,
+            ...(endpoint !== undefined && { endpoint }),
+            server: brand,
+            ...budget,
+          });
+          print(ctx, report.human, report.result);
+          return report.over === 0 ? OK : REFUSED;
+        }
         const isDev = (t: McpTool) => dev.includes(t.identity.slice(0, t.identity.indexOf("/")));
         const human = tools
           .map((t) => `${t.name}\n  ${t.title}  (${t.identity})${isDev(t) ? " [dev]" : ""}`)
@@ -64,7 +94,12 @@ export function catalogBuiltins(
             preset,
             ...(endpoint !== undefined && { endpoint }),
             pages,
-            tools: tools.map((t) => (isDev(t) ? { ...t, dev: true } : t)),
+            // Each tool as a server of the preset sends it, and the command it names.
+            tools: tools.map((t) => ({
+              ...profile.listedTool(projection, preset, t),
+              identity: t.identity,
+              ...(isDev(t) && { dev: true }),
+            })),
             ...(hidden.length > 0 && {
               hiddenDevTools: hidden.map((t) => ({ name: t.name, identity: t.identity })),
             }),
@@ -104,6 +139,20 @@ export function catalogBuiltins(
     },
   ];
 }
+
+const CHECK = bool(
+  "check",
+  "Check each tool against what known clients take and the budget given; exit 4 when any is over",
+);
+const MAX_BYTES = count("max_bytes", "With --check: the most bytes one listed tool may cost", {
+  minimum: 1,
+  maximum: 1_048_576,
+});
+const MAX_TOKENS = count(
+  "max_tokens",
+  "With --check: the most tokens one listed tool may cost (estimated as bytes / 3)",
+  { minimum: 1, maximum: 1_048_576 },
+);
 
 const ENDPOINT = flag(
   "endpoint",
@@ -165,7 +214,7 @@ async function allTools(
   const hidden = profile
     .visibleTools(projection, name, projection.devExtensions)
     .filter((t) => !listed.has(t.name));
-  return { tools, pages, preset: name, dev: projection.devExtensions, hidden };
+  return { tools, pages, preset: name, dev: projection.devExtensions, hidden, projection };
 }
 
 /** One command's section: summary, description, aliases and its parameters. */

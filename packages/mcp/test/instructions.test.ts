@@ -1,0 +1,100 @@
+import { PassThrough } from "node:stream";
+import type { HostBinding } from "@rukh/core";
+import { freePort } from "@rukh/testkit";
+import { describe, expect, it } from "vitest";
+import { serveHttp, serveStdio } from "../src/index.js";
+import { MODERN_META, useState, type Wire } from "./_helpers.js";
+
+// The owner's instructions for an endpoint reach the client where each
+// protocol era puts them: the initialize result (2025 versions) and the
+// server/discover result (2026-07-28), over stdio and HTTP alike.
+const at = useState();
+const binding: HostBinding = { subject: "s", actor: "a", taskAuthorityRef: "t", preset: "default" };
+const INSTRUCTIONS = "Use greet for people; ask before calling fail.";
+
+/** The answers a stdio host with `instructions` gives to `messages`, in order of their ids. */
+async function stdioAnswers(instructions: string | undefined, messages: object[]): Promise<Wire[]> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let text = "";
+  output.setEncoding("utf8");
+  output.on("data", (d: string) => {
+    text += d;
+  });
+  const host = await serveStdio({
+    state: at.root,
+    binding,
+    input,
+    output,
+    ...(instructions !== undefined && { instructions }),
+  });
+  for (const m of messages) input.write(`${JSON.stringify(m)}\n`);
+  input.end();
+  await host.closed;
+  const got = text
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Wire);
+  return messages.map((m) => got.find((g) => g.id === (m as { id: unknown }).id)!);
+}
+
+const initialize = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "t", version: "1" },
+  },
+};
+const discover = {
+  jsonrpc: "2.0",
+  id: 2,
+  method: "server/discover",
+  params: { _meta: MODERN_META },
+};
+
+describe("an endpoint's instructions", () => {
+  it("are in the initialize result and the server/discover result over stdio", async () => {
+    const [init] = await stdioAnswers(INSTRUCTIONS, [initialize]);
+    expect(init!.result.instructions).toBe(INSTRUCTIONS);
+    const [disc] = await stdioAnswers(INSTRUCTIONS, [discover]);
+    expect(disc!.result.instructions).toBe(INSTRUCTIONS);
+  });
+
+  it("are left out where the owner gave none", async () => {
+    const [init] = await stdioAnswers(undefined, [initialize]);
+    const [disc] = await stdioAnswers(undefined, [discover]);
+    expect(init!.result).not.toHaveProperty("instructions");
+    expect(disc!.result).not.toHaveProperty("instructions");
+  });
+
+  it("are in the server/discover result over HTTP", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const http = await serveHttp({
+      state: at.root,
+      resource: url,
+      listen: { port },
+      instructions: INSTRUCTIONS,
+      authenticator: { metadata: {}, authenticate: async () => ({ ok: true, binding }) },
+    });
+    try {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "server/discover",
+        },
+        body: JSON.stringify(discover),
+      });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as Wire).result.instructions).toBe(INSTRUCTIONS);
+    } finally {
+      await http.close();
+    }
+  });
+});
