@@ -1,6 +1,7 @@
 import { execFile, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { StateDirectory } from "@rukh/profile";
@@ -16,6 +17,7 @@ import {
   writeFixturePackage,
 } from "@rukh/testkit";
 import { afterAll, beforeAll } from "vitest";
+import { serveStdio } from "../src/index.js";
 
 export type { FixtureCommand } from "@rukh/testkit";
 export { removeDir as cleanup } from "@rukh/testkit";
@@ -283,4 +285,30 @@ export function useState(): { root: string; work: string; state: StateDirectory 
     if (at.work) removeDir(at.work);
   });
   return at;
+}
+
+/**
+ * The answers a stdio host started with `options` (over `state`'s root)
+ * gives to `messages`, in the order of their ids, once its input ends.
+ */
+export async function stdioAnswers(
+  options: Omit<Parameters<typeof serveStdio>[0], "input" | "output">,
+  messages: readonly object[],
+): Promise<Wire[]> {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  let text = "";
+  output.setEncoding("utf8");
+  output.on("data", (d: string) => {
+    text += d;
+  });
+  const host = await serveStdio({ ...options, input, output });
+  for (const m of messages) input.write(`${JSON.stringify(m)}\n`);
+  input.end();
+  await host.closed;
+  const got = text
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Wire);
+  return messages.map((m) => got.find((g) => g.id === (m as { id: unknown }).id)!);
 }

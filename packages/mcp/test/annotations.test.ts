@@ -1,7 +1,5 @@
-import { PassThrough } from "node:stream";
 import { expect, it } from "vitest";
-import { serveStdio } from "../src/index.js";
-import { MODERN_META, ownerConfig, useState, type Wire } from "./_helpers.js";
+import { MODERN_META, ownerConfig, stdioAnswers, useState, type Wire } from "./_helpers.js";
 
 // The annotations a listed tool carries are its binding's preset's: the
 // publisher's hints or the owner's for that preset, and openWorldHint false
@@ -9,25 +7,11 @@ import { MODERN_META, ownerConfig, useState, type Wire } from "./_helpers.js";
 const at = useState();
 
 async function listFor(preset: string): Promise<Wire[]> {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let text = "";
-  output.setEncoding("utf8");
-  output.on("data", (d: string) => {
-    text += d;
-  });
-  const host = await serveStdio({
-    state: at.root,
-    binding: { subject: "s", actor: "a", taskAuthorityRef: "t", preset },
-    input,
-    output,
-  });
-  input.write(
-    `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } })}\n`,
+  const [list] = await stdioAnswers(
+    { state: at.root, binding: { subject: "s", actor: "a", taskAuthorityRef: "t", preset } },
+    [{ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } }],
   );
-  input.end();
-  await host.closed;
-  return JSON.parse(text.trim().split("\n")[0]!).result.tools;
+  return list.result.tools;
 }
 
 it("lists each tool with its preset's annotations, and none where nobody gave one", async () => {

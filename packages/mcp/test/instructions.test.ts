@@ -1,9 +1,8 @@
-import { PassThrough } from "node:stream";
 import type { HostBinding } from "@rukh/core";
 import { freePort } from "@rukh/testkit";
 import { describe, expect, it } from "vitest";
-import { serveHttp, serveStdio } from "../src/index.js";
-import { MODERN_META, useState, type Wire } from "./_helpers.js";
+import { serveHttp } from "../src/index.js";
+import { MODERN_META, stdioAnswers, useState, type Wire } from "./_helpers.js";
 
 // The owner's instructions for an endpoint reach the client where each
 // protocol era puts them: the initialize result (2025 versions) and the
@@ -13,29 +12,11 @@ const binding: HostBinding = { subject: "s", actor: "a", taskAuthorityRef: "t", 
 const INSTRUCTIONS = "Use greet for people; ask before calling fail.";
 
 /** The answers a stdio host with `instructions` gives to `messages`, in order of their ids. */
-async function stdioAnswers(instructions: string | undefined, messages: object[]): Promise<Wire[]> {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let text = "";
-  output.setEncoding("utf8");
-  output.on("data", (d: string) => {
-    text += d;
-  });
-  const host = await serveStdio({
-    state: at.root,
-    binding,
-    input,
-    output,
-    ...(instructions !== undefined && { instructions }),
-  });
-  for (const m of messages) input.write(`${JSON.stringify(m)}\n`);
-  input.end();
-  await host.closed;
-  const got = text
-    .trimEnd()
-    .split("\n")
-    .map((l) => JSON.parse(l) as Wire);
-  return messages.map((m) => got.find((g) => g.id === (m as { id: unknown }).id)!);
+function answers(instructions: string | undefined, messages: object[]): Promise<Wire[]> {
+  return stdioAnswers(
+    { state: at.root, binding, ...(instructions !== undefined && { instructions }) },
+    messages,
+  );
 }
 
 const initialize = {
@@ -57,15 +38,15 @@ const discover = {
 
 describe("an endpoint's instructions", () => {
   it("are in the initialize result and the server/discover result over stdio", async () => {
-    const [init] = await stdioAnswers(INSTRUCTIONS, [initialize]);
+    const [init] = await answers(INSTRUCTIONS, [initialize]);
     expect(init!.result.instructions).toBe(INSTRUCTIONS);
-    const [disc] = await stdioAnswers(INSTRUCTIONS, [discover]);
+    const [disc] = await answers(INSTRUCTIONS, [discover]);
     expect(disc!.result.instructions).toBe(INSTRUCTIONS);
   });
 
   it("are left out where the owner gave none", async () => {
-    const [init] = await stdioAnswers(undefined, [initialize]);
-    const [disc] = await stdioAnswers(undefined, [discover]);
+    const [init] = await answers(undefined, [initialize]);
+    const [disc] = await answers(undefined, [discover]);
     expect(init!.result).not.toHaveProperty("instructions");
     expect(disc!.result).not.toHaveProperty("instructions");
   });

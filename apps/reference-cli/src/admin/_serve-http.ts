@@ -8,7 +8,7 @@ import { linkAgain } from "@rukh/cli";
 import { note, OK, STATE, UsageError } from "./_kit.js";
 import { unconfinedWarning } from "./_mcp-endpoint.js";
 import { announcePlaces } from "./_replica.js";
-import { launchEndpoint } from "./_serve.js";
+import { launchEndpoint, servedAs } from "./_serve.js";
 
 /**
  * Serves the endpoint `request` names over HTTP, at `request.listen`
@@ -81,12 +81,7 @@ export async function serveMcpHttp(
     authenticator,
     ...(http.allowedHosts !== undefined && { allowedHosts: http.allowedHosts }),
     ...(http.allowedOrigins !== undefined && { allowedOrigins: http.allowedOrigins }),
-    ...(endpoint.naming !== undefined && { naming: endpoint.naming }),
-    limits: endpoint.limits,
-    ...(endpoint.deadlineMs !== undefined && { deadlineMs: endpoint.deadlineMs }),
-    ...(endpoint.instructions !== undefined && { instructions: endpoint.instructions }),
-    devExtensions: endpoint.devExtensions,
-    serverInfo: { name: brand.name, version: brand.version },
+    ...servedAs(endpoint, brand),
     logger: {
       log(level, message, data) {
         say(`${level}: ${message}${data === undefined ? "" : ` ${JSON.stringify(data)}`}`);
