@@ -18,5 +18,5 @@ export { EXIT_CODES } from "./_exit.js";
 export type { Cli, CliOptions } from "./_options.js";
 export type { BuiltinContext, CliBuiltin } from "./_routes.js";
 export type { CliStream } from "./_session.js";
-export { commandLine } from "./_shell.js";
+export { commandLine, shellWord } from "./_shell.js";
 export { terminalText } from "./_terminal.js";

@@ -20,6 +20,8 @@ export interface FailureDetail {
    * "list"]`); without them, the failed command's `--help`.
    */
   readonly see?: readonly string[];
+  /** Variables the line sets for that command alone (`ACME_JOURNAL_DIR=…`). */
+  readonly env?: Readonly<Record<string, string>>;
   /** Each problem found, with where it is. */
   readonly issues?: readonly ValidationIssue[];
 }
@@ -37,6 +39,20 @@ export class UsageError extends Error {
 /** A well-formed request the profile's rules refuse: exit 4 with the message. */
 export class Refusal extends Error {
   constructor(
+    message: string,
+    readonly detail: FailureDetail = {},
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The state directory cannot serve what was asked of it as it is (a
+ * read-only copy without a journal directory): exit 5 with `code`.
+ */
+export class StateProblem extends Error {
+  constructor(
+    readonly code: string,
     message: string,
     readonly detail: FailureDetail = {},
   ) {
@@ -71,6 +87,7 @@ interface Failure {
   readonly prefix: string;
   readonly issues: readonly ValidationIssue[];
   readonly see: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
 }
 
 function failureOf(ctx: BuiltinContext, e: unknown): Failure {
@@ -85,8 +102,19 @@ function failureOf(ctx: BuiltinContext, e: unknown): Failure {
       prefix: "",
       issues: e.detail.issues ?? [],
       see: e.detail.see ?? help,
+      env: e.detail.env ?? {},
     };
   }
+  if (e instanceof StateProblem)
+    return {
+      exitCode: STATE,
+      code: e.code,
+      message,
+      prefix: "",
+      issues: [],
+      see: e.detail.see ?? help,
+      env: e.detail.env ?? {},
+    };
   if (isCoded(e))
     return {
       exitCode: REFUSED,
@@ -95,6 +123,7 @@ function failureOf(ctx: BuiltinContext, e: unknown): Failure {
       prefix: `${e.code}: `,
       issues: e.issues ?? [],
       see: recoveryOf(e.code, ctx.path),
+      env: {},
     };
   return {
     exitCode: STATE,
@@ -103,19 +132,21 @@ function failureOf(ctx: BuiltinContext, e: unknown): Failure {
     prefix: "",
     issues: [],
     see: UNEXPLAINED,
+    env: {},
   };
 }
 
 /** Reports an error of an administrative command of `brand` and returns its exit code. */
 export function failed(ctx: BuiltinContext, brand: string, e: unknown): number {
   const f = failureOf(ctx, e);
+  const recovery = commandLine([brand, ...f.see], f.env);
   if (ctx.json) {
     const issues = f.issues.map((i) => ({ path: i.path, code: i.code, message: i.message }));
     const error = {
       code: f.code,
       message: f.message,
       exitCode: f.exitCode,
-      recovery: commandLine([brand, ...f.see]),
+      recovery,
       ...(issues.length > 0 && { issues }),
     };
     ctx.stdout.write(outputEnvelope(ctx.path, { error }));
@@ -126,6 +157,6 @@ export function failed(ctx: BuiltinContext, brand: string, e: unknown): number {
   ctx.stderr.write(`${brand}: ${f.prefix}${terminalText(f.message)}\n`);
   for (const i of f.issues)
     ctx.stderr.write(`  ${terminalText(i.path || "/")}: ${terminalText(i.message)}\n`);
-  ctx.stderr.write(`See:\n  $ ${commandLine([brand, ...f.see])}\n`);
+  ctx.stderr.write(`See:\n  $ ${terminalText(recovery)}\n`);
   return f.exitCode;
 }

@@ -2,6 +2,8 @@
 // configuration (a shell command or the file's JSON or TOML), and the longest
 // tool name it accepts once it has prefixed the server's name.
 
+import { shellWord } from "@rukh/cli";
+
 /** The clients `mcp config` knows. */
 export const MCP_CLIENTS = [
   "claude-code",
@@ -69,11 +71,6 @@ export const CLIENT_READS: Readonly<Record<McpClient, ClientReads>> = Object.fre
   codex: { flattened: ["anyOf", "oneOf"] },
   inspector: {},
 });
-
-/** `s` as one word of a POSIX shell command line, quoted only when it must be. */
-export function shellWord(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
-}
 
 /** What starts the server: the program, its arguments and its environment. */
 export interface ServerLaunch {

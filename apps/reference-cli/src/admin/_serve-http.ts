@@ -5,7 +5,7 @@
 
 import type { BuiltinContext } from "@rukh/cli";
 import { linkAgain } from "@rukh/cli";
-import { note, OK, STATE, UsageError } from "./_kit.js";
+import { note, OK, UsageError } from "./_kit.js";
 import { unconfinedWarning } from "./_mcp-endpoint.js";
 import { announcePlaces } from "./_replica.js";
 import { launchEndpoint, servedAs } from "./_serve.js";
@@ -30,7 +30,7 @@ export async function serveMcpHttp(
   const state = new StateDirectory(ctx.stateDir, brandStateOptions(brand.name, ctx.env));
   await linkAgain(ctx.stderr, state);
   const say = (line: string) => note(ctx, `${brand.name} mcp: ${line}\n`);
-  if (!(await announcePlaces(ctx, brand.name, state))) return STATE;
+  await announcePlaces(ctx, brand.name, state);
   // What cannot start is thrown, for the command's guard to report.
   const endpoint = await launchEndpoint(ctx, state, brand.name, {
     ...(request.endpoint !== undefined && { endpoint: request.endpoint }),

@@ -33,7 +33,7 @@ export async function serveMcp(
   const state = new StateDirectory(ctx.stateDir, brandStateOptions(brand.name, ctx.env));
   // A server starts on the development links' directories as they are now.
   await linkAgain(ctx.stderr, state);
-  if (!(await announcePlaces(ctx, brand.name, state))) return STATE;
+  await announcePlaces(ctx, brand.name, state);
   // What cannot start is thrown, for the command's guard to report.
   const endpoint = await launchEndpoint(ctx, state, brand.name, request);
   note(
