@@ -1,4 +1,5 @@
 import type { HostBinding } from "@rukh/core";
+import { connectAnswerBytes } from "@rukh/profile";
 import { freePort } from "@rukh/testkit";
 import { describe, expect, it } from "vitest";
 import { serveHttp } from "../src/index.js";
@@ -42,6 +43,26 @@ describe("an endpoint's instructions", () => {
     expect(init!.result.instructions).toBe(INSTRUCTIONS);
     const [disc] = await answers(INSTRUCTIONS, [discover]);
     expect(disc!.result.instructions).toBe(INSTRUCTIONS);
+  });
+
+  it("fit the least response limit a publication accepts for them, at their longest", async () => {
+    // 2,048 characters of three UTF-8 bytes each, and quotes JSON escapes.
+    const longest = `"${"界".repeat(2_046)}"`;
+    const limits = { responseMaxBytes: connectAnswerBytes(longest) };
+    const [init, disc] = await stdioAnswers(
+      { state: at.root, binding, instructions: longest, limits },
+      [initialize, discover],
+    );
+    expect(init!.error).toBeUndefined();
+    expect(init!.result.instructions).toBe(longest);
+    expect(disc!.error).toBeUndefined();
+    expect(disc!.result.instructions).toBe(longest);
+    // Where the limit is smaller, a client could not even connect: why a publication refuses it.
+    const [tight] = await stdioAnswers(
+      { state: at.root, binding, instructions: longest, limits: { responseMaxBytes: 5_000 } },
+      [initialize],
+    );
+    expect(tight!.error).toBeDefined();
   });
 
   it("are left out where the owner gave none", async () => {

@@ -35,7 +35,7 @@ import { PART_MAX_BYTES, partLine, partPath } from "./route-cache.js";
  * derive must change this tag, so that no catalog of the old derivation is
  * carried over.
  */
-export const CATALOG_FORMAT = "rukh.revision-catalog/6";
+export const CATALOG_FORMAT = "rukh.revision-catalog/7";
 
 /** The largest catalog read: 64 MiB (10,000 commands take about 1.2 MiB). */
 const CATALOG_MAX_BYTES = 67_108_864;

@@ -1,6 +1,7 @@
-// Whether each MCP endpoint can list its tools: an endpoint whose
-// `limits.responseMaxBytes` cannot carry, in one `tools/list` answer, the
-// largest tool it would list is refused at publication, at its pointer and
+// Whether each MCP endpoint can greet its clients and list its tools: an
+// endpoint whose `limits.responseMaxBytes` cannot carry its instructions in
+// the `initialize` answer, or the largest tool it would list in one
+// `tools/list` answer, is refused at publication, at its pointer and
 // with the smallest value that works, like any other configuration problem.
 // Its pages are as large as its limit allows (see `listPageBytes`), so one
 // tool alone is what must fit.
@@ -11,7 +12,7 @@ import { presetCheck } from "./_callable.js";
 import { presetNamed } from "./_config.js";
 import { mcpEndpoint } from "./_endpoints.js";
 import { ProfileError } from "./_errors.js";
-import { listAnswerBytes } from "./_limits.js";
+import { connectAnswerBytes, LIST_ANSWER_RESERVE_BYTES, listAnswerBytes } from "./_limits.js";
 import type { IndexedTool, McpEndpoint, OwnerConfig } from "./_model.js";
 import { toolNameLength } from "./_tool-names.js";
 
@@ -33,9 +34,10 @@ export function hasResponseLimits(config: OwnerConfig): boolean {
 
 /**
  * Throws `invalid_config` when an endpoint's `limits.responseMaxBytes`
- * cannot carry a `tools/list` answer holding the largest tool it lists
- * under any preset it binds (its own, and each an HTTP token's scope
- * chooses), measured under its own tool names; one issue per endpoint.
+ * cannot carry its `initialize` answer with its `instructions`, or a
+ * `tools/list` answer holding the largest tool it lists under any preset it
+ * binds (its own, and each an HTTP token's scope chooses), measured under
+ * its own tool names; one issue per endpoint.
  */
 export function checkEndpointPages(input: EndpointPagesInput): void {
   const { config } = input;
@@ -44,15 +46,26 @@ export function checkEndpointPages(input: EndpointPagesInput): void {
     const endpoint = mcpEndpoint(config, name)!;
     const limit = endpoint.limits.responseMaxBytes;
     if (limit === undefined) continue;
+    const path = pointerAppend(
+      pointerAppend(pointerAppend("/mcp/endpoints", name), "limits"),
+      "responseMaxBytes",
+    );
+    // A client that cannot connect never lists: the instructions' answer first.
+    const connect = connectAnswerBytes(endpoint.instructions);
+    if (limit < connect) {
+      issues.push({
+        path,
+        code: "invalid_value",
+        message: `${limit} cannot carry the initialize answer with the endpoint's instructions (${connect - LIST_ANSWER_RESERVE_BYTES} bytes as JSON); set at least ${connect}`,
+      });
+      continue;
+    }
     const largest = largestListed(input, endpoint);
     if (largest === undefined) continue;
     const needed = listAnswerBytes(largest.bytes);
     if (limit >= needed) continue;
     issues.push({
-      path: pointerAppend(
-        pointerAppend(pointerAppend("/mcp/endpoints", name), "limits"),
-        "responseMaxBytes",
-      ),
+      path,
       code: "invalid_value",
       message: `${limit} cannot carry a tools/list answer holding the tool ${largest.identity} (${largest.bytes} bytes); set at least ${needed}`,
     });

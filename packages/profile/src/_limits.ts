@@ -50,6 +50,19 @@ export function listAnswerBytes(toolBytes: number): number {
   return toolBytes + 2 + LIST_ANSWER_RESERVE_BYTES;
 }
 
+/**
+ * The smallest response limit whose `initialize` and `server/discover`
+ * answers can carry an endpoint's `instructions`: the instructions as JSON
+ * text (up to four bytes a character, more where JSON escapes one) and
+ * {@link LIST_ANSWER_RESERVE_BYTES} for the rest of the answer.
+ *
+ * @example
+ * connectAnswerBytes("Call greet first."); // 2067
+ */
+export function connectAnswerBytes(instructions: string | undefined): number {
+  return Buffer.byteLength(JSON.stringify(instructions ?? "")) + LIST_ANSWER_RESERVE_BYTES;
+}
+
 /** Longest accepted cursor token, in characters. */
 export const CURSOR_MAX_LENGTH = 512;
 /** Longest tool description, in UTF-16 code units (the descriptor already bounds it lower). */

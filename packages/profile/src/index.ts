@@ -33,6 +33,7 @@ export type { McpTransportLimits, OwnerLimits } from "./_limits.js";
 export {
   CONFIG_MAX_BYTES,
   CURSOR_MAX_LENGTH,
+  connectAnswerBytes,
   DEFAULT_OWNER_LIMITS,
   MCP_INSTRUCTIONS_MAX_LENGTH,
   MCP_TRANSPORT_LIMITS,

@@ -45,6 +45,7 @@ it("exports exactly these names", async () => {
       "clientFitName",
       "compareVersions",
       "computeManifest",
+      "connectAnswerBytes",
       "corruptExtension",
       "envelopeSchema",
       "findTemporaryDebris",

@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { checkEndpointPages } from "../src/_endpoint-pages.js";
 import { clientFitNames, toolName, toolNameLength } from "../src/_tool-names.js";
 import {
+  connectAnswerBytes,
   listTools,
   PAGE_MAX_BYTES,
   ProfileError,
@@ -215,6 +216,27 @@ describe("an endpoint's response limit at publication", () => {
       cursor = page.nextCursor;
     } while (cursor !== undefined);
     expect(seen.sort()).toEqual(["acme.files/large", "acme.files/small"]);
+  });
+
+  it("refuses a limit that cannot carry the endpoint's instructions in its initialize answer, however few tools it lists", async () => {
+    const { home } = await installed([command("small")]);
+    const instructions = "界".repeat(2_048);
+    const withInstructions = (responseMaxBytes: number) => ({
+      mcp: {
+        endpoints: { team: { preset: "default", limits: { responseMaxBytes }, instructions } },
+      },
+    });
+    const refused = await refusal(() => home.setConfig(published(withInstructions(5000))));
+    expect(refused?.code).toBe("invalid_config");
+    expect(refused!.issues[0]!.path).toBe(RESPONSE_POINTER);
+    expect(refused!.issues[0]!.message).toBe(
+      `5000 cannot carry the initialize answer with the endpoint's instructions (6146 bytes as JSON); set at least ${connectAnswerBytes(instructions)}`,
+    );
+    const least = connectAnswerBytes(instructions);
+    expect(
+      await refusal(() => home.setConfig(published(withInstructions(least - 1)))),
+    ).toBeDefined();
+    expect(await refusal(() => home.setConfig(published(withInstructions(least))))).toBe(undefined);
   });
 
   it("measures the tools under the endpoint's own names and presets, and checks again whenever what it lists changes", async () => {
