@@ -4,6 +4,8 @@
 // (docs/schemas/rukh.output.schema.json).
 
 import type { OutcomeDiagnostic, OutcomeEnvelope } from "@rukh/core";
+import type { BuiltinContext } from "./_routes.js";
+import { terminalJson } from "./_terminal.js";
 
 /**
  * Version of the envelope; it changes only when a member is removed, moves
@@ -57,4 +59,20 @@ export type OutputBody =
  */
 export function outputEnvelope(path: readonly string[] | null, body: OutputBody): string {
   return `${JSON.stringify({ rukhOutput: OUTPUT_VERSION, command: path === null ? null : path.join(" "), ...body })}\n`;
+}
+
+/**
+ * Writes a built-in's one `--json` envelope to its stdout: on a terminal
+ * with DEL, C1 controls and invisible characters escaped (`terminalJson`),
+ * still the same JSON value.
+ *
+ * @example
+ * printEnvelope(ctx, { result: { installed: [] } });
+ */
+export function printEnvelope(
+  ctx: Pick<BuiltinContext, "path" | "stdout" | "outTTY">,
+  body: OutputBody,
+): void {
+  const line = outputEnvelope(ctx.path, body);
+  ctx.stdout.write(ctx.outTTY === true ? terminalJson(line) : line);
 }

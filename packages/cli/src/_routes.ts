@@ -62,6 +62,11 @@ export interface BuiltinContext {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly stdout: { write(text: string): unknown };
   readonly stderr: { write(text: string): unknown };
+  /**
+   * stdout is a terminal: what the built-in prints from outside is escaped
+   * there (`terminalText`, and `printEnvelope` escapes its envelope).
+   */
+  readonly outTTY?: boolean;
   /** Aborted on SIGINT/SIGTERM while the built-in runs. */
   readonly signal: AbortSignal;
   /** The built-in's own path (`["ext", "install"]`). */

@@ -61,6 +61,7 @@ export async function runBuiltin(
         env: s.env,
         stdout: s.stdout,
         stderr: s.stderr,
+        outTTY: s.outTTY,
         signal,
         path,
         usage: (m, see) =>

@@ -11,7 +11,7 @@ export type {
   OutputIssue,
   OutputOutcome,
 } from "./_envelope.js";
-export { OUTPUT_VERSION, outputEnvelope } from "./_envelope.js";
+export { OUTPUT_VERSION, outputEnvelope, printEnvelope } from "./_envelope.js";
 export type { CliErrorCode } from "./_errors.js";
 export { CLI_ERROR_CODES, CliError } from "./_errors.js";
 export { EXIT_CODES } from "./_exit.js";

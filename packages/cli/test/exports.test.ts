@@ -16,6 +16,7 @@ it("exports exactly these names", async () => {
       "createCli",
       "linkAgain",
       "outputEnvelope",
+      "printEnvelope",
       "shellWord",
       "terminalText",
     ]

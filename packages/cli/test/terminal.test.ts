@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { terminalJson, terminalText } from "../src/_terminal.js";
-import { type CliOptions, createCli } from "../src/index.js";
+import { type CliOptions, createCli, printEnvelope } from "../src/index.js";
 import { makeHome } from "./_helpers.js";
 
 // The one escaping of text from outside on its way to a terminal: control
@@ -102,5 +102,26 @@ describe("what the CLI prints from outside", () => {
     const r = await cli({ isTTY: true })("--json", "hello", `a${TAGS}`);
     expect(r.out).not.toMatch(/\u{E0049}/u);
     expect(JSON.parse(r.out).outcome.commandResult.text).toBe(`hello a${TAGS}\n`);
+  });
+});
+
+describe("a built-in's --json envelope", () => {
+  const TAGS = "\u{E0049}\u{E0067}";
+  const write = (outTTY: boolean) => {
+    let out = "";
+    const stdout = { write: (s: string) => (out += s) };
+    printEnvelope({ path: ["ext", "list"], stdout, outTTY }, { result: { id: `a\u202E${TAGS}` } });
+    return out;
+  };
+
+  it("is escaped on a terminal and stays the same JSON value", () => {
+    const shown = write(true);
+    expect(shown).not.toMatch(/[\u202E\u{E0049}]/u);
+    expect(JSON.parse(shown)).toEqual(JSON.parse(write(false)));
+    expect(JSON.parse(shown).result.id).toBe(`a\u202E${TAGS}`);
+  });
+
+  it("passes its bytes to a pipe", () => {
+    expect(write(false)).toContain(`a\u202E${TAGS}`);
   });
 });

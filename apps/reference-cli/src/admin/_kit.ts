@@ -2,7 +2,7 @@
 // scripts, bounded reads of the owner's files, presets by name, and the
 // guard that reports a body's errors (see `_failure.ts`).
 
-import { type BuiltinContext, type OutputBody, outputEnvelope, terminalText } from "@rukh/cli";
+import { type BuiltinContext, printEnvelope, terminalText } from "@rukh/cli";
 import type { OwnerConfig, StateDirectory, TaskPreset } from "@rukh/profile";
 import { readBounded as readAtMost } from "@rukh/profile/route-cache";
 import { failed, UsageError } from "./_failure.js";
@@ -24,18 +24,10 @@ export function readBounded(path: string, max: number, what: string): Buffer {
   return bytes;
 }
 
-/** The one `--json` shape of every administrative command (see `outputEnvelope` of `@rukh/cli`). */
-export function envelope(ctx: BuiltinContext, body: OutputBody): string {
-  return outputEnvelope(ctx.path, body);
-}
-
 /** Prints a command's result: `human` for people, `result` in the envelope for `--json`. */
 export function print(ctx: BuiltinContext, human: string, result: unknown): void {
-  ctx.stdout.write(
-    ctx.json
-      ? envelope(ctx, { result })
-      : terminalText(human.endsWith("\n") ? human : `${human}\n`),
-  );
+  if (ctx.json) printEnvelope(ctx, { result });
+  else ctx.stdout.write(terminalText(human.endsWith("\n") ? human : `${human}\n`));
 }
 
 /**

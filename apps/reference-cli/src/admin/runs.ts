@@ -1,10 +1,10 @@
 // `runs`: the journal for people and scripts — what ran, for whom, and how it ended.
 
-import type { CliBuiltin } from "@rukh/cli";
+import { type CliBuiltin, printEnvelope } from "@rukh/cli";
 import type { RunSummary } from "@rukh/core";
 import type { InputValue } from "@rukh/descriptor";
 import { arg, bool, count, flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, envelope, OK, print, safe, UsageError } from "./_kit.js";
+import { type AdminBody, OK, print, safe, UsageError } from "./_kit.js";
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?$/;
 
@@ -124,9 +124,8 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
             await core.listRuns(journalRoot, { ...filter, limit: filter.limit ?? 10 })
           ).reverse();
           for (const run of runs)
-            ctx.stdout.write(
-              ctx.json ? envelope(ctx, { result: { event: "listed", run } }) : `${runLine(run)}\n`,
-            );
+            if (ctx.json) printEnvelope(ctx, { result: { event: "listed", run } });
+            else ctx.stdout.write(`${runLine(run)}\n`);
           return new Set(runs.filter((r) => r.outcome !== undefined).map((r) => r.invocationId));
         };
         if (ctx.inputs.follow !== true) {
@@ -148,7 +147,8 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
         for (let e = await first; !e.done; e = await events.next()) {
           const { event, run } = e.value;
           if (event === "ended" && told.delete(run.invocationId)) continue;
-          ctx.stdout.write(ctx.json ? envelope(ctx, { result: e.value }) : `${runLine(run)}\n`);
+          if (ctx.json) printEnvelope(ctx, { result: e.value });
+          else ctx.stdout.write(`${runLine(run)}\n`);
         }
         return OK;
       }),
