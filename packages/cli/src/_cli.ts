@@ -23,7 +23,6 @@ import {
   type Session,
 } from "./_session.js";
 import { NO_COMMANDS } from "./_table.js";
-import { terminalText } from "./_terminal.js";
 
 const BRAND = /^[a-z][a-z0-9-]{0,63}$/;
 
@@ -88,7 +87,7 @@ export function createCli(options: CliOptions): Cli {
     }
     // Like ssh with its files: a state directory another user can change is never used.
     const unsafe = builtin?.checksStateItself === true ? [] : stateDirProblems(root);
-    if (unsafe.length > 0) return internal(s, terminalText(stateDirMessage(root, unsafe)));
+    if (unsafe.length > 0) return internal(s, stateDirMessage(root, unsafe));
     if (builtin !== undefined && own.kind === "target") {
       if (!s.g.help && !wantsHelp(after))
         return runBuiltin(s, {

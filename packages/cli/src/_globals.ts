@@ -9,9 +9,11 @@ import { type Session, usage } from "./_session.js";
  */
 export function readGlobals(s: Session, argv: readonly string[]): readonly string[] | number {
   const g = s.g;
-  // --json anywhere among them asks for a mistake among them as JSON too.
-  const flags = argv.findIndex((t) => !t.startsWith("-"));
-  g.json = argv.slice(0, flags === -1 ? argv.length : flags).includes("--json");
+  // --json anywhere among them asks for a mistake among them as JSON too
+  // (the word after --home is its value, not the command).
+  let end = 0;
+  while (end < argv.length && argv[end]!.startsWith("-")) end += argv[end] === "--home" ? 2 : 1;
+  g.json = argv.slice(0, end).includes("--json");
   let i = 0;
   for (; i < argv.length && argv[i]!.startsWith("-"); i++) {
     const t = argv[i]!;

@@ -275,6 +275,11 @@ describe("help", () => {
     const r = await cli()("--bogus", "hello");
     expect(r.code).toBe(EXIT_CODES.usage);
     expect(r.err).toContain("unknown flag --bogus before the command");
+    // --json among the global flags, past --home and its value, asks for the mistake as JSON.
+    const json = await cli()("--home", "/nowhere", "--bogus", "--json", "hello");
+    expect(json.code).toBe(EXIT_CODES.usage);
+    expect(json.err).toBe("");
+    expect(JSON.parse(json.out).error).toMatchObject({ code: "usage", exitCode: 2 });
   });
 
   it("built-ins are routed and get their raw arguments", async () => {
