@@ -3,7 +3,7 @@
 // people on stderr, ending with a runnable line that shows the way on, or as
 // the --json envelope's error on stdout, that line its `recovery`.
 
-import { type BuiltinContext, commandLine, outputEnvelope, terminalText } from "@rukh/cli";
+import { type BuiltinContext, commandLine, printEnvelope, terminalText } from "@rukh/cli";
 import type { ValidationIssue } from "@rukh/json";
 import { recoveryOf, UNEXPLAINED } from "./_recovery.js";
 
@@ -59,6 +59,17 @@ export class StateProblem extends Error {
     super(message);
   }
 }
+
+/**
+ * Codes of a state directory that cannot be read as it should (exit 5, as a
+ * call's `store_corrupt` is, ADR 0008): every other coded error is a refusal
+ * (`io_error` too: it names a file the owner gave, such as a package).
+ */
+const STATE_CODES: ReadonlySet<string> = new Set([
+  "invalid_state",
+  "invalid_revision",
+  "store_corrupt",
+]);
 
 /** An error of `@rukh/profile` or `@rukh/registry`: known by its shape, so that neither is loaded for it. */
 interface CodedError extends Error {
@@ -117,7 +128,7 @@ function failureOf(ctx: BuiltinContext, e: unknown): Failure {
     };
   if (isCoded(e))
     return {
-      exitCode: REFUSED,
+      exitCode: STATE_CODES.has(e.code) ? STATE : REFUSED,
       code: e.code,
       message,
       prefix: `${e.code}: `,
@@ -149,7 +160,7 @@ export function failed(ctx: BuiltinContext, brand: string, e: unknown): number {
       recovery,
       ...(issues.length > 0 && { issues }),
     };
-    ctx.stdout.write(outputEnvelope(ctx.path, { error }));
+    printEnvelope(ctx, { error });
     return f.exitCode;
   }
   // Every failure ends with the runnable line that shows the way on.
