@@ -10,6 +10,7 @@ import { exitCodeOf } from "./_exit.js";
 import { RUNNABLE } from "./_help.js";
 import { issueMessage } from "./_lexer.js";
 import { errStyle, type Session } from "./_session.js";
+import { commandLine } from "./_shell.js";
 import type { OwnerSignal } from "./_signals.js";
 import { terminalJson, terminalText } from "./_terminal.js";
 
@@ -47,7 +48,9 @@ export function render(
   if (o.outcome === "rejected" && o.reason === "invalid_input" && o.issues !== undefined) {
     for (const issue of o.issues)
       stderr.write(`${style.error("error:")} ${terminalText(issueMessage(route.cli, issue))}\n`);
-    stderr.write(`See:\n${RUNNABLE}${[s.brand, ...route.path, "--help"].join(" ")}\n`);
+    stderr.write(
+      `See:\n${RUNNABLE}${terminalText(commandLine([s.brand, ...route.path, "--help"]))}\n`,
+    );
     return code;
   }
   if (o.outcome === "command_failed" && o.reason === "exit_status") return code;

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { BuiltinContext } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
 import { StateProblem } from "./_failure.js";
+import { note } from "./_kit.js";
 
 /**
  * Says where a server of `state` writes, when its state directory is
@@ -33,5 +34,5 @@ export async function announcePlaces(
     });
   }
   if (places.readOnly !== undefined)
-    ctx.stderr.write(`${brand} mcp: the state directory ${placesLine(places)}\n`);
+    note(ctx, `${brand} mcp: the state directory ${placesLine(places)}\n`);
 }
