@@ -76,26 +76,3 @@ it("reads no more of a key file than a key can be: a large, endless or missing f
     `${missing} does not exist; expected a public key file (44 base64 characters)`,
   );
 });
-
-it("says a damaged state directory is a state error (exit 5), not a refusal, and points at doctor", () => {
-  const damaged = mkdtempSync(join(tmpdir(), `${BRAND}-cli-damaged-`));
-  try {
-    const at = { ...env, [stateDirVariable(BRAND)]: damaged };
-    const key = fileURLToPath(
-      new URL("../../../fixtures/keys/example-publisher.pub", import.meta.url),
-    );
-    execFileSync(bin, ["trust", "add", key, "--publisher", "acme"], { env: at });
-    // The active revision's record, no longer JSON.
-    const active = readFileSync(join(damaged, "active"), "utf8").trim();
-    writeFileSync(join(damaged, "revisions", `${active}.json`), '{"broken":');
-    const r = spawnSync(bin, ["--json", "trust", "list"], { env: at, encoding: "utf8" });
-    expect(r.status).toBe(5);
-    expect(JSON.parse(r.stdout).error).toMatchObject({
-      code: "invalid_revision",
-      exitCode: 5,
-      recovery: `${BRAND} doctor`,
-    });
-  } finally {
-    rmSync(damaged, { recursive: true, force: true });
-  }
-});

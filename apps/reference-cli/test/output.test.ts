@@ -1,5 +1,6 @@
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Validator } from "@cfworker/json-schema";
@@ -256,5 +257,32 @@ it("stops quietly when the reader of its output goes away (`rukh docs | head`), 
     expect(read.stdout.length, `${args.join(" ")}: ${read.stderr}`).toBeGreaterThan(0);
     expect({ args, status, stderr }).toEqual({ args, status: read.status, stderr: read.stderr });
     expect(stderr).not.toMatch(/EPIPE/);
+  }
+});
+
+it("says a damaged state directory is a state error (exit 5), not a refusal, and points at doctor", () => {
+  const damaged = mkdtempSync(join(tmpdir(), "rukh-cli-damaged-"));
+  try {
+    const damagedEnv = { ...env, RUKH_HOME: damaged };
+    const key = fileURLToPath(
+      new URL("../../../fixtures/keys/example-publisher.pub", import.meta.url),
+    );
+    expect(
+      spawnSync(RUKH_BIN, ["trust", "add", key, "--publisher", "acme"], { env: damagedEnv }).status,
+    ).toBe(0);
+    // The active revision's record, no longer JSON.
+    const active = readFileSync(join(damaged, "active"), "utf8").trim();
+    writeFileSync(join(damaged, "revisions", `${active}.json`), '{"broken":');
+    const words = ["--json", "trust", "list"];
+    const r = spawnSync(RUKH_BIN, words, { env: damagedEnv, encoding: "utf8" });
+    expect(r.status).toBe(5);
+    const [e] = checked(words, r);
+    expect(e!.error).toMatchObject({
+      code: "invalid_revision",
+      exitCode: 5,
+      recovery: "rukh doctor",
+    });
+  } finally {
+    rmSync(damaged, { recursive: true, force: true });
   }
 });
