@@ -47,6 +47,11 @@ export class Checker extends JsonChecker<ConfigIssueCode> {
     });
     return v;
   }
+  /** An object whose members are named by its owner (presets, endpoints, hints): any name, any count. */
+  record(path: string, v: JsonValue | undefined): Obj | undefined {
+    const names = typeof v === "object" && v !== null && !Array.isArray(v) ? Object.keys(v) : [];
+    return this.object(path, v, [], names);
+  }
   string(
     path: string,
     v: JsonValue | undefined,

@@ -230,7 +230,7 @@ function checkOwnerLimits(c: Checker, value: JsonValue | undefined): Record<stri
 
 /** `/presets`: each preset's grants and bounds within the owner's limits. */
 function checkPresets(c: Checker, value: JsonValue, limits: Record<string, number>): void {
-  const presets = c.object("/presets", value, [], Object.keys(value as object));
+  const presets = c.record("/presets", value);
   if (presets !== undefined)
     for (const [name, p] of Object.entries(presets)) {
       const path = pointerAppend("/presets", name);
@@ -295,7 +295,7 @@ function checkPresets(c: Checker, value: JsonValue, limits: Record<string, numbe
 
 /** A preset's `hints`: per command identity or `<extension id>/*`, hints that agree with each other. */
 function checkPresetHints(c: Checker, path: string, value: JsonValue): void {
-  const all = c.object(path, value, [], Object.keys(value as object));
+  const all = c.record(path, value);
   if (all === undefined) return;
   for (const [key, v] of Object.entries(all)) {
     const at = pointerAppend(path, key);

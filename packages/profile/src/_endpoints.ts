@@ -85,7 +85,7 @@ export function checkEndpoints(
   value: JsonValue | undefined,
   presets: JsonValue | undefined,
 ): void {
-  const all = c.object("/mcp/endpoints", value, [], Object.keys(value ?? {}));
+  const all = c.record("/mcp/endpoints", value);
   if (all === undefined) return;
   const names = Object.keys(all);
   if (names.length > ENDPOINTS_MAX)

@@ -217,6 +217,29 @@ describe("validateOwnerConfig", () => {
     },
   );
 
+  it("answers null where an object of named members belongs with an issue at its pointer, never a crash", () => {
+    const base = ownerConfig() as { presets: Record<string, Record<string, unknown>> };
+    const preset = Object.keys(base.presets)[0]!;
+    for (const [config, path] of [
+      [{ ...base, presets: null }, "/presets"],
+      [{ ...base, mcp: { endpoints: null } }, "/mcp/endpoints"],
+      [
+        {
+          ...base,
+          presets: { ...base.presets, [preset]: { ...base.presets[preset], hints: null } },
+        },
+        `/presets/${preset}/hints`,
+      ],
+    ] as const) {
+      const r = parseOwnerConfig(JSON.stringify(config));
+      expect(r.ok).toBe(false);
+      expect(r.ok ? [] : r.issues.map((i) => [i.path, i.code])).toContainEqual([
+        path,
+        "expected_object",
+      ]);
+    }
+  });
+
   it("reports every issue at once", () => {
     const r = validateOwnerConfig(
       JSON.parse(
