@@ -5,6 +5,7 @@
 import type { CommandHints } from "@rukh/descriptor";
 import { presetNamed } from "./_config.js";
 import { ProfileError } from "./_errors.js";
+import { extensionPattern } from "./_identity.js";
 import type { McpTool, TaskPreset, ToolProjection } from "./_model.js";
 
 /**
@@ -59,7 +60,7 @@ export function effectiveHints(
       ? undefined
       : Object.hasOwn(owner, identity)
         ? owner[identity]
-        : owner[`${identity.slice(0, identity.indexOf("/"))}/*`];
+        : owner[extensionPattern(identity)];
   return { ...(own ?? published), ...provenHints(preset) };
 }
 

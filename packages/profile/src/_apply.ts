@@ -229,7 +229,6 @@ function checkNewTools(
   );
   checkToolSizes(
     candidate.config,
-    id,
     adding.flatMap((e) => derivation.toolsOf(e.digest)),
     derivation.commandOf,
   );

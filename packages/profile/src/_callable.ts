@@ -8,6 +8,7 @@
 // cannot.
 
 import { type CommandSpec, REGISTERED_FEATURES, type RequestsSpec } from "@rukh/descriptor";
+import { extensionPattern } from "./_identity.js";
 import type { TaskPreset } from "./_model.js";
 
 /** The surface a call comes from. */
@@ -87,7 +88,7 @@ export function presetCheck(
   const actions = new Set(preset.actions);
   const resources = new Set(preset.resources);
   return ({ identity, actions: asked, resources: needed }) =>
-    (commands.has(identity) || commands.has(`${identity.slice(0, identity.indexOf("/"))}/*`)) &&
+    (commands.has(identity) || commands.has(extensionPattern(identity))) &&
     asked.every((a) => actions.has(a)) &&
     needed.every((r) => resources.has(r))
       ? null

@@ -15,6 +15,7 @@ import { join } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { readBounded } from "./_bounded.js";
 import { ioError, ProfileError } from "./_errors.js";
+import { extensionOf } from "./_identity.js";
 import type {
   CliRouteTable,
   IndexedTool,
@@ -241,7 +242,7 @@ export function catalogProjection(options: {
       tools: catalog.tools,
       commandOf: (identity) =>
         catalog
-          .descriptor(digestOf.get(identity.slice(0, identity.indexOf("/")))!)
+          .descriptor(digestOf.get(extensionOf(identity))!)
           .commands.find((c) => c.identity === identity)!,
     },
     () => {

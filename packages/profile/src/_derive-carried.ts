@@ -19,7 +19,8 @@ import {
   topOf,
 } from "./_cached-routes.js";
 import { catalogFileText, catalogLine } from "./_catalog.js";
-import { type BaseFiles, byPath, type Derivation, extensionOf } from "./_derive.js";
+import { type BaseFiles, byPath, type Derivation } from "./_derive.js";
+import { extensionOf } from "./_identity.js";
 import type { IndexedTool, InstalledExtension, OwnerConfig, Routing } from "./_model.js";
 import { packagePart } from "./_parts.js";
 import { indexedTool, toolCommands } from "./_projection.js";

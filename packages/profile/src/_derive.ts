@@ -9,6 +9,7 @@
 import type { CommandSpec } from "@rukh/descriptor";
 import { type RouteRow, routesFileTextOf } from "./_cached-routes.js";
 import { type Catalog, catalogFileText, catalogLine } from "./_catalog.js";
+import { extensionOf } from "./_identity.js";
 import type {
   CliRouteTable,
   IndexedTool,
@@ -43,8 +44,6 @@ export interface BaseFiles {
   readonly catalog: Catalog;
   readonly routes: Extract<RouteCacheRead, { ok: true }>;
 }
-
-export const extensionOf = (identity: string) => identity.slice(0, identity.indexOf("/"));
 
 /** Route rows in path order. */
 export const byPath = (rows: RouteRow[]): RouteRow[] => {

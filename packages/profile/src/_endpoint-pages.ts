@@ -12,6 +12,7 @@ import { presetCheck } from "./_callable.js";
 import { presetNamed } from "./_config.js";
 import { mcpEndpoint } from "./_endpoints.js";
 import { ProfileError } from "./_errors.js";
+import { extensionOf } from "./_identity.js";
 import { connectAnswerBytes, LIST_ANSWER_RESERVE_BYTES, listAnswerBytes } from "./_limits.js";
 import type { IndexedTool, McpEndpoint, OwnerConfig } from "./_model.js";
 import { toolNameLength } from "./_tool-names.js";
@@ -90,7 +91,7 @@ function largestListed(
   const hidden = new Set(input.devExtensions.filter((e) => !endpoint.devExtensions.includes(e)));
   let largest: { identity: string; bytes: number } | undefined;
   for (const [identity, bytes, , actions, resources] of input.tools()) {
-    if (hidden.has(identity.slice(0, identity.indexOf("/")))) continue;
+    if (hidden.has(extensionOf(identity))) continue;
     // As a page measures it: with room for the annotations a preset gives it.
     const size = bytes + toolNameLength(identity, endpoint.naming.style) + ANNOTATIONS_MAX_BYTES;
     if (largest !== undefined && size <= largest.bytes) continue;

@@ -12,6 +12,7 @@ import { presetNamed } from "./_config.js";
 import { profileNaming, revisionNamings } from "./_endpoints.js";
 import { listedOutputSchema } from "./_envelope.js";
 import { ProfileError } from "./_errors.js";
+import { extensionOf } from "./_identity.js";
 import {
   CURSOR_MAX_LENGTH,
   listAnswerBytes,
@@ -32,12 +33,7 @@ import type {
   ToolProjection,
 } from "./_model.js";
 import { devLinkIds } from "./_revision.js";
-import {
-  type ClientFitRevision,
-  clientFitNames,
-  TOOL_NAME_MAX_LENGTH,
-  toolName,
-} from "./_tool-names.js";
+import { type ClientFitRevision, clientFitNames, toolName, toolNameLength } from "./_tool-names.js";
 
 interface Internals {
   readonly byName: Map<string, McpTool>;
@@ -353,7 +349,6 @@ function assemble(
  */
 export function checkToolSizes(
   config: OwnerConfig,
-  revisionId: string,
   tools: readonly IndexedTool[],
   commandOf: (identity: string) => CommandSpec,
 ): void {
@@ -361,16 +356,11 @@ export function checkToolSizes(
   // A full name is longer than a client-fit one, and its length does not
   // depend on the namespace: a tool that fits a page under the longest naming
   // fits under every one. A client-fit name is measured at its longest.
-  const full = namings.find((n) => n.style === "full");
+  const style = namings.some((n) => n.style === "full") ? "full" : "compact";
+  // Only the name's length counts: measured, never hashed.
   for (const [identity] of tools)
     checkedSize(
-      new LazyTool(
-        full === undefined
-          ? "x".repeat(TOOL_NAME_MAX_LENGTH.compact)
-          : toolName(full.namespace, revisionId, identity),
-        identity,
-        commandOf(identity),
-      ),
+      new LazyTool("x".repeat(toolNameLength(identity, style)), identity, commandOf(identity)),
     );
 }
 
@@ -476,7 +466,7 @@ function visibleFor(
     const refuse = presetCheck(preset);
     const tools = projection.tools.filter(
       (t) =>
-        !hidden.has(t.identity.slice(0, t.identity.indexOf("/"))) &&
+        !hidden.has(extensionOf(t.identity)) &&
         refuse({ identity: t.identity, ...i.requests.get(t)! }) === null,
     );
     // The naming is bound too: the same position means another tool under another naming.

@@ -304,7 +304,7 @@ describe("a projection under an endpoint's naming", () => {
     });
     const check = (config: object, length: number) => {
       const c = command(length);
-      checkToolSizes(config as never, "a".repeat(64), [indexedTool(c as never)], () => c as never);
+      checkToolSizes(config as never, [indexedTool(c as never)], () => c as never);
     };
     const compact = ownerConfig({ mcp: { toolNames: "compact" } });
     // The longest description that fits under compact names alone.

@@ -108,7 +108,6 @@ describe("tools/list pages", () => {
     try {
       checkToolSizes(
         ownerConfig() as never,
-        "a".repeat(64),
         [indexedTool(command as never)],
         () => command as never,
       );
