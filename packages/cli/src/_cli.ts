@@ -54,9 +54,9 @@ export function createCli(options: CliOptions): Cli {
   });
 
   async function run(argv: readonly string[]): Promise<number> {
-    keepOthersOut();
     const s = session({ help: false, version: false, json: false, noColor: false });
     try {
+      keepOthersOut();
       return await dispatch(s, argv);
     } catch (e) {
       // Anything unexpected (an unreadable state directory, a bug) is exit 5, never a stack trace.

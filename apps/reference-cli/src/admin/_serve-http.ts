@@ -5,6 +5,7 @@
 
 import type { BuiltinContext } from "@rukh/cli";
 import { linkAgain } from "@rukh/cli";
+import type { StateDirectory } from "@rukh/profile";
 import { note, OK, UsageError } from "./_kit.js";
 import { unconfinedWarning } from "./_mcp-endpoint.js";
 import { announcePlaces } from "./_replica.js";
@@ -18,16 +19,15 @@ import { launchEndpoint, servedAs } from "./_serve.js";
  */
 export async function serveMcpHttp(
   ctx: BuiltinContext,
+  state: StateDirectory,
   brand: { readonly name: string; readonly version: string },
   request: { readonly endpoint?: string; readonly listen: string },
 ): Promise<number> {
-  const [{ serveHttp }, profile, { createResourceServer }] = await Promise.all([
+  const [{ serveHttp }, { httpListen, parseListen }, { createResourceServer }] = await Promise.all([
     import("@rukh/mcp"),
     import("@rukh/profile"),
     import("@rukh/oauth"),
   ]);
-  const { StateDirectory, brandStateOptions, httpListen, parseListen } = profile;
-  const state = new StateDirectory(ctx.stateDir, brandStateOptions(brand.name, ctx.env));
   await linkAgain(ctx.stderr, state);
   const say = (line: string) => note(ctx, `${brand.name} mcp: ${line}\n`);
   await announcePlaces(ctx, brand.name, state);

@@ -23,14 +23,11 @@ export interface ServeRequest {
  */
 export async function serveMcp(
   ctx: BuiltinContext,
+  state: StateDirectory,
   brand: { readonly name: string; readonly version: string },
   request: ServeRequest,
 ): Promise<number> {
-  const [{ serveStdio }, { StateDirectory, brandStateOptions }] = await Promise.all([
-    import("@rukh/mcp"),
-    import("@rukh/profile"),
-  ]);
-  const state = new StateDirectory(ctx.stateDir, brandStateOptions(brand.name, ctx.env));
+  const { serveStdio } = await import("@rukh/mcp");
   // A server starts on the development links' directories as they are now.
   await linkAgain(ctx.stderr, state);
   await announcePlaces(ctx, brand.name, state);

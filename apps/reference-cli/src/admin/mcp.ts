@@ -78,7 +78,7 @@ export function mcpBuiltins(
         "Serve the active profile's tools over MCP on stdio (stdout carries protocol only), or over HTTP with --http",
       inputs: [ENDPOINT, PRESET, HTTP],
       suggest,
-      run: guarded(async (ctx) => {
+      run: guarded(async (ctx, state) => {
         // A server prints no envelope: its stdout is the protocol's, or nothing over HTTP.
         if (ctx.json)
           throw new UsageError(
@@ -94,12 +94,14 @@ export function mcpBuiltins(
             );
           return serveMcpHttp(
             ctx,
+            state,
             { name: brand, version: options.version },
             { ...(endpoint !== undefined && { endpoint }), listen: http },
           );
         }
         return serveMcp(
           ctx,
+          state,
           { name: brand, version: options.version },
           {
             ...(endpoint !== undefined && { endpoint }),
