@@ -96,6 +96,27 @@ describe.skipIf(missing !== undefined)(
           outcome: "succeeded",
           commandResult: { kind: "text", text: "Hi, Bo!\n" },
         });
+        // An ordinary strict command starts a program with its streams on
+        // /dev/null, whether the host runs as root or not.
+        const file = join(pkg, "bin", "handlers.py");
+        writeFileSync(
+          file,
+          readFileSync(file, "utf8")
+            .replace("from rukh_ipc", "import subprocess\nfrom rukh_ipc")
+            .replace(
+              'return text_result("Hi, %s!\\n" % ctx.inputs["name"])',
+              'r = subprocess.run(["/bin/sh", "-c", "echo from-sh"], capture_output=True, stdin=subprocess.DEVNULL)\n    return text_result("Hi, %s! %s" % (ctx.inputs["name"], r.stdout.decode()))',
+            ),
+        );
+        const manifest = join(pkg, "rukh-extension.json");
+        writeFileSync(manifest, readFileSync(manifest, "utf8").replace('"0.1.0"', '"0.2.0"'));
+        expect(rukh("ext", "sign", pkg, "--key", join(work, "jane.key")).status).toBe(0);
+        expect(rukh("ext", "install", pkg).status).toBe(0);
+        const spawned = await call("agent");
+        expect(spawned.result.structuredContent).toMatchObject({
+          outcome: "succeeded",
+          commandResult: { kind: "text", text: "Hi, Bo! from-sh\n" },
+        });
       },
     );
   },

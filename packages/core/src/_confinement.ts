@@ -249,6 +249,7 @@ async function probe(
     profile: "strict" | "host-trusted",
     runtime: "native" | "node",
     program: string,
+    args: readonly string[] = [],
   ) =>
     launchPlan(
       {
@@ -256,7 +257,7 @@ async function probe(
         runtime,
         program,
         packageDir: dirname(program),
-        args: [],
+        args,
         cwd: "/",
         limits: PROBE_LIMITS,
         interactive: false,
@@ -283,7 +284,10 @@ async function probe(
   };
   const launch = async (): Promise<ProbeAnswers> => {
     const [strictError, hostError, nodeError] = await Promise.all([
-      run(request("strict", "native", truePath)),
+      // A strict native command as commands are: it opens /dev/null and starts a program.
+      shell.ok
+        ? run(request("strict", "native", shell.path, ["-c", "/bin/true </dev/null >/dev/null"]))
+        : run(request("strict", "native", truePath)),
       run(request("host-trusted", "native", truePath)),
       // A strict Node command: the permission model this Node has, asked whether it confines.
       run(request("strict", "node", nodePermissionProbe())),

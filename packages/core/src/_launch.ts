@@ -294,6 +294,10 @@ export function launchPlan(
         "--bind",
         "/",
         "/",
+        // A plain bind is nodev: /dev again as devices, or /dev/null cannot be opened.
+        "--dev-bind",
+        "/dev",
+        "/dev",
         "--",
       ]
     : [];

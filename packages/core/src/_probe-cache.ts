@@ -32,7 +32,7 @@ export interface ProbeAnswers {
   readonly nodeError: string | null;
 }
 
-const FORMAT = "rukh.confinement-probe/2";
+const FORMAT = "rukh.confinement-probe/3";
 const MAX_AGE_MS = 3_600_000;
 const RECORD_MAX_BYTES = 65_536;
 const SYSCTLS = [

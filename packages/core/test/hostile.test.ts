@@ -89,6 +89,7 @@ const DESCRIPTOR = {
     nativeCommand("bigwrite"),
     nativeCommand("userns"),
     nativeCommand("keyring"),
+    nativeCommand("spawn"),
     {
       ...nodeCommand("remount_tool"),
       execute: managed({ kind: "text" }, "bin/remount-tool.sh", "native"),
@@ -171,7 +172,7 @@ async function makeWorld(mode: string, uid: number): Promise<World> {
         programs: Object.fromEntries([
           ["bin/commands.mjs", readFileSync(here("commands.mjs"), "utf8")],
           ["bin/deaf.mjs", readFileSync(here("deaf.mjs"), "utf8")],
-          ...["remount", "admin", "bomb", "setsid", "bigwrite", "userns", "keyring"].map((n) => [
+          ...["remount", "admin", "bomb", "setsid", "bigwrite", "userns", "keyring", "spawn"].map((n) => [
             `bin/${n}.sh`,
             readFileSync(here(`${n}.sh`), "utf8"),
           ]),
@@ -422,6 +423,25 @@ for (const m of modes) {
       }
       // Two calls at once of a root host never share a uid.
       if (m.mode === "root") expect(seen[0]!.uid).not.toBe(seen[1]!.uid);
+    });
+
+    it("starts the programs it may (streams on /dev/null, a shell, Python's subprocess), and not one from the host's home", async () => {
+      const homeProgram = join(w.home, "own-program.sh");
+      writeFileSync(homeProgram, "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+      if (w.uid !== process.getuid?.()) spawnSync("chown", [`${w.uid}:${w.uid}`, homeProgram]);
+      const { outcomes, stdout } = await run(w, [
+        { key: "s", identity: "fx.hostile/spawn", preset: "strict", args: [homeProgram] },
+      ]);
+      expect(outcomes.get("s")).toMatchObject({ outcome: "succeeded" });
+      const said = stdout.split("\n").filter((l) => l.startsWith("SPAWN "));
+      expect(said).toEqual([
+        "SPAWN sh ok",
+        "SPAWN devnull ok",
+        "SPAWN urandom ok",
+        ...(existsSync("/usr/bin/python3") ? ["SPAWN python ok"] : []),
+        // The home is an empty tmpfs inside: the program is not there (sh: 127).
+        "SPAWN home refused 127",
+      ]);
     });
 
     it.skipIf(keyctl === undefined)(

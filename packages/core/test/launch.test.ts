@@ -131,7 +131,7 @@ describe("launch plans", () => {
       /^\/usr\/bin\/bwrap --unshare-pid --unshare-net --unshare-ipc --unshare-uts --unshare-cgroup-try --cap-drop ALL --cap-add CAP_SETUID --cap-add CAP_SETGID --cap-add CAP_SETPCAP /,
     );
     expect(plan).toContain(
-      "-- /usr/bin/setpriv --reuid={uid} --regid={uid} --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- /usr/bin/bwrap --unshare-user --disable-userns --uid {uid} --gid {uid} --cap-drop ALL --die-with-parent --bind / / -- /usr/bin/prlimit --data=100 --nproc=7 --nofile=8 --fsize=9 -- /home/u/.local/state/rukh/store/d1/bin/t a",
+      "-- /usr/bin/setpriv --reuid={uid} --regid={uid} --clear-groups --inh-caps=-all --bounding-set=-all --no-new-privs -- /usr/bin/bwrap --unshare-user --disable-userns --uid {uid} --gid {uid} --cap-drop ALL --die-with-parent --bind / / --dev-bind /dev /dev -- /usr/bin/prlimit --data=100 --nproc=7 --nofile=8 --fsize=9 -- /home/u/.local/state/rukh/store/d1/bin/t a",
     );
     // A native program needs no Node binary or runtime inside.
     expect(plan).not.toContain("/opt/node");

@@ -37,10 +37,19 @@ describe("the confinement probe's record", () => {
     for (const text of [
       "not json",
       JSON.stringify({
-        format: "rukh.confinement-probe/2",
+        format: "rukh.confinement-probe/3",
         key,
         at: Date.now(),
         strictError: 1,
+        hostError: null,
+        nodeError: null,
+      }),
+      // A record of the format whose strict probe never opened /dev/null: it says nothing of devices.
+      JSON.stringify({
+        format: "rukh.confinement-probe/2",
+        key,
+        at: Date.now(),
+        strictError: null,
         hostError: null,
         nodeError: null,
       }),
@@ -53,7 +62,7 @@ describe("the confinement probe's record", () => {
         hostError: null,
       }),
       JSON.stringify({
-        format: "rukh.confinement-probe/2",
+        format: "rukh.confinement-probe/3",
         key,
         at: Date.now(),
         strictError: null,
@@ -61,7 +70,7 @@ describe("the confinement probe's record", () => {
       }),
       JSON.stringify({ format: "other", key, at: Date.now(), strictError: null, hostError: null }),
       JSON.stringify({
-        format: "rukh.confinement-probe/2",
+        format: "rukh.confinement-probe/3",
         key,
         at: Date.now() + 60_000,
         strictError: null,
