@@ -172,10 +172,9 @@ async function makeWorld(mode: string, uid: number): Promise<World> {
         programs: Object.fromEntries([
           ["bin/commands.mjs", readFileSync(here("commands.mjs"), "utf8")],
           ["bin/deaf.mjs", readFileSync(here("deaf.mjs"), "utf8")],
-          ...["remount", "admin", "bomb", "setsid", "bigwrite", "userns", "keyring", "spawn"].map((n) => [
-            `bin/${n}.sh`,
-            readFileSync(here(`${n}.sh`), "utf8"),
-          ]),
+          ...["remount", "admin", "bomb", "setsid", "bigwrite", "userns", "keyring", "spawn"].map(
+            (n) => [`bin/${n}.sh`, readFileSync(here(`${n}.sh`), "utf8")],
+          ),
           ...Object.entries(tools),
         ]),
       }),
