@@ -5,6 +5,7 @@ import {
   chownSync,
   cpSync,
   existsSync,
+  linkSync,
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -100,6 +101,70 @@ describe.skipIf(!root)("a state directory another user can change", () => {
       chmodSync(log, 0o600);
       chmodSync(home, 0o700);
     }
+  });
+
+  it("refuses a file with a second name elsewhere (a hard link) and an entry mounted over from elsewhere; doctor FAILs", () => {
+    // A 0666 `active` hard-linked in from a world-reachable folder: the
+    // 0700 directory keeps no one out of the other name.
+    const open = join(work, "open");
+    mkdirSync(open, { recursive: true, mode: 0o777 });
+    chmodSync(open, 0o777);
+    const active = join(home, "active");
+    const kept = readFileSync(active);
+    const other = join(open, "active");
+    writeFileSync(other, kept, { mode: 0o666 });
+    chmodSync(other, 0o666);
+    renameSync(active, join(work, "active.saved"));
+    linkSync(other, active);
+    try {
+      for (const args of [["nap"], ["tools", "list"]]) {
+        const r = rukh(args);
+        expect(r.status, args.join(" ")).toBe(5);
+        expect(r.stderr).toContain(
+          "active has 2 names (hard links): whoever can reach the other one can change it",
+        );
+        expect(r.stderr).toContain(
+          `fix: $ cp '${active}' '${active}.own' && mv '${active}.own' '${active}'`,
+        );
+      }
+      const doctor = rukh(["doctor"]);
+      expect(doctor.status).toBe(5);
+      expect(doctor.stdout).toMatch(/^FAIL {2}state directory: .*not safe to use/m);
+      expect(doctor.stdout).toContain("active has 2 names (hard links)");
+      // The fix it names works.
+      const fix = spawnSync("sh", [
+        "-c",
+        `cp '${active}' '${active}.own' && mv '${active}.own' '${active}'`,
+      ]);
+      expect(fix.status).toBe(0);
+      expect(statSync(active).nlink).toBe(1);
+      expect(rukh(["nap"]).status).toBe(0);
+    } finally {
+      renameSync(join(work, "active.saved"), active);
+    }
+    // An entry bind-mounted from elsewhere is the same kind of second door.
+    const elsewhere = join(open, "logs");
+    mkdirSync(elsewhere, { recursive: true });
+    const logs = join(home, "logs");
+    const bound = spawnSync("mount", ["--bind", elsewhere, logs], { encoding: "utf8" });
+    if (bound.status !== 0) {
+      console.warn(`bind-mount case skipped: mount --bind is refused here: ${bound.stderr.trim()}`);
+      return;
+    }
+    try {
+      const r = rukh(["nap"]);
+      expect(r.status).toBe(5);
+      expect(r.stderr).toContain(
+        "logs is a mount point: what is mounted there comes from elsewhere",
+      );
+      expect(r.stderr).toContain(`fix: $ umount '${logs}'`);
+      const doctor = rukh(["doctor"]);
+      expect(doctor.status).toBe(5);
+      expect(doctor.stdout).toContain("logs is a mount point");
+    } finally {
+      spawnSync("umount", [logs]);
+    }
+    expect(rukh(["nap"]).status).toBe(0);
   });
 
   it("follows no link planted in it: the diagnostics log, tmp/ and the docs cache", () => {

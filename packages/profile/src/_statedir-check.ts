@@ -4,7 +4,7 @@
 // CLI's fast path checks it on every command line without loading the
 // rest of the profile.
 
-import { lstatSync, readdirSync, realpathSync, type Stats, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, realpathSync, type Stats, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 
 /**
@@ -81,6 +81,56 @@ export function ownershipProblem(
   if (writable && !(stickyOk && sticky))
     return `is writable by group or others (mode ${(s.mode & 0o7777).toString(8).padStart(4, "0")})`;
   return undefined;
+}
+
+/**
+ * Why an entry inside the state directory is a second door, or undefined:
+ * a regular file with another name (a hard link) anyone could reach from
+ * outside, or a mount point (what is mounted there comes from elsewhere).
+ * `mounted` is where this process's mount namespace has mount points, or
+ * undefined where that cannot be read (then a change of device from the
+ * parent's is what gives a mount away).
+ */
+function secondDoor(
+  path: string,
+  s: Stats,
+  mounted: ReadonlySet<string> | undefined,
+): StateDirProblem | undefined {
+  if (s.isFile() && s.nlink > 1)
+    return {
+      path,
+      problem: `has ${s.nlink} names (hard links): whoever can reach the other one can change it`,
+      fix: `cp ${quote(path)} ${quote(`${path}.own`)} && mv ${quote(`${path}.own`)} ${quote(path)}`,
+    };
+  const mount =
+    mounted === undefined ? lstatOrUndefined(dirname(path))?.dev !== s.dev : mounted.has(path);
+  if (mount)
+    return {
+      path,
+      problem: "is a mount point: what is mounted there comes from elsewhere",
+      fix: `umount ${quote(path)}`,
+    };
+  return undefined;
+}
+
+/** The mount points of this process's mount namespace (Linux), or undefined where there is no list. */
+function mountPoints(): Set<string> | undefined {
+  let text: string;
+  try {
+    text = readFileSync("/proc/self/mountinfo", "utf8");
+  } catch {
+    return undefined;
+  }
+  const out = new Set<string>();
+  for (const line of text.split("\n")) {
+    // The fifth field is the mount point, with space, tab, newline and backslash as octal escapes.
+    const at = line.split(" ")[4];
+    if (at !== undefined)
+      out.add(
+        at.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8))),
+      );
+  }
+  return out;
 }
 
 /** The fix of a problem {@link ownershipProblem} named. */
@@ -167,7 +217,8 @@ const DEEP_LIMIT = 200_000;
  * writable by no one else (a sticky, world-writable one such as `/tmp` is
  * fine: no one else can rename what is ours in it); the directory itself
  * and everything every command relies on must be this user's (or root's,
- * for a shipped read-only copy), writable by no one else, and not links.
+ * for a shipped read-only copy), writable by no one else, not links, not a
+ * file with a second name (a hard link) and not a mount point.
  * With `deep`, every path in it. Inside a directory that group and others
  * cannot enter (0700, as the product makes it) only owners and links
  * count: no one else can reach a file there to write it. Empty when it does
@@ -205,9 +256,12 @@ export function stateDirProblems(
   // A state directory only its owner may enter (0700, as the product makes it) keeps
   // everything in it from other users whatever a umask gave the files inside.
   const othersReach = (statSync(real).mode & 0o011) !== 0;
+  const mounted = mountPoints();
   for (const path of paths) {
     const s = lstatOrUndefined(path);
-    if (s !== undefined) add(problemOf(path, s, { uid, stickyOk: false, othersReach }));
+    if (s === undefined) continue;
+    add(problemOf(path, s, { uid, stickyOk: false, othersReach }));
+    add(secondDoor(path, s, mounted));
   }
   return problems;
 }
