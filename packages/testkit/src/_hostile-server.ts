@@ -61,6 +61,8 @@ function trickle(res: ServerResponse, type: string): void {
 }
 
 function control(req: IncomingMessage, res: ServerResponse, body: Buffer): void {
+  // A test's client must not reuse a connection the server may have closed while it waited.
+  res.setHeader("connection", "close");
   if (req.method === "PUT" && req.url === `${CONTROL}package`) {
     const p = JSON.parse(body.toString("utf8")) as ServedPackage;
     packages.set(p.name, p);
