@@ -3,7 +3,15 @@
 // installed by name, range and dist-tag, refused exactly as their files are.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { computeManifest } from "@rukh/profile";
@@ -335,4 +343,50 @@ it.skipIf(missing !== undefined)(
     );
   },
   600_000,
+);
+
+it.skipIf(missing !== undefined)(
+  "a password in the registry's address is never printed, listed or stored",
+  async () => {
+    const password = "s3cret-in-verdaccio-url";
+    const { host } = new URL(registry.url);
+    const withPassword = { npm_config_registry: `http://jenkins:${password}@${host}/` };
+    await published({ name: "@jane/secretive", id: "acme.secretive", version: "1.0.0" });
+    const outputs: string[] = [];
+    const run = (args: string[]) => {
+      const r = rukh(args, withPassword);
+      outputs.push(`${r.stdout}${r.stderr}`);
+      return r;
+    };
+    const none = run(["ext", "install", "@jane/nothere"]);
+    expect(none.status).toBe(4);
+    expect(none.stderr).toContain(`not_found: registry ${registry.url} has no @jane/nothere`);
+    const installed = run(["ext", "install", "@jane/secretive"]);
+    expect(installed.status, installed.stderr).toBe(0);
+    expect(run(["ext", "list"]).stdout).toContain(
+      `from @jane/secretive@1.0.0 (latest) at ${registry.url}`,
+    );
+    const json = JSON.parse(run(["--json", "ext", "list"]).stdout).result;
+    expect(json.find((e: { id: string }) => e.id === "acme.secretive").origin.registry).toBe(
+      registry.url,
+    );
+    await published({ name: "@jane/secretive", id: "acme.secretive", version: "1.1.0" });
+    expect(run(["ext", "outdated"]).stdout).toContain(
+      `acme.secretive  @jane/secretive  1.0.0  1.1.0  1.1.0  ${registry.url}`,
+    );
+    run(["--json", "ext", "outdated"]);
+    expect(run(["ext", "upgrade", "acme.secretive"]).stdout).toContain(
+      "upgraded acme.secretive 1.0.0 → 1.1.0",
+    );
+    run(["ext", "upgrade", "acme.nothere"]);
+    const files = readdirSync(home, { recursive: true, encoding: "utf8" })
+      .map((p) => join(home, p))
+      .filter((p) => statSync(p).isFile());
+    const leaks = [
+      ...outputs.filter((o) => o.includes(password)),
+      ...files.filter((f) => readFileSync(f).toString("latin1").includes(password)),
+    ];
+    expect(leaks).toEqual([]);
+  },
+  300_000,
 );
