@@ -351,6 +351,10 @@ it.skipIf(missing !== undefined)(
     const password = "s3cret-in-verdaccio-url";
     const { host } = new URL(registry.url);
     const withPassword = { npm_config_registry: `http://jenkins:${password}@${host}/` };
+    const key = join(work, "acme.pub");
+    writeFileSync(key, `${FIXTURE_PUB}\n`);
+    mkdirSync(project, { recursive: true });
+    rukh(["trust", "add", key, "--publisher", "acme"]);
     await published({ name: "@jane/secretive", id: "acme.secretive", version: "1.0.0" });
     const outputs: string[] = [];
     const run = (args: string[]) => {

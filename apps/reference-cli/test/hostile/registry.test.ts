@@ -3,6 +3,7 @@
 // places they are configured for, no download runs forever, an integrity
 // that checks nothing is refused, and no dist-tag reaches a table unchecked.
 import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   copyFileSync,
   cpSync,
@@ -276,15 +277,19 @@ describe("credentials on a redirect", () => {
 });
 
 describe("an integrity that checks nothing", () => {
+  const sha1 = (t: Buffer) => createHash("sha1").update(t).digest("hex");
   it.each([
-    ["an empty sha512", "empty", { integrity: "sha512-" }],
-    ["a digest of the wrong length", "short", { integrity: `sha512-${"A".repeat(43)}=` }],
-    ["md5", "md", { integrity: `md5-${Buffer.alloc(16).toString("base64")}` }],
-    ["garbage", "garbage", { integrity: "not an integrity" }],
-    ["only a SHA-1 shasum", "sha", { integrity: null, shasum: "0".repeat(40) }],
+    ["an empty sha512", "empty", () => ({ integrity: "sha512-" })],
+    ["a digest of the wrong length", "short", () => ({ integrity: `sha512-${"A".repeat(43)}=` })],
+    ["md5", "md", () => ({ integrity: `md5-${Buffer.alloc(16).toString("base64")}` })],
+    ["garbage", "garbage", () => ({ integrity: "not an integrity" })],
+    // The tarball's true SHA-1: right, and still not enough.
+    ["only a SHA-1 shasum", "sha", (t: Buffer) => ({ integrity: null, shasum: sha1(t) })],
   ] as const)("%s is registry_invalid, and nothing is installed", async (_what, word, dist) => {
     const name = `@evil/integrity-${word}`;
-    await serve(name, `acme.${word}`, { "1.0.0": dist });
+    await serve(name, `acme.${word}`, {
+      "1.0.0": dist(await tarball(name, `acme.${word}`, "1.0.0")),
+    });
     const before = readFileSync(join(home, "active"), "utf8");
     const r = rukh(["ext", "install", name]);
     expect(r.status, r.stderr).toBe(4);
