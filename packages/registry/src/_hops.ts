@@ -52,8 +52,16 @@ function bare(url: string): string {
   return u.href;
 }
 
-/** npm's options for a hop to `url`: the configured ones at the registry, none elsewhere. */
-function hopOptions(npm: NpmOptions, url: string, get: HopRequest): Record<string, unknown> {
+/**
+ * npm's options for a hop to `url`: the configured ones where scheme, host
+ * and port are the registry's; elsewhere none of its credentials (token,
+ * basic auth, client certificate).
+ */
+export function hopOptions(
+  npm: NpmOptions,
+  url: string,
+  get: Pick<HopRequest, "name" | "registry">,
+): Record<string, unknown> {
   const own = origin(url) !== undefined && origin(url) === origin(get.registry);
   // forceAuth {} makes npm's getAuth read credentials from it alone: none.
   return own

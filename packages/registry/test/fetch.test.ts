@@ -5,9 +5,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { type HostileRegistry, startHostileRegistry } from "@rukh/testkit/hostile-registry";
+import regFetch from "npm-registry-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchDeadlines } from "../src/_deadline.js";
 import { boundedGet } from "../src/_fetch.js";
+import { hopOptions } from "../src/_hops.js";
 import { type NpmOptions, npmConfig, RegistryError, registryOf } from "../src/index.js";
 
 const work = tempDir("rukh-registry-fetch-");
@@ -24,6 +26,7 @@ beforeAll(async () => {
       "1.0.0": { tarball, serve: "redirect" },
       "1.0.1": { tarball, serve: "second-port" },
       "1.0.2": { tarball, serve: "trickle" },
+      "1.0.3": { tarball, serve: "loop" },
     },
   });
 });
@@ -146,6 +149,17 @@ describe("credentials on every hop", () => {
   });
 });
 
+it("a redirect loop ends after 10 redirects", async () => {
+  const npm = await npmWith(`registry=${evil.url}\n`);
+  await evil.requests();
+  const e = await failed(boundedGet(npm, get("1.0.3")));
+  expect([e.code, e.message]).toEqual([
+    "registry_invalid",
+    `registry ${evil.url} redirected the tarball of @evil/x@1.0.3 more than 10 times`,
+  ]);
+  expect(await evil.requests()).toHaveLength(11);
+});
+
 describe("messages", () => {
   it("name the registry without its user info, and carry no credential", async () => {
     const npm = await npmWith(
@@ -161,5 +175,42 @@ describe("messages", () => {
     expect(down.code).toBe("registry_unreachable");
     for (const text of [e.message, down.message, String(down.cause), String(e.cause)])
       expect(text).not.toMatch(new RegExp(`${PASSWORD}|${TOKEN}`));
+  });
+});
+
+describe("a hop's options", () => {
+  it("away from the registry's scheme, host and port carry no credential npm would send", async () => {
+    const cert = join(work, "client.pem");
+    writeFileSync(cert, "-----BEGIN CERTIFICATE-----\nx\n-----END CERTIFICATE-----\n");
+    const host = new URL(evil.url).host;
+    const npm = await npmWith(
+      [
+        `registry=${evil.url}`,
+        `//${host}/:_authToken=${TOKEN}`,
+        `//${host}/:certfile=${cert}`,
+        `//${host}/:keyfile=${cert}`,
+        `cert=${JSON.stringify("-----BEGIN CERTIFICATE-----")}`,
+        `key=${JSON.stringify("-----BEGIN PRIVATE KEY-----")}`,
+        "",
+      ].join("\n"),
+    );
+    const hop = (url: string) => {
+      const opts = hopOptions(npm, url, { name: "@evil/x", registry: evil.url });
+      const auth = regFetch.getAuth(url, opts);
+      return [
+        Boolean(auth.token || auth.auth),
+        Boolean(auth.cert || opts.cert),
+        Boolean(auth.key || opts.key),
+      ];
+    };
+    expect(hop(`${evil.url}x.tgz`)).toEqual([true, true, true]);
+    const { port } = new URL(evil.secondUrl);
+    for (const away of [
+      `${evil.secondUrl}x.tgz`,
+      `https://${host}/x.tgz`,
+      `http://localhost:${new URL(evil.url).port}/x.tgz`,
+      `http://127.0.0.1:${port}/x.tgz`,
+    ])
+      expect(hop(away), away).toEqual([false, false, false]);
   });
 });

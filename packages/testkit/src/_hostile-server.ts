@@ -79,6 +79,7 @@ function tarball(port: RecordedRequest["port"], path: string, res: ServerRespons
       if (tarballPath(p.name, version) !== path) continue;
       if (v.serve === "redirect" && port === "registry")
         res.writeHead(302, { location: `${bases.second}${path.slice(1)}` }).end();
+      else if (v.serve === "loop") res.writeHead(302, { location: path }).end();
       else if (v.serve === "trickle") trickle(res, "application/octet-stream");
       else {
         const bytes = Buffer.from(v.tarball, "base64");

@@ -24,10 +24,10 @@ export interface HostileVersion {
   /**
    * How the tarball is served: at once (`plain`, the default), its headers
    * then one byte every `trickleMs` without end (`trickle`), as a 302 to the
-   * same path on the second port (`redirect`), or with a tarball URL on the
-   * second port (`second-port`).
+   * same path on the second port (`redirect`), with a tarball URL on the
+   * second port (`second-port`), or as a 302 to itself without end (`loop`).
    */
-  readonly serve?: "plain" | "trickle" | "redirect" | "second-port";
+  readonly serve?: "plain" | "trickle" | "redirect" | "second-port" | "loop";
 }
 
 /** One package a {@link HostileRegistry} offers. */

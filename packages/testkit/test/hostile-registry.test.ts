@@ -16,6 +16,7 @@ beforeAll(async () => {
       "1.0.1": { tarball, integrity: "sha512-", serve: "redirect" },
       "1.0.2": { tarball, integrity: null, shasum: "ab", serve: "second-port" },
       "1.0.3": { tarball, serve: "trickle" },
+      "1.0.4": { tarball, serve: "loop" },
     },
     distTags: { latest: "1.0.1\nforged row" },
   });
@@ -51,6 +52,11 @@ it("redirects to the second port and records the headers each port received", as
   ]);
   expect(seen[0]!.headers.authorization).toBe("Bearer t0ken");
   expect(await evil.requests()).toEqual([]);
+});
+
+it("redirects a looping tarball to itself", async () => {
+  const r = await fetch(`${evil.url}%40evil%2Fx/-/1.0.4.tgz`, { redirect: "manual" });
+  expect([r.status, r.headers.get("location")]).toEqual([302, "/%40evil%2Fx/-/1.0.4.tgz"]);
 });
 
 it("trickles a body one byte at a time without end", async () => {
