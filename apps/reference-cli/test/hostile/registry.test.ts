@@ -199,7 +199,12 @@ describe("credentials in the registry's address", () => {
     const json = JSON.parse(rukh(["--json", "ext", "list"], at).stdout).result;
     expect(json[0].origin.registry).toBe(plain);
     expect(rukh(["--json", "profile", "history"], at).status).toBe(0);
-    for (const out of seen.slice(-3)) expect(out).not.toContain(PASSWORD);
+    // The same package and spec again publishes nothing: the old revision stays active.
+    expect(rukh(["ext", "install", "@evil/hello"], at).stdout).toContain(
+      "already installed (the same packages); nothing published",
+    );
+    expect(readFileSync(join(old, "active"), "utf8")).toBe(`${oldId}\n`);
+    for (const out of seen.slice(-4)) expect(out).not.toContain(PASSWORD);
     removeDir(old);
   });
 });
