@@ -25,14 +25,17 @@ beforeAll(async () => {
 afterAll(() => evil?.close());
 
 it("serves the package document as told", async () => {
-  const doc = await (await fetch(`${evil.url}@evil%2fx`)).json();
+  const doc = (await (await fetch(`${evil.url}@evil%2fx`)).json()) as {
+    "dist-tags": Record<string, string>;
+    versions: Record<string, { dist: Record<string, string> }>;
+  };
   expect(doc["dist-tags"]).toEqual({ latest: "1.0.1\nforged row" });
-  expect(doc.versions["1.0.0"].dist).toEqual({
+  expect(doc.versions["1.0.0"]!.dist).toEqual({
     tarball: `${evil.url}%40evil%2Fx/-/1.0.0.tgz`,
     integrity: `sha512-${createHash("sha512").update(tarball).digest("base64")}`,
   });
-  expect(doc.versions["1.0.1"].dist.integrity).toBe("sha512-");
-  expect(doc.versions["1.0.2"].dist).toEqual({
+  expect(doc.versions["1.0.1"]!.dist.integrity).toBe("sha512-");
+  expect(doc.versions["1.0.2"]!.dist).toEqual({
     tarball: `${evil.secondUrl}%40evil%2Fx/-/1.0.2.tgz`,
     shasum: "ab",
   });
