@@ -15,15 +15,7 @@ import {
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { computeManifest } from "@rukh/profile";
-import {
-  FIXTURE_PUB,
-  freePort,
-  machine,
-  managed,
-  removeDir,
-  tempDir,
-  writeFixturePackage,
-} from "@rukh/testkit";
+import { FIXTURE_PUB, freePort, removeDir, tempDir, writeNpmFixturePackage } from "@rukh/testkit";
 import { registryMissing, startRegistry, type TestRegistry } from "@rukh/testkit/registry";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
@@ -99,30 +91,7 @@ interface Ext {
 /** A signed extension folder that is also an npm package. */
 function extension(e: Ext): Promise<string> {
   mkdirSync(join(work, "src"), { recursive: true });
-  return writeFixturePackage({
-    parent: join(work, "src"),
-    descriptor: {
-      format: "rukh.extension/2",
-      id: e.id,
-      version: e.version,
-      publisher: e.publisher ?? "acme",
-      commands: [
-        {
-          id: "hi",
-          path: [e.word ?? e.id.replace(/\W/g, "-")],
-          summary: "Say hi",
-          inputs: [],
-          execute: managed({ kind: "text" }, "bin/hi.mjs"),
-          machine: machine(),
-        },
-      ],
-    },
-    programs: {
-      "package.json": `${JSON.stringify({ name: e.name, version: e.version, description: "a Rukh extension" }, null, 2)}\n`,
-      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${e.id}/hi": () => textResult("${e.id} ${e.version}") } });\n`,
-    },
-    ...(e.signer !== undefined && { signer: e.signer }),
-  });
+  return writeNpmFixturePackage({ parent: join(work, "src"), ...e });
 }
 
 async function published(e: Ext, tag?: string): Promise<string> {

@@ -16,14 +16,7 @@ import {
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { canonicalJson, type JsonValue, sha256Hex } from "@rukh/json";
-import {
-  FIXTURE_PUB,
-  machine,
-  managed,
-  removeDir,
-  tempDir,
-  writeFixturePackage,
-} from "@rukh/testkit";
+import { FIXTURE_PUB, removeDir, tempDir, writeNpmFixturePackage } from "@rukh/testkit";
 import {
   type HostileRegistry,
   type HostileVersion,
@@ -88,29 +81,7 @@ async function tarball(name: string, id: string, version: string): Promise<Buffe
   const known = tarballs.get(key);
   if (known !== undefined) return known;
   mkdirSync(join(work, "src"), { recursive: true });
-  const dir = await writeFixturePackage({
-    parent: join(work, "src"),
-    descriptor: {
-      format: "rukh.extension/2",
-      id,
-      version,
-      publisher: "acme",
-      commands: [
-        {
-          id: "hi",
-          path: [id.replace(/\W/g, "-")],
-          summary: "Say hi",
-          inputs: [],
-          execute: managed({ kind: "text" }, "bin/hi.mjs"),
-          machine: machine(),
-        },
-      ],
-    },
-    programs: {
-      "package.json": `${JSON.stringify({ name, version, description: "a Rukh extension" })}\n`,
-      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${id}/hi": () => textResult("${id} ${version}") } });\n`,
-    },
-  });
+  const dir = await writeNpmFixturePackage({ parent: join(work, "src"), name, id, version });
   const bytes = packTarball(dir);
   tarballs.set(key, bytes);
   return bytes;
