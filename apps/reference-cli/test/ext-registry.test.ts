@@ -3,19 +3,19 @@
 // installed by name, range and dist-tag, refused exactly as their files are.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { computeManifest } from "@rukh/profile";
-import {
-  FIXTURE_PUB,
-  freePort,
-  machine,
-  managed,
-  removeDir,
-  tempDir,
-  writeFixturePackage,
-} from "@rukh/testkit";
+import { FIXTURE_PUB, freePort, removeDir, tempDir, writeNpmFixturePackage } from "@rukh/testkit";
 import { registryMissing, startRegistry, type TestRegistry } from "@rukh/testkit/registry";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
@@ -91,30 +91,7 @@ interface Ext {
 /** A signed extension folder that is also an npm package. */
 function extension(e: Ext): Promise<string> {
   mkdirSync(join(work, "src"), { recursive: true });
-  return writeFixturePackage({
-    parent: join(work, "src"),
-    descriptor: {
-      format: "rukh.extension/2",
-      id: e.id,
-      version: e.version,
-      publisher: e.publisher ?? "acme",
-      commands: [
-        {
-          id: "hi",
-          path: [e.word ?? e.id.replace(/\W/g, "-")],
-          summary: "Say hi",
-          inputs: [],
-          execute: managed({ kind: "text" }, "bin/hi.mjs"),
-          machine: machine(),
-        },
-      ],
-    },
-    programs: {
-      "package.json": `${JSON.stringify({ name: e.name, version: e.version, description: "a Rukh extension" }, null, 2)}\n`,
-      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${e.id}/hi": () => textResult("${e.id} ${e.version}") } });\n`,
-    },
-    ...(e.signer !== undefined && { signer: e.signer }),
-  });
+  return writeNpmFixturePackage({ parent: join(work, "src"), ...e });
 }
 
 async function published(e: Ext, tag?: string): Promise<string> {
@@ -335,4 +312,54 @@ it.skipIf(missing !== undefined)(
     );
   },
   600_000,
+);
+
+it.skipIf(missing !== undefined)(
+  "a password in the registry's address is never printed, listed or stored",
+  async () => {
+    const password = "s3cret-in-verdaccio-url";
+    const { host } = new URL(registry.url);
+    const withPassword = { npm_config_registry: `http://jenkins:${password}@${host}/` };
+    const key = join(work, "acme.pub");
+    writeFileSync(key, `${FIXTURE_PUB}\n`);
+    mkdirSync(project, { recursive: true });
+    rukh(["trust", "add", key, "--publisher", "acme"]);
+    await published({ name: "@jane/secretive", id: "acme.secretive", version: "1.0.0" });
+    const outputs: string[] = [];
+    const run = (args: string[]) => {
+      const r = rukh(args, withPassword);
+      outputs.push(`${r.stdout}${r.stderr}`);
+      return r;
+    };
+    const none = run(["ext", "install", "@jane/nothere"]);
+    expect(none.status).toBe(4);
+    expect(none.stderr).toContain(`not_found: registry ${registry.url} has no @jane/nothere`);
+    const installed = run(["ext", "install", "@jane/secretive"]);
+    expect(installed.status, installed.stderr).toBe(0);
+    expect(run(["ext", "list"]).stdout).toContain(
+      `from @jane/secretive@1.0.0 (latest) at ${registry.url}`,
+    );
+    const json = JSON.parse(run(["--json", "ext", "list"]).stdout).result;
+    expect(json.find((e: { id: string }) => e.id === "acme.secretive").origin.registry).toBe(
+      registry.url,
+    );
+    await published({ name: "@jane/secretive", id: "acme.secretive", version: "1.1.0" });
+    expect(run(["ext", "outdated"]).stdout).toContain(
+      `acme.secretive  @jane/secretive  1.0.0  1.1.0  1.1.0  ${registry.url}`,
+    );
+    run(["--json", "ext", "outdated"]);
+    expect(run(["ext", "upgrade", "acme.secretive"]).stdout).toContain(
+      "upgraded acme.secretive 1.0.0 → 1.1.0",
+    );
+    run(["ext", "upgrade", "acme.nothere"]);
+    const files = readdirSync(home, { recursive: true, encoding: "utf8" })
+      .map((p) => join(home, p))
+      .filter((p) => statSync(p).isFile());
+    const leaks = [
+      ...outputs.filter((o) => o.includes(password)),
+      ...files.filter((f) => readFileSync(f).toString("latin1").includes(password)),
+    ];
+    expect(leaks).toEqual([]);
+  },
+  300_000,
 );

@@ -39,6 +39,23 @@ export function terminalText(text: string): string {
   );
 }
 
+// What breaks a line besides the C0 and C1 controls (CR, VT, FF, NEL are
+// escaped with them): newline, the line and paragraph separators, and tab.
+const LINE_BREAK = /[\n\t\u2028\u2029]/g;
+
+/**
+ * `text` for one line of a terminal — a table cell, a field in a message:
+ * escaped as {@link terminalText} escapes it, and every line break (CR, LF,
+ * VT, FF, NEL, U+2028, U+2029) and tab escaped too, so that no text from
+ * outside starts a line of its own.
+ *
+ * @example
+ * terminalLine("1.0.1\nacme.forged  9.9.9"); // "1.0.1\\u000aacme.forged  9.9.9"
+ */
+export function terminalLine(text: string): string {
+  return terminalText(text).replace(LINE_BREAK, (c) => hex4(c.charCodeAt(0)));
+}
+
 /**
  * JSON text for a terminal: `JSON.stringify` already escapes C0 controls;
  * this escapes DEL, the C1 controls and hidden characters too, and stays the

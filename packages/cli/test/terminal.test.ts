@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { terminalJson, terminalText } from "../src/_terminal.js";
+import { terminalJson, terminalLine, terminalText } from "../src/_terminal.js";
 import { type CliOptions, createCli, printEnvelope } from "../src/index.js";
 import { makeHome } from "./_helpers.js";
 
@@ -25,6 +25,31 @@ describe("terminalText", () => {
   it("keeps newline, tab, other scripts and an emoji's style", () => {
     const text = "one\ttwo\nZählt — 行数 — عدد \u26A0\uFE0F \u{1F680}";
     expect(terminalText(text)).toBe(text);
+  });
+});
+
+// A cell of a table, a field of a message: text from outside (a registry's
+// dist-tag, say) never starts a line of its own there.
+describe("terminalLine", () => {
+  it.each<[string, string, string]>([
+    ["a line feed", "1.0.1\nacme.forged  9.9.9", "1.0.1\\u000aacme.forged  9.9.9"],
+    ["a carriage return", "1.0.1\rx", "1.0.1\\u000dx"],
+    ["a vertical tab", "a\u000bb", "a\\u000bb"],
+    ["a form feed", "a\u000cb", "a\\u000cb"],
+    ["a next line", "a\u0085b", "a\\u0085b"],
+    ["a line separator", "a\u2028b", "a\\u2028b"],
+    ["a paragraph separator", "a\u2029b", "a\\u2029b"],
+    ["a tab", "a\tb", "a\\u0009b"],
+    ["an escape, as terminalText shows it", "ok\u001b[2J", "ok\\u001b[2J"],
+    ["a right-to-left override", "a\u202Eb", "a\\u202eb"],
+  ])("shows %s as an escape", (_, text, shown) => {
+    expect(terminalLine(text)).toBe(shown);
+    expect(terminalLine(text)).not.toMatch(/[\n\r\u000b\u000c\u0085\u2028\u2029]/);
+  });
+
+  it("keeps one line of other scripts as it is", () => {
+    const text = "Zählt — 行数 — عدد \u26A0\uFE0F";
+    expect(terminalLine(text)).toBe(text);
   });
 });
 

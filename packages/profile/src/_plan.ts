@@ -12,6 +12,7 @@ import type {
   OwnerConfig,
   ProfileRevision,
 } from "./_model.js";
+import { registryWithoutUserInfo } from "./_revision.js";
 import { checkNamespaces, checkSource, checkVersionChange } from "./_trust.js";
 
 /** One change applied by {@link StateDirectory.apply}. */
@@ -140,8 +141,10 @@ function arrived(
     digest: change.pkg.digest,
     enabled: prior?.enabled ?? true,
     ...(dev !== undefined && { dev }),
-    // A registry install records where it came from; a file install, nothing.
-    ...(change.origin !== undefined && { origin: change.origin }),
+    // A registry install records where it came from (never a credential); a file install, nothing.
+    ...(change.origin !== undefined && {
+      origin: { ...change.origin, registry: registryWithoutUserInfo(change.origin.registry) },
+    }),
   });
   const allowed =
     prior === undefined && change.allowIn !== undefined

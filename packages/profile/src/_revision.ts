@@ -48,6 +48,50 @@ function originIssues(
       );
   if (typeof origin.registry === "string" && !/^https?:\/\/[^/]+\/(.*\/)?$/.test(origin.registry))
     add(`${path}/registry`, "expected an http(s) registry address ending in /");
+  else if (
+    typeof origin.registry === "string" &&
+    registryWithoutUserInfo(origin.registry) !== origin.registry
+  )
+    add(`${path}/registry`, "expected a registry address without user info (user:password@)");
+}
+
+/**
+ * A registry address without the user info (`user:password@`) it may
+ * carry: what a revision records of a registry, never a credential.
+ *
+ * @example
+ * registryWithoutUserInfo("https://jane:s3cret@registry.example/"); // "https://registry.example/"
+ */
+export function registryWithoutUserInfo(registry: string): string {
+  let url: URL;
+  try {
+    url = new URL(registry);
+  } catch {
+    return registry;
+  }
+  if (url.username === "" && url.password === "") return registry;
+  url.username = "";
+  url.password = "";
+  return url.href;
+}
+
+/**
+ * A revision value with each installed extension's `origin.registry`
+ * without user info. Revisions written before registry addresses were
+ * cleaned may record a password there; they are read without it (their
+ * file keeps it until `profile gc` removes the revision).
+ */
+export function withoutRegistryUserInfo(value: JsonValue): JsonValue {
+  if (!isObject(value) || !Array.isArray(value.extensions)) return value;
+  let changed = false;
+  const extensions = value.extensions.map((e) => {
+    if (!isObject(e) || !isObject(e.origin) || typeof e.origin.registry !== "string") return e;
+    const registry = registryWithoutUserInfo(e.origin.registry);
+    if (registry === e.origin.registry) return e;
+    changed = true;
+    return { ...e, origin: { ...e.origin, registry } };
+  });
+  return changed ? { ...value, extensions } : value;
 }
 
 /** Validates the structure of a revision value (its id is checked by the reader). */

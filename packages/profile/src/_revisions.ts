@@ -7,7 +7,7 @@ import { readBounded } from "./_bounded.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { REVISION_MAX_BYTES } from "./_limits.js";
 import { type ProfileRevision, REVISION_ID } from "./_model.js";
-import { validateRevision } from "./_revision.js";
+import { validateRevision, withoutRegistryUserInfo } from "./_revision.js";
 
 const ACTIVE_MAX_BYTES = 128;
 
@@ -54,7 +54,7 @@ export class Revisions {
         "invalid_revision",
         `revision ${id} is larger than ${REVISION_MAX_BYTES} bytes`,
       );
-    const v = validateRevision(revisionValue(id, read));
+    const v = validateRevision(withoutRegistryUserInfo(revisionValue(id, read)));
     if (!v.ok)
       throw new ProfileError(
         "invalid_revision",

@@ -28,7 +28,6 @@ export function downloadTarball(
   return boundedGet(npm, {
     url: r.tarball,
     name: r.name,
-    registry: r.registry,
     what: `the tarball of ${what}`,
     maxBytes: options.maxBytes,
     tooLarge: `the tarball of ${what} from registry ${r.registry} is larger than ${options.maxBytes} bytes`,

@@ -33,6 +33,16 @@ declare module "npm-registry-fetch" {
   function regFetch(url: string, opts: Record<string, unknown>): Promise<Response>;
   namespace regFetch {
     function pickRegistry(spec: unknown, opts: Record<string, unknown>): string;
+    /** npm's credentials for a request to `uri` (none when `opts.forceAuth` holds none). */
+    function getAuth(
+      uri: string,
+      opts: Record<string, unknown>,
+    ): {
+      readonly token: string | null;
+      readonly auth: string | null;
+      readonly cert: string | null;
+      readonly key: string | null;
+    };
   }
   export = regFetch;
 }
@@ -53,4 +63,40 @@ declare module "@npmcli/config/lib/definitions/index.js" {
     readonly flatten: (obj: unknown, flat?: Record<string, unknown>) => Record<string, unknown>;
   };
   export = npmDefinitions;
+}
+
+declare module "make-fetch-happen" {
+  function makeFetch(
+    url: string,
+    opts: Record<string, unknown>,
+  ): Promise<{
+    readonly status: number;
+    readonly headers: { get(name: string): string | null };
+    readonly body: AsyncIterable<Buffer>;
+  }>;
+  export = makeFetch;
+}
+
+declare module "ssri" {
+  interface Hash {
+    readonly algorithm: string;
+    readonly digest: string;
+  }
+  type Integrity = Readonly<Record<string, readonly Hash[] | undefined>>;
+  function parse(sri: string, opts?: { readonly strict?: boolean }): Integrity | null;
+  const ssri: { parse: typeof parse };
+  export = ssri;
+}
+
+declare module "@npmcli/redact/server" {
+  export function redact(value: string): string;
+}
+
+declare module "semver" {
+  interface SemVer {
+    readonly version: string;
+    readonly build: readonly string[];
+  }
+  const semver: { parse(version: string): SemVer | null };
+  export = semver;
 }

@@ -2,37 +2,48 @@
 // read as npm reads it, and the version the spec picks.
 
 import npa from "npm-package-arg";
-import regFetch from "npm-registry-fetch";
 import { RegistryError } from "./_errors.js";
-import { boundedGet } from "./_fetch.js";
+import { boundedGet, configuredRegistry } from "./_fetch.js";
+import { strongIntegrity } from "./_integrity.js";
 import { PACKUMENT_MAX_BYTES } from "./_limits.js";
 import type { NpmOptions } from "./_npm-config.js";
+import { quoted, registryAddress } from "./_redact.js";
 import type { RegistrySpec } from "./_spec.js";
-import { integrityOf, type Packument, pickVersion } from "./_versions.js";
+import { type Packument, type PackumentVersion, pickVersion } from "./_versions.js";
 
 /** What npm's install asks for: the abbreviated document ("corgi"), else the full one. */
 const CORGI = "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*";
 
 /** One version of a package at a registry, ready to be fetched. */
 export interface Resolution {
-  /** The registry npm's configuration names for the package, ending in `/`. */
+  /**
+   * The registry npm's configuration names for the package, ending in `/`,
+   * as it may be shown and recorded: without the user info, query or
+   * fragment its configured address may have.
+   */
   readonly registry: string;
   readonly name: string;
   readonly version: string;
-  /** The SRI integrity the registry published for its tarball. */
+  /** The strong SRI integrity the registry published for its tarball (see {@link integrityOf}). */
   readonly integrity: string;
   readonly tarball: string;
 }
 
-/** The registry npm's configuration names for a package (its scope's, else the default). */
+/**
+ * The registry npm's configuration names for a package (its scope's, else
+ * the default), as it may be shown: without credentials.
+ *
+ * @example
+ * registryOf("@jane/hello", npm); // "https://registry.example/"
+ */
 export function registryOf(name: string, npm: NpmOptions): string {
-  const url = regFetch.pickRegistry(npa(name), npm.flat);
-  return url.endsWith("/") ? url : `${url}/`;
+  return registryAddress(configuredRegistry(name, npm));
 }
 
 /**
  * The package document of `name` at the registry npm's configuration names
- * for it, at most {@link PACKUMENT_MAX_BYTES}.
+ * for it, at most {@link PACKUMENT_MAX_BYTES}; `registry` is that registry
+ * as it may be shown.
  *
  * @example
  * const { packument, registry } = await fetchPackument("@jane/hello", npm);
@@ -44,9 +55,8 @@ export async function fetchPackument(
   const registry = registryOf(name, npm);
   const what = `the package document of ${name}`;
   const body = await boundedGet(npm, {
-    url: `${registry}${npa(name).escapedName}`,
+    url: `${configuredRegistry(name, npm)}${npa(name).escapedName}`,
     name,
-    registry,
     what,
     maxBytes: PACKUMENT_MAX_BYTES,
     tooLarge: `${what} from registry ${registry} is larger than ${PACKUMENT_MAX_BYTES} bytes`,
@@ -90,7 +100,20 @@ export async function resolvePackage(
   return resolutionOf(packument, spec.name, pickVersion(packument, spec, registry), registry);
 }
 
-/** The {@link Resolution} of one version of a fetched package document. */
+function httpAddress(text: unknown): text is string {
+  try {
+    return typeof text === "string" && /^https?:$/.test(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The {@link Resolution} of one version of a fetched package document:
+ * `registry_invalid` when it has no http(s) tarball address or no strong
+ * integrity (an empty, MD5 or SHA-1 one, or a SHA-1 `shasum` alone, checks
+ * nothing worth the name).
+ */
 export function resolutionOf(
   packument: Packument,
   name: string,
@@ -98,11 +121,33 @@ export function resolutionOf(
   registry: string,
 ): Resolution {
   const v = packument.versions[version];
-  const integrity = v === undefined ? undefined : integrityOf(v);
-  if (v === undefined || typeof v.dist?.tarball !== "string" || integrity === undefined)
+  const at = `registry ${registry} lists ${name}@${version}`;
+  if (v === undefined || !httpAddress(v.dist?.tarball))
+    throw new RegistryError("registry_invalid", `${at} without an http(s) tarball address`);
+  const integrity = integrityOf(v);
+  if (integrity === undefined) {
+    const published =
+      v.dist.integrity !== undefined
+        ? `with integrity ${quoted(v.dist.integrity)}`
+        : v.dist.shasum !== undefined
+          ? "with only a SHA-1 shasum"
+          : "without an integrity";
     throw new RegistryError(
       "registry_invalid",
-      `registry ${registry} lists ${name}@${version} without a tarball and its integrity`,
+      `${at} ${published}; expected a sha256, sha384 or sha512 integrity (its digest 32, 48 or 64 bytes), as npm publishes`,
     );
+  }
   return { registry, name, version, integrity, tarball: v.dist.tarball };
+}
+
+/**
+ * A version's integrity as it is checked: the strong hashes (sha256,
+ * sha384, sha512 with a digest of the right length) of its `dist.integrity`,
+ * or `undefined` when it has none (a SHA-1 `shasum` is not one).
+ *
+ * @example
+ * integrityOf({ version: "1.0.0", dist: { tarball, integrity: "sha512-" } }); // undefined
+ */
+export function integrityOf(version: PackumentVersion): string | undefined {
+  return strongIntegrity(version.dist?.integrity);
 }

@@ -1,7 +1,9 @@
 // What a package's document offers a spec: pure, so each rule is a row of
 // a table test. npm's own picker chooses, as `npm install` would.
 import pick from "npm-pick-manifest";
+import semver from "semver";
 import { RegistryError } from "./_errors.js";
+import { quoted } from "./_redact.js";
 import type { RegistrySpec } from "./_spec.js";
 
 /** The part of a registry's package document (packument) that choosing a version reads. */
@@ -35,16 +37,61 @@ export function pickVersion(
   spec: Pick<RegistrySpec, "name" | "kind" | "wanted">,
   registry: string,
 ): string {
+  if (spec.kind === "tag" && Object.hasOwn(packument["dist-tags"], spec.wanted))
+    return taggedVersion(packument, spec.wanted, spec.name, registry);
+  // npm's picker sees only the dist-tags that name a listed version: another
+  // one (`latest` a number, a range, a line) is never followed.
+  const usable = Object.entries(packument["dist-tags"]).filter(([, v]) =>
+    listedVersion(packument, v),
+  );
+  let version: unknown;
   try {
-    return pick(packument, spec.wanted).version;
+    version = pick({ ...packument, "dist-tags": Object.fromEntries(usable) }, spec.wanted).version;
   } catch (cause) {
-    const tags = Object.keys(packument["dist-tags"]).sort().join(", ");
+    const tags = Object.keys(packument["dist-tags"]).sort();
+    const shown = tags.slice(0, 20).map(quoted).join(", ") + (tags.length > 20 ? ", …" : "");
     throw new RegistryError(
       "no_matching_version",
-      `registry ${registry} has no version of ${spec.name} matching ${spec.kind === "tag" ? `the dist-tag "${spec.wanted}"` : `"${spec.wanted}"`} (dist-tags: ${tags || "none"})`,
+      `registry ${registry} has no version of ${spec.name} matching ${spec.kind === "tag" ? `the dist-tag ${quoted(spec.wanted)}` : quoted(spec.wanted)} (dist-tags: ${shown || "none"})`,
       { cause },
     );
   }
+  if (!listedVersion(packument, version))
+    throw new RegistryError(
+      "registry_invalid",
+      `registry ${registry} offers for ${spec.name} ${quoted(spec.wanted)} the version ${quoted(version)}, which is not one of its versions`,
+    );
+  return version;
+}
+
+/**
+ * Whether `version` is a version of `packument` that may be used: valid
+ * semver as written (no `v`, no spaces, nothing after it) and a member of
+ * `versions` whose own `version` says the same.
+ */
+function listedVersion(packument: Packument, version: unknown): version is string {
+  if (typeof version !== "string" || version.length > 256) return false;
+  const parsed = semver.parse(version);
+  const canonical =
+    parsed !== null &&
+    version ===
+      [parsed.version, ...(parsed.build.length > 0 ? [parsed.build.join(".")] : [])].join("+");
+  return (
+    canonical &&
+    Object.hasOwn(packument.versions, version) &&
+    packument.versions[version]?.version === version
+  );
+}
+
+/** The version a dist-tag names, when it is one of the package's versions (`registry_invalid` otherwise). */
+function taggedVersion(packument: Packument, tag: string, name: string, registry: string): string {
+  const version: unknown = packument["dist-tags"][tag];
+  if (!listedVersion(packument, version))
+    throw new RegistryError(
+      "registry_invalid",
+      `registry ${registry} names as the ${tag} version of ${name} ${quoted(version)}, which is not one of its versions`,
+    );
+  return version;
 }
 
 /** What {@link outdatedOf} reports of one package: as `npm outdated` does. */
@@ -87,19 +134,11 @@ export function outdatedOf(
   current: string,
   registry: string,
 ): OutdatedVersions {
-  const latest = packument["dist-tags"].latest;
-  if (latest === undefined)
+  if (!Object.hasOwn(packument["dist-tags"], "latest"))
     throw new RegistryError(
       "registry_invalid",
       `registry ${registry} names no latest version of ${spec.name}`,
     );
+  const latest = taggedVersion(packument, "latest", spec.name, registry);
   return { current, wanted: pickVersion(packument, upgradeSpec(spec), registry), latest };
-}
-
-/** A version's SRI integrity: the registry's, else its SHA-1 shasum in SRI form. */
-export function integrityOf(version: PackumentVersion): string | undefined {
-  if (version.dist.integrity !== undefined) return version.dist.integrity;
-  if (version.dist.shasum !== undefined && /^[0-9a-f]{40}$/.test(version.dist.shasum))
-    return `sha1-${Buffer.from(version.dist.shasum, "hex").toString("base64")}`;
-  return undefined;
 }

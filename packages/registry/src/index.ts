@@ -3,11 +3,17 @@
 // exactly as it checks a file.
 export { type DownloadOptions, downloadTarball } from "./_download.js";
 export { REGISTRY_ERROR_CODES, RegistryError, type RegistryErrorCode } from "./_errors.js";
-export { PACKUMENT_MAX_BYTES } from "./_limits.js";
+export {
+  FETCH_IDLE_MAX_MS,
+  FETCH_MAX_REDIRECTS,
+  FETCH_TOTAL_MAX_MS,
+  PACKUMENT_MAX_BYTES,
+} from "./_limits.js";
 export { type NpmConfigSources, type NpmOptions, npmConfig } from "./_npm-config.js";
 export { type DownloadProgress, downloadProgress, type ProgressStream } from "./_progress.js";
 export {
   fetchPackument,
+  integrityOf,
   type Resolution,
   registryOf,
   resolutionOf,
@@ -15,7 +21,6 @@ export {
 } from "./_resolve.js";
 export { type RegistrySpec, registrySpec } from "./_spec.js";
 export {
-  integrityOf,
   type OutdatedVersions,
   outdatedOf,
   type Packument,

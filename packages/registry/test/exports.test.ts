@@ -5,6 +5,9 @@ it("exports exactly these names", async () => {
   const mod = await import("../dist/index.js");
   expect(Object.keys(mod).sort()).toMatchInlineSnapshot(`
     [
+      "FETCH_IDLE_MAX_MS",
+      "FETCH_MAX_REDIRECTS",
+      "FETCH_TOTAL_MAX_MS",
       "PACKUMENT_MAX_BYTES",
       "REGISTRY_ERROR_CODES",
       "RegistryError",

@@ -111,3 +111,75 @@ describe("pickVersion and outdatedOf", () => {
     expect((error as RegistryError).message).toContain(REG);
   });
 });
+
+// Only a version the registry lists, written as valid semver, is used:
+// a dist-tag naming anything else would otherwise reach a table or a fetch.
+describe("a version or dist-tag from a registry", () => {
+  const d = doc("1.2.0", ["1.0.0", "1.1.0", "1.2.0"]);
+  const tagged = (latest: unknown): Packument => ({
+    ...d,
+    "dist-tags": { latest } as Record<string, string>,
+  });
+  const code = (f: () => unknown) => {
+    try {
+      f();
+    } catch (e) {
+      return [(e as RegistryError).code, (e as RegistryError).message];
+    }
+    return undefined;
+  };
+  it.each([
+    ["a line break and a forged row", "1.2.0\nacme.forged  x  0.0.1  9.9.9"],
+    ["a carriage return", "1.2.0\r"],
+    ["a line separator", "1.2.0\u2028"],
+    ["a version it does not list", "9.9.9"],
+    ["a range", "^1.0.0"],
+    ["a v before it", "v1.2.0"],
+    ["a space before it", " 1.2.0"],
+    ["a number", 120],
+  ])("%s as latest is registry_invalid, quoted on one line", (_what, latest) => {
+    const said = [
+      "registry_invalid",
+      `registry ${REG} names as the latest version of @jane/hello ${JSON.stringify(typeof latest === "string" ? latest : String(latest))}, which is not one of its versions`,
+    ];
+    const spec = { name: "@jane/hello", kind: "tag", wanted: "latest" } as const;
+    expect(code(() => outdatedOf(tagged(latest), spec, "1.0.0", REG))).toEqual(said);
+    expect(code(() => pickVersion(tagged(latest), spec, REG))).toEqual(said);
+    // A range never follows it: it picks from the versions listed.
+    expect(
+      pickVersion(tagged(latest), { name: "@jane/hello", kind: "range", wanted: "^1.0.0" }, REG),
+    ).toBe("1.2.0");
+  });
+
+  it("a version whose document says another version is not used", () => {
+    const lying: Packument = {
+      ...d,
+      versions: { ...d.versions, "1.2.0": { ...d.versions["1.2.0"]!, version: "1.2.0\nrow" } },
+    };
+    expect(
+      code(() =>
+        pickVersion(lying, { name: "@jane/hello", kind: "version", wanted: "1.2.0" }, REG),
+      ),
+    ).toEqual([
+      "registry_invalid",
+      `registry ${REG} offers for @jane/hello "1.2.0" the version "1.2.0\\nrow", which is not one of its versions`,
+    ]);
+  });
+
+  it("a version with build metadata is used as it is written", () => {
+    const built = doc("1.2.0+b.7", ["1.2.0+b.7"]);
+    expect(pickVersion(built, { name: "@jane/hello", kind: "tag", wanted: "latest" }, REG)).toBe(
+      "1.2.0+b.7",
+    );
+  });
+
+  it("no_matching_version quotes the dist-tags it lists", () => {
+    const odd: Packument = { ...d, "dist-tags": { latest: "1.2.0", "x\ny": "1.1.0" } };
+    expect(
+      code(() => pickVersion(odd, { name: "@jane/hello", kind: "tag", wanted: "canary" }, REG)),
+    ).toEqual([
+      "no_matching_version",
+      `registry ${REG} has no version of @jane/hello matching the dist-tag "canary" (dist-tags: "latest", "x\\ny")`,
+    ]);
+  });
+});

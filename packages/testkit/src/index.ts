@@ -220,6 +220,59 @@ export async function writeFixturePackage(pkg: FixturePackage): Promise<string> 
   return dir;
 }
 
+/** What {@link writeNpmFixturePackage} writes. */
+export interface NpmFixturePackage {
+  /** Directory the package directory is created in. */
+  readonly parent: string;
+  /** The npm package name: `@jane/hello`. */
+  readonly name: string;
+  /** The extension id: `acme.hello`. */
+  readonly id: string;
+  /** The extension's and the npm package's version. */
+  readonly version: string;
+  /** Its one command's word (default: the id, each non-word character a `-`). */
+  readonly word?: string;
+  /** The descriptor's publisher (default the fixture publisher). */
+  readonly publisher?: string;
+  /** Who signs it (default the fixture publisher's key). */
+  readonly signer?: FixturePackage["signer"];
+}
+
+/**
+ * A signed extension package directory that is also an npm package (its
+ * `package.json` signed with the rest), for registry tests: one command
+ * `hi` that answers `<id> <version>`. Returns the package directory.
+ *
+ * @example
+ * const dir = await writeNpmFixturePackage({ parent: work, name: "@jane/hello", id: "acme.hello", version: "1.0.0" });
+ */
+export function writeNpmFixturePackage(p: NpmFixturePackage): Promise<string> {
+  return writeFixturePackage({
+    parent: p.parent,
+    descriptor: {
+      format: "rukh.extension/2",
+      id: p.id,
+      version: p.version,
+      publisher: p.publisher ?? FIXTURE_PUBLISHER,
+      commands: [
+        {
+          id: "hi",
+          path: [p.word ?? p.id.replace(/\W/g, "-")],
+          summary: "Say hi",
+          inputs: [],
+          execute: managed({ kind: "text" }, "bin/hi.mjs"),
+          machine: machine(),
+        },
+      ],
+    },
+    programs: {
+      "package.json": `${JSON.stringify({ name: p.name, version: p.version, description: "a Rukh extension" }, null, 2)}\n`,
+      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${p.id}/hi": () => textResult("${p.id} ${p.version}") } });\n`,
+    },
+    ...(p.signer !== undefined && { signer: p.signer }),
+  });
+}
+
 /**
  * A task preset for fixture owner configs: no actions or resources, four at a time, host-trusted.
  *

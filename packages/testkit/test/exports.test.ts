@@ -26,6 +26,7 @@ it("exports exactly these names", async () => {
       "str",
       "tempDir",
       "writeFixturePackage",
+      "writeNpmFixturePackage",
     ]
   `);
 });

@@ -5,10 +5,10 @@
 
 import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import type { CliBuiltin } from "@rukh/cli";
+import { type CliBuiltin, terminalLine } from "@rukh/cli";
 import { candidates, current, reported } from "./_current.js";
 import { arg, text } from "./_inputs.js";
-import { type AdminBody, print, Refusal, safe } from "./_kit.js";
+import { type AdminBody, print, Refusal } from "./_kit.js";
 
 /** `ext link` and `ext unlink`. */
 export function devBuiltins(
@@ -38,8 +38,8 @@ export function devBuiltins(
         );
         const id = p.revision.extensions.find((e) => e.dev === real)?.id ?? "the package";
         const human = p.published
-          ? `linked ${safe(id)} from ${safe(dir)} [dev]; edits apply on the next call; published profile revision ${p.revisionId.slice(0, 12)}`
-          : `${safe(id)} is already linked from ${safe(dir)} as it is; nothing published`;
+          ? `linked ${terminalLine(id)} from ${terminalLine(dir)} [dev]; edits apply on the next call; published profile revision ${p.revisionId.slice(0, 12)}`
+          : `${terminalLine(id)} is already linked from ${terminalLine(dir)} as it is; nothing published`;
         print(ctx, human, {
           id,
           dir,
@@ -60,11 +60,11 @@ export function devBuiltins(
         const e = from.revision?.extensions.find((x) => x.id === id);
         if (e !== undefined && e.dev === undefined)
           throw new Refusal(
-            `${safe(id)} is an installed package, not a development link; remove it with ${brand} ext remove ${safe(id)}`,
+            `${terminalLine(id)} is an installed package, not a development link; remove it with ${brand} ext remove ${terminalLine(id)}`,
             { see: ["ext", "list"] },
           );
         const p = await state.remove(id, { base: from.base });
-        return reported(ctx, p, `unlinked ${safe(id)}`);
+        return reported(ctx, p, `unlinked ${terminalLine(id)}`);
       }),
     },
   ];

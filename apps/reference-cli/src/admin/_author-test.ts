@@ -5,18 +5,9 @@
 
 import { resolve } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import type { BuiltinContext, CliBuiltin } from "@rukh/cli";
+import { type BuiltinContext, type CliBuiltin, terminalLine } from "@rukh/cli";
 import { arg, bool, flag, text } from "./_inputs.js";
-import {
-  type AdminBody,
-  OK,
-  plural,
-  print,
-  REFUSED,
-  readBounded,
-  safe,
-  UsageError,
-} from "./_kit.js";
+import { type AdminBody, OK, plural, print, REFUSED, readBounded, UsageError } from "./_kit.js";
 
 /** Largest cases file read. */
 const CASES_MAX_BYTES = 1024 * 1024;
@@ -93,8 +84,8 @@ async function runCases(
   const lines = [
     `installed ${h.id}@${h.version} (${plural(h.commands.length, "command")}) into a throw-away state directory`,
     ...results.flatMap((r) => [
-      `${r.ok ? "ok  " : "FAIL"} ${safe(r.name)}`,
-      ...r.failures.map((f) => `     ${safe(f)}`),
+      `${r.ok ? "ok  " : "FAIL"} ${terminalLine(r.name)}`,
+      ...r.failures.map((f) => `     ${terminalLine(f)}`),
     ]),
     cases.length === 0
       ? "no cases given (--cases <file>): the package installs"

@@ -2,7 +2,7 @@
 // installed from one, and the wanted versions installed in one publication
 // under the same version rules as any install.
 
-import type { CliBuiltin } from "@rukh/cli";
+import { type CliBuiltin, terminalLine } from "@rukh/cli";
 import type { InstalledExtension, ProfileRevision } from "@rukh/profile";
 import type { NpmOptions, OutdatedVersions, Packument } from "@rukh/registry";
 import { current } from "./_current.js";
@@ -71,8 +71,9 @@ function fromRegistry(
   );
 }
 
+/** A row of `ext outdated`: each cell one line, whatever a registry sent. */
 function offerLine(o: Offer): string {
-  return `${o.id}  ${o.name}  ${o.current}  ${o.wanted}  ${o.latest}  ${o.registry}`;
+  return [o.id, o.name, o.current, o.wanted, o.latest, o.registry].map(terminalLine).join("  ");
 }
 
 function offerData(o: Offer): Record<string, string> {

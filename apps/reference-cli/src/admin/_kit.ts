@@ -39,11 +39,6 @@ export function note(ctx: BuiltinContext, text: string): void {
   ctx.stderr.write(terminalText(text.endsWith("\n") ? text : `${text}\n`));
 }
 
-/** One-line text from the journal: `terminalText`, with newlines and tabs made visible too. */
-export function safe(text: string): string {
-  return terminalText(text).replace(/[\n\t]/g, (c) => (c === "\n" ? "\\u000a" : "\\u0009"));
-}
-
 /** The profile library, loaded when a command body first runs: help and completion never load it. */
 export type Profile = typeof import("@rukh/profile");
 export const loadProfile = (): Promise<Profile> => import("@rukh/profile");

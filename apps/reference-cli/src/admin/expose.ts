@@ -1,10 +1,10 @@
 // `expose`: which installed extensions and commands MCP may see. Presets
 // still decide who may call them.
 
-import type { CliBuiltin } from "@rukh/cli";
+import { type CliBuiltin, terminalLine } from "@rukh/cli";
 import { candidates, current, publishConfig } from "./_current.js";
 import { args, texts } from "./_inputs.js";
-import { type AdminBody, Refusal, safe } from "./_kit.js";
+import { type AdminBody, Refusal } from "./_kit.js";
 
 const TARGETS = args(
   "targets",
@@ -35,7 +35,7 @@ export function exposeBuiltins(
           const found = installed.find((e) => e.id === ext);
           if (found === undefined)
             throw new Refusal(
-              `${safe(ext)} is not installed; installed: ${installed.map((e) => e.id).join(", ") || "none"}`,
+              `${terminalLine(ext)} is not installed; installed: ${installed.map((e) => e.id).join(", ") || "none"}`,
               { see: ["ext", "list"] },
             );
           if (
@@ -46,7 +46,7 @@ export function exposeBuiltins(
               .filter((c) => c.extension === found.id)
               .map((c) => c.identity);
             throw new Refusal(
-              `${found.id} has no enabled command ${safe(target)}; its enabled commands: ${its.join(", ") || "none"}`,
+              `${found.id} has no enabled command ${terminalLine(target)}; its enabled commands: ${its.join(", ") || "none"}`,
               { see: ["ext", "list"] },
             );
           }
@@ -81,7 +81,7 @@ export function exposeBuiltins(
         for (const target of targets)
           if (!e?.commands?.includes(target) && !e?.extensions?.includes(target))
             throw new Refusal(
-              `${safe(target)} is not exposed; exposed: ${[...(e?.extensions ?? []), ...(e?.commands ?? [])].join(", ") || "nothing"}`,
+              `${terminalLine(target)} is not exposed; exposed: ${[...(e?.extensions ?? []), ...(e?.commands ?? [])].join(", ") || "nothing"}`,
               { see: ["profile", "show"] },
             );
         const exposure = {

@@ -1,12 +1,12 @@
 // `ext`: installing, upgrading, enabling, disabling and removing extensions.
 
-import type { CliBuiltin } from "@rukh/cli";
+import { type CliBuiltin, terminalLine } from "@rukh/cli";
 import { candidates, current, reported } from "./_current.js";
 import { installChanges, originText } from "./_ext-changes.js";
 import { installSources } from "./_ext-sources.js";
 import { upgradeBuiltins } from "./_ext-upgrade.js";
 import { arg, args, bool, text, texts } from "./_inputs.js";
-import { type AdminBody, OK, print, safe } from "./_kit.js";
+import { type AdminBody, OK, print } from "./_kit.js";
 
 /** The `ext` commands. */
 export function extBuiltins(
@@ -51,7 +51,7 @@ export function extBuiltins(
         );
         const did = installChanges(from.revision?.extensions ?? [], p, profile);
         if (!p.published || did.length === 0) {
-          const what = sources.length === 1 ? `${safe(sources[0]!)} is` : "they are";
+          const what = sources.length === 1 ? `${terminalLine(sources[0]!)} is` : "they are";
           print(ctx, `${what} already installed (the same packages); nothing published`, {
             revisionId: p.revisionId,
             published: false,
@@ -77,7 +77,7 @@ export function extBuiltins(
           const id = text(ctx.inputs, "extension")!;
           const from = await current(state, brand);
           const p = await state[op](id, { base: from.base });
-          return reported(ctx, p, `${op}d ${safe(id)}`);
+          return reported(ctx, p, `${op}d ${terminalLine(id)}`);
         }),
       }),
     ),
@@ -91,7 +91,7 @@ export function extBuiltins(
         const exts = revision?.extensions ?? [];
         const lines = exts.map(
           (e) =>
-            `${e.id}@${e.version}  ${e.publisher}  ${e.enabled ? "enabled" : "disabled"}  ${e.digest.slice(0, 12)}${e.dev === undefined ? "" : `  [dev] linked from ${safe(e.dev)}`}${safe(originText(e))}`,
+            `${e.id}@${e.version}  ${e.publisher}  ${e.enabled ? "enabled" : "disabled"}  ${e.digest.slice(0, 12)}${e.dev === undefined ? "" : `  [dev] linked from ${terminalLine(e.dev)}`}${terminalLine(originText(e))}`,
         );
         print(ctx, lines.length ? lines.join("\n") : "no extensions installed", exts);
         return OK;

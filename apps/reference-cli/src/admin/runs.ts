@@ -1,10 +1,10 @@
 // `runs`: the journal for people and scripts — what ran, for whom, and how it ended.
 
-import { type CliBuiltin, printEnvelope } from "@rukh/cli";
+import { type CliBuiltin, printEnvelope, terminalLine } from "@rukh/cli";
 import type { RunSummary } from "@rukh/core";
 import type { InputValue } from "@rukh/descriptor";
 import { arg, bool, count, flag, oneOf, text } from "./_inputs.js";
-import { type AdminBody, OK, print, safe, UsageError } from "./_kit.js";
+import { type AdminBody, OK, print, UsageError } from "./_kit.js";
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?$/;
 
@@ -63,13 +63,13 @@ const FILTERS: readonly object[] = [
 function runLine(r: RunSummary): string {
   const ended = r.outcome === undefined ? "running or lost" : `${r.outcome}/${r.reason}`;
   const took = r.durationMs === undefined ? "" : `  ${r.durationMs} ms`;
-  return `${r.invocationId}  ${r.startedAt ?? r.endedAt ?? "?"}  ${r.surface ?? "-"}  ${safe(r.command ?? "-")}${r.dev === true ? " [dev]" : ""}  ${ended}${took}  ${safe(r.actor ?? "")}`;
+  return `${r.invocationId}  ${r.startedAt ?? r.endedAt ?? "?"}  ${r.surface ?? "-"}  ${terminalLine(r.command ?? "-")}${r.dev === true ? " [dev]" : ""}  ${ended}${took}  ${terminalLine(r.actor ?? "")}`;
 }
 
 /** Every field of one run, one per line; inputs and counts as JSON. */
 function runDetails(run: RunSummary): string {
   return Object.entries(run)
-    .map(([k, v]) => `${k}: ${safe(typeof v === "object" ? JSON.stringify(v) : String(v))}`)
+    .map(([k, v]) => `${k}: ${terminalLine(typeof v === "object" ? JSON.stringify(v) : String(v))}`)
     .join("\n");
 }
 

@@ -2,11 +2,11 @@
 // extension ids. Keys are never replaced by accident: adding a known
 // publisher is refused, rotating its key is a command of its own.
 
-import type { CliBuiltin } from "@rukh/cli";
+import { type CliBuiltin, terminalLine } from "@rukh/cli";
 import type { OwnerConfig, TrustedPublisher } from "@rukh/profile";
 import { candidates, current, publishConfig, reported } from "./_current.js";
 import { arg, flag, many, text, texts } from "./_inputs.js";
-import { type AdminBody, OK, print, Refusal, readBounded, safe, UsageError } from "./_kit.js";
+import { type AdminBody, OK, print, Refusal, readBounded, UsageError } from "./_kit.js";
 
 /** A public key file holds 44 base64 characters and a newline; anything much larger is not one. */
 const PUBLIC_KEY_MAX_BYTES = 1_024;
@@ -37,7 +37,7 @@ function known(config: OwnerConfig, id: string): TrustedPublisher {
   const p = config.trustedPublishers.find((t) => t.id === id);
   if (p === undefined)
     throw new Refusal(
-      `publisher ${safe(id)} is not trusted; trusted: ${config.trustedPublishers.map((t) => t.id).join(", ") || "none"}`,
+      `publisher ${terminalLine(id)} is not trusted; trusted: ${config.trustedPublishers.map((t) => t.id).join(", ") || "none"}`,
       { see: PUBLISHERS },
     );
   return p;
