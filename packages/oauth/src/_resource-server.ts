@@ -90,10 +90,15 @@ export type Refusal = Extract<Authentication, { readonly ok: false }>;
  *
  * @example
  * const rs = createResourceServer(options);
- * const who = await rs.authenticate(request.headers.authorization);
+ * const who = await rs.authenticate(request.headers.authorization, request.socket.remoteAddress);
  */
 export interface ResourceServer {
-  authenticate(authorization: string | undefined): Promise<Authentication>;
+  /**
+   * The answer to one request's `Authorization` header. `peer` names who
+   * sent it (an address): questions to the issuer about tokens never let in
+   * are shared fairly by peer, so one peer's flood keeps no other out.
+   */
+  authenticate(authorization: string | undefined, peer?: string): Promise<Authentication>;
   /** The RFC 9728 document (`resource`, `authorization_servers`, `scopes_supported`, …). */
   readonly metadata: {
     readonly resource: string;
@@ -184,7 +189,10 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   const invalid = (why: string) =>
     refuse(401, `the bearer token is not valid here: ${why}`, "invalid_token");
 
-  async function authenticate(authorization: string | undefined): Promise<Authentication> {
+  async function authenticate(
+    authorization: string | undefined,
+    peer?: string,
+  ): Promise<Authentication> {
     if (authorization === undefined || authorization === "")
       return refuse(401, "Unauthorized: this endpoint needs a bearer token");
     if (authorization.length > AUTHORIZATION_MAX)
@@ -207,7 +215,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       // Requests that carry the same token at once share one check (one question to the issuer).
       let checking = pending.get(digest);
       if (checking === undefined) {
-        checking = (jwt ? verifyJwt(token) : checkOpaque!(token, digest, now)).finally(() =>
+        checking = (jwt ? verifyJwt(token) : checkOpaque!(token, digest, now, peer)).finally(() =>
           pending.delete(digest),
         );
         pending.set(digest, checking);

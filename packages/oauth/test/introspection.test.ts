@@ -151,6 +151,21 @@ describe("a flood of distinct garbage tokens", () => {
   }, 30_000);
 });
 
+describe("a flood from one peer", () => {
+  it("keeps out no other peer: a token never seen before, sent during the flood from another address, is let in at once", async () => {
+    const rs = server(0);
+    const garbage = Array.from({ length: 150 }, (_, i) => `flood-${i}-${"y".repeat(40)}`);
+    const flood = garbage.map((g) => rs.authenticate(bearer(g), "203.0.113.7"));
+    const fresh = await op.token("bob-agent", RESOURCE, "mcp");
+    const r = await rs.authenticate(bearer(fresh), "198.51.100.20");
+    expect(r).toMatchObject({ ok: true, binding: { subject: "bob-agent" } });
+    const statuses = (await Promise.all(flood)).map((a) => (a.ok ? 200 : a.status));
+    // The flood got what it gets without another peer there: a verdict on some, "try again" for the rest.
+    expect(statuses.filter((s) => s !== 401 && s !== 503)).toEqual([]);
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(100);
+  }, 30_000);
+});
+
 describe("every other opaque token is refused", () => {
   it("one the issuer never issued: 401 invalid_token", async () => {
     const r = await rs.authenticate(bearer("nOtAtOkEnThEiSsUeRkNoWs0123456789abcdefghij"));
