@@ -319,3 +319,44 @@ describe("every other token is refused, saying why and where to get a good one",
     expect(r).toMatchObject({ ok: false, status: 503 });
   });
 });
+
+describe("checks under way", () => {
+  it("are bounded: while the key set does not answer, distinct tokens past 1024 are told at once to come back", async () => {
+    // A key set that takes the connection and never answers: every check waits on it.
+    const silent = createServer(() => {});
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", () => r()));
+    const { port } = silent.address() as { port: number };
+    try {
+      const stalled = createResourceServer({
+        resource: RESOURCE,
+        issuer: op.issuer,
+        jwksUri: `http://127.0.0.1:${port}/jwks`,
+        defaultPreset: "agent",
+      });
+      const answered: { status: number; retry?: number; message: string }[] = [];
+      const all = Array.from({ length: 1_100 }, (_, i) =>
+        stalled.authenticate(`Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.sig${i}`).then((a) => {
+          if (!a.ok)
+            answered.push({
+              status: a.status,
+              message: a.message,
+              ...(a.retryAfterSeconds !== undefined && { retry: a.retryAfterSeconds }),
+            });
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      // The first 1024 wait for the key set (5 s at most); the other 76 were answered already.
+      expect(answered.length).toBe(76);
+      for (const a of answered) {
+        expect(a).toMatchObject({ status: 503, retry: 5 });
+        expect(a.message).toContain("try again in 5 s");
+      }
+      silent.closeAllConnections();
+      await Promise.all(all);
+      expect(answered.length).toBe(1_100);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  }, 20_000);
+});
