@@ -4,6 +4,7 @@
 // CLI serving it as a real process.
 
 import { type ChildProcess, spawn } from "node:child_process";
+import { request } from "node:http";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 export { freePort } from "@rukh/testkit";
@@ -237,5 +238,49 @@ export function mcpRequest({
       params: { ...params, _meta: MODERN_META },
     }),
     ...(signal !== undefined && { signal }),
+  });
+}
+
+/** What {@link listFrom} got: the status, its Retry-After (seconds, 0 when none) and how long it took. */
+export interface ListAnswer {
+  readonly status: number;
+  readonly retryAfter: number;
+  readonly ms: number;
+}
+
+/**
+ * A tools/list POST to `url` with a bearer `token`, sent from the local
+ * address `from` (any of 127.0.0.0/8 on Linux), so that the endpoint sees
+ * it come from that peer; a connection error is status -1.
+ */
+export function listFrom(url: string, token: string, from: string): Promise<ListAnswer> {
+  const t0 = performance.now();
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/list",
+    params: { _meta: MODERN_META },
+  });
+  return new Promise((resolve) => {
+    const req = request(url, {
+      method: "POST",
+      localAddress: from,
+      agent: false,
+      headers: {
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+      },
+    });
+    const done = (status: number, retryAfter = 0) =>
+      resolve({ status, retryAfter, ms: performance.now() - t0 });
+    req.on("response", (res) => {
+      res.resume();
+      res.on("end", () => done(res.statusCode ?? 0, Number(res.headers["retry-after"] ?? 0)));
+    });
+    req.on("error", () => done(-1));
+    req.end(body);
   });
 }

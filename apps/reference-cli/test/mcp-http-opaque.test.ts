@@ -5,7 +5,14 @@ import type { Client } from "@modelcontextprotocol/client";
 import { removeDir } from "@rukh/testkit";
 import { INTROSPECTING_CLIENT, startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectWithToken, freePort, httpState, mcpPost, serveHttpProcess } from "./_http.js";
+import {
+  connectWithToken,
+  freePort,
+  httpState,
+  listFrom,
+  mcpPost,
+  serveHttpProcess,
+} from "./_http.js";
 import { RUKH_BIN } from "./_sleeper.js";
 
 // An issuer whose access tokens are opaque (oidc-provider's reference
@@ -42,6 +49,28 @@ afterAll(async () => {
 });
 
 const connect = (token: string) => connectWithToken(resource, token);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Distinct made-up opaque tokens sent from `from`, `lanes` at a time, until `stop()`, which gives the count of each status. */
+function madeUpTokens(url: string, from: string, lanes: number) {
+  let stopped = false;
+  let sent = 0;
+  const statuses: Record<number, number> = {};
+  const lane = async () => {
+    while (!stopped) {
+      const r = await listFrom(url, `made-up-${sent++}-${"z".repeat(40)}`, from);
+      statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    }
+  };
+  const running = Array.from({ length: lanes }, lane);
+  return {
+    async stop() {
+      stopped = true;
+      await Promise.all(running);
+      return statuses;
+    },
+  };
+}
 
 const seenBy = async (client: Client) => {
   const see = (await client.listTools()).tools.find((t) => t.description?.includes("everything"))!;
@@ -117,6 +146,31 @@ describe("rukh mcp serve --http with opaque tokens", () => {
       }
     },
   );
+
+  it("shares the issuer's questions by peer: one address's flood of made-up tokens keeps out neither a user let in before nor a new one from another address", async () => {
+    const known = await op.token("alice-agent", resource, "mcp");
+    expect((await listFrom(resource, known, "127.0.0.1")).status).toBe(200);
+    const flood = madeUpTokens(resource, "127.0.0.2", 32);
+    await sleep(1_000);
+    const during = [];
+    for (let i = 0; i < 10; i++) during.push(await listFrom(resource, known, "127.0.0.1"));
+    expect(during.map((a) => a.status)).toEqual(Array(10).fill(200));
+    // A token never seen before, its client coming back as Retry-After says.
+    const fresh = await op.token("bob-agent", resource, "mcp");
+    const t0 = Date.now();
+    let got = await listFrom(resource, fresh, "127.0.0.3");
+    while (got.status === 503 && Date.now() - t0 < 15_000) {
+      await sleep(got.retryAfter * 1_000);
+      got = await listFrom(resource, fresh, "127.0.0.3");
+    }
+    const waited = Date.now() - t0;
+    const statuses = await flood.stop();
+    expect(got.status).toBe(200);
+    expect(waited).toBeLessThan(3_000);
+    // The flood was held to the bound: none let in, most told to come back.
+    expect(statuses[200]).toBeUndefined();
+    expect(statuses[503]).toBeGreaterThan(statuses[401] ?? 0);
+  }, 60_000);
 
   it("keeps the token and the secret out of the state directory", () => {
     const files: string[] = [];

@@ -12,6 +12,7 @@ import { JSONRPC_ERROR_CODES } from "./_errors.js";
 import type { HttpAuthenticator } from "./_http-auth.js";
 import { checkMedia, checkRouting, checkSource } from "./_http-checks.js";
 import { allowOrigin, answerPreflight } from "./_http-cors.js";
+import { peerOf } from "./_http-endpoint.js";
 import { jsonRpcError, readBody, refuse } from "./_http-reply.js";
 import { targetPath } from "./_http-target.js";
 import type { McpLimits } from "./_limits.js";
@@ -86,7 +87,7 @@ export async function gate(
     });
 
   // Who it is comes first: no credential, no list and no call, nothing read.
-  const auth = await ctx.authenticator.authenticate(oneHeader(req, "authorization"));
+  const auth = await ctx.authenticator.authenticate(oneHeader(req, "authorization"), peerOf(req));
   // The credential has done its work: nothing after this point can read it.
   delete req.headers.authorization;
   if (!auth.ok)
