@@ -366,4 +366,62 @@ describe.skipIf(missing !== undefined)("requests on the wire, straight and throu
       expect(smuggledSeen).toBe(0);
     },
   );
+
+  it("answers a refusal whole to a client still sending its body: nginx passes on every 401 and keeps both replicas", async () => {
+    const answers: number[][] = [];
+    for (let round = 0; round < 20; round++) {
+      const refused = [200_000, 500_000, 800_000, 1_000_000].map((size) =>
+        exchange(front, raw({ headers: { Authorization: null }, body: "x".repeat(size) })),
+      );
+      answers.push(...(await Promise.all(refused)), await exchange(front, raw()));
+    }
+    expect(answers).toEqual(Array.from({ length: 100 }, (_, i) => (i % 5 === 4 ? [200] : [401])));
+  }, 60_000);
+
+  it("reads on past a refusal: the rest of the refused body, then the next request on the connection", async () => {
+    const refused = raw({
+      headers: { Authorization: null, Connection: null },
+      body: "x".repeat(600_000),
+    });
+    const head = refused.subarray(0, refused.length - 600_000 + 65_536);
+    const answers = await new Promise<string>((resolve) => {
+      let got = "";
+      const socket = connect(back, "127.0.0.1", () => socket.write(head));
+      socket.on("data", (d) => {
+        got += d.toString("latin1");
+        // The refusal came while the body was still on its way: the rest, then another request.
+        if (/^HTTP\/1\.1 401 /.test(got) && !socket.writableEnded)
+          socket.end(Buffer.concat([refused.subarray(head.length), raw()]));
+      });
+      socket.on("error", () => resolve(got));
+      socket.on("close", () => resolve(got));
+    });
+    expect([...answers.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]))).toEqual([
+      401, 200,
+    ]);
+  });
+
+  it("drops the rest of a refused body for at most the request deadline", async () => {
+    const t0 = Date.now();
+    const answer = await new Promise<string>((resolve) => {
+      let got = "";
+      const socket = connect(back, "127.0.0.1", () => {
+        socket.write(
+          raw({ headers: { ...CHUNKED, Authorization: null, Connection: null }, body: "" }),
+        );
+        // A body that never ends, a chunk every 50 ms.
+        const more = setInterval(() => socket.write(`400\r\n${"x".repeat(1_024)}\r\n`), 50);
+        socket.on("close", () => clearInterval(more));
+      });
+      socket.on("data", (d) => {
+        got += d.toString("latin1");
+      });
+      socket.on("error", () => {});
+      socket.on("close", () => resolve(got));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    // The 2 s request deadline, checked every 250 ms; slack for a busy machine.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(1_900);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+  }, 20_000);
 });
