@@ -276,6 +276,15 @@ const headerBytes: Row[] = [
     400,
     () => raw({ extra: [`X-Pad: ${"a".repeat(20_000)}`] }),
   ],
+  ["two Host", 400, 400, () => raw({ extra: ["Host: evil.example"] })],
+  ["two Authorization", 400, 400, () => raw({ extra: ["Authorization: Bearer another"] })],
+  ["two Content-Type", 400, 400, () => raw({ extra: ["Content-Type: text/plain"] })],
+  [
+    "two Origin",
+    400,
+    400,
+    () => raw({ headers: { Origin: `http://${host}` }, extra: ["Origin: http://evil.example"] }),
+  ],
   [
     "two MCP-Protocol-Version",
     400,
