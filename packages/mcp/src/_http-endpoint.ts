@@ -5,11 +5,32 @@
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { type AddressInfo, isIPv4, isIPv6 } from "node:net";
-import { McpError } from "./_errors.js";
+import type { Duplex } from "node:stream";
+import { JSONRPC_ERROR_CODES, McpError } from "./_errors.js";
 import type { McpLimits } from "./_limits.js";
 
 /** Largest accepted request head (request line and headers), in bytes. */
 const HEADERS_MAX_BYTES = 16_384;
+
+const CONNECT_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  id: null,
+  error: {
+    code: JSONRPC_ERROR_CODES.invalidRequest,
+    message:
+      "Method not allowed: CONNECT opens no tunnel here; this endpoint takes one POST per request",
+  },
+});
+/** The whole answer to a CONNECT request, written on its socket (Node hands such a request over unanswered). */
+const CONNECT_REFUSAL = [
+  "HTTP/1.1 405 Method Not Allowed",
+  "allow: POST",
+  "content-type: application/json",
+  `content-length: ${Buffer.byteLength(CONNECT_BODY)}`,
+  "connection: close",
+  "",
+  CONNECT_BODY,
+].join("\r\n");
 
 /** The endpoint's canonical URL; throws `invalid_options` unless it is http(s) without query or fragment. */
 export function resourceOf(given: string): URL {
@@ -43,6 +64,11 @@ export function boundedServer(
     onRequest,
   );
   server.headersTimeout = limits.ioDeadlineMs;
+  // CONNECT asks for a tunnel, which this endpoint never opens: without an answer Node would just close the socket.
+  server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
+    socket.on("error", () => {});
+    socket.end(CONNECT_REFUSAL);
+  });
   // Every socket costs a file descriptor: past this many, new connections are refused.
   server.maxConnections = 1_024;
   return server;

@@ -71,20 +71,27 @@ afterAll(async () => {
   if (nginxDir) cleanup(nginxDir);
 });
 
-/** The answers to `bytes` written on one connection to `port`: each status line's code, in order. */
-function exchange(port: number, bytes: string | Buffer): Promise<number[]> {
+/** What comes back for `bytes` written on one connection to `port`, until it closes (3 s at most). */
+function answerText(port: number, bytes: string | Buffer): Promise<string> {
   return new Promise((resolve) => {
     let got = "";
     const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
-    const done = () => resolve([...got.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1])));
     socket.on("data", (d) => {
       got += d.toString("latin1");
     });
-    socket.on("error", done);
-    socket.on("close", done);
+    socket.on("error", () => resolve(got));
+    socket.on("close", () => resolve(got));
     setTimeout(() => socket.destroy(), 3_000).unref();
   });
 }
+
+/** Each status code in `text`'s status lines, in order. */
+const statuses = (text: string) =>
+  [...text.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]));
+
+/** The answers to `bytes` written on one connection to `port`: each status line's code, in order. */
+const exchange = async (port: number, bytes: string | Buffer) =>
+  statuses(await answerText(port, bytes));
 
 const BODY = JSON.stringify({
   jsonrpc: "2.0",
@@ -173,6 +180,18 @@ const targets: Row[] = [
     () => raw({ line: "POST http://evil.example/mcp HTTP/1.1" }),
   ],
   [
+    "absolute-form with user information",
+    400,
+    400,
+    () => raw({ line: `POST http://user:pass@${host}/mcp HTTP/1.1` }),
+  ],
+  [
+    "absolute-form hiding another host behind @",
+    400,
+    400,
+    () => raw({ line: `POST http://${host}@evil.example/mcp HTTP/1.1` }),
+  ],
+  [
     "absolute-form, IPv6 loopback in full",
     403,
     400,
@@ -205,6 +224,13 @@ const targets: Row[] = [
   ],
   ["asterisk-form", 404, 400, () => raw({ line: "OPTIONS * HTTP/1.1" })],
   ["authority-form POST", 400, 400, () => raw({ line: `POST ${host} HTTP/1.1` })],
+  ["CONNECT", 405, 400, () => raw({ line: `CONNECT ${host} HTTP/1.1` })],
+  [
+    "CONNECT to another host",
+    405,
+    400,
+    () => raw({ line: "CONNECT evil.example:443 HTTP/1.1", headers: { Host: "evil.example:443" } }),
+  ],
   ["no Host", 400, 400, () => raw({ headers: { Host: null } })],
 ];
 
@@ -387,6 +413,17 @@ describe.skipIf(missing !== undefined)("requests on the wire, straight and throu
     expect(answers).toEqual(Array.from({ length: 100 }, (_, i) => (i % 5 === 4 ? [200] : [401])));
   }, 60_000);
 
+  it("says what is wrong with a target's user information without repeating it", async () => {
+    const text = await answerText(
+      back,
+      raw({ line: `POST http://alice:s3cret@${host}/mcp HTTP/1.1` }),
+    );
+    expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(text).toContain("user information");
+    expect(text).not.toContain("s3cret");
+    expect(text).not.toContain("alice");
+  });
+
   it("reads on past a refusal: the rest of the refused body, then the next request on the connection", async () => {
     const refused = raw({
       headers: { Authorization: null, Connection: null },
@@ -405,9 +442,7 @@ describe.skipIf(missing !== undefined)("requests on the wire, straight and throu
       socket.on("error", () => resolve(got));
       socket.on("close", () => resolve(got));
     });
-    expect([...answers.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((m) => Number(m[1]))).toEqual([
-      401, 200,
-    ]);
+    expect(statuses(answers)).toEqual([401, 200]);
   });
 
   it("drops the rest of a refused body for at most the request deadline", async () => {
