@@ -151,6 +151,25 @@ describe("a flood of distinct garbage tokens", () => {
   }, 30_000);
 });
 
+describe("what a flood leaves remembered", () => {
+  it("a user let in before: 2,000 distinct made-up tokens, opaque and JWT-shaped, push it out of no memory", async () => {
+    const rs = server(60);
+    const known = await op.token("alice-agent", RESOURCE, "mcp");
+    expect(await rs.authenticate(bearer(known))).toMatchObject({ ok: true });
+    const flood = Array.from({ length: 2_000 }, (_, i) =>
+      rs.authenticate(
+        bearer(i % 2 === 0 ? `made-up-${i}-${"w".repeat(40)}` : `eyJhbGciOiJSUzI1NiJ9.e30.m${i}`),
+      ),
+    );
+    const answers = await Promise.all(flood);
+    expect(answers.filter((a) => a.ok)).toEqual([]);
+    // Made-up tokens are never let in, so never remembered as let in: the user's next request asks nothing.
+    const before = op.introspections.asked;
+    expect(await rs.authenticate(bearer(known))).toMatchObject({ ok: true });
+    expect(op.introspections.asked).toBe(before);
+  }, 30_000);
+});
+
 describe("a flood from one peer", () => {
   it("keeps out no other peer: a token never seen before, sent during the flood from another address, is let in at once", async () => {
     const rs = server(0);
