@@ -248,12 +248,18 @@ export interface ListAnswer {
   readonly ms: number;
 }
 
-/**
- * A tools/list POST to `url` with a bearer `token`, sent from the local
- * address `from` (any of 127.0.0.0/8 on Linux), so that the endpoint sees
- * it come from that peer; a connection error is status -1.
- */
-export function listFrom(url: string, token: string, from: string): Promise<ListAnswer> {
+/** Where {@link listFrom} sends a tools/list, and as whom. */
+export interface ListRequest {
+  readonly url: string;
+  readonly token: string;
+  /** The local address it is sent from (any of 127.0.0.0/8 on Linux): the peer the endpoint sees. */
+  readonly from: string;
+  /** Its Host header; default the URL's (a proxy in front passes it on). */
+  readonly host?: string;
+}
+
+/** A tools/list POST as `r` says; a connection error is status -1. */
+export function listFrom({ url, token, from, host }: ListRequest): Promise<ListAnswer> {
   const t0 = performance.now();
   const body = JSON.stringify({
     jsonrpc: "2.0",
@@ -267,6 +273,7 @@ export function listFrom(url: string, token: string, from: string): Promise<List
       localAddress: from,
       agent: false,
       headers: {
+        ...(host !== undefined && { host }),
         authorization: `Bearer ${token}`,
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
