@@ -152,18 +152,26 @@ describe("a flood of distinct garbage tokens", () => {
 });
 
 describe("what a flood leaves remembered", () => {
-  it("a user let in before: 2,000 distinct made-up tokens, opaque and JWT-shaped, push it out of no memory", async () => {
+  it("a user let in before: 2,000 distinct made-up tokens, opaque and JWT-shaped, and real ones for another resource push it out of no memory", async () => {
     const rs = server(60);
     const known = await op.token("alice-agent", RESOURCE, "mcp");
     expect(await rs.authenticate(bearer(known))).toMatchObject({ ok: true });
-    const flood = Array.from({ length: 2_000 }, (_, i) =>
-      rs.authenticate(
-        bearer(i % 2 === 0 ? `made-up-${i}-${"w".repeat(40)}` : `eyJhbGciOiJSUzI1NiJ9.e30.m${i}`),
-      ),
+    const foreign = await Promise.all(
+      Array.from({ length: 10 }, () => op.token("bob-agent", OTHER, "mcp")),
     );
+    // The real ones first: they get the issuer's first questions, the rest mostly "try again".
+    const flood = [
+      ...foreign,
+      ...Array.from({ length: 2_000 }, (_, i) =>
+        i % 2 === 0 ? `made-up-${i}-${"w".repeat(40)}` : `eyJhbGciOiJSUzI1NiJ9.e30.m${i}`,
+      ),
+    ].map((t) => rs.authenticate(bearer(t)));
     const answers = await Promise.all(flood);
     expect(answers.filter((a) => a.ok)).toEqual([]);
-    // Made-up tokens are never let in, so never remembered as let in: the user's next request asks nothing.
+    const refusedForeign = answers.slice(0, 10);
+    expect(refusedForeign.map((a) => !a.ok && a.status)).toEqual(Array(10).fill(401));
+    for (const a of refusedForeign) expect(!a.ok && a.message).toContain("another resource");
+    // Tokens refused are never remembered as let in: the user's next request asks nothing.
     const before = op.introspections.asked;
     expect(await rs.authenticate(bearer(known))).toMatchObject({ ok: true });
     expect(op.introspections.asked).toBe(before);
