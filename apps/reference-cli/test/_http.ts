@@ -4,6 +4,7 @@
 // CLI serving it as a real process.
 
 import { type ChildProcess, spawn } from "node:child_process";
+import { request } from "node:http";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
 export { freePort } from "@rukh/testkit";
@@ -237,5 +238,56 @@ export function mcpRequest({
       params: { ...params, _meta: MODERN_META },
     }),
     ...(signal !== undefined && { signal }),
+  });
+}
+
+/** What {@link listFrom} got: the status, its Retry-After (seconds, 0 when none) and how long it took. */
+export interface ListAnswer {
+  readonly status: number;
+  readonly retryAfter: number;
+  readonly ms: number;
+}
+
+/** Where {@link listFrom} sends a tools/list, and as whom. */
+export interface ListRequest {
+  readonly url: string;
+  readonly token: string;
+  /** The local address it is sent from (any of 127.0.0.0/8 on Linux): the peer the endpoint sees. */
+  readonly from: string;
+  /** Its Host header; default the URL's (a proxy in front passes it on). */
+  readonly host?: string;
+}
+
+/** A tools/list POST as `r` says; a connection error is status -1. */
+export function listFrom({ url, token, from, host }: ListRequest): Promise<ListAnswer> {
+  const t0 = performance.now();
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/list",
+    params: { _meta: MODERN_META },
+  });
+  return new Promise((resolve) => {
+    const req = request(url, {
+      method: "POST",
+      localAddress: from,
+      agent: false,
+      headers: {
+        ...(host !== undefined && { host }),
+        authorization: `Bearer ${token}`,
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/list",
+      },
+    });
+    const done = (status: number, retryAfter = 0) =>
+      resolve({ status, retryAfter, ms: performance.now() - t0 });
+    req.on("response", (res) => {
+      res.resume();
+      res.on("end", () => done(res.statusCode ?? 0, Number(res.headers["retry-after"] ?? 0)));
+    });
+    req.on("error", () => done(-1));
+    req.end(body);
   });
 }

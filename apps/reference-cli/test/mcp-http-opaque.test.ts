@@ -1,11 +1,21 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { removeDir } from "@rukh/testkit";
 import { INTROSPECTING_CLIENT, startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectWithToken, freePort, httpState, mcpPost, serveHttpProcess } from "./_http.js";
+import {
+  connectWithToken,
+  freePort,
+  httpState,
+  type ListAnswer,
+  listFrom,
+  mcpPost,
+  serveHttpProcess,
+} from "./_http.js";
 import { RUKH_BIN } from "./_sleeper.js";
 
 // An issuer whose access tokens are opaque (oidc-provider's reference
@@ -19,6 +29,8 @@ let root: string;
 let resource: string;
 let port: number;
 let server: Awaited<ReturnType<typeof serveHttpProcess>>;
+let nginxDir: string | undefined;
+let lb: Awaited<ReturnType<typeof startNginx>> | undefined;
 
 beforeAll(async () => {
   port = await freePort();
@@ -36,12 +48,44 @@ beforeAll(async () => {
   });
 }, 60_000);
 afterAll(async () => {
+  await lb?.stop();
+  if (nginxDir) removeDir(nginxDir);
   server?.child.kill("SIGKILL");
   await op?.close();
   if (work) removeDir(work);
 });
 
 const connect = (token: string) => connectWithToken(resource, token);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Distinct made-up opaque tokens, each sent with `send`, `lanes` at a time, until `stop()`, which gives the count of each status. */
+function madeUpTokens(send: (token: string) => Promise<ListAnswer>, lanes: number) {
+  let stopped = false;
+  let sent = 0;
+  const statuses: Record<number, number> = {};
+  const lane = async () => {
+    while (!stopped) {
+      const r = await send(`made-up-${sent++}-${"z".repeat(40)}`);
+      statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    }
+  };
+  const running = Array.from({ length: lanes }, lane);
+  return {
+    async stop() {
+      stopped = true;
+      await Promise.all(running);
+      return statuses;
+    },
+  };
+}
+
+/** nginx with the guide's configuration in front of the server; its URL for the endpoint. */
+async function nginxInFront(): Promise<string> {
+  const front = await freePort();
+  nginxDir = mkdtempSync(join(tmpdir(), "rukh-opaque-nginx-"));
+  lb = await startNginx(nginxDir, front, [`127.0.0.1:${port}`]);
+  return `http://127.0.0.1:${front}/mcp`;
+}
 
 const seenBy = async (client: Client) => {
   const see = (await client.listTools()).tools.find((t) => t.description?.includes("everything"))!;
@@ -116,6 +160,41 @@ describe("rukh mcp serve --http with opaque tokens", () => {
         await client.close();
       }
     },
+  );
+
+  it.each(["straight", "through nginx"])(
+    "shares the issuer's questions by peer, %s: one address's flood of made-up tokens keeps out neither a user let in before nor a new one from another address",
+    async (path) => {
+      const nginx = path === "through nginx";
+      if (nginx && nginxMissing() !== undefined) return;
+      const front = nginx ? await nginxInFront() : resource;
+      // Through nginx, the replica sees every request come from loopback, and each client's address in X-Forwarded-For.
+      const list = (token: string, from: string) =>
+        listFrom({ url: front, token, from, host: new URL(resource).host });
+      const known = await op.token("alice-agent", resource, "mcp");
+      expect((await list(known, "127.0.0.1")).status).toBe(200);
+      const flood = madeUpTokens((token) => list(token, "127.0.0.2"), 32);
+      await sleep(1_000);
+      const during = [];
+      for (let i = 0; i < 10; i++) during.push(await list(known, "127.0.0.1"));
+      expect(during.map((a) => a.status)).toEqual(Array(10).fill(200));
+      // A token never seen before, its client coming back as Retry-After says.
+      const fresh = await op.token("bob-agent", resource, "mcp");
+      const t0 = Date.now();
+      let got = await list(fresh, "127.0.0.3");
+      while (got.status === 503 && Date.now() - t0 < 15_000) {
+        await sleep(got.retryAfter * 1_000);
+        got = await list(fresh, "127.0.0.3");
+      }
+      const waited = Date.now() - t0;
+      const statuses = await flood.stop();
+      expect(got.status).toBe(200);
+      expect(waited).toBeLessThan(3_000);
+      // The flood was held to the bound: none let in, most told to come back.
+      expect(statuses[200]).toBeUndefined();
+      expect(statuses[503]).toBeGreaterThan(statuses[401] ?? 0);
+    },
+    60_000,
   );
 
   it("keeps the token and the secret out of the state directory", () => {

@@ -17,7 +17,44 @@ export interface HttpRefusal {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** A header's one value; a repeated header is refused where it matters, by the caller. */
+/**
+ * Headers a request may carry once. Node keeps the first of some repeated
+ * headers and joins others, and a proxy may keep the last: two values would
+ * be read one way here and another there.
+ */
+const ONCE = [
+  "Host",
+  "Authorization",
+  "Origin",
+  "Content-Type",
+  "MCP-Protocol-Version",
+  "Mcp-Method",
+  "Mcp-Name",
+];
+const ONCE_BY_NAME = new Map(ONCE.map((h) => [h.toLowerCase(), h]));
+
+/**
+ * The refusal (400) of a request that repeats a header it may carry once,
+ * naming the header; `rawHeaders` are the request's, name and value in turn.
+ */
+export function checkRepeated(rawHeaders: readonly string[]): HttpRefusal | undefined {
+  const seen = new Set<string>();
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!.toLowerCase();
+    const once = ONCE_BY_NAME.get(name);
+    if (once === undefined) continue;
+    if (seen.has(name))
+      return {
+        status: 400,
+        code: JSONRPC_ERROR_CODES.invalidRequest,
+        message: `Bad request: the ${once} header is sent more than once; it may be sent once`,
+      };
+    seen.add(name);
+  }
+  return undefined;
+}
+
+/** A header's one value; a repeated header is refused where it matters, by {@link checkRepeated}. */
 function one(headers: IncomingHttpHeaders, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v.join(",") : v;

@@ -1,14 +1,36 @@
 // Where an HTTP host is reached: its resource URL, checked; its server,
 // with the deadlines and bounds of its sockets, listening at its address;
-// and the Host and Origin values that name it.
+// the Host and Origin values that name it; and the peer each request comes
+// from.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { McpError } from "./_errors.js";
+import { type AddressInfo, isIPv4, isIPv6 } from "node:net";
+import type { Duplex } from "node:stream";
+import { JSONRPC_ERROR_CODES, McpError } from "./_errors.js";
 import type { McpLimits } from "./_limits.js";
 
 /** Largest accepted request head (request line and headers), in bytes. */
 const HEADERS_MAX_BYTES = 16_384;
+
+const CONNECT_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  id: null,
+  error: {
+    code: JSONRPC_ERROR_CODES.invalidRequest,
+    message:
+      "Method not allowed: CONNECT opens no tunnel here; this endpoint takes one POST per request",
+  },
+});
+/** The whole answer to a CONNECT request, written on its socket (Node hands such a request over unanswered). */
+const CONNECT_REFUSAL = [
+  "HTTP/1.1 405 Method Not Allowed",
+  "allow: POST",
+  "content-type: application/json",
+  `content-length: ${Buffer.byteLength(CONNECT_BODY)}`,
+  "connection: close",
+  "",
+  CONNECT_BODY,
+].join("\r\n");
 
 /** The endpoint's canonical URL; throws `invalid_options` unless it is http(s) without query or fragment. */
 export function resourceOf(given: string): URL {
@@ -42,6 +64,11 @@ export function boundedServer(
     onRequest,
   );
   server.headersTimeout = limits.ioDeadlineMs;
+  // CONNECT asks for a tunnel, which this endpoint never opens: without an answer Node would just close the socket.
+  server.on("connect", (_req: IncomingMessage, socket: Duplex) => {
+    socket.on("error", () => {});
+    socket.end(CONNECT_REFUSAL);
+  });
   // Every socket costs a file descriptor: past this many, new connections are refused.
   server.maxConnections = 1_024;
   return server;
@@ -102,4 +129,47 @@ export function allowedOriginsOf(
 
 function isLoopback(host: string): boolean {
   return host === "127.0.0.1" || host === "::1" || host === "localhost";
+}
+
+/**
+ * Where `req` comes from, as an authenticator shares its work: the socket's
+ * address; for a socket from loopback (a proxy on this machine, which the
+ * guide's nginx is), the last address of `X-Forwarded-For`, the one that
+ * proxy wrote. An IPv6 address stands for its /64, what one host is given.
+ * A local process can name any address this way, and so claim more than its
+ * share: never more than all of it, which it could take before.
+ *
+ * @example
+ * peerOf(req); // "203.0.113.7", "2001:db8:0:1::/64"
+ */
+export function peerOf(req: IncomingMessage): string {
+  const socket = canonicalAddress(req.socket.remoteAddress ?? "");
+  if (!/^127\.|^::1$/.test(socket)) return socket;
+  const forwarded = req.headers["x-forwarded-for"];
+  const last = (Array.isArray(forwarded) ? forwarded.join(",") : (forwarded ?? ""))
+    .split(",")
+    .pop()!
+    .trim();
+  return isIPv4(last) || isIPv6(last) ? canonicalAddress(last) : socket;
+}
+
+/** `address` as one peer: an IPv4 one (mapped into IPv6 or not) as it is, an IPv6 one as its /64. */
+function canonicalAddress(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped !== null) return mapped[1]!;
+  if (!isIPv6(address) || address === "::1") return address;
+  const [head = "", tail] = address.split("::");
+  const groups = (part: string | undefined) => (part ? part.split(":") : []);
+  const before = groups(head);
+  const after = groups(tail);
+  // An IPv4 tail stands for two groups.
+  const width = after.length + (after.at(-1)?.includes(".") ? 1 : 0);
+  const full =
+    tail === undefined
+      ? before
+      : [...before, ...Array(8 - before.length - width).fill("0"), ...after];
+  return `${full
+    .slice(0, 4)
+    .map((g) => Number.parseInt(g, 16).toString(16))
+    .join(":")}::/64`;
 }

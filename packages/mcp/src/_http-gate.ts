@@ -1,5 +1,6 @@
-// One HTTP request up to its dispatch: where it comes from (and, for an
-// allowed web page, what its browser may read), which path it asks for
+// One HTTP request up to its dispatch: whether it sends a header twice that
+// it may send once, where it comes from (and, for an allowed web page, what
+// its browser may read), which path it asks for
 // (its target's host, when it names one, checked as Host is), who sent it
 // (its credential, before anything else is read), what it carries, and
 // whether its routing headers say what its body says. A request that fails
@@ -10,8 +11,9 @@ import type { HostBinding } from "@rukh/core";
 import type { JsonObject } from "@rukh/json";
 import { JSONRPC_ERROR_CODES } from "./_errors.js";
 import type { HttpAuthenticator } from "./_http-auth.js";
-import { checkMedia, checkRouting, checkSource } from "./_http-checks.js";
+import { checkMedia, checkRepeated, checkRouting, checkSource } from "./_http-checks.js";
 import { allowOrigin, answerPreflight } from "./_http-cors.js";
+import { peerOf } from "./_http-endpoint.js";
 import { jsonRpcError, readBody, refuse } from "./_http-reply.js";
 import { targetPath } from "./_http-target.js";
 import type { McpLimits } from "./_limits.js";
@@ -44,6 +46,8 @@ export async function gate(
   res: ServerResponse,
 ): Promise<Admitted | undefined> {
   const { limits } = ctx;
+  const repeated = checkRepeated(req.rawHeaders);
+  if (repeated !== undefined) return refuse(res, repeated);
   const source = checkSource(req.headers, ctx.allowedHosts, ctx.allowedOrigins);
   if (source !== undefined) return refuse(res, source);
   const path = targetPath(req.url, ctx.allowedHosts);
@@ -86,7 +90,7 @@ export async function gate(
     });
 
   // Who it is comes first: no credential, no list and no call, nothing read.
-  const auth = await ctx.authenticator.authenticate(oneHeader(req, "authorization"));
+  const auth = await ctx.authenticator.authenticate(oneHeader(req, "authorization"), peerOf(req));
   // The credential has done its work: nothing after this point can read it.
   delete req.headers.authorization;
   if (!auth.ok)

@@ -38,10 +38,14 @@ export function jsonRpcError(
   return undefined;
 }
 
-/** Answers `res` with refusal `r` (its headers made safe to send) and closes the connection. */
+/**
+ * Answers `res` with refusal `r` (its headers made safe to send). What is
+ * left of the request's body is read and dropped, within the request's
+ * deadline: a connection closed on unread bytes is reset, and a proxy still
+ * sending them then loses the answer (nginx answers 502 and takes the
+ * replica out of its rotation).
+ */
 export function refuse(res: ServerResponse, r: HttpRefusal): undefined {
-  // What is left of the request is not read: the connection ends with the answer.
-  res.setHeader("connection", "close");
   for (const [k, v] of Object.entries(r.headers ?? {})) res.setHeader(k, headerValue(v));
   return jsonRpcError(res, { status: r.status, id: null, code: r.code, message: r.message });
 }
@@ -93,7 +97,7 @@ export function streamReply(res: ServerResponse): Reply {
   };
 }
 
-/** The body, up to `max` bytes; a longer one is not read further. */
+/** The body, up to `max` bytes; the rest of a longer one is read and dropped (see {@link refuse}). */
 export function readBody(
   req: IncomingMessage,
   max: number,
@@ -106,7 +110,7 @@ export function readBody(
     req.on("data", (c: Buffer) => {
       size += c.length;
       if (size > max) {
-        req.pause();
+        chunks.length = 0;
         resolve("too_large");
         return;
       }

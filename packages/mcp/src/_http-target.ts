@@ -3,7 +3,9 @@
 // HTTP/1.1 servers must accept and which names the host in place of `Host`)
 // follows the same rule: its path is taken as sent, never normalised (no
 // dot segment is resolved, nothing is decoded), and its host must be one
-// the endpoint answers to, as `Host` must.
+// the endpoint answers to, as `Host` must. User information (`user:pass@`)
+// has no place in an http(s) target (RFC 9110 §4.2.4): it is refused
+// without being repeated, since what it holds may be a password.
 
 import { JSONRPC_ERROR_CODES } from "./_errors.js";
 import type { HttpRefusal } from "./_http-checks.js";
@@ -13,7 +15,8 @@ const ABSOLUTE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)(.*)$/s;
 
 /**
  * The path of request target `target`, or the refusal of a target whose
- * host is not in `allowedHosts` (403) or whose scheme is not http(s) (400).
+ * host is not in `allowedHosts` (403), whose scheme is not http(s) or that
+ * carries user information (400).
  * A path that is not the endpoint's is for the caller to refuse (404).
  *
  * @example
@@ -32,6 +35,13 @@ export function targetPath(
       status: 400,
       code: JSONRPC_ERROR_CODES.invalidRequest,
       message: `Bad request: the request target must be a path or an http(s) URL, not a ${scheme} one`,
+    };
+  if (authority!.includes("@"))
+    return {
+      status: 400,
+      code: JSONRPC_ERROR_CODES.invalidRequest,
+      message:
+        "Bad request: the request target carries user information (user@host), which an http(s) URL must not",
     };
   if (!allowedHosts.has(authority!.toLowerCase()))
     return {

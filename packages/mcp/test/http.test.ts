@@ -686,7 +686,8 @@ describe("requests that are not what they claim", () => {
       expect([path, await at(`http://${hostHeader}${path}`)]).toEqual([path, 404]);
     // The target's host is checked as Host is, whatever Host says.
     expect(await at("http://evil.example.com/mcp")).toBe(403);
-    expect(await at(`http://user@${hostHeader}/mcp`)).toBe(403);
+    // User information has no place in an http(s) target: refused as malformed, never matched.
+    expect(await at(`http://user@${hostHeader}/mcp`)).toBe(400);
     expect(await at(`http://evil.example.com/mcp`, "evil.example.com")).toBe(403);
     // A scheme the endpoint does not speak is no target of it.
     expect(await at(`ftp://${hostHeader}/mcp`)).toBe(400);

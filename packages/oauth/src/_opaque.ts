@@ -21,8 +21,17 @@ const REFUSED_SECONDS = 30;
 /** Tokens the issuer has let in, remembered until they expire: their next question skips the budget. */
 const VOUCHED_MAX = 4_096;
 
-/** Checks one opaque token, known by its SHA-256 `digest`, at `now` (seconds since the epoch). */
-export type OpaqueCheck = (token: string, digest: string, now: number) => Promise<Verdict>;
+/**
+ * Checks one opaque token, known by its SHA-256 `digest`, at `now` (seconds
+ * since the epoch), for `peer` (who sent it: the budget's places are shared
+ * by peer).
+ */
+export type OpaqueCheck = (
+  token: string,
+  digest: string,
+  now: number,
+  peer?: string,
+) => Promise<Verdict>;
 
 /**
  * The opaque-token check of one resource server: the issuer's answers
@@ -31,7 +40,7 @@ export type OpaqueCheck = (token: string, digest: string, now: number) => Promis
  *
  * @example
  * const check = createOpaqueCheck(introspection, { issuer, resource, toleranceSeconds: 30 }, discovery);
- * const verdict = await check(token, digest, Date.now() / 1000);
+ * const verdict = await check(token, digest, Date.now() / 1000, "203.0.113.7");
  */
 export function createOpaqueCheck(
   options: IntrospectionOptions,
@@ -46,12 +55,12 @@ export function createOpaqueCheck(
   /** When each token the issuer let in expires (seconds), oldest first. */
   const vouched = new Map<string, number>();
 
-  return async (token, digest, now) => {
+  return async (token, digest, now, peer) => {
     const refusal = refused.get(digest);
     if (refusal !== undefined && refusal.until > now) return { invalid: refusal.why };
     refused.delete(digest);
     const known = (vouched.get(digest) ?? Number.NEGATIVE_INFINITY) > now;
-    const verdict = known ? await ask(token, now) : await budget.run(() => ask(token, now));
+    const verdict = known ? await ask(token, now) : await budget.run(() => ask(token, now), peer);
     if ("retryAfterSeconds" in verdict)
       return { busy: true, retryAfterSeconds: verdict.retryAfterSeconds };
     if ("invalid" in verdict) {

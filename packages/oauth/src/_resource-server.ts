@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import type { JWTPayload } from "jose";
 import { type BearerError, bearerChallenge } from "./_challenge.js";
 import { namesOf, scopesOf } from "./_claims.js";
-import { createDiscovery, type Verdict } from "./_discovery.js";
+import { createDiscovery, FETCH_TIMEOUT_MS, type Verdict } from "./_discovery.js";
 import { checkIntrospection, type IntrospectionOptions } from "./_introspect.js";
 import { createJwtVerifier } from "./_jwt.js";
 import { createOpaqueCheck } from "./_opaque.js";
@@ -19,6 +19,12 @@ import { createOpaqueCheck } from "./_opaque.js";
 const AUTHORIZATION_MAX = 8_192;
 /** Tokens whose verification is remembered (a client sends the same one with every request). */
 const VERIFIED_MAX = 512;
+/**
+ * Distinct tokens checked at once; one more is told to come back. A check
+ * ends within a fetch's timeout, so this bounds what a flood can hold while
+ * the issuer is slow.
+ */
+const PENDING_MAX = 1_024;
 /** What a signed JWT looks like: only such a token costs a key fetch. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
@@ -90,10 +96,15 @@ export type Refusal = Extract<Authentication, { readonly ok: false }>;
  *
  * @example
  * const rs = createResourceServer(options);
- * const who = await rs.authenticate(request.headers.authorization);
+ * const who = await rs.authenticate(request.headers.authorization, request.socket.remoteAddress);
  */
 export interface ResourceServer {
-  authenticate(authorization: string | undefined): Promise<Authentication>;
+  /**
+   * The answer to one request's `Authorization` header. `peer` names who
+   * sent it (an address): questions to the issuer about tokens never let in
+   * are shared fairly by peer, so one peer's flood keeps no other out.
+   */
+  authenticate(authorization: string | undefined, peer?: string): Promise<Authentication>;
   /** The RFC 9728 document (`resource`, `authorization_servers`, `scopes_supported`, …). */
   readonly metadata: {
     readonly resource: string;
@@ -184,7 +195,10 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
   const invalid = (why: string) =>
     refuse(401, `the bearer token is not valid here: ${why}`, "invalid_token");
 
-  async function authenticate(authorization: string | undefined): Promise<Authentication> {
+  async function authenticate(
+    authorization: string | undefined,
+    peer?: string,
+  ): Promise<Authentication> {
     if (authorization === undefined || authorization === "")
       return refuse(401, "Unauthorized: this endpoint needs a bearer token");
     if (authorization.length > AUTHORIZATION_MAX)
@@ -206,8 +220,9 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
       verified.delete(digest);
       // Requests that carry the same token at once share one check (one question to the issuer).
       let checking = pending.get(digest);
+      if (checking === undefined && pending.size >= PENDING_MAX) checking = BUSY;
       if (checking === undefined) {
-        checking = (jwt ? verifyJwt(token) : checkOpaque!(token, digest, now)).finally(() =>
+        checking = (jwt ? verifyJwt(token) : checkOpaque!(token, digest, now, peer)).finally(() =>
           pending.delete(digest),
         );
         pending.set(digest, checking);
@@ -226,7 +241,7 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
         return {
           ...refuse(
             503,
-            `too many tokens are being checked with the issuer now; try again in ${got.retryAfterSeconds} s`,
+            `too many tokens are being checked now; try again in ${got.retryAfterSeconds} s`,
           ),
           retryAfterSeconds: got.retryAfterSeconds,
         };
@@ -258,6 +273,12 @@ export function createResourceServer(options: ResourceServerOptions): ResourceSe
 
   return { authenticate, metadata, metadataUrl };
 }
+
+/** The verdict on a token not checked because {@link PENDING_MAX} are under way: each ends within a fetch's timeout. */
+const BUSY: Promise<Verdict> = Promise.resolve({
+  busy: true,
+  retryAfterSeconds: Math.ceil(FETCH_TIMEOUT_MS / 1_000),
+});
 
 /** A URL as an identifier: http(s), no fragment; refused otherwise, naming `what`. */
 function canonical(value: string, what: string): string {

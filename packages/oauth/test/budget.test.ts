@@ -79,3 +79,66 @@ describe("a budget of questions", () => {
     expect(q.state.started).toBe(2);
   });
 });
+
+describe("a budget shared by peers", () => {
+  /** A question that answers when told, recording which peer's question started. */
+  function peers() {
+    const started: string[] = [];
+    const answers: (() => void)[] = [];
+    const ask = (peer: string) => () =>
+      new Promise<string>((resolve) => {
+        started.push(peer);
+        answers.push(() => resolve("answered"));
+      });
+    const answerOne = async () => {
+      answers.shift()?.();
+      await vi.advanceTimersByTimeAsync(0);
+    };
+    return { started, ask, answerOne };
+  }
+
+  it("gives a peer that holds no place one of the places another peer holds, and starts it next", async () => {
+    const budget = createBudget({ inFlight: 2, perSecond: 1_000, waiting: 4, waitMs: 60_000 });
+    const q = peers();
+    const flood = Array.from({ length: 10 }, () => budget.run(q.ask("flood"), "flood"));
+    await vi.advanceTimersByTimeAsync(0);
+    // Every place is the flood's: 2 asked, 4 waiting, and the rest told to come back.
+    expect(q.started).toEqual(["flood", "flood"]);
+    const user = budget.run(q.ask("user"), "user");
+    await vi.advanceTimersByTimeAsync(0);
+    // The flood's newest waiting place went to the user, whose question goes before the flood's others.
+    await q.answerOne();
+    expect(q.started).toEqual(["flood", "flood", "user"]);
+    for (let i = 0; i < 6; i++) await q.answerOne();
+    expect(await user).toBe("answered");
+    const outcomes = await Promise.all(flood);
+    expect(outcomes.filter((o) => o === "answered").length).toBe(5);
+    expect(outcomes.filter((o) => typeof o === "object").length).toBe(5);
+  });
+
+  it("takes a place only from a peer that would still hold more, so peers that share evenly keep theirs", async () => {
+    const budget = createBudget({ inFlight: 1, perSecond: 1_000, waiting: 3, waitMs: 60_000 });
+    const q = peers();
+    const a = [budget.run(q.ask("a"), "a"), budget.run(q.ask("a"), "a")];
+    const b = [budget.run(q.ask("b"), "b"), budget.run(q.ask("b"), "b")];
+    await vi.advanceTimersByTimeAsync(0);
+    // Full, two places each: a third of either is told to come back, and so is a newcomer's second.
+    expect(await budget.run(q.ask("a"), "a")).toEqual({ retryAfterSeconds: 1 });
+    const c = budget.run(q.ask("c"), "c");
+    expect(await budget.run(q.ask("c"), "c")).toEqual({ retryAfterSeconds: 1 });
+    for (let i = 0; i < 4; i++) await q.answerOne();
+    const outcomes = await Promise.all([...a, ...b, c]);
+    expect(outcomes.filter((o) => o === "answered").length).toBe(4);
+    expect(await c).toBe("answered");
+  });
+
+  it("without peers named, is the first-come budget it always was", async () => {
+    const budget = createBudget({ inFlight: 1, perSecond: 1_000, waiting: 2, waitMs: 60_000 });
+    const q = peers();
+    const all = ["x", "y", "z", "w"].map((p) => budget.run(q.ask(p)));
+    await vi.advanceTimersByTimeAsync(0);
+    for (let i = 0; i < 3; i++) await q.answerOne();
+    expect(q.started).toEqual(["x", "y", "z"]);
+    expect(await all[3]).toEqual({ retryAfterSeconds: 1 });
+  });
+});

@@ -151,6 +151,48 @@ describe("a flood of distinct garbage tokens", () => {
   }, 30_000);
 });
 
+describe("what a flood leaves remembered", () => {
+  it("a user let in before: 2,000 distinct made-up tokens, opaque and JWT-shaped, and real ones for another resource push it out of no memory", async () => {
+    const rs = server(60);
+    const known = await op.token("alice-agent", RESOURCE, "mcp");
+    expect(await rs.authenticate(bearer(known))).toMatchObject({ ok: true });
+    const foreign = await Promise.all(
+      Array.from({ length: 10 }, () => op.token("bob-agent", OTHER, "mcp")),
+    );
+    // The real ones first: they get the issuer's first questions, the rest mostly "try again".
+    const flood = [
+      ...foreign,
+      ...Array.from({ length: 2_000 }, (_, i) =>
+        i % 2 === 0 ? `made-up-${i}-${"w".repeat(40)}` : `eyJhbGciOiJSUzI1NiJ9.e30.m${i}`,
+      ),
+    ].map((t) => rs.authenticate(bearer(t)));
+    const answers = await Promise.all(flood);
+    expect(answers.filter((a) => a.ok)).toEqual([]);
+    const refusedForeign = answers.slice(0, 10);
+    expect(refusedForeign.map((a) => !a.ok && a.status)).toEqual(Array(10).fill(401));
+    for (const a of refusedForeign) expect(!a.ok && a.message).toContain("another resource");
+    // Tokens refused are never remembered as let in: the user's next request asks nothing.
+    const before = op.introspections.asked;
+    expect(await rs.authenticate(bearer(known))).toMatchObject({ ok: true });
+    expect(op.introspections.asked).toBe(before);
+  }, 30_000);
+});
+
+describe("a flood from one peer", () => {
+  it("keeps out no other peer: a token never seen before, sent during the flood from another address, is let in at once", async () => {
+    const rs = server(0);
+    const garbage = Array.from({ length: 150 }, (_, i) => `flood-${i}-${"y".repeat(40)}`);
+    const flood = garbage.map((g) => rs.authenticate(bearer(g), "203.0.113.7"));
+    const fresh = await op.token("bob-agent", RESOURCE, "mcp");
+    const r = await rs.authenticate(bearer(fresh), "198.51.100.20");
+    expect(r).toMatchObject({ ok: true, binding: { subject: "bob-agent" } });
+    const statuses = (await Promise.all(flood)).map((a) => (a.ok ? 200 : a.status));
+    // The flood got what it gets without another peer there: a verdict on some, "try again" for the rest.
+    expect(statuses.filter((s) => s !== 401 && s !== 503)).toEqual([]);
+    expect(statuses.filter((s) => s === 503).length).toBeGreaterThan(100);
+  }, 30_000);
+});
+
 describe("every other opaque token is refused", () => {
   it("one the issuer never issued: 401 invalid_token", async () => {
     const r = await rs.authenticate(bearer("nOtAtOkEnThEiSsUeRkNoWs0123456789abcdefghij"));

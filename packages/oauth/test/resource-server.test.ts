@@ -1,4 +1,4 @@
-import { createServer } from "node:http";
+import { createServer, type RequestListener } from "node:http";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearerChallenge, createResourceServer, type ResourceServer } from "../src/index.js";
@@ -35,6 +35,26 @@ const bearer = (t: string) => `Bearer ${t}`;
 const signedByIssuer = (claims: Record<string, unknown>, typ?: string) =>
   op.sign(RESOURCE, claims, typ);
 const METADATA = "http://127.0.0.1:7411/.well-known/oauth-protected-resource/mcp";
+
+/** A resource server whose key set `answer` serves on a loopback port; `close` stops serving it. */
+async function keySetBy(answer: RequestListener) {
+  const server = createServer(answer);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const { port } = server.address() as { port: number };
+  const rs = createResourceServer({
+    resource: RESOURCE,
+    issuer: op.issuer,
+    jwksUri: `http://127.0.0.1:${port}/jwks`,
+    defaultPreset: "agent",
+  });
+  return {
+    rs,
+    close() {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
+}
 
 describe("a valid token", () => {
   it("proves a binding: sub, client, jti, and the preset its scope chooses", async () => {
@@ -233,17 +253,11 @@ describe("every other token is refused, saying why and where to get a good one",
   });
 
   it("a key set that answers an error: 503, not a verdict on the token", async () => {
-    const broken = createServer((_q, r) => r.writeHead(500).end("down"));
-    await new Promise<void>((r) => broken.listen(0, "127.0.0.1", () => r()));
-    const { port } = broken.address() as { port: number };
+    const broken = await keySetBy((_q, r) => r.writeHead(500).end("down"));
     try {
-      const rs500 = createResourceServer({
-        resource: RESOURCE,
-        issuer: op.issuer,
-        jwksUri: `http://127.0.0.1:${port}/jwks`,
-        defaultPreset: "agent",
-      });
-      const r = await rs500.authenticate(bearer(await op.token("alice-agent", RESOURCE, "mcp")));
+      const r = await broken.rs.authenticate(
+        bearer(await op.token("alice-agent", RESOURCE, "mcp")),
+      );
       expect(r).toMatchObject({ ok: false, status: 503 });
       expect(!r.ok && r.message).not.toContain("127.0.0.1");
     } finally {
@@ -254,7 +268,7 @@ describe("every other token is refused, saying why and where to get a good one",
   it("reads a key set only up to its limit: a larger one is cut off, 503", async () => {
     let sent = 0;
     // A key set that never ends, streamed without a length.
-    const endless = createServer((_q, r) => {
+    const endless = await keySetBy((_q, r) => {
       r.writeHead(200, { "content-type": "application/json" });
       r.write('{"keys":[');
       const more = () => {
@@ -264,21 +278,14 @@ describe("every other token is refused, saying why and where to get a good one",
       };
       more();
     });
-    await new Promise<void>((r) => endless.listen(0, "127.0.0.1", () => r()));
-    const { port } = endless.address() as { port: number };
     try {
-      const big = createResourceServer({
-        resource: RESOURCE,
-        issuer: op.issuer,
-        jwksUri: `http://127.0.0.1:${port}/jwks`,
-        defaultPreset: "agent",
-      });
-      const r = await big.authenticate(bearer(await op.token("alice-agent", RESOURCE, "mcp")));
+      const r = await endless.rs.authenticate(
+        bearer(await op.token("alice-agent", RESOURCE, "mcp")),
+      );
       expect(r).toMatchObject({ ok: false, status: 503 });
       // Cut off after the limit (256 KiB), not read to the end.
       expect(sent).toBeLessThan(1_000_000);
     } finally {
-      endless.closeAllConnections();
       endless.close();
     }
   });
@@ -318,4 +325,36 @@ describe("every other token is refused, saying why and where to get a good one",
     const r = await down.authenticate(bearer(await op.token("alice-agent", RESOURCE, "mcp")));
     expect(r).toMatchObject({ ok: false, status: 503 });
   });
+});
+
+describe("checks under way", () => {
+  it("are bounded: while the key set does not answer, distinct tokens past 1024 are told at once to come back", async () => {
+    // A key set that takes the connection and never answers: every check waits on it.
+    const silent = await keySetBy(() => {});
+    try {
+      const answered: { status: number; retry?: number; message: string }[] = [];
+      const all = Array.from({ length: 1_100 }, (_, i) =>
+        silent.rs.authenticate(`Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.sig${i}`).then((a) => {
+          if (!a.ok)
+            answered.push({
+              status: a.status,
+              message: a.message,
+              ...(a.retryAfterSeconds !== undefined && { retry: a.retryAfterSeconds }),
+            });
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      // The first 1024 wait for the key set (5 s at most); the other 76 were answered already.
+      expect(answered.length).toBe(76);
+      for (const a of answered) {
+        expect(a).toMatchObject({ status: 503, retry: 5 });
+        expect(a.message).toContain("try again in 5 s");
+      }
+      silent.close();
+      await Promise.all(all);
+      expect(answered.length).toBe(1_100);
+    } finally {
+      silent.close();
+    }
+  }, 20_000);
 });

@@ -35,7 +35,9 @@ export interface NginxConfigOptions {
  * test needs besides: in the foreground, its pid file, logs and temporary
  * files in `dir`. Its connection limits carry 500 concurrent requests (each
  * holds two connections, the client's and a replica's; nginx's default of
- * 512 per worker resets about half of them).
+ * 512 per worker resets about half of them). It passes only requests whose
+ * target is a path, and gives the replicas each client's address in
+ * `X-Forwarded-For`, replacing whatever the client sent.
  *
  * @example
  * writeFileSync(join(dir, "nginx.conf"), nginxConfig({ dir, port: 8080, upstreams: ["127.0.0.1:8081"] }));
@@ -61,11 +63,13 @@ ${upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=30s;`).join("\n
   }
   server {
     listen 127.0.0.1:${port};
+    if ($request !~ "^\\S+ /") { return 400; }
     location / {
       proxy_pass http://rukh_mcp;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $remote_addr;
       proxy_buffering off;
       proxy_request_buffering off;
       proxy_read_timeout 120s;
