@@ -13,6 +13,7 @@ it("exports exactly these names", async () => {
       "fixtureOwnerConfig",
       "fixturePreset",
       "fixtureState",
+      "forgedLines",
       "freePort",
       "int",
       "ipcRuntimeUrl",
