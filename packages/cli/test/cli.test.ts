@@ -230,7 +230,7 @@ describe("help", () => {
 
   it("group help lists its commands", async () => {
     const r = await cli()("files", "--help");
-    expect(r.out).toContain("Usage: acme files <command> [flags]\n\nWork with files\n");
+    expect(r.out).toContain("Usage: acme files <command> [flags]\n\n    Work with files\n");
     expect(r.out).toMatch(/ {2}count +Count the given paths\n/);
     expect(await cli()("help", "files")).toEqual(r);
     expect(await cli()("files")).toEqual(r);

@@ -18,6 +18,7 @@ it("exports exactly these names", async () => {
       "outputEnvelope",
       "printEnvelope",
       "shellWord",
+      "terminalBlock",
       "terminalLine",
       "terminalText",
     ]

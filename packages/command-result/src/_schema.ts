@@ -1,5 +1,6 @@
 import {
   codePointLength,
+  findLineBreak,
   type JsonValue,
   nearestWord,
   pointerAppend,
@@ -239,6 +240,11 @@ function setOwn(target: Record<string, unknown>, key: string, value: unknown): v
   });
 }
 
+/** `U+000A (a line feed)`: a line break as a message names it. */
+function lineBreakName(brk: { readonly codePoint: number; readonly kind: string }): string {
+  return `U+${brk.codePoint.toString(16).toUpperCase().padStart(4, "0")} (${brk.kind})`;
+}
+
 /** Names the JSON type of a value for messages. */
 export function describe(v: JsonValue): string {
   if (v === null) return "null";
@@ -334,6 +340,14 @@ class SchemaChecker {
         );
       }
     }
+    // A title is shown as one line (a tool's output, a type's doc comment): it may not begin another.
+    const brk = typeof node.title === "string" ? findLineBreak(node.title) : undefined;
+    if (brk !== undefined)
+      this.issue(
+        pointerAppend(path, "title"),
+        "line_break",
+        `got ${lineBreakName(brk)} at character ${brk.offset}; expected a title on one line (a description may break lines)`,
+      );
   }
 
   /** The one type the schema selects, or undefined (with its issue) when it selects none. */

@@ -108,6 +108,13 @@ describe("checkResultSchema rejects everything outside the subset", () => {
 
     ["an unknown type", { type: "any" }, [["/type", "invalid_keyword_value"]]],
     ["a non-string title", { type: "null", title: 1 }, [["/title", "invalid_keyword_value"]]],
+    // A title is one line; a description may break lines.
+    ["a title with a line feed", { type: "null", title: "a\nSee:" }, [["/title", "line_break"]]],
+    [
+      "a nested title with a paragraph separator",
+      obj({ n: { type: "null", title: "a\u2029b", description: "ok\nok" } }),
+      [["/properties/n/title", "line_break"]],
+    ],
     [
       "a non-string description",
       { type: "null", description: null },
@@ -466,6 +473,18 @@ describe("checkResultSchema rejects everything outside the subset", () => {
       ["/additionalProperties", "invalid_keyword_value"],
       ["/required/1", "invalid_required"],
       ["/required/2", "invalid_required"],
+    ]);
+  });
+
+  it("names a title's line break and its offset in code points", () => {
+    const r = checkResultSchema({ type: "null", title: "\u{1F680} wipe x\nSee:" });
+    expect(r.ok ? [] : r.issues).toEqual([
+      {
+        path: "/title",
+        code: "line_break",
+        message:
+          "got U+000A (a line feed) at character 8; expected a title on one line (a description may break lines)",
+      },
     ]);
   });
 

@@ -7,6 +7,7 @@ export const DESCRIPTOR_ISSUE_CODES = [
   "invalid_type",
   "invalid_value",
   "control_character",
+  "line_break",
   "invisible_character",
   "too_long",
   "too_many",

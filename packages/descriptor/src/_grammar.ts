@@ -30,7 +30,7 @@ import {
   REGISTERED_FEATURES,
   type ResultDeclarationSpec,
 } from "./_model.js";
-import { type DescriptorReader, isObject, typeName } from "./_reader.js";
+import { DESCRIPTION, type DescriptorReader, isObject, SUMMARY, typeName } from "./_reader.js";
 import { commandRules, routeRules } from "./_rules.js";
 import { shown } from "./_values.js";
 
@@ -106,7 +106,7 @@ export function readDescriptor(r: DescriptorReader, v: JsonValue): ExtensionDesc
     re: PUBLISHER_ID_PATTERN,
     what: "a lowercase publisher id",
   });
-  const summary = r.text("/summary", v.summary, L.MAX_SUMMARY_LENGTH, true);
+  const summary = r.text("/summary", v.summary, SUMMARY);
   const groups = (r.array("/groups", v.groups, L.MAX_GROUPS) ?? []).map((g, i) =>
     readGroup(r, pointerAppend("/groups", i), g),
   );
@@ -139,8 +139,8 @@ function readGroup(r: DescriptorReader, path: string, v: JsonValue): GroupSpec |
   if (!g) return undefined;
   const at = (k: string) => pointerAppend(path, k);
   const words = r.words(at("path"), g.path);
-  const summary = r.text(at("summary"), g.summary, L.MAX_SUMMARY_LENGTH, true);
-  const description = r.text(at("description"), g.description, L.MAX_DESCRIPTION_LENGTH, false);
+  const summary = r.text(at("summary"), g.summary, SUMMARY);
+  const description = r.text(at("description"), g.description, DESCRIPTION);
   if (words === undefined || summary === undefined) return undefined;
   return { path: words, summary, ...(description !== undefined && { description }) };
 }
@@ -162,8 +162,8 @@ function readCommand(
   const aliases = (r.array(at("aliases"), c.aliases, L.MAX_ALIASES) ?? []).map((a, i) =>
     r.words(pointerAppend(at("aliases"), i), a),
   );
-  const summary = r.text(at("summary"), c.summary, L.MAX_SUMMARY_LENGTH, true);
-  const description = r.text(at("description"), c.description, L.MAX_DESCRIPTION_LENGTH, false);
+  const summary = r.text(at("summary"), c.summary, SUMMARY);
+  const description = r.text(at("description"), c.description, DESCRIPTION);
   const rawInputs = r.array(at("inputs"), c.inputs, L.MAX_INPUTS) ?? [];
   const inputs = rawInputs.map((x, i) => readInput(r, pointerAppend(at("inputs"), i), x));
   const execute = readExecute(r, at("execute"), c.execute);
@@ -281,7 +281,9 @@ function readResult(
   const checked = checkResultSchema(v.schema);
   if (!checked.ok) {
     for (const i of checked.issues) {
-      r.add(`${path}/schema${i.path}`, "invalid_result_schema", `${i.code}: ${i.message}`);
+      // A title's line break is the descriptor's one-line rule, with its code.
+      if (i.code === "line_break") r.add(`${path}/schema${i.path}`, "line_break", i.message);
+      else r.add(`${path}/schema${i.path}`, "invalid_result_schema", `${i.code}: ${i.message}`);
     }
     return undefined;
   }

@@ -2,10 +2,18 @@
 // invisible. Its text reaches agents verbatim in tools/list (titles,
 // descriptions, enum values, defaults, the result schema) and people in help
 // and docs; a character one of them cannot see would let a publisher tell
-// the model what the owner never reads.
+// the model what the owner never reads. And no member name may break a
+// line: a name is printed inside one, in every pointer an error shows.
 
-import { findInvisible, type JsonValue, pointerAppend, type ValidationIssue } from "@rukh/json";
+import {
+  findInvisible,
+  findLineBreak,
+  type JsonValue,
+  pointerAppend,
+  type ValidationIssue,
+} from "@rukh/json";
 import type { DescriptorIssueCode } from "./_codes.js";
+import { codePointName } from "./_values.js";
 
 const EXPECTED =
   "expected text without invisible characters (tag, zero-width, bidirectional and other format characters): an agent reads them, a person does not see them";
@@ -14,14 +22,14 @@ const EXPECTED =
 function described(s: string): string | undefined {
   const found = findInvisible(s);
   if (found === undefined) return undefined;
-  const cp = found.codePoint.toString(16).toUpperCase().padStart(4, "0");
-  return `U+${cp} (${found.kind}) at character ${found.offset}`;
+  return `${codePointName(found.codePoint)} (${found.kind}) at character ${found.offset}`;
 }
 
 /**
  * An `invisible_character` issue for each string (and member name) of the
  * descriptor value `v` at `path` that holds a hidden character, naming the
- * first one's code point and its offset in code points.
+ * first one's code point and its offset in code points; a `line_break`
+ * issue for each member name that holds a line break.
  *
  * @example
  * hiddenTextIssues({ summary: "ok\u{E0049}" }, "")[0].path; // "/summary"
@@ -56,6 +64,13 @@ export function hiddenTextIssues(v: JsonValue, path = ""): ValidationIssue<Descr
             path: here(),
             code: "invisible_character",
             message: `member name holds ${what}; ${EXPECTED}`,
+          });
+        const brk = findLineBreak(key);
+        if (brk !== undefined)
+          issues.push({
+            path: here(),
+            code: "line_break",
+            message: `member name holds ${codePointName(brk.codePoint)} (${brk.kind}) at character ${brk.offset}; expected a name on one line`,
           });
         walk(x[key]!);
         tokens.pop();

@@ -21,7 +21,14 @@ import {
   type ScalarSpec,
   type ScalarValue,
 } from "./_model.js";
-import { type DescriptorReader, isObject, typeName } from "./_reader.js";
+import {
+  DESCRIPTION,
+  type DescriptorReader,
+  ENUM_VALUE,
+  isObject,
+  SUMMARY,
+  typeName,
+} from "./_reader.js";
 import { compareDecimal, decodeScalarJson, shown } from "./_values.js";
 
 /** The kebab-case flag spelled from an input id: same words, `_` → `-`. */
@@ -83,8 +90,8 @@ export function readInput(r: DescriptorReader, path: string, v: JsonValue): Inpu
     }
   }
   const id = r.string(at("id"), v.id, { re: INPUT_ID, what: "a snake_case input id" });
-  const summary = r.text(at("summary"), v.summary, L.MAX_SUMMARY_LENGTH, true);
-  const description = r.text(at("description"), v.description, L.MAX_DESCRIPTION_LENGTH, false);
+  const summary = r.text(at("summary"), v.summary, SUMMARY);
+  const description = r.text(at("description"), v.description, DESCRIPTION);
   const required = r.boolean(at("required"), v.required) ?? false;
   const cli = readCli(r, path, v, id);
   if (type === undefined || id === undefined || summary === undefined || cli === undefined)
@@ -274,9 +281,7 @@ function readEnum(r: DescriptorReader, path: string, o: JsonObject): ScalarSpec 
     );
     return undefined;
   }
-  const strings = values.map((x, i) =>
-    r.string(pointerAppend(at, i), x, { max: L.MAX_SUMMARY_LENGTH }),
-  );
+  const strings = values.map((x, i) => r.text(pointerAppend(at, i), x, ENUM_VALUE));
   if (!strings.every((s) => s !== undefined)) return undefined;
   if (new Set(strings).size !== strings.length) {
     r.add(at, "invalid_enum", "an enum value is listed twice; expected distinct strings");

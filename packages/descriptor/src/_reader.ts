@@ -4,6 +4,7 @@
 
 import {
   codePointLength,
+  findLineBreak,
   JsonChecker,
   type JsonObject,
   type JsonValue,
@@ -13,7 +14,7 @@ import type { DescriptorIssueCode } from "./_codes.js";
 import { CONTROL, WORD } from "./_ids.js";
 import * as L from "./_limits.js";
 import type { DescriptorFormat } from "./_model.js";
-import { shown } from "./_values.js";
+import { codePointName, shown } from "./_values.js";
 
 /** Whether `v` is a JSON object (not an array, not null). */
 export function isObject(v: JsonValue | undefined): v is JsonObject {
@@ -36,6 +37,29 @@ export interface StringRule {
   readonly what?: string;
   readonly max?: number;
 }
+
+/**
+ * How a text field is read by {@link DescriptorReader.text}: its longest
+ * length in code points, whether it must hold more than white space, and
+ * whether it is one line (what is printed as a line of its own or inside
+ * one: a summary, an enum value) or lines of prose (a description).
+ */
+export interface TextRule {
+  readonly max: number;
+  readonly required: boolean;
+  readonly oneLine: boolean;
+}
+
+/** An extension's, a group's, a command's or an input's summary: one line, never blank. */
+export const SUMMARY: TextRule = { max: L.MAX_SUMMARY_LENGTH, required: true, oneLine: true };
+/** A group's, a command's or an input's description: lines of prose, which help and docs indent. */
+export const DESCRIPTION: TextRule = {
+  max: L.MAX_DESCRIPTION_LENGTH,
+  required: false,
+  oneLine: false,
+};
+/** A value of an enum input: one line (help shows it in a placeholder, `<a|b>`). */
+export const ENUM_VALUE: TextRule = { max: L.MAX_SUMMARY_LENGTH, required: false, oneLine: true };
 
 /** Reads a descriptor's fields, collecting every issue; `format` is the one being read. */
 export class DescriptorReader extends JsonChecker<DescriptorIssueCode> {
@@ -90,18 +114,33 @@ export class DescriptorReader extends JsonChecker<DescriptorIssueCode> {
     return v;
   }
 
-  text(path: string, v: JsonValue | undefined, max: number, required: boolean): string | undefined {
+  /**
+   * Text shown in help, docs and tool lists, read by `rule`: it may not
+   * steer a terminal (`control_character`), and one-line text may not break
+   * a line (`line_break`), which would let it begin a line of its own and
+   * pass for one the CLI prints.
+   */
+  text(path: string, v: JsonValue | undefined, rule: TextRule): string | undefined {
     if (v === undefined) return undefined;
-    const s = this.string(path, v, { max });
-    if (s !== undefined && required && s.trim() === "")
+    const s = this.string(path, v, { max: rule.max });
+    if (s === undefined) return undefined;
+    if (rule.required && s.trim() === "")
       this.add(path, "invalid_value", "got an empty text; expected a non-empty one");
-    // Text is shown in help, docs and tool lists: it may not steer a terminal.
-    const at = s === undefined ? -1 : s.search(CONTROL);
+    const brk = rule.oneLine ? findLineBreak(s) : undefined;
+    if (brk !== undefined) {
+      this.add(
+        path,
+        "line_break",
+        `got ${codePointName(brk.codePoint)} (${brk.kind}) at character ${brk.offset}; expected one line of text (only a description may break lines)`,
+      );
+      return s;
+    }
+    const at = s.search(CONTROL);
     if (at >= 0)
       this.add(
         path,
         "control_character",
-        `got control character U+${s!.charCodeAt(at).toString(16).toUpperCase().padStart(4, "0")} at character ${codePointLength(s!.slice(0, at))}; expected text with no control characters other than newline and tab`,
+        `got control character ${codePointName(s.charCodeAt(at))} at character ${codePointLength(s.slice(0, at))}; expected text with no control characters other than ${rule.oneLine ? "tab" : "newline and tab"}`,
       );
     return s;
   }

@@ -17,6 +17,16 @@ export type Decoded =
 
 const bad = (code: InputIssueCode, message: string): Decoded => ({ ok: false, code, message });
 
+/**
+ * A code point as messages name it.
+ *
+ * @example
+ * codePointName(0x0a); // "U+000A"
+ */
+export function codePointName(codePoint: number): string {
+  return `U+${codePoint.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
 /** Shows a received value in a message, shortened. */
 export function shown(value: unknown): string {
   const text = typeof value === "string" ? JSON.stringify(value) : String(JSON.stringify(value));

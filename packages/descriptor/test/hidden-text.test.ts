@@ -1,61 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { parseDescriptor, validateDescriptor } from "../src/index.js";
+import { parseDescriptor } from "../src/index.js";
+import { type Draft, descriptor, issues } from "./_descriptor.js";
 
 // Text an agent reads in tools/list and a person reads in help and docs may
 // hold nothing one of them cannot see: every string of a descriptor refuses
 // tag characters, zero-width and bidirectional controls, variation selectors
 // and other invisible format characters, naming where and which.
-
-// biome-ignore lint/suspicious/noExplicitAny: the tests edit a descriptor member by member
-type Draft = Record<string, any>;
-
-/** A valid descriptor with `hidden` placed in one of its strings by `place`. */
-function descriptor(place: (d: Draft) => void): Record<string, unknown> {
-  const d: Draft = {
-    format: "rukh.extension/2",
-    id: "acme.files",
-    version: "1.0.0",
-    publisher: "acme",
-    summary: "File tools",
-    groups: [{ path: ["files"], summary: "Work with files", description: "All of them." }],
-    commands: [
-      {
-        id: "count",
-        path: ["files", "count"],
-        summary: "Count lines",
-        description: "Counts the lines of each file.",
-        inputs: [
-          { id: "name", type: "string", summary: "A name", description: "Any.", default: "all" },
-          { id: "mode", type: "enum", values: ["fast", "exact"], summary: "Mode" },
-        ],
-        execute: {
-          mapping: "managed",
-          program: "bin/count.mjs",
-          runtime: "node",
-          result: {
-            kind: "structured",
-            schema: {
-              type: "object",
-              title: "Counts",
-              description: "What was counted.",
-              properties: { total: { type: "integer", description: "Lines." } },
-              required: ["total"],
-              additionalProperties: false,
-            },
-          },
-        },
-        machine: { eligible: true, requiredFeatures: ["rukh.command-result/1"] },
-      },
-    ],
-  };
-  place(d);
-  return d;
-}
-
-const issues = (d: Record<string, unknown>) => {
-  const r = validateDescriptor(d as never);
-  return r.ok ? [] : r.issues;
-};
 
 const TAG_I = "\u{E0049}";
 // "Ignore the owner", in tag characters: invisible on a terminal, read by a model.

@@ -25,8 +25,10 @@ interface GenInput {
 }
 
 const units = ["a", "Z", " ", "-", '"', "\\", "\n", "é", "😀", "ß", "\u2028", "/", "{"];
-const str = (min: number, max: number) =>
-  fc.array(fc.constantFrom(...units), { minLength: min, maxLength: max }).map((u) => u.join(""));
+const str = (min: number, max: number, from: readonly string[] = units) =>
+  fc.array(fc.constantFrom(...from), { minLength: min, maxLength: max }).map((u) => u.join(""));
+// An enum value is one line of the descriptor: no line breaks.
+const oneLineUnits = units.filter((u) => u !== "\n" && u !== "\u2028");
 
 function integerLiterals(n: number): fc.Arbitrary<string> {
   const alts = [String(n), `${n}.0`, `${n}e0`, `${n}.000`];
@@ -119,7 +121,7 @@ const scalarGen: Record<
       faults: [{ cli: ["yes"], json: '"yes"', code: "expected_boolean" as const }],
     }),
   enum: () =>
-    fc.uniqueArray(str(1, 4), { minLength: 1, maxLength: 5 }).map((values) => ({
+    fc.uniqueArray(str(1, 4, oneLineUnits), { minLength: 1, maxLength: 5 }).map((values) => ({
       decl: { type: "enum", values },
       item: fc.constantFrom(...values).map((v) => ({ cli: [v], json: JSON.stringify(v) })),
       faults: [{ cli: ["\u0001never"], json: '"\\u0001never"', code: "not_in_enum" as const }],

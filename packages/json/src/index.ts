@@ -8,6 +8,8 @@ export type { InvisibleCharacter } from "./_invisible.js";
 export { findInvisible, replaceInvisible } from "./_invisible.js";
 export type { Validation, ValidationIssue } from "./_issues.js";
 export { codePointLength, pointerAppend } from "./_issues.js";
+export type { LineBreak } from "./_line-break.js";
+export { findLineBreak } from "./_line-break.js";
 export type {
   JsonLimits,
   JsonObject,

@@ -16,6 +16,7 @@ it("exports exactly these names", async () => {
       "codePointLength",
       "editDistance",
       "findInvisible",
+      "findLineBreak",
       "fingerprint",
       "lineColumn",
       "nearestWord",

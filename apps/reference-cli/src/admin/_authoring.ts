@@ -25,6 +25,7 @@ import {
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { terminalBlock } from "@rukh/cli";
 import type { PackageReport } from "@rukh/profile";
 import { deniedBecause } from "./_key-folder.js";
 import { plural, Refusal, UsageError } from "./_kit.js";
@@ -242,7 +243,8 @@ export function reportLines(dir: string, report: PackageReport): string[] {
   return [
     ...report.problems.map(
       (p) =>
-        `${p.file}${p.at === undefined ? "" : `:${p.at}`}${p.path === "" ? "" : ` ${p.path}`}: ${p.message} (${p.code})`,
+        // A pointer or a message may quote the package's text: the lines it breaks stay indented.
+        `${p.file}${p.at === undefined ? "" : `:${p.at}`}${p.path === "" ? "" : ` ${terminalBlock(p.path)}`}: ${terminalBlock(p.message)} (${p.code})`,
     ),
     report.ok && d !== undefined
       ? `${dir}: valid — ${d.id}@${d.version}, ${plural(d.commands.length, "command")}; ${signed}`

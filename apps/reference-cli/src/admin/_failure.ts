@@ -3,7 +3,13 @@
 // people on stderr, ending with a runnable line that shows the way on, or as
 // the --json envelope's error on stdout, that line its `recovery`.
 
-import { type BuiltinContext, commandLine, printEnvelope, terminalText } from "@rukh/cli";
+import {
+  type BuiltinContext,
+  commandLine,
+  printEnvelope,
+  terminalBlock,
+  terminalText,
+} from "@rukh/cli";
 import type { ValidationIssue } from "@rukh/json";
 import { recoveryOf, UNEXPLAINED } from "./_recovery.js";
 
@@ -165,9 +171,10 @@ export function failed(ctx: BuiltinContext, brand: string, e: unknown): number {
   }
   // Every failure ends with the runnable line that shows the way on.
   if (f.exitCode === USAGE) return ctx.usage(terminalText(f.message), f.see);
-  ctx.stderr.write(`${brand}: ${f.prefix}${terminalText(f.message)}\n`);
+  // A message or an issue may quote a package's text: the lines it breaks stay indented.
+  ctx.stderr.write(`${brand}: ${f.prefix}${terminalBlock(f.message)}\n`);
   for (const i of f.issues)
-    ctx.stderr.write(`  ${terminalText(i.path || "/")}: ${terminalText(i.message)}\n`);
+    ctx.stderr.write(`  ${terminalBlock(i.path || "/")}: ${terminalBlock(i.message)}\n`);
   ctx.stderr.write(`See:\n  $ ${terminalText(recovery)}\n`);
   return f.exitCode;
 }

@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { builtinRoute, type CliBuiltin, linkAgain, terminalText } from "@rukh/cli";
+import { builtinRoute, type CliBuiltin, linkAgain, terminalBlock, terminalText } from "@rukh/cli";
 import type { CliRoute, McpTool, StateDirectory } from "@rukh/profile";
 import { candidates } from "./_current.js";
 import { docsCacheKey, keepDocs, readDocs } from "./_docs-cache.js";
@@ -78,8 +78,12 @@ export function catalogBuiltins(
           return report.over === 0 ? OK : REFUSED;
         }
         const isDev = (t: McpTool) => dev.includes(t.identity.slice(0, t.identity.indexOf("/")));
+        // A title is a publisher's text: four spaces in, deeper than a runnable `  $ ` line.
         const human = tools
-          .map((t) => `${t.name}\n  ${t.title}  (${t.identity})${isDev(t) ? " [dev]" : ""}`)
+          .map(
+            (t) =>
+              `${t.name}\n    ${terminalBlock(t.title)}  (${t.identity})${isDev(t) ? " [dev]" : ""}`,
+          )
           .join("\n");
         const of = endpoint === undefined ? "" : ` at endpoint ${endpoint}`;
         // What a server of this preset leaves out: the development links no endpoint of it names.
@@ -217,10 +221,24 @@ async function allTools(
   return { tools, pages, preset: name, dev: projection.devExtensions, hidden, projection };
 }
 
+/**
+ * A summary and a description as Markdown: one indented code block, every
+ * line four spaces in. Nothing inside one is Markdown — no line of it can
+ * open a heading, a fence, a list, a quote, HTML or a table, nor sit at the
+ * margin as a `$` line — and nothing inside can end it: only a line indented
+ * less than four spaces does, and there is none. It reads as help shows it.
+ */
+function verbatim(texts: readonly string[]): string[] {
+  return texts
+    .join("\n\n")
+    .split("\n")
+    .map((line) => (line === "" ? "" : `    ${line}`));
+}
+
 /** One command's section: summary, description, aliases and its parameters. */
 function routeDoc(brand: string, r: CliRoute, mcp: boolean): string[] {
-  const out = [`### \`${brand} ${r.path.join(" ")}\``, "", r.cli.summary, ""];
-  if (r.cli.description) out.push(r.cli.description, "");
+  const prose = [r.cli.summary, ...(r.cli.description ? [r.cli.description] : [])];
+  const out = [`### \`${brand} ${r.path.join(" ")}\``, "", ...verbatim(prose), ""];
   if (r.aliases.length)
     out.push(`Aliases: ${r.aliases.map((a) => `\`${brand} ${a.join(" ")}\``).join(", ")}`, "");
   const table = parameterTable(r, mcp);
