@@ -41,6 +41,8 @@ export async function boundedGet(npm: NpmOptions, get: BoundedGet): Promise<Buff
   const registry = configuredRegistry(get.name, npm);
   const shown = registryAddress(registry);
   const deadline = new Deadline(get.deadlines ?? fetchDeadlines(npm));
+  // What made npm's fetcher try again: the reason to give if time runs out while it retries.
+  let retried: unknown;
   try {
     const res = await deadline.race(
       fetchHops(npm, {
@@ -49,6 +51,9 @@ export async function boundedGet(npm: NpmOptions, get: BoundedGet): Promise<Buff
         shown,
         signal: deadline.signal,
         timeoutMs: deadline.limits.idleMs,
+        onRetry: (why) => {
+          retried = why;
+        },
       }),
     );
     deadline.touch();
@@ -72,7 +77,7 @@ export async function boundedGet(npm: NpmOptions, get: BoundedGet): Promise<Buff
     }
     return Buffer.concat(chunks);
   } catch (e) {
-    const f = failure(e, { registry: shown, what: get.what, name: get.name }, deadline);
+    const f = failure(e, { registry: shown, what: get.what, name: get.name }, deadline, retried);
     const secrets = configuredSecrets(npm.flat);
     throw new RegistryError(f.code, redactedText(f.message, secrets), {
       cause: safeCause(e, secrets),
@@ -138,9 +143,19 @@ function failure(
   e: unknown,
   get: { readonly registry: string } & Pick<BoundedGet, "what" | "name">,
   deadline?: Deadline,
+  retried?: unknown,
 ): RegistryError {
   if (e instanceof RegistryError) return e;
   const { registry, what } = get;
+  // Time ran out while npm's fetcher retried an error: that error is the reason.
+  const lastError = retried instanceof Error ? retried : undefined;
+  if (deadline?.expired !== undefined && lastError !== undefined) {
+    const f = failure(lastError, get);
+    return new RegistryError(
+      f.code,
+      `${f.message}; gave up retrying after ${seconds(deadline.expired === "total" ? deadline.limits.totalMs : deadline.limits.idleMs)}`,
+    );
+  }
   const late = expiry(e, get, deadline);
   if (late !== undefined)
     return new RegistryError("registry_unreachable", `registry ${registry} ${late}`);

@@ -32,6 +32,8 @@ export interface HopRequest {
   readonly signal: AbortSignal;
   /** npm's socket and header timeout for each hop (the idle timeout). */
   readonly timeoutMs: number;
+  /** Told why npm's fetcher tries again (an error, or a response it retries). */
+  readonly onRetry?: (why: unknown) => void;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -99,6 +101,7 @@ async function hop(npm: NpmOptions, url: string, get: HopRequest): Promise<HopRe
     noProxy: f.noProxy,
     // npm's retries (fetch-retries and its back-off); a back-off never keeps a finished process alive.
     retry: { ...(f.retry as object | undefined), unref: true },
+    ...(get.onRetry !== undefined && { onRetry: get.onRetry }),
   });
 }
 

@@ -1,8 +1,12 @@
 // npm's configuration, read by npm's own reader (@npmcli/config): the
 // built-in, global, user and project .npmrc files and npm_config_* variables,
 // with npm's precedence, flattened to the options npm passes its fetcher.
+
+import { fileURLToPath } from "node:url";
 import Config from "@npmcli/config";
 import npmDefinitions from "@npmcli/config/lib/definitions/index.js";
+
+const OWN_FOLDER = fileURLToPath(new URL(".", import.meta.url));
 
 /** npm's configuration flattened as npm hands it to its registry fetcher; opaque to callers. */
 export interface NpmOptions {
@@ -32,8 +36,10 @@ export async function npmConfig(sources: NpmConfigSources): Promise<NpmOptions> 
     shorthands,
     flatten,
     // No npm installation's built-in npmrc: the user's, the project's, the
-    // global one and the environment are npm's configuration.
-    npmPath: sources.cwd,
+    // global one and the environment are npm's configuration. npm reads
+    // `<npmPath>/npmrc` as built-in: this package's own folder has none,
+    // where the working folder may (and would be read twice as the user's).
+    npmPath: OWN_FOLDER,
     argv: [],
     env: { ...sources.env },
     cwd: sources.cwd,

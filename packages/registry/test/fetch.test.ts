@@ -3,7 +3,7 @@
 // own scheme, host and port on every hop, and no message carries one.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeDir, tempDir } from "@rukh/testkit";
+import { freePort, removeDir, tempDir } from "@rukh/testkit";
 import { type HostileRegistry, startHostileRegistry } from "@rukh/testkit/hostile-registry";
 import regFetch from "npm-registry-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -106,6 +106,18 @@ describe("deadlines", () => {
       boundedGet(npm, { ...get("1.0.2"), deadlines: { totalMs: 1_000, idleMs: 1_000 } }),
     );
     expect(performance.now() - started).toBeLessThan(4_000);
+  });
+
+  it("a registry that refuses every connection while npm retries is named by that refusal", async () => {
+    const closed = `http://127.0.0.1:${await freePort()}/`;
+    const npm = await npmWith(`registry=${closed}\n`, { npm_config_fetch_retries: "3" });
+    const e = await failed(
+      boundedGet(npm, { ...get("1.0.2", closed), deadlines: { totalMs: 1_500, idleMs: 1_000 } }),
+    );
+    expect(e.code).toBe("registry_unreachable");
+    expect(e.message).toBe(
+      `cannot reach registry ${closed} for the tarball of @evil/x@1.0.2 (ECONNREFUSED); gave up retrying after 1 s`,
+    );
   });
 });
 
