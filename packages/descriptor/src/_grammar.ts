@@ -1,9 +1,12 @@
 // The descriptor grammar: which fields each object of a descriptor holds and
-// how each is read. An input's own declaration is read by the input model;
-// how fields agree with each other is judged by the rules once read.
+// how each is read. A command's declaration (path, aliases, help text,
+// inputs) is read as a built-in's is (`_declaration.ts`), an input's own
+// declaration by the input model; how fields agree with each other is
+// judged by the rules once read.
 
 import { checkResultSchema, type ResultSchema } from "@rukh/command-result";
 import { type JsonValue, pointerAppend } from "@rukh/json";
+import { allRead, readDeclaration } from "./_declaration.js";
 import { hiddenTextIssues } from "./_hidden-text.js";
 import {
   COMMAND_ID_PATTERN,
@@ -13,7 +16,6 @@ import {
   REQUEST_NAME_PATTERN,
   SEMVER,
 } from "./_ids.js";
-import { readInput } from "./_input-specs.js";
 import * as L from "./_limits.js";
 import {
   COMMAND_HINTS,
@@ -25,7 +27,6 @@ import {
   type ExtensionDescriptor,
   type FeatureId,
   type GroupSpec,
-  type InputSpec,
   type MachineSpec,
   REGISTERED_FEATURES,
   type ResultDeclarationSpec,
@@ -62,8 +63,6 @@ const COMMAND_FIELDS = [
 const EXECUTE_FIELDS = ["mapping", "program", "runtime", "lifetime", "result"];
 const MACHINE_FIELDS = ["eligible", "interaction", "requiredFeatures"];
 const REQUEST_FIELDS = ["actions", "resources"];
-
-const allRead = (xs: readonly unknown[]) => xs.every((x) => x !== undefined);
 
 /** Reads a whole descriptor; an unknown or newer `format` stops reading at once. */
 export function readDescriptor(r: DescriptorReader, v: JsonValue): ExtensionDescriptor | undefined {
@@ -122,15 +121,15 @@ export function readDescriptor(r: DescriptorReader, v: JsonValue): ExtensionDesc
     !allRead(commands)
   )
     return undefined;
-  r.addAll(routeRules(commands as CommandSpec[], groups as GroupSpec[]));
+  r.addAll(routeRules(commands, groups));
   return {
     format: r.format,
     id,
     version,
     publisher,
     ...(summary !== undefined && { summary }),
-    groups: groups as GroupSpec[],
-    commands: commands as CommandSpec[],
+    groups,
+    commands,
   };
 }
 
@@ -158,14 +157,8 @@ function readCommand(
     re: COMMAND_ID_PATTERN,
     what: "a lowercase command id (letters, digits, _ or -)",
   });
-  const words = r.words(at("path"), c.path);
-  const aliases = (r.array(at("aliases"), c.aliases, L.MAX_ALIASES) ?? []).map((a, i) =>
-    r.words(pointerAppend(at("aliases"), i), a),
-  );
-  const summary = r.text(at("summary"), c.summary, SUMMARY);
-  const description = r.text(at("description"), c.description, DESCRIPTION);
-  const rawInputs = r.array(at("inputs"), c.inputs, L.MAX_INPUTS) ?? [];
-  const inputs = rawInputs.map((x, i) => readInput(r, pointerAppend(at("inputs"), i), x));
+  // Path, aliases, help text and inputs: what a built-in declares too.
+  const declaration = readDeclaration(r, path, c);
   const execute = readExecute(r, at("execute"), c.execute);
   const requests = readRequests(r, at("requests"), c.requests);
   let machine: MachineSpec | undefined;
@@ -183,10 +176,7 @@ function readCommand(
   const hints = c.hints === undefined ? undefined : readHints(r, at("hints"), c.hints);
   if (
     id === undefined ||
-    words === undefined ||
-    !allRead(aliases) ||
-    summary === undefined ||
-    !allRead(inputs) ||
+    declaration === undefined ||
     execute === undefined ||
     requests === undefined ||
     (c.machine !== undefined && machine === undefined) ||
@@ -197,11 +187,7 @@ function readCommand(
   const command: CommandSpec = {
     id,
     identity: `${extensionId}/${id}`,
-    path: words,
-    aliases: aliases as string[][],
-    summary,
-    ...(description !== undefined && { description }),
-    inputs: inputs as InputSpec[],
+    ...declaration,
     execute,
     requests,
     ...(machine !== undefined && { machine }),

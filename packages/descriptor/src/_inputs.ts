@@ -6,7 +6,13 @@ import {
   type ValidationIssue,
 } from "@rukh/json";
 import type { InputIssueCode } from "./_codes.js";
-import type { CommandSpec, InputSpec, InputValue, ScalarSpec, ScalarValue } from "./_model.js";
+import type {
+  CommandDeclaration,
+  InputSpec,
+  InputValue,
+  ScalarSpec,
+  ScalarValue,
+} from "./_model.js";
 import { checkScalar, type Decoded, decodeScalarJson, decodeScalarText, shown } from "./_values.js";
 
 /**
@@ -49,7 +55,7 @@ function push(
  * decodeCliInputs(command, new Map([["count", ["3"]], ["tags", ["a", "b"]]]));
  */
 export function decodeCliInputs(
-  command: CommandSpec,
+  command: CommandDeclaration,
   raw: ReadonlyMap<string, readonly string[]>,
 ): Validation<SuppliedInputs, InputIssueCode> {
   const issues: Issue[] = [];
@@ -101,7 +107,7 @@ export function decodeCliInputs(
  * decodeJsonInputs(command, (msg.value as any).params.arguments);
  */
 export function decodeJsonInputs(
-  command: CommandSpec,
+  command: CommandDeclaration,
   args: JsonValue | undefined,
 ): Validation<SuppliedInputs, InputIssueCode> {
   const values = new Map<string, InputValue>();
@@ -175,7 +181,7 @@ export function decodeJsonInputs(
  * if (supplied.ok) validateInputs(command, supplied.value); // { ok, value: { values, explicit } }
  */
 export function validateInputs(
-  command: CommandSpec,
+  command: CommandDeclaration,
   supplied: SuppliedInputs,
 ): Validation<ValidatedInputs, InputIssueCode> {
   const issues: Issue[] = [];

@@ -113,16 +113,30 @@ export interface RequestsSpec {
   readonly resources: readonly string[];
 }
 
-/** One declared command. */
-export interface CommandSpec {
-  readonly id: string;
-  /** `<extension id>/<command id>`. */
-  readonly identity: string;
+/**
+ * What declaring a command takes, whoever runs it: its path and aliases,
+ * its help text and its typed inputs. An extension command
+ * ({@link CommandSpec}) is a declaration with an execution; a brand's
+ * built-in command is one on its own. Read by `validateCommandDeclarations`
+ * and, inside a descriptor, by `validateDescriptor`: one grammar and one set
+ * of rules for both.
+ *
+ * @example
+ * const install: CommandDeclaration = { path: ["ext", "install"], aliases: [], summary: "Install", inputs: [] };
+ */
+export interface CommandDeclaration {
   readonly path: readonly string[];
   readonly aliases: readonly (readonly string[])[];
   readonly summary: string;
   readonly description?: string;
   readonly inputs: readonly InputSpec[];
+}
+
+/** One declared extension command: its declaration, and how the host runs it. */
+export interface CommandSpec extends CommandDeclaration {
+  readonly id: string;
+  /** `<extension id>/<command id>`. */
+  readonly identity: string;
   readonly execute: ExecuteSpec;
   readonly requests: RequestsSpec;
   readonly machine?: MachineSpec;

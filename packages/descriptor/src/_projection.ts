@@ -1,5 +1,11 @@
 import type { JsonObject, JsonValue } from "@rukh/json";
-import type { CommandSpec, InputSpec, InputType, ScalarSpec } from "./_model.js";
+import type {
+  CommandDeclaration,
+  CommandSpec,
+  InputSpec,
+  InputType,
+  ScalarSpec,
+} from "./_model.js";
 import { DECIMAL_PATTERN } from "./_values.js";
 
 function scalarSchema(spec: ScalarSpec): JsonObject {
@@ -107,9 +113,14 @@ export interface CliParameter {
   readonly placeholder: string;
 }
 
-/** How a command appears on the command line. */
+/**
+ * How a declared command appears on the command line: what the lexer, help,
+ * completion and docs read of an extension command and of a brand's
+ * built-in alike.
+ */
 export interface CliCommandSpec {
-  readonly identity: string;
+  /** `<extension id>/<command id>` of an extension command; absent for a declaration alone (a built-in). */
+  readonly identity?: string;
   readonly path: readonly string[];
   readonly aliases: readonly (readonly string[])[];
   readonly summary: string;
@@ -129,13 +140,15 @@ function placeholder(input: InputSpec): string {
 }
 
 /**
- * The CLI view of a command: flags (kebab-case of the input ids unless the
- * descriptor spells one), short flags, positionals and help text.
+ * The CLI view of a command or of a declaration alone: flags (kebab-case of
+ * the input ids unless the declaration spells one), short flags,
+ * positionals and help text. Only an extension command has an identity, and
+ * only its `passthrough` program takes its words unlexed.
  *
  * @example
  * cliSpec(command).flags.map((f) => `--${f.flag}`);
  */
-export function cliSpec(command: CommandSpec): CliCommandSpec {
+export function cliSpec(command: CommandSpec | CommandDeclaration): CliCommandSpec {
   const params = command.inputs.map(
     (input): CliParameter => ({
       id: input.id,
@@ -151,13 +164,14 @@ export function cliSpec(command: CommandSpec): CliCommandSpec {
       placeholder: placeholder(input),
     }),
   );
+  const extension = "execute" in command ? command : undefined;
   return {
-    identity: command.identity,
+    ...(extension !== undefined && { identity: extension.identity }),
     path: command.path,
     aliases: command.aliases,
     summary: command.summary,
     ...(command.description !== undefined && { description: command.description }),
-    passthrough: command.execute.mapping === "passthrough",
+    passthrough: extension?.execute.mapping === "passthrough",
     flags: params.filter((p) => p.positional === undefined),
     positionals: params
       .filter((p) => p.positional !== undefined)

@@ -1,11 +1,13 @@
 // The cross-field rules of a descriptor: pure functions over what the grammar
 // has already read, each returning the issues it finds. They judge how
 // fields agree with each other (mapping and result, flags among inputs, routes
-// among commands), never the shape of one field.
+// among commands), never the shape of one field. The rules of a declaration
+// (inputs, positionals, routes) judge an extension command and a brand's
+// built-in alike.
 
 import { pointerAppend, type ValidationIssue } from "@rukh/json";
 import type { DescriptorIssueCode } from "./_codes.js";
-import type { CommandSpec, GroupSpec } from "./_model.js";
+import type { CommandDeclaration, CommandSpec, GroupSpec } from "./_model.js";
 
 type Issue = ValidationIssue<DescriptorIssueCode>;
 
@@ -67,7 +69,7 @@ export function executionRules(path: string, c: CommandSpec): Issue[] {
 }
 
 /** A command's inputs: unique ids, unique flags and short flags, none of them reserved. */
-export function inputNameRules(path: string, c: CommandSpec): Issue[] {
+export function inputNameRules(path: string, c: CommandDeclaration): Issue[] {
   const issues: Issue[] = [];
   const ids = new Set<string>();
   const flags = new Map<string, number>();
@@ -127,7 +129,7 @@ export function inputNameRules(path: string, c: CommandSpec): Issue[] {
 }
 
 /** A command's positionals: indexes 0, 1, 2… each once, and a list positional last. */
-export function positionalRules(path: string, c: CommandSpec): Issue[] {
+export function positionalRules(path: string, c: CommandDeclaration): Issue[] {
   const issues: Issue[] = [];
   const inputs = pointerAppend(path, "inputs");
   const sorted = c.inputs
@@ -165,14 +167,14 @@ export function positionalRules(path: string, c: CommandSpec): Issue[] {
   return issues;
 }
 
-/** Every rule over one command read at `path`, in the order its issues are reported. */
+/** Every rule over one declaration read at `path`: its inputs' names and its positionals. */
+export function declarationRules(path: string, c: CommandDeclaration): Issue[] {
+  return [...inputNameRules(path, c), ...positionalRules(path, c)];
+}
+
+/** Every rule over one extension command read at `path`, in the order its issues are reported. */
 export function commandRules(path: string, c: CommandSpec): Issue[] {
-  return [
-    ...executionRules(path, c),
-    ...inputNameRules(path, c),
-    ...positionalRules(path, c),
-    ...hintRules(path, c),
-  ];
+  return [...executionRules(path, c), ...declarationRules(path, c), ...hintRules(path, c)];
 }
 
 /** A command's hints agree with each other: what changes nothing destroys nothing. */
@@ -188,40 +190,35 @@ export function hintRules(path: string, c: CommandSpec): Issue[] {
 }
 
 /**
- * The routes of all commands and groups: unique command ids, each route
- * (path or alias) once, no route that is both a command and a group, and
- * each group a prefix of some command, declared once.
+ * The routes of the commands listed at `at` (each at `at/<index>`): each
+ * route (path or alias) once, and no route that is both a command and a
+ * group of another. `owner` names a command in a message; `each` runs first
+ * for each command, for what else is checked command by command. Returns
+ * the issues and the claimed routes (route → owner).
  */
-export function routeRules(
-  commands: readonly CommandSpec[],
-  groups: readonly GroupSpec[],
-): Issue[] {
+function routeClaims<C extends CommandDeclaration>(
+  commands: readonly C[],
+  at: string,
+  owner: (c: C, i: number) => string,
+  each: (c: C, i: number, issues: Issue[]) => void = () => {},
+): { issues: Issue[]; routes: Map<string, string> } {
   const issues: Issue[] = [];
-  const ids = new Map<string, number>();
   const routes = new Map<string, string>();
   commands.forEach((c, i) => {
-    const p = pointerAppend("/commands", i);
-    if (ids.has(c.id))
-      issues.push(
-        issue(
-          pointerAppend(p, "id"),
-          "duplicate_id",
-          `command id ${c.id} is declared twice; expected unique ids`,
-        ),
-      );
-    ids.set(c.id, i);
+    const p = pointerAppend(at, i);
+    each(c, i, issues);
     const claim = (words: readonly string[], where: string) => {
       const key = words.join(" ");
-      const owner = routes.get(key);
-      if (owner !== undefined)
+      const taken = routes.get(key);
+      if (taken !== undefined)
         issues.push(
           issue(
             where,
             "route_conflict",
-            `route "${key}" is already taken by ${owner}; expected each route once`,
+            `route "${key}" is already taken by ${taken}; expected each route once`,
           ),
         );
-      else routes.set(key, `command ${c.id}`);
+      else routes.set(key, owner(c, i));
     };
     claim(c.path, pointerAppend(p, "path"));
     for (const [j, a] of c.aliases.entries())
@@ -234,12 +231,50 @@ export function routeRules(
     if (child !== undefined)
       issues.push(
         issue(
-          "/commands",
+          at,
           "route_conflict",
           `route "${key}" (${routes.get(key)}) is also a group of "${child}"; expected a route to be a command or a group, not both`,
         ),
       );
   }
+  return { issues, routes };
+}
+
+/**
+ * The routes of a list of declarations (each at `/<index>`): each route
+ * once, and none both a command and a group of another.
+ */
+export function declarationRouteRules(declarations: readonly CommandDeclaration[]): Issue[] {
+  return routeClaims(declarations, "", (_, i) => `declaration ${pointerAppend("", i)}`).issues;
+}
+
+/**
+ * The routes of all commands and groups: unique command ids, each route
+ * (path or alias) once, no route that is both a command and a group, and
+ * each group a prefix of some command, declared once.
+ */
+export function routeRules(
+  commands: readonly CommandSpec[],
+  groups: readonly GroupSpec[],
+): Issue[] {
+  const ids = new Map<string, number>();
+  const { issues, routes } = routeClaims(
+    commands,
+    "/commands",
+    (c) => `command ${c.id}`,
+    (c, i, found) => {
+      if (ids.has(c.id))
+        found.push(
+          issue(
+            pointerAppend(pointerAppend("/commands", i), "id"),
+            "duplicate_id",
+            `command id ${c.id} is declared twice; expected unique ids`,
+          ),
+        );
+      ids.set(c.id, i);
+    },
+  );
+  const keys = [...routes.keys()];
   groups.forEach((g, i) => {
     const key = g.path.join(" ");
     const p = pointerAppend(pointerAppend("/groups", i), "path");

@@ -2,6 +2,7 @@
 
 export type { DescriptorIssueCode, InputIssueCode } from "./_codes.js";
 export { DESCRIPTOR_ISSUE_CODES, INPUT_ISSUE_CODES } from "./_codes.js";
+export { validateCommandDeclarations } from "./_declaration.js";
 export { parseDescriptor, validateDescriptor } from "./_descriptor.js";
 export {
   COMMAND_ID_PATTERN,
@@ -15,6 +16,7 @@ export { decodeCliInputs, decodeJsonInputs, validateInputs } from "./_inputs.js"
 export { DESCRIPTOR_LIMITS, DESCRIPTOR_MAX_BYTES } from "./_limits.js";
 export type {
   CliSpelling,
+  CommandDeclaration,
   CommandHints,
   CommandSpec,
   DescriptorFormat,

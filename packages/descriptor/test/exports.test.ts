@@ -28,6 +28,7 @@ it("exports exactly these names", async () => {
       "descriptorTypes",
       "mcpInputSchema",
       "parseDescriptor",
+      "validateCommandDeclarations",
       "validateDescriptor",
       "validateInputs",
     ]
