@@ -12,7 +12,7 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { builtinRoute, COMPLETION_SHELLS } from "@rukh/cli";
+import { builtinCliSpec, COMPLETION_SHELLS } from "@rukh/cli";
 
 const app = new URL("../", import.meta.url);
 const { brandOf } = await import(new URL("dist/_brand.js", app).href);
@@ -43,13 +43,13 @@ const end = (name) => `<!-- end generated: ${name} -->`;
 const cell = (text) => text.replaceAll("|", "\\|");
 
 /** How a command is called, from its declared inputs: `install <packages>... [--allow-downgrade]`. */
-function synopsis(route) {
+function synopsis(cli) {
   const words = [];
-  for (const p of route.cli.positionals) {
+  for (const p of cli.positionals) {
     const w = `<${p.id}>${p.list ? "..." : ""}`;
     words.push(p.required ? w : `[${w}]`);
   }
-  for (const f of route.cli.flags) {
+  for (const f of cli.flags) {
     const flag =
       f.valueType === "boolean" && !f.list ? `--${f.flag}` : `--${f.flag} ${f.placeholder}`;
     words.push(f.required ? flag : `[${flag}]${f.list ? "…" : ""}`);
@@ -57,7 +57,7 @@ function synopsis(route) {
   return words.join(" ");
 }
 
-/** The brand's administration commands, with their routes, as the CLI declares them. */
+/** The brand's administration commands, each with how it appears on the command line, as the CLI declares them. */
 async function declared() {
   const manifest = JSON.parse(readFileSync(new URL("package.json", app), "utf8"));
   const brand = brandOf(manifest);
@@ -67,9 +67,9 @@ async function declared() {
   const commands = [];
   for (const b of builtins) {
     if (b.hidden === true) continue;
-    const route = await builtinRoute(b);
-    if (route === undefined) throw new Error(`${b.path.join(" ")} declares no inputs`);
-    commands.push({ builtin: b, route });
+    const cli = await builtinCliSpec(b);
+    if (cli === undefined) throw new Error(`${b.path.join(" ")} declares no inputs`);
+    commands.push({ builtin: b, cli });
   }
   return { brand: name, commands };
 }
@@ -77,10 +77,10 @@ async function declared() {
 /** Every group and its commands (one-word commands in the last row), each as it is called. */
 function adminTable({ commands }) {
   const groups = new Map();
-  for (const { builtin, route } of commands) {
+  for (const { builtin, cli } of commands) {
     const [first, ...rest] = builtin.path;
     const group = rest.length === 0 ? "—" : first;
-    const call = `${[...(rest.length === 0 ? [first] : rest), synopsis(route)].filter(Boolean).join(" ")}`;
+    const call = `${[...(rest.length === 0 ? [first] : rest), synopsis(cli)].filter(Boolean).join(" ")}`;
     groups.set(group, [...(groups.get(group) ?? []), call]);
   }
   // The CLI's own completion scripts, which every brand has.
@@ -128,13 +128,13 @@ function mcpOptions({ brand, commands }) {
   for (const path of MCP_COMMANDS) {
     const found = commands.find((c) => c.builtin.path.join(" ") === path.join(" "));
     if (found === undefined) throw new Error(`no command ${path.join(" ")}`);
-    const { route } = found;
+    const { cli } = found;
     out.push(
       `#### \`${brand} ${path.join(" ")}\``,
       "",
-      /[.!?]$/.test(route.cli.summary) ? route.cli.summary : `${route.cli.summary}.`,
+      /[.!?]$/.test(cli.summary) ? cli.summary : `${cli.summary}.`,
       "",
-      ...parameterTable(route, false),
+      ...parameterTable(cli, false),
       "",
     );
   }

@@ -293,11 +293,23 @@ it("reserves the first word of every administrative command for the brand", asyn
 
 it("declares every administrative command's inputs, and every declaration validates", async () => {
   const { adminBuiltins } = await import("../src/admin/index.js");
-  const { builtinRoute } = await import("@rukh/cli");
-  for (const b of adminBuiltins({ brand: "rukh", executable: RUKH_BIN, version: "0.0.0" })) {
+  const { builtinCliSpec } = await import("@rukh/cli");
+  const { validateCommandDeclarations } = await import("@rukh/descriptor");
+  const builtins = adminBuiltins({ brand: "rukh", executable: RUKH_BIN, version: "0.0.0" });
+  for (const b of builtins) {
     expect(b.inputs, b.path.join(" ")).toBeDefined();
-    expect((await builtinRoute(b))?.path, b.path.join(" ")).toEqual(b.path);
+    expect((await builtinCliSpec(b))?.path, b.path.join(" ")).toEqual(b.path);
   }
+  // All of them as one list, as an extension's commands are checked: each route once too.
+  const all = validateCommandDeclarations(
+    builtins.map((b) => ({
+      path: [...b.path],
+      summary: b.summary,
+      ...(b.description !== undefined && { description: b.description }),
+      inputs: [...(b.inputs ?? [])],
+    })),
+  );
+  expect(all.ok ? [] : all.issues).toEqual([]);
 });
 
 describe("profile gc", () => {

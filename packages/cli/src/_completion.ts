@@ -97,7 +97,7 @@ export async function complete(
     if (r.entry.path.join(" ") === "help") return complete(index, words.slice(r.words), stateDir);
     if (b.inputs === undefined) return [];
     // A declared built-in completes like an extension command, and its own values too.
-    cli = (await import("./_declared.js")).declaration(b)!.route.cli;
+    cli = (await import("./_declared.js")).checkDeclaration(b)!.cli;
     if (b.suggest !== undefined && stateDir !== undefined) {
       const ask = b.suggest.bind(b);
       suggest = async (id) => await Promise.resolve(ask(id, stateDir)).catch(() => []);

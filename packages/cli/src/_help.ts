@@ -1,5 +1,4 @@
 import type { CliCommandSpec, CliParameter } from "@rukh/descriptor";
-import type { CliRoute } from "@rukh/profile";
 import { stateDirVariable } from "@rukh/profile/route-cache";
 import type { CliBuiltin, Entry, GroupEntry, RouteIndex } from "./_routes.js";
 import { commandLine } from "./_shell.js";
@@ -151,13 +150,18 @@ function example(brand: string, path: readonly string[], cli: CliCommandSpec): s
   return commandLine(parts);
 }
 
-/** Command help: usage line, arguments, every flag with placeholder, default and required marker. */
-export function commandHelp(brand: string, entry: Entry, s: Style, declared?: CliRoute): string {
-  if (entry.target.kind === "builtin" && declared === undefined)
-    return builtinHelp(brand, entry.target.builtin, s);
-  const route = declared ?? (entry.target as { load(): CliRoute }).load();
-  const cli = route.cli;
-  const words = [brand, ...route.path];
+/**
+ * Command help of a declared command, an extension command or a built-in
+ * alike: usage line, arguments, every flag with placeholder, default and
+ * required marker. `dev` is the source directory of a development link.
+ */
+export function commandHelp(
+  brand: string,
+  cli: CliCommandSpec,
+  s: Style,
+  dev?: string | undefined,
+): string {
+  const words = [brand, ...cli.path];
   const usage = cli.passthrough
     ? `${words.join(" ")} [arguments passed to the program...]`
     : [
@@ -165,13 +169,13 @@ export function commandHelp(brand: string, entry: Entry, s: Style, declared?: Cl
         ...cli.positionals.map(positionalUsage),
         ...(cli.flags.length > 0 ? ["[flags]"] : []),
       ].join(" ");
-  const ex = example(brand, route.path, cli);
+  const ex = example(brand, cli.path, cli);
   const lines = [`${s.heading("Usage:")} ${terminalText(usage)}`, "", prose(cli.summary)];
   if (cli.description) lines.push("", prose(cli.description));
-  if (entry.dev !== undefined)
+  if (dev !== undefined)
     lines.push(
       "",
-      `[dev] Linked for development from ${terminalText(entry.dev)}: unsigned, run from a copy taken`,
+      `[dev] Linked for development from ${terminalText(dev)}: unsigned, run from a copy taken`,
       "when the directory last changed, and not visible to agents unless the owner names it.",
     );
   if (cli.passthrough)
@@ -192,15 +196,16 @@ export function commandHelp(brand: string, entry: Entry, s: Style, declared?: Cl
       ),
     );
   if (cli.flags.length > 0) lines.push("", s.heading("Flags:"), ...table(cli.flags.map(flagRow)));
-  if (route.aliases.length > 0)
-    lines.push("", s.heading("Aliases:"), ...route.aliases.map((a) => `  ${brand} ${a.join(" ")}`));
+  if (cli.aliases.length > 0)
+    lines.push("", s.heading("Aliases:"), ...cli.aliases.map((a) => `  ${brand} ${a.join(" ")}`));
   lines.push("", `Global flags: --help, --json, --no-color (see "${brand} --help").`);
   if (ex !== undefined) lines.push("", s.heading("Examples:"), `${RUNNABLE}${terminalText(ex)}`);
   lines.push("");
   return lines.join("\n");
 }
 
-function builtinHelp(brand: string, b: CliBuiltin, s: Style): string {
+/** Help of a built-in that takes raw arguments: its usage line and text. */
+export function builtinHelp(brand: string, b: CliBuiltin, s: Style): string {
   return [
     `${s.heading("Usage:")} ${[brand, ...b.path, ...(b.usage ? [b.usage] : [])].join(" ")}`,
     "",

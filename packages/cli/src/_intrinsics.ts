@@ -3,7 +3,7 @@
 
 import { COMPLETION_SHELLS, complete, completionScript } from "./_completion.js";
 import { EXIT_CODES } from "./_exit.js";
-import { commandHelp, groupHelp, rootHelp } from "./_help.js";
+import { builtinHelp, commandHelp, groupHelp, rootHelp } from "./_help.js";
 import type { CliBuiltin, RouteIndex } from "./_routes.js";
 import { outStyle, type Session, unknownCommand, usage } from "./_session.js";
 
@@ -69,11 +69,20 @@ export async function help(
       return EXIT_CODES.success;
     case "target": {
       const t = r.entry.target;
+      if (t.kind === "command") {
+        s.stdout.write(commandHelp(s.brand, t.load().cli, style, r.entry.dev));
+        return EXIT_CODES.success;
+      }
+      // A declared built-in's help is an extension command's: the same generator.
       const declared =
-        t.kind === "builtin" && t.builtin.inputs !== undefined
-          ? (await import("./_declared.js")).declaration(t.builtin)?.route
+        t.builtin.inputs !== undefined
+          ? (await import("./_declared.js")).checkDeclaration(t.builtin)?.cli
           : undefined;
-      s.stdout.write(commandHelp(s.brand, r.entry, style, declared));
+      s.stdout.write(
+        declared !== undefined
+          ? commandHelp(s.brand, declared, style)
+          : builtinHelp(s.brand, t.builtin, style),
+      );
       return EXIT_CODES.success;
     }
     case "unknown":

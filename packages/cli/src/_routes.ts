@@ -1,5 +1,5 @@
 import type { ExtensionDescriptor, InputValue } from "@rukh/descriptor";
-import { editDistance, typoLimit } from "@rukh/json";
+import { editDistance, type JsonObject, typoLimit } from "@rukh/json";
 import type { CliRoute, CliRouteTable } from "@rukh/profile";
 
 /**
@@ -28,12 +28,14 @@ export interface CliBuiltin {
    */
   readonly checksStateItself?: boolean;
   /**
-   * Typed inputs in the descriptor's input format, read by the same
-   * validator, lexer, decoder, help and completion as extension commands;
-   * `run` then gets the checked values as `inputs`. Without them, `run`
-   * gets the raw words in `args`.
+   * Typed inputs, each written as a descriptor writes an input. With them
+   * the built-in's path, summary, description and inputs are a command
+   * declaration, checked by `validateCommandDeclarations` of
+   * @rukh/descriptor and read by the same lexer, decoder, help and
+   * completion as extension commands; `run` then gets the checked values as
+   * `inputs`. Without them, `run` gets the raw words in `args`.
    */
-  readonly inputs?: readonly object[];
+  readonly inputs?: readonly JsonObject[];
   /** Completion candidates for an input's values (extension ids, presets…), asked when completing. */
   suggest?(inputId: string, stateDir: string): Promise<readonly string[]> | readonly string[];
   /**

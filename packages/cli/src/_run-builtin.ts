@@ -39,14 +39,13 @@ export async function runBuiltin(
   let inputs: Readonly<Record<string, InputValue>> = {};
   if (builtin.inputs !== undefined) {
     // Declared: the same lexer, decoder and validator as an extension command.
-    const { declaration, declaredInputs } = await import("./_declared.js");
-    const { command, route } = declaration(builtin)!;
-    const lexed = lex(route.cli, after);
-    const checked = lexed.ok ? declaredInputs(command, lexed.raw) : undefined;
+    const d = (await import("./_declared.js")).checkDeclaration(builtin)!;
+    const lexed = lex(d.cli, after);
+    const checked = lexed.ok ? d.check(lexed.raw) : undefined;
     const problems = !lexed.ok
       ? [lexed.message]
       : checked?.ok === false
-        ? checked.issues.map((issue) => issueMessage(route.cli, issue))
+        ? checked.issues.map((issue) => issueMessage(d.cli, issue))
         : [];
     if (problems.length > 0) return usageLines(s, problems, recovery);
     if (checked?.ok) inputs = checked.values;

@@ -1,6 +1,6 @@
 // The complete public surface of @rukh/cli: any export added here becomes public API.
 
-export { builtinRoute } from "./_builtin-route.js";
+export { builtinCliSpec } from "./_builtin-cli.js";
 export { createCli } from "./_cli.js";
 export type { CompletionShell } from "./_completion.js";
 export { COMPLETION_SHELLS, completionScript } from "./_completion.js";

@@ -370,6 +370,35 @@ describe("declared built-ins", () => {
     ]);
     expect(await words("ext", "install", "")).toEqual(["a.tgz", "b.tgz"]);
   });
+
+  it.each<[string, object, string]>([
+    ["a reserved flag", { id: "json", type: "boolean", summary: "x" }, "/0/inputs/0/flag"],
+    [
+      "a constraint of another type",
+      { id: "n", type: "boolean", minimum: 1, summary: "x" },
+      "/0/inputs/0/minimum",
+    ],
+    ["no summary", { id: "n", type: "boolean" }, "/0/inputs/0/summary"],
+  ])(
+    "with %s fail loudly, naming where (the brand's mistake, not the user's)",
+    async (_, input, at) => {
+      const broken = cli({
+        builtins: [
+          {
+            path: ["broken"],
+            summary: "Broken",
+            inputs: [JSON.parse(JSON.stringify(input))],
+            run: () => 0,
+          },
+        ],
+      });
+      for (const argv of [["broken"], ["broken", "--help"]]) {
+        const r = await broken(...argv);
+        expect(r.code).toBe(EXIT_CODES.internal);
+        expect(r.err).toContain(`built-in "broken" declares invalid inputs: ${at} `);
+      }
+    },
+  );
 });
 
 describe("help names only flags that exist", () => {

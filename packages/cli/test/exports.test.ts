@@ -10,7 +10,7 @@ it("exports exactly these names", async () => {
       "CliError",
       "EXIT_CODES",
       "OUTPUT_VERSION",
-      "builtinRoute",
+      "builtinCliSpec",
       "commandLine",
       "completionScript",
       "createCli",

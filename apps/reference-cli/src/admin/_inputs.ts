@@ -3,12 +3,13 @@
 // extension command.
 
 import type { InputValue } from "@rukh/descriptor";
+import type { JsonObject } from "@rukh/json";
 
-type Over = Record<string, unknown>;
+type Over = JsonObject;
 const TEXT = { type: "string", minLength: 1, maxLength: 4096 } as const;
 
 /** A required positional argument (`position` 0 first). */
-export const arg = (id: string, summary: string, position = 0, over: Over = {}): object => ({
+export const arg = (id: string, summary: string, position = 0, over: Over = {}): JsonObject => ({
   id,
   ...TEXT,
   positional: position,
@@ -18,7 +19,7 @@ export const arg = (id: string, summary: string, position = 0, over: Over = {}):
 });
 
 /** A `--flag <value>`. */
-export const flag = (id: string, summary: string, over: Over = {}): object => ({
+export const flag = (id: string, summary: string, over: Over = {}): JsonObject => ({
   id,
   ...TEXT,
   summary,
@@ -26,7 +27,7 @@ export const flag = (id: string, summary: string, over: Over = {}): object => ({
 });
 
 /** A `--flag` that is off unless given. */
-export const bool = (id: string, summary: string, over: Over = {}): object => ({
+export const bool = (id: string, summary: string, over: Over = {}): JsonObject => ({
   id,
   type: "boolean",
   default: false,
@@ -44,7 +45,7 @@ export const args = (
     minItems = 1,
     maxLength = 4096,
   }: { position: number; maxItems: number; minItems?: number; maxLength?: number },
-): object => ({
+): JsonObject => ({
   id,
   type: "list",
   items: { type: "string", minLength: 1, maxLength },
@@ -55,7 +56,7 @@ export const args = (
 });
 
 /** A repeatable `--flag <value>`. */
-export const many = (id: string, summary: string): object => ({
+export const many = (id: string, summary: string): JsonObject => ({
   id,
   type: "list",
   items: { type: "string", minLength: 1, maxLength: 256 },
@@ -68,7 +69,7 @@ export const count = (
   id: string,
   summary: string,
   { minimum, maximum, ...over }: { minimum: number; maximum: number } & Over,
-): object => ({
+): JsonObject => ({
   id,
   type: "integer",
   minimum,
@@ -83,7 +84,7 @@ export const oneOf = (
   summary: string,
   values: readonly string[],
   over: Over = {},
-): object => ({
+): JsonObject => ({
   id,
   type: "enum",
   values: [...values],

@@ -4,8 +4,9 @@
 import { randomBytes } from "node:crypto";
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { builtinRoute, type CliBuiltin, linkAgain, terminalBlock, terminalText } from "@rukh/cli";
-import type { CliRoute, McpTool, StateDirectory } from "@rukh/profile";
+import { builtinCliSpec, type CliBuiltin, linkAgain, terminalBlock, terminalText } from "@rukh/cli";
+import type { CliCommandSpec } from "@rukh/descriptor";
+import type { McpTool, StateDirectory } from "@rukh/profile";
 import { candidates } from "./_current.js";
 import { docsCacheKey, keepDocs, readDocs } from "./_docs-cache.js";
 import { bool, count, flag, text } from "./_inputs.js";
@@ -236,8 +237,8 @@ function verbatim(texts: readonly string[]): string[] {
 }
 
 /** One command's section: summary, description, aliases and its parameters. */
-function routeDoc(brand: string, r: CliRoute, mcp: boolean): string[] {
-  const prose = [r.cli.summary, ...(r.cli.description ? [r.cli.description] : [])];
+function commandDoc(brand: string, r: CliCommandSpec, mcp: boolean): string[] {
+  const prose = [r.summary, ...(r.description ? [r.description] : [])];
   const out = [`### \`${brand} ${r.path.join(" ")}\``, "", ...verbatim(prose), ""];
   if (r.aliases.length)
     out.push(`Aliases: ${r.aliases.map((a) => `\`${brand} ${a.join(" ")}\``).join(", ")}`, "");
@@ -252,10 +253,10 @@ function routeDoc(brand: string, r: CliRoute, mcp: boolean): string[] {
  * the guides' option tables are made by it.
  *
  * @example
- * parameterTable(route, false); // ["| parameter | type | required | default | summary |", …]
+ * parameterTable(route.cli, false); // ["| parameter | type | required | default | summary |", …]
  */
-export function parameterTable(r: CliRoute, mcp: boolean): string[] {
-  const params = [...r.cli.positionals, ...r.cli.flags];
+export function parameterTable(r: CliCommandSpec, mcp: boolean): string[] {
+  const params = [...r.positionals, ...r.flags];
   if (params.length === 0) return [];
   const out: string[] = [];
   out.push(
@@ -296,9 +297,9 @@ async function markdown(
 ): Promise<Iterable<string>> {
   const projection = await state.projection();
   const routes = profile.cliRoutes(projection);
-  const admins: CliRoute[] = [];
+  const admins: CliCommandSpec[] = [];
   for (const b of admin()) {
-    const r = await builtinRoute(b);
+    const r = await builtinCliSpec(b);
     if (r !== undefined && b.hidden !== true) admins.push(r);
   }
   const name = preset ?? projection.config.defaultPreset;
@@ -316,10 +317,10 @@ async function markdown(
       "## Commands",
       "",
     ]);
-    for (const r of routes.commands) yield lines(routeDoc(brand, r, true));
+    for (const r of routes.commands) yield lines(commandDoc(brand, r.cli, true));
     // The brand's own commands, from their declarations: the same generator.
     yield lines(["## Administration", "", `Built into ${brand}; never MCP tools.`, ""]);
-    for (const r of admins) yield lines(routeDoc(brand, r, false));
+    for (const r of admins) yield lines(commandDoc(brand, r, false));
     yield lines([`## MCP tools (preset \`${name}\`)`, ""]);
     if (tools.length === 0) yield lines(["No tools are visible to this preset.", ""]);
     // A tool's description is its command's, written in the command's section above.

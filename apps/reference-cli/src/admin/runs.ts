@@ -3,6 +3,7 @@
 import { type CliBuiltin, printEnvelope, terminalLine } from "@rukh/cli";
 import type { RunSummary } from "@rukh/core";
 import type { InputValue } from "@rukh/descriptor";
+import type { JsonObject } from "@rukh/json";
 import { arg, bool, count, flag, oneOf, text } from "./_inputs.js";
 import { type AdminBody, OK, print, UsageError } from "./_kit.js";
 
@@ -42,7 +43,7 @@ function runFilter(
 }
 
 /** The filters `runs list` and `runs tail` share (outcome, reason and times are checked by runFilter). */
-const FILTERS: readonly object[] = [
+const FILTERS: readonly JsonObject[] = [
   count("limit", "At most this many runs", { minimum: 1, maximum: 10_000 }),
   oneOf("surface", "Only calls made on this surface", ["cli", "mcp"]),
   flag(
