@@ -58,13 +58,13 @@ it("help, a group's help and completion load the route cache's reader and nothin
     expect(of(sources, "profile"), args.join(" ")).toEqual(ROUTE_CACHE);
     for (const pkg of ["descriptor", "core", "ipc", "mcp", "oauth", "harness", "command-result"])
       expect(of(sources, pkg), `${args.join(" ")}: ${pkg}`).toEqual([]);
-    expect(sources.has("cli/_run-command.js")).toBe(false);
+    expect(sources.has("cli/running/_run-command.js")).toBe(false);
   }
 });
 
 it("a command run loads the core and the profile but no MCP host, OAuth or test harness", () => {
   const sources = loaded("nap", "--wait-ms", "0");
-  expect(sources.has("cli/_run-command.js")).toBe(true);
+  expect(sources.has("cli/running/_run-command.js")).toBe(true);
   expect(of(sources, "core").length).toBeGreaterThan(0);
   expect(sources.has("profile/_state.js")).toBe(true);
   for (const pkg of ["mcp", "oauth", "harness"]) expect(of(sources, pkg), pkg).toEqual([]);

@@ -4,27 +4,26 @@ import {
   stateDirProblems,
   stateDirVariable,
 } from "@rukh/profile/route-cache";
-import { CliError } from "./_errors.js";
-import { EXIT_CODES } from "./_exit.js";
-import { stateDirOf } from "./_fastpath.js";
-import { readGlobals } from "./_globals.js";
-import { INTRINSIC } from "./_intrinsics.js";
-import { wantsHelp } from "./_lexer.js";
-import type { Cli, CliOptions } from "./_options.js";
+
+// The branded CLI as one function: a run reads its global flags, runs a
+// built-in at once when the words name one, and otherwise routes the line
+// through the active revision's table (`_routed.ts`). The rooms below do
+// every step; this only wires them.
+
 import { routeLine } from "./_routed.js";
-import { RouteIndex } from "./_routes.js";
-import { runBuiltin } from "./_run-builtin.js";
+import { BRAND_PATTERN, type Cli, CliError, type CliOptions } from "./declarations/index.js";
+import { INTRINSIC } from "./help/index.js";
 import {
   type CliStream,
+  EXIT_CODES,
   type Globals,
   internal,
-  ownFlags,
   readerSafe,
   type Session,
-} from "./_session.js";
-import { NO_COMMANDS } from "./_table.js";
-
-const BRAND = /^[a-z][a-z0-9-]{0,63}$/;
+} from "./output/index.js";
+import { ownFlags, readGlobals, wantsHelp } from "./parsing/index.js";
+import { NO_COMMANDS, RouteIndex, stateDirOf } from "./routes/index.js";
+import { runBuiltin } from "./running/index.js";
 
 /**
  * Creates a branded CLI over the active profile revision: routes, groups and
@@ -117,8 +116,11 @@ function keepOthersOut(): void {
 
 /** Throws for a brand the CLI cannot take, or a built-in that collides with an intrinsic command. */
 function checkOptions({ brand, builtins = [] }: CliOptions): void {
-  if (!BRAND.test(brand))
-    throw new CliError("invalid_option", `brand ${JSON.stringify(brand)} must match ${BRAND}`);
+  if (!BRAND_PATTERN.test(brand))
+    throw new CliError(
+      "invalid_option",
+      `brand ${JSON.stringify(brand)} must match ${BRAND_PATTERN}`,
+    );
   if (FOREIGN_STATE_VARIABLES.has(stateDirVariable(brand)))
     throw new CliError(
       "invalid_option",

@@ -3,14 +3,19 @@
 // word names nothing in the part read), then what the words resolve to run,
 // shown as help, or refused as a usage error.
 
-import { refreshDevLinks } from "./_devlinks.js";
-import { help } from "./_intrinsics.js";
-import { wantsHelp } from "./_lexer.js";
-import type { CliOptions } from "./_options.js";
-import type { CliBuiltin, Resolution } from "./_routes.js";
-import { runBuiltin } from "./_run-builtin.js";
-import { type Session, unknownCommand, usage } from "./_session.js";
-import { focusOf, type IndexedTable, indexTable } from "./_table.js";
+import type { CliBuiltin, CliOptions } from "./declarations/index.js";
+import { help, intrinsics, unknownCommand } from "./help/index.js";
+import { internal, type Session, usage } from "./output/index.js";
+import { wantsHelp } from "./parsing/index.js";
+import {
+  focusOf,
+  type LoadedTable,
+  linkAgain,
+  loadTable,
+  type Resolution,
+  RouteIndex,
+} from "./routes/index.js";
+import { runBuiltin, runCommand } from "./running/index.js";
 
 /** One command line after its global flags, and what routing it needs. */
 export interface CommandLine {
@@ -62,7 +67,7 @@ async function focusedTable(
   // routed in the revision that is active now, which the call then pins.
   if ((t.loaded.table.dev?.size ?? 0) > 0 && rest[0] !== "__complete") {
     const readOnly = s.g.help || wantsHelp(rest) || rest.length === 0;
-    const now = await refreshDevLinks(s, root, !readOnly);
+    const now = await linkAgain(s.stderr, root, !readOnly);
     if (now !== undefined && now !== t.loaded.revisionId) {
       t = await indexTable(s, { root, builtins, verified, focus });
       if (typeof t === "number") return t;
@@ -117,7 +122,6 @@ async function runResolved(line: CommandLine, { loaded, index }: IndexedTable): 
   // A passthrough program owns every word after its path, --help included.
   if (s.g.help || (!route.cli.passthrough && wantsHelp(after))) return help(s, index, entry.path);
   // Only a command run loads what running needs (the core among it).
-  const { runCommand } = await import("./_run-command.js");
   return runCommand(s, {
     options,
     route,
@@ -126,4 +130,42 @@ async function runResolved(line: CommandLine, { loaded, index }: IndexedTable): 
     revisionId: loaded.revisionId,
     published: entry.target.published(),
   });
+}
+
+/** Which route table {@link indexTable} reads, and what it indexes with it. */
+export interface TableRead {
+  /** The state directory. */
+  readonly root: string;
+  readonly builtins: readonly CliBuiltin[];
+  /** From the descriptors, never the route cache. */
+  readonly verified: boolean;
+  /** Only what resolving these command words needs. */
+  readonly focus?: readonly string[];
+}
+
+/** A route table and its index. */
+export interface IndexedTable {
+  readonly loaded: LoadedTable;
+  readonly index: RouteIndex;
+}
+
+/**
+ * The route table (see {@link loadTable}) indexed with the intrinsics and
+ * `builtins`, or the exit code of failing to read it.
+ */
+export async function indexTable(
+  s: Session,
+  { root, builtins, verified, focus }: TableRead,
+): Promise<IndexedTable | number> {
+  let loaded: LoadedTable;
+  try {
+    loaded = await loadTable(root, verified, focus);
+  } catch (e) {
+    return internal(s, `cannot read the profile in ${root}: ${(e as Error).message}`);
+  }
+  const index: RouteIndex = new RouteIndex(loaded.table, [
+    ...intrinsics(s, root, () => index),
+    ...builtins,
+  ]);
+  return { loaded, index };
 }
