@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fixturePreset, removeDir } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TESTED_NODE_LINES } from "../src/admin/doctor.js";
+import { TESTED_NODE_LINES } from "../src/admin/doctor/index.js";
 import { RUKH_BIN, sleeperState } from "./_sleeper.js";
 
 // The built binary on the Node that runs this suite (CI runs it on each
