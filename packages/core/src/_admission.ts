@@ -24,10 +24,9 @@ import {
   type TaskPreset,
   type ToolProjection,
 } from "@rukh/profile";
-import type { HostBinding, InvocationRequest } from "./_api.js";
 import { type Confinement, strictHome } from "./_confinement.js";
 import { type LaunchPlan, type LaunchRequest, launchPlan, type ResourceLimits } from "./_launch.js";
-import type { OutcomeReason } from "./_outcome.js";
+import type { HostBinding, InvocationRequest, OutcomeReason } from "./contract/index.js";
 
 /** Why a request does not run, and as much of what it named as is known. */
 export interface Rejection {

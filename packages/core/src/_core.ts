@@ -2,10 +2,10 @@
 // Admission decides, execution runs, the host journal records; this file
 // wires the host's life (_host-life.ts) to the steps of a call (_invoke.ts).
 
-import { checkBinding, type InvocationCore, type InvocationCoreOptions } from "./_api.js";
 import { executionContextOf } from "./_host-execution.js";
 import { closeHost, openHost } from "./_host-life.js";
 import { invoke } from "./_invoke.js";
+import { checkBinding, type InvocationCore, type InvocationCoreOptions } from "./contract/index.js";
 
 /**
  * Creates the invocation core for one host binding over a state directory.

@@ -3,7 +3,6 @@
 
 import { rmSync } from "node:fs";
 import type { StateLocks } from "@rukh/profile";
-import type { HostBinding } from "./_api.js";
 import { archiveSegment, type JournalRetention } from "./_archive.js";
 import { FinalReserve, isOutOfSpace } from "./_final-reserve.js";
 import {
@@ -13,9 +12,9 @@ import {
   journalPaths,
   journalTuning,
 } from "./_journal.js";
-import { JOURNAL_RECORD_MAX_BYTES } from "./_limits.js";
 import type { Logger } from "./_logger.js";
-import type { InvocationDiagnostics, InvocationOutcome } from "./_outcome.js";
+import type { HostBinding, InvocationDiagnostics, InvocationOutcome } from "./contract/index.js";
+import { JOURNAL_RECORD_MAX_BYTES } from "./contract/index.js";
 
 /** A call's diagnostics counts for its final record: only when it wrote anything. */
 function diagnosticsFields(d: InvocationDiagnostics): Pick<JournalFinalRecord, "diagnostics"> {

@@ -7,20 +7,20 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { type NamedLock, stateDirMessage, stateDirProblems, stateLocks } from "@rukh/profile";
-import type { InvocationCoreOptions } from "./_api.js";
 import { ownerRetention } from "./_archive.js";
 import type { CoreHost } from "./_core-host.js";
 import { DiagnosticsSink } from "./_diagnostics.js";
-import { CoreError } from "./_errors.js";
 import { HostJournal } from "./_host-journal.js";
-import {
-  DIAGNOSTICS_MAX_BYTES,
-  READY_PROCESS_IDLE_MS,
-  READY_PROCESSES_PER_LAUNCH,
-} from "./_limits.js";
 import { type Repeating, sweepLostHosts } from "./_lost-host-sweep.js";
 import { ReadyProcesses } from "./_ready.js";
 import { type RecoveryContext, recoverLostHosts } from "./_recovery.js";
+import type { InvocationCoreOptions } from "./contract/index.js";
+import {
+  CoreError,
+  DIAGNOSTICS_MAX_BYTES,
+  READY_PROCESS_IDLE_MS,
+  READY_PROCESSES_PER_LAUNCH,
+} from "./contract/index.js";
 
 const hostsInThisProcess = new Set<string>();
 

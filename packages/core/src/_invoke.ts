@@ -7,17 +7,21 @@ import type { JsonObject } from "@rukh/json";
 import type { NamedLock } from "@rukh/profile";
 import type { Planned, Rejection } from "./_admission.js";
 import { admitRequest } from "./_admit-request.js";
-import type { HostBinding, InvocationRequest } from "./_api.js";
 import { budgetOf } from "./_budget.js";
 import type { CoreHost } from "./_core-host.js";
 import { NO_DIAGNOSTICS } from "./_diagnostics.js";
 import type { ExecutionContext } from "./_execution.js";
 import { inputsFields } from "./_journal.js";
-import type { InvocationOutcome, OutcomeReason } from "./_outcome.js";
 import { runManaged } from "./_run-managed.js";
 import { runPassthrough } from "./_run-passthrough.js";
 import { acquireSlot } from "./_slots.js";
 import { CANCEL_REASON, type Cause, type RunResult } from "./_verdict.js";
+import type {
+  HostBinding,
+  InvocationOutcome,
+  InvocationRequest,
+  OutcomeReason,
+} from "./contract/index.js";
 
 /** One call on its way: the host it runs on, who asked, and what. */
 interface Call {

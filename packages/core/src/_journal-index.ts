@@ -1,5 +1,4 @@
 import { type FileHandle, open } from "node:fs/promises";
-import { CoreError } from "./_errors.js";
 import {
   type IndexBody,
   type IndexDetail,
@@ -18,8 +17,8 @@ import {
 } from "./_index-file.js";
 import { idHashes, listOf, mayHold } from "./_index-ids.js";
 import { type JournalRecord, parseSegment, readingFile } from "./_journal.js";
-import { JOURNAL_MAX_BYTES } from "./_limits.js";
 import type { RunFilter } from "./_run-model.js";
+import { CoreError, JOURNAL_MAX_BYTES } from "./contract/index.js";
 
 export type { IndexDetail, IndexHeader, SegmentStamp } from "./_index-body.js";
 export { indexFile, JOURNAL_INDEX_FORMAT } from "./_index-file.js";

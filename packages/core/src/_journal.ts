@@ -13,18 +13,16 @@ import {
 import { type FileHandle, open, readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { canonicalJson, type JsonObject, type JsonValue, parseJson } from "@rukh/json";
-import { CoreError } from "./_errors.js";
 import {
+  CoreError,
   JOURNAL_MAX_BYTES,
   JOURNAL_RECORD_MAX_BYTES,
-  RECORDED_INPUTS_MAX_BYTES,
-} from "./_limits.js";
-import {
   OUTCOME_KINDS,
   OUTCOME_REASONS,
   type OutcomeKind,
   type OutcomeReason,
-} from "./_outcome.js";
+  RECORDED_INPUTS_MAX_BYTES,
+} from "./contract/index.js";
 
 /**
  * Written and flushed before a command process is spawned.

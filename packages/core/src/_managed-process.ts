@@ -9,7 +9,6 @@ import type { JsonObject } from "@rukh/json";
 import { escalation, watchCancellation } from "./_budget.js";
 import type { InvocationDiagnosticsBudget } from "./_diagnostics.js";
 import type { AdmittedCall, ExecutionContext } from "./_execution.js";
-import { CLEANUP_WAIT_MS } from "./_limits.js";
 import type { ProcessHooks } from "./_ready.js";
 import {
   type Cause,
@@ -21,6 +20,7 @@ import {
   wireCause,
 } from "./_verdict.js";
 import type { Watchdog } from "./_watchdog.js";
+import { CLEANUP_WAIT_MS } from "./contract/index.js";
 
 /**
  * How long a process whose channel ended or failed may take to exit on its

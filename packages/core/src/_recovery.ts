@@ -11,7 +11,6 @@ import {
   quarantineSegment,
 } from "./_archive.js";
 import { DiagnosticsSink } from "./_diagnostics.js";
-import { CoreError } from "./_errors.js";
 import { reserveFile } from "./_final-reserve.js";
 import {
   type JournalProcessRecord,
@@ -26,6 +25,7 @@ import {
 } from "./_journal.js";
 import type { Logger } from "./_logger.js";
 import { killTree } from "./_tree.js";
+import { CoreError } from "./contract/index.js";
 
 /** What {@link recoverLostHosts} needs from the core starting up. */
 export interface RecoveryContext {

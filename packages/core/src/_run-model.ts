@@ -1,6 +1,6 @@
 import type { JsonObject } from "@rukh/json";
 import type { JournalDiagnostics, JournalRecord } from "./_journal.js";
-import type { OutcomeKind, OutcomeReason } from "./_outcome.js";
+import type { OutcomeKind, OutcomeReason } from "./contract/index.js";
 
 /**
  * One invocation as the journal knows it: who ran what, when, for how long,

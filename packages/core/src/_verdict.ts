@@ -16,7 +16,7 @@ import {
   type OutcomeReason,
   RESULT_ISSUES_MAX,
   type ResultIssue,
-} from "./_outcome.js";
+} from "./contract/index.js";
 
 /** An outcome before the core gives it its invocation and revision ids. */
 export type RunResult = Omit<InvocationOutcome, "invocationId" | "revisionId">;

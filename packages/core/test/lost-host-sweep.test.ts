@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { StateDirectory } from "@rukh/profile";
 import { processesWith } from "@rukh/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { LOST_HOST_SWEEP_MS } from "../src/_limits.js";
 import { repeatEvery } from "../src/_lost-host-sweep.js";
 import { WATCHDOG_NAME } from "../src/_watchdog.js";
+import { LOST_HOST_SWEEP_MS } from "../src/contract/_limits.js";
 import { type JournalRecord, readJournal } from "../src/index.js";
 import { cleanup, makeState, openCore } from "./_helpers.js";
 
