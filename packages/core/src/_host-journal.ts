@@ -12,9 +12,9 @@ import {
   journalPaths,
   journalTuning,
 } from "./_journal.js";
-import type { Logger } from "./_logger.js";
 import type { HostBinding, InvocationDiagnostics, InvocationOutcome } from "./contract/index.js";
 import { JOURNAL_RECORD_MAX_BYTES } from "./contract/index.js";
+import type { Logger } from "./diagnostics/index.js";
 
 /** A call's diagnostics counts for its final record: only when it wrote anything. */
 function diagnosticsFields(d: InvocationDiagnostics): Pick<JournalFinalRecord, "diagnostics"> {

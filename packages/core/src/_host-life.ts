@@ -9,7 +9,6 @@ import { mkdir } from "node:fs/promises";
 import { type NamedLock, stateDirMessage, stateDirProblems, stateLocks } from "@rukh/profile";
 import { ownerRetention } from "./_archive.js";
 import type { CoreHost } from "./_core-host.js";
-import { DiagnosticsSink } from "./_diagnostics.js";
 import { HostJournal } from "./_host-journal.js";
 import { type Repeating, sweepLostHosts } from "./_lost-host-sweep.js";
 import { ReadyProcesses } from "./_ready.js";
@@ -21,6 +20,7 @@ import {
   READY_PROCESS_IDLE_MS,
   READY_PROCESSES_PER_LAUNCH,
 } from "./contract/index.js";
+import { DiagnosticsSink } from "./diagnostics/index.js";
 
 const hostsInThisProcess = new Set<string>();
 

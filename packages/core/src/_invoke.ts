@@ -9,7 +9,6 @@ import type { Planned, Rejection } from "./_admission.js";
 import { admitRequest } from "./_admit-request.js";
 import { budgetOf } from "./_budget.js";
 import type { CoreHost } from "./_core-host.js";
-import { NO_DIAGNOSTICS } from "./_diagnostics.js";
 import type { ExecutionContext } from "./_execution.js";
 import { inputsFields } from "./_journal.js";
 import { runManaged } from "./_run-managed.js";
@@ -22,6 +21,7 @@ import type {
   InvocationRequest,
   OutcomeReason,
 } from "./contract/index.js";
+import { NO_DIAGNOSTICS } from "./diagnostics/index.js";
 
 /** One call on its way: the host it runs on, who asked, and what. */
 interface Call {

@@ -10,7 +10,6 @@ import {
   ownerRetention,
   quarantineSegment,
 } from "./_archive.js";
-import { DiagnosticsSink } from "./_diagnostics.js";
 import { reserveFile } from "./_final-reserve.js";
 import {
   type JournalProcessRecord,
@@ -23,9 +22,10 @@ import {
   readSegmentLeniently,
   segmentNames,
 } from "./_journal.js";
-import type { Logger } from "./_logger.js";
 import { killTree } from "./_tree.js";
 import { CoreError } from "./contract/index.js";
+import type { Logger } from "./diagnostics/index.js";
+import { DiagnosticsSink } from "./diagnostics/index.js";
 
 /** What {@link recoverLostHosts} needs from the core starting up. */
 export interface RecoveryContext {

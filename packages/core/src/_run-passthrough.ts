@@ -3,7 +3,6 @@
 import { spawn } from "node:child_process";
 import { shadowedStdio } from "@rukh/ipc";
 import { escalation, watchCancellation } from "./_budget.js";
-import { NO_DIAGNOSTICS } from "./_diagnostics.js";
 import type { AdmittedCall, ExecutionContext } from "./_execution.js";
 import { inheritableDescriptors } from "./_fds.js";
 import { STRICT_UID } from "./_launch.js";
@@ -15,6 +14,7 @@ import {
   type RunResult,
   SIGXFSZ_STATUS,
 } from "./_verdict.js";
+import { NO_DIAGNOSTICS } from "./diagnostics/index.js";
 
 /**
  * Runs a passthrough program on the terminal: no channel, so SIGTERM is the

@@ -8,7 +8,6 @@ import {
 } from "@rukh/command-result";
 import type { CancelCause, CompletionMessage, IpcError, IpcErrorCode } from "@rukh/ipc";
 import type { Planned } from "./_admission.js";
-import type { InvocationDiagnosticsBudget } from "./_diagnostics.js";
 import type { ResourceLimits } from "./_launch.js";
 import {
   type InvocationDiagnostics,
@@ -17,6 +16,7 @@ import {
   RESULT_ISSUES_MAX,
   type ResultIssue,
 } from "./contract/index.js";
+import type { InvocationDiagnosticsBudget } from "./diagnostics/index.js";
 
 /** An outcome before the core gives it its invocation and revision ids. */
 export type RunResult = Omit<InvocationOutcome, "invocationId" | "revisionId">;

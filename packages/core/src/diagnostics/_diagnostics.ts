@@ -1,9 +1,9 @@
 import { closeSync, constants, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { LogMessage } from "@rukh/ipc";
+import type { InvocationDiagnostics } from "../contract/index.js";
+import { DIAGNOSTICS_MAX_BYTES } from "../contract/index.js";
 import { jsonLinesLogger, type Logger } from "./_logger.js";
-import type { InvocationDiagnostics } from "./contract/index.js";
-import { DIAGNOSTICS_MAX_BYTES } from "./contract/index.js";
 
 /** The owner's diagnostics log of a state directory. */
 export function diagnosticsFile(stateRoot: string): string {
