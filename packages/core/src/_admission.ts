@@ -24,9 +24,15 @@ import {
   type TaskPreset,
   type ToolProjection,
 } from "@rukh/profile";
-import { type Confinement, strictHome } from "./_confinement.js";
-import { type LaunchPlan, type LaunchRequest, launchPlan, type ResourceLimits } from "./_launch.js";
 import type { HostBinding, InvocationRequest, OutcomeReason } from "./contract/index.js";
+import {
+  type Confinement,
+  type LaunchPlan,
+  type LaunchRequest,
+  launchPlan,
+  type ResourceLimits,
+  strictHome,
+} from "./process/index.js";
 
 /** Why a request does not run, and as much of what it named as is known. */
 export interface Rejection {

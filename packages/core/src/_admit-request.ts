@@ -14,10 +14,10 @@ import {
   type Rejection,
   targetOf,
 } from "./_admission.js";
-import { detectConfinement } from "./_confinement.js";
 import type { CoreHost } from "./_core-host.js";
 import { loadPackage, storeCorrupt } from "./_stored-package.js";
 import type { HostBinding, InvocationRequest } from "./contract/index.js";
+import { detectConfinement } from "./process/index.js";
 
 /** Reads what admission decides from, lets it decide, then plans the launch. */
 export async function admitRequest(

@@ -4,11 +4,10 @@
 import type { CommandProcess } from "@rukh/ipc";
 import type { Planned } from "./_admission.js";
 import type { Budget } from "./_budget.js";
-import type { ProcessHooks, ProcessRequest } from "./_ready.js";
 import type { Cause } from "./_verdict.js";
-import type { Watchdog } from "./_watchdog.js";
 import type { InvocationRequest } from "./contract/index.js";
 import type { InvocationDiagnosticsBudget } from "./diagnostics/index.js";
+import type { ProcessHooks, ProcessRequest, Watchdog } from "./process/index.js";
 
 /** The host's part in running a call. */
 export interface ExecutionContext {

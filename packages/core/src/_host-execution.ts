@@ -3,10 +3,8 @@
 
 import type { CoreHost } from "./_core-host.js";
 import type { ExecutionContext } from "./_execution.js";
-import { launchNow } from "./_ready.js";
 import { checkAtHandOver } from "./_stored-package.js";
-import { processStartTime } from "./_tree.js";
-import { startWatchdog } from "./_watchdog.js";
+import { launchNow, processStartTime, startWatchdog } from "./process/index.js";
 
 /** The host's part in running a call: its environment, diagnostics, launches and process records. */
 export function executionContextOf(host: CoreHost): ExecutionContext {

@@ -11,7 +11,6 @@ import { ownerRetention } from "./_archive.js";
 import type { CoreHost } from "./_core-host.js";
 import { HostJournal } from "./_host-journal.js";
 import { type Repeating, sweepLostHosts } from "./_lost-host-sweep.js";
-import { ReadyProcesses } from "./_ready.js";
 import { type RecoveryContext, recoverLostHosts } from "./_recovery.js";
 import type { InvocationCoreOptions } from "./contract/index.js";
 import {
@@ -21,6 +20,7 @@ import {
   READY_PROCESSES_PER_LAUNCH,
 } from "./contract/index.js";
 import { DiagnosticsSink } from "./diagnostics/index.js";
+import { ReadyProcesses } from "./process/index.js";
 
 const hostsInThisProcess = new Set<string>();
 

@@ -13,7 +13,6 @@ import type { ExecutionContext } from "./_execution.js";
 import { inputsFields } from "./_journal.js";
 import { runManaged } from "./_run-managed.js";
 import { runPassthrough } from "./_run-passthrough.js";
-import { acquireSlot } from "./_slots.js";
 import { CANCEL_REASON, type Cause, type RunResult } from "./_verdict.js";
 import type {
   HostBinding,
@@ -22,6 +21,7 @@ import type {
   OutcomeReason,
 } from "./contract/index.js";
 import { NO_DIAGNOSTICS } from "./diagnostics/index.js";
+import { acquireSlot } from "./process/index.js";
 
 /** One call on its way: the host it runs on, who asked, and what. */
 interface Call {

@@ -8,7 +8,6 @@ import type { CommandProcess, CompletionMessage, IpcError } from "@rukh/ipc";
 import type { JsonObject } from "@rukh/json";
 import { escalation, watchCancellation } from "./_budget.js";
 import type { AdmittedCall, ExecutionContext } from "./_execution.js";
-import type { ProcessHooks } from "./_ready.js";
 import {
   type Cause,
   type CheckedResult,
@@ -18,9 +17,9 @@ import {
   type RunResult,
   wireCause,
 } from "./_verdict.js";
-import type { Watchdog } from "./_watchdog.js";
 import { CLEANUP_WAIT_MS } from "./contract/index.js";
 import type { InvocationDiagnosticsBudget } from "./diagnostics/index.js";
+import type { ProcessHooks, Watchdog } from "./process/index.js";
 
 /**
  * How long a process whose channel ended or failed may take to exit on its

@@ -22,10 +22,10 @@ import {
   readSegmentLeniently,
   segmentNames,
 } from "./_journal.js";
-import { killTree } from "./_tree.js";
 import { CoreError } from "./contract/index.js";
 import type { Logger } from "./diagnostics/index.js";
 import { DiagnosticsSink } from "./diagnostics/index.js";
+import { killTree } from "./process/index.js";
 
 /** What {@link recoverLostHosts} needs from the core starting up. */
 export interface RecoveryContext {

@@ -4,8 +4,8 @@
 
 import type { AdmittedCall, ExecutionContext } from "./_execution.js";
 import { ManagedProcess } from "./_managed-process.js";
-import type { Launch, ProcessRequest } from "./_ready.js";
 import type { RunResult } from "./_verdict.js";
+import type { Launch, ProcessRequest } from "./process/index.js";
 
 /**
  * Runs a managed command over the authenticated channel: sends the invoke,

@@ -4,9 +4,6 @@ import { spawn } from "node:child_process";
 import { shadowedStdio } from "@rukh/ipc";
 import { escalation, watchCancellation } from "./_budget.js";
 import type { AdmittedCall, ExecutionContext } from "./_execution.js";
-import { inheritableDescriptors } from "./_fds.js";
-import { STRICT_UID } from "./_launch.js";
-import { leaseUid } from "./_uids.js";
 import {
   CANCEL_REASON,
   type Cause,
@@ -15,6 +12,7 @@ import {
   SIGXFSZ_STATUS,
 } from "./_verdict.js";
 import { NO_DIAGNOSTICS } from "./diagnostics/index.js";
+import { inheritableDescriptors, leaseUid, STRICT_UID } from "./process/index.js";
 
 /**
  * Runs a passthrough program on the terminal: no channel, so SIGTERM is the

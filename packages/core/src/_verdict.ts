@@ -8,7 +8,6 @@ import {
 } from "@rukh/command-result";
 import type { CancelCause, CompletionMessage, IpcError, IpcErrorCode } from "@rukh/ipc";
 import type { Planned } from "./_admission.js";
-import type { ResourceLimits } from "./_launch.js";
 import {
   type InvocationDiagnostics,
   type InvocationOutcome,
@@ -17,6 +16,7 @@ import {
   type ResultIssue,
 } from "./contract/index.js";
 import type { InvocationDiagnosticsBudget } from "./diagnostics/index.js";
+import type { ResourceLimits } from "./process/index.js";
 
 /** An outcome before the core gives it its invocation and revision ids. */
 export type RunResult = Omit<InvocationOutcome, "invocationId" | "revisionId">;

@@ -2,8 +2,6 @@
 
 export type { JournalReport } from "./_archive.js";
 export { describeJournal } from "./_archive.js";
-export type { ConfinementReport } from "./_confinement.js";
-export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./_confinement.js";
 export { createInvocationCore } from "./_core.js";
 export type { FollowOptions, RunEvent } from "./_follow.js";
 export { followRuns } from "./_follow.js";
@@ -63,3 +61,5 @@ export {
 } from "./contract/_outcome.js";
 export type { ProgressThrottle } from "./contract/_throttle.js";
 export { throttleProgress } from "./contract/_throttle.js";
+export type { ConfinementReport } from "./process/_confinement.js";
+export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./process/_confinement.js";

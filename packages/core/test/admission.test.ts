@@ -11,9 +11,9 @@ import {
   type Rejection,
   targetOf,
 } from "../src/_admission.js";
-import type { Confinement } from "../src/_confinement.js";
-import type { LaunchEnvironment } from "../src/_launch.js";
 import type { HostBinding, InvocationRequest } from "../src/contract/_api.js";
+import type { Confinement } from "../src/process/_confinement.js";
+import type { LaunchEnvironment } from "../src/process/_launch.js";
 import { TEST_ENVIRONMENT } from "./_environment.js";
 import { binding, call, cleanup, makeState } from "./_helpers.js";
 

@@ -28,8 +28,8 @@ import {
   writeFixturePackage,
 } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WATCHDOG_NAME } from "../src/_watchdog.js";
 import { describeConfinement } from "../src/index.js";
+import { WATCHDOG_NAME } from "../src/process/_watchdog.js";
 
 // The hostile-command suite: signed commands that try, as an attacker would,
 // to reach past the strict profile or to outlive their invocation. Each runs

@@ -4,7 +4,7 @@ import {
   type LaunchRequest,
   launchPlan,
   nodePermissionOf,
-} from "../src/_launch.js";
+} from "../src/process/_launch.js";
 import { TEST_ENVIRONMENT } from "./_environment.js";
 
 const env = TEST_ENVIRONMENT;

@@ -5,9 +5,9 @@ import { StateDirectory } from "@rukh/profile";
 import { processesWith } from "@rukh/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { repeatEvery } from "../src/_lost-host-sweep.js";
-import { WATCHDOG_NAME } from "../src/_watchdog.js";
 import { LOST_HOST_SWEEP_MS } from "../src/contract/_limits.js";
 import { type JournalRecord, readJournal } from "../src/index.js";
+import { WATCHDOG_NAME } from "../src/process/_watchdog.js";
 import { cleanup, makeState, openCore } from "./_helpers.js";
 
 // Lost calls found by the living: a host that lives on a state directory

@@ -6,14 +6,14 @@ import {
   type DescriptorListing,
   inheritableDescriptors,
   SYSTEM_DESCRIPTOR_LISTING,
-} from "../src/_fds.js";
+} from "../src/process/_fds.js";
 import {
   killTree,
   type ProcessTable,
   processStartTime,
   SYSTEM_PROCESS_TABLE,
   trustedPs,
-} from "../src/_tree.js";
+} from "../src/process/_tree.js";
 
 // The same tables for the two ways of knowing a process: /proc, which Linux
 // has, and the portable `ps` and `/dev/fd` every POSIX system has. A pid
@@ -83,8 +83,8 @@ describe.each(["proc", "ps"] as const)("the %s process table", (table: ProcessTa
       [
         "--input-type=module",
         "-e",
-        `import { startWatchdog } from ${JSON.stringify(dist("_watchdog.js"))};
-import { processStartTime } from ${JSON.stringify(dist("_tree.js"))};
+        `import { startWatchdog } from ${JSON.stringify(dist("process/_watchdog.js"))};
+import { processStartTime } from ${JSON.stringify(dist("process/_tree.js"))};
 const dog = startWatchdog({ shell: "/bin/sh", pid: ${pid}, startTime: ${JSON.stringify(startTime ?? null)} ?? processStartTime(${pid}, "${table}"), leadsGroup: true, table: "${table}" });
 process.stdout.write(dog === null ? "none\\n" : "watching\\n");
 process.stdin.on("data", () => { dog.release(); process.stdout.write("released\\n"); });
@@ -134,7 +134,7 @@ describe.each(["proc", "dev-fd"] as const)(
         [
           "--input-type=module",
           "-e",
-          `import { inheritableDescriptors } from ${JSON.stringify(dist("_fds.js"))};
+          `import { inheritableDescriptors } from ${JSON.stringify(dist("process/_fds.js"))};
 process.stdout.write(JSON.stringify(inheritableDescriptors("${listing}")));`,
         ],
         { stdio: ["ignore", "pipe", "inherit", ...Array(47).fill("ignore"), "pipe"] },
