@@ -3,8 +3,17 @@
 
 import { stat } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { journalPaths, parseSegment, readingFile, segmentNames } from "./_journal.js";
-import { absorb, type Mutable, matches, type RunFilter, type RunSummary } from "./_run-model.js";
+import {
+  absorb,
+  journalPaths,
+  type Mutable,
+  matches,
+  parseSegment,
+  type RunFilter,
+  type RunSummary,
+  readingFile,
+  segmentNames,
+} from "./journal/index.js";
 
 /**
  * A run starting or ending, as {@link followRuns} sees it.

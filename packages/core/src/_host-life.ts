@@ -7,11 +7,8 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { type NamedLock, stateDirMessage, stateDirProblems, stateLocks } from "@rukh/profile";
-import { ownerRetention } from "./_archive.js";
 import type { CoreHost } from "./_core-host.js";
-import { HostJournal } from "./_host-journal.js";
 import { type Repeating, sweepLostHosts } from "./_lost-host-sweep.js";
-import { type RecoveryContext, recoverLostHosts } from "./_recovery.js";
 import type { InvocationCoreOptions } from "./contract/index.js";
 import {
   CoreError,
@@ -20,6 +17,12 @@ import {
   READY_PROCESSES_PER_LAUNCH,
 } from "./contract/index.js";
 import { DiagnosticsSink } from "./diagnostics/index.js";
+import {
+  HostJournal,
+  ownerRetention,
+  type RecoveryContext,
+  recoverLostHosts,
+} from "./journal/index.js";
 import { ReadyProcesses } from "./process/index.js";
 
 const hostsInThisProcess = new Set<string>();

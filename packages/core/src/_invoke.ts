@@ -10,7 +10,6 @@ import { admitRequest } from "./_admit-request.js";
 import { budgetOf } from "./_budget.js";
 import type { CoreHost } from "./_core-host.js";
 import type { ExecutionContext } from "./_execution.js";
-import { inputsFields } from "./_journal.js";
 import { runManaged } from "./_run-managed.js";
 import { runPassthrough } from "./_run-passthrough.js";
 import { CANCEL_REASON, type Cause, type RunResult } from "./_verdict.js";
@@ -21,6 +20,7 @@ import type {
   OutcomeReason,
 } from "./contract/index.js";
 import { NO_DIAGNOSTICS } from "./diagnostics/index.js";
+import { inputsFields } from "./journal/index.js";
 import { acquireSlot } from "./process/index.js";
 
 /** One call on its way: the host it runs on, who asked, and what. */

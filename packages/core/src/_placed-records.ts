@@ -1,8 +1,14 @@
 // Records read from byte ranges of a segment, each with the offset of its
 // line, and runs folded from records: what the readers that use an index
 // (one call's bytes, the blocks of a time window) share.
-import { type JournalRecord, parseSegment, readingFile } from "./_journal.js";
-import { absorb, type Mutable, type RunSummary } from "./_run-model.js";
+import {
+  absorb,
+  type JournalRecord,
+  type Mutable,
+  parseSegment,
+  type RunSummary,
+  readingFile,
+} from "./journal/index.js";
 
 /** A record of a segment with the offset of its line. */
 export type Placed = { readonly at: number; readonly rec: JournalRecord };

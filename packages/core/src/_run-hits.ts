@@ -1,6 +1,4 @@
-import { idHashes } from "./_index-ids.js";
-import { holds, type SegmentIndex } from "./_journal-index.js";
-import { type RunSummary, when } from "./_run-model.js";
+import { holds, idHashes, type RunSummary, type SegmentIndex, when } from "./journal/index.js";
 
 /** A run a listing found, and how many of the segments it passed over are newer than the run's. */
 interface Hit {

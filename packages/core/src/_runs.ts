@@ -1,23 +1,29 @@
 import { dirname, relative } from "node:path";
-import { idHashes, mayHold } from "./_index-ids.js";
-import { allSegments, journalPaths, parseSegment, readingFile } from "./_journal.js";
+import { foldRuns, placedIn } from "./_placed-records.js";
+import { ListingHits } from "./_run-hits.js";
+import { timedRuns } from "./_timed-runs.js";
 import {
+  allSegments,
+  idHashes,
   indexRead,
+  journalPaths,
   loadIndex,
+  matches,
+  mayHold,
   mayMatch,
+  parseSegment,
+  type RunFilter,
+  type RunSummary,
+  readingFile,
   readStamped,
   readWhole,
   type SegmentIndex,
   type SegmentStamp,
   spanOf,
   timedRanges,
-} from "./_journal-index.js";
-import { foldRuns, placedIn } from "./_placed-records.js";
-import { ListingHits } from "./_run-hits.js";
-import { matches, type RunFilter, type RunSummary } from "./_run-model.js";
-import { timedRuns } from "./_timed-runs.js";
+} from "./journal/index.js";
 
-export type { RunFilter, RunSummary } from "./_run-model.js";
+export type { RunFilter, RunSummary } from "./journal/index.js";
 
 /** How much of a segment's end a listing reads first; it reads four times more while it needs more. */
 const TAIL_WINDOW = 262_144;

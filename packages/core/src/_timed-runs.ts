@@ -1,7 +1,13 @@
 import { relative } from "node:path";
-import { type IndexDetail, spanOf, timedBlocks } from "./_journal-index.js";
 import { foldRuns, joined, outside, type Placed, placedIn } from "./_placed-records.js";
-import { type RunFilter, type RunSummary, when } from "./_run-model.js";
+import {
+  type IndexDetail,
+  type RunFilter,
+  type RunSummary,
+  spanOf,
+  timedBlocks,
+  when,
+} from "./journal/index.js";
 
 /** What a listing asks of one indexed segment for a time window. */
 export interface TimedRead {

@@ -1,22 +1,8 @@
 // The complete public surface of @rukh/core: any export added here becomes public API.
 
-export type { JournalReport } from "./_archive.js";
-export { describeJournal } from "./_archive.js";
 export { createInvocationCore } from "./_core.js";
 export type { FollowOptions, RunEvent } from "./_follow.js";
 export { followRuns } from "./_follow.js";
-export type {
-  JournalContents,
-  JournalDiagnostics,
-  JournalFinalRecord,
-  JournalProcessRecord,
-  JournalRecord,
-  JournalStartRecord,
-} from "./_journal.js";
-export { readJournal } from "./_journal.js";
-export type { JournalRepair } from "./_recovery.js";
-export { repairJournal } from "./_recovery.js";
-export type { RunFilter, RunSummary } from "./_run-model.js";
 export { findRun, listRuns, RUNS_MAX_LIMIT } from "./_runs.js";
 export type {
   BoundInvocationCore,
@@ -61,5 +47,19 @@ export {
 } from "./contract/_outcome.js";
 export type { ProgressThrottle } from "./contract/_throttle.js";
 export { throttleProgress } from "./contract/_throttle.js";
+export type { JournalReport } from "./journal/_archive.js";
+export { describeJournal } from "./journal/_archive.js";
+export type {
+  JournalContents,
+  JournalDiagnostics,
+  JournalFinalRecord,
+  JournalProcessRecord,
+  JournalRecord,
+  JournalStartRecord,
+} from "./journal/_journal.js";
+export { readJournal } from "./journal/_journal.js";
+export type { JournalRepair } from "./journal/_recovery.js";
+export { repairJournal } from "./journal/_recovery.js";
+export type { RunFilter, RunSummary } from "./journal/_run-model.js";
 export type { ConfinementReport } from "./process/_confinement.js";
 export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./process/_confinement.js";

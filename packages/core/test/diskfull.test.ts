@@ -12,8 +12,8 @@ import {
 import { join } from "node:path";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { journalTuning, LIVE_SEGMENT_BYTES } from "../src/_journal.js";
 import { findRun, readJournal } from "../src/index.js";
+import { journalTuning, LIVE_SEGMENT_BYTES } from "../src/journal/_journal.js";
 import { call, makeState, openCore } from "./_helpers.js";
 
 // A full disk, for real: the state directory lives on a small tmpfs that the

@@ -3,6 +3,9 @@
 
 import { rmSync } from "node:fs";
 import type { StateLocks } from "@rukh/profile";
+import type { HostBinding, InvocationDiagnostics, InvocationOutcome } from "../contract/index.js";
+import { JOURNAL_RECORD_MAX_BYTES } from "../contract/index.js";
+import type { Logger } from "../diagnostics/index.js";
 import { archiveSegment, type JournalRetention } from "./_archive.js";
 import { FinalReserve, isOutOfSpace } from "./_final-reserve.js";
 import {
@@ -12,9 +15,6 @@ import {
   journalPaths,
   journalTuning,
 } from "./_journal.js";
-import type { HostBinding, InvocationDiagnostics, InvocationOutcome } from "./contract/index.js";
-import { JOURNAL_RECORD_MAX_BYTES } from "./contract/index.js";
-import type { Logger } from "./diagnostics/index.js";
 
 /** A call's diagnostics counts for its final record: only when it wrote anything. */
 function diagnosticsFields(d: InvocationDiagnostics): Pick<JournalFinalRecord, "diagnostics"> {

@@ -6,10 +6,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
 import { rename, unlink, writeFile } from "node:fs/promises";
+import { JOURNAL_INDEX_MAX_BYTES } from "../contract/index.js";
 import type { IndexBody, IndexDetail, IndexHeader, SegmentStamp } from "./_index-body.js";
 import { filterFrom, filterOf, filterToJson, idsFrom, idsToJson } from "./_index-ids.js";
 import { readingFile } from "./_journal.js";
-import { JOURNAL_INDEX_MAX_BYTES } from "./contract/index.js";
 
 /** The format an index file names on its first line; an index of another format is ignored. */
 export const JOURNAL_INDEX_FORMAT = "rukh.journal-index/2";

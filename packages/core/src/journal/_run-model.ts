@@ -1,6 +1,6 @@
 import type { JsonObject } from "@rukh/json";
+import type { OutcomeKind, OutcomeReason } from "../contract/index.js";
 import type { JournalDiagnostics, JournalRecord } from "./_journal.js";
-import type { OutcomeKind, OutcomeReason } from "./contract/index.js";
 
 /**
  * One invocation as the journal knows it: who ran what, when, for how long,

@@ -3,6 +3,10 @@ import { lstatSync, realpathSync, rmSync, type Stats } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { type LockMechanism, StateDirectory, type StateLocks, stateLocks } from "@rukh/profile";
+import { CoreError } from "../contract/index.js";
+import type { Logger } from "../diagnostics/index.js";
+import { DiagnosticsSink } from "../diagnostics/index.js";
+import { killTree } from "../process/index.js";
 import {
   archiveSegment,
   describeJournal,
@@ -22,10 +26,6 @@ import {
   readSegmentLeniently,
   segmentNames,
 } from "./_journal.js";
-import { CoreError } from "./contract/index.js";
-import type { Logger } from "./diagnostics/index.js";
-import { DiagnosticsSink } from "./diagnostics/index.js";
-import { killTree } from "./process/index.js";
 
 /** What {@link recoverLostHosts} needs from the core starting up. */
 export interface RecoveryContext {

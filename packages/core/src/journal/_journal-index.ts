@@ -1,4 +1,5 @@
 import { type FileHandle, open } from "node:fs/promises";
+import { CoreError, JOURNAL_MAX_BYTES } from "../contract/index.js";
 import {
   type IndexBody,
   type IndexDetail,
@@ -18,7 +19,6 @@ import {
 import { idHashes, listOf, mayHold } from "./_index-ids.js";
 import { type JournalRecord, parseSegment, readingFile } from "./_journal.js";
 import type { RunFilter } from "./_run-model.js";
-import { CoreError, JOURNAL_MAX_BYTES } from "./contract/index.js";
 
 export type { IndexDetail, IndexHeader, SegmentStamp } from "./_index-body.js";
 export { indexFile, JOURNAL_INDEX_FORMAT } from "./_index-file.js";

@@ -17,10 +17,10 @@ import {
   type StateLocks,
   stateLocks,
 } from "@rukh/profile";
+import { JOURNAL_MAX_BYTES } from "../contract/index.js";
 import { journalPaths, liveSegmentHost, readSegmentLeniently, segmentNames } from "./_journal.js";
 import { indexAfterAppend, indexFile, loadIndex, loadWholeIndex } from "./_journal-index.js";
 import { type ClockReading, readClock, retentionVerdict } from "./_retention.js";
-import { JOURNAL_MAX_BYTES } from "./contract/index.js";
 
 /** An archive segment is closed once it holds this many bytes (8 MiB); the next one begins. */
 export const ARCHIVE_SEGMENT_BYTES = 8_388_608;

@@ -13,7 +13,7 @@ import {
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import { CoreError, JOURNAL_RECORD_MAX_BYTES } from "./contract/index.js";
+import { CoreError, JOURNAL_RECORD_MAX_BYTES } from "../contract/index.js";
 
 /** Bytes set aside per final: the largest record there is (a file system gives back whole pages). */
 export const FINAL_RESERVE_SLOT_BYTES = JOURNAL_RECORD_MAX_BYTES;

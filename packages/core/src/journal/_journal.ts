@@ -22,7 +22,7 @@ import {
   type OutcomeKind,
   type OutcomeReason,
   RECORDED_INPUTS_MAX_BYTES,
-} from "./contract/index.js";
+} from "../contract/index.js";
 
 /**
  * Written and flushed before a command process is spawned.
