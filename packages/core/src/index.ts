@@ -1,9 +1,6 @@
 // The complete public surface of @rukh/core: any export added here becomes public API.
 
 export { createInvocationCore } from "./_core.js";
-export type { FollowOptions, RunEvent } from "./_follow.js";
-export { followRuns } from "./_follow.js";
-export { findRun, listRuns, RUNS_MAX_LIMIT } from "./_runs.js";
 export type {
   BoundInvocationCore,
   CommandRef,
@@ -47,6 +44,9 @@ export {
 } from "./contract/_outcome.js";
 export type { ProgressThrottle } from "./contract/_throttle.js";
 export { throttleProgress } from "./contract/_throttle.js";
+export type { FollowOptions, RunEvent } from "./history/_follow.js";
+export { followRuns } from "./history/_follow.js";
+export { findRun, listRuns, RUNS_MAX_LIMIT } from "./history/_runs.js";
 export type { JournalReport } from "./journal/_archive.js";
 export { describeJournal } from "./journal/_archive.js";
 export type {

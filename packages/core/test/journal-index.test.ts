@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { stateLocks } from "@rukh/profile";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findRun, listRuns } from "../src/_runs.js";
+import { findRun, listRuns } from "../src/history/_runs.js";
 import { archiveSegment } from "../src/journal/_archive.js";
 import { filterOf, idHashes, listOf, mayHold } from "../src/journal/_index-ids.js";
 import { indexFile, JOURNAL_INDEX_FORMAT, loadIndex } from "../src/journal/_journal-index.js";

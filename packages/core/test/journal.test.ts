@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { stateLocks } from "@rukh/profile";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { followRuns } from "../src/_follow.js";
-import { findRun, listRuns } from "../src/_runs.js";
+import { followRuns } from "../src/history/_follow.js";
+import { findRun, listRuns } from "../src/history/_runs.js";
 import { ARCHIVE_SEGMENT_BYTES, archiveSegment } from "../src/journal/_archive.js";
 import {
   type JournalRecord,

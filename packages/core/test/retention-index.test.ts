@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { stateLocks } from "@rukh/profile";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { listRuns } from "../src/_runs.js";
+import { listRuns } from "../src/history/_runs.js";
 import { ARCHIVE_SEGMENT_BYTES, archiveSegment } from "../src/journal/_archive.js";
 import { indexFile, loadIndex } from "../src/journal/_journal-index.js";
 

@@ -8,7 +8,7 @@ import {
   parseSegment,
   type RunSummary,
   readingFile,
-} from "./journal/index.js";
+} from "../journal/index.js";
 
 /** A record of a segment with the offset of its line. */
 export type Placed = { readonly at: number; readonly rec: JournalRecord };

@@ -1,4 +1,4 @@
-import { holds, idHashes, type RunSummary, type SegmentIndex, when } from "./journal/index.js";
+import { holds, idHashes, type RunSummary, type SegmentIndex, when } from "../journal/index.js";
 
 /** A run a listing found, and how many of the segments it passed over are newer than the run's. */
 interface Hit {

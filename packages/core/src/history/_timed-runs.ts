@@ -1,5 +1,4 @@
 import { relative } from "node:path";
-import { foldRuns, joined, outside, type Placed, placedIn } from "./_placed-records.js";
 import {
   type IndexDetail,
   type RunFilter,
@@ -7,7 +6,8 @@ import {
   spanOf,
   timedBlocks,
   when,
-} from "./journal/index.js";
+} from "../journal/index.js";
+import { foldRuns, joined, outside, type Placed, placedIn } from "./_placed-records.js";
 
 /** What a listing asks of one indexed segment for a time window. */
 export interface TimedRead {

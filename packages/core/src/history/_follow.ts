@@ -13,7 +13,7 @@ import {
   type RunSummary,
   readingFile,
   segmentNames,
-} from "./journal/index.js";
+} from "../journal/index.js";
 
 /**
  * A run starting or ending, as {@link followRuns} sees it.

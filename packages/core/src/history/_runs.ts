@@ -1,7 +1,4 @@
 import { dirname, relative } from "node:path";
-import { foldRuns, placedIn } from "./_placed-records.js";
-import { ListingHits } from "./_run-hits.js";
-import { timedRuns } from "./_timed-runs.js";
 import {
   allSegments,
   idHashes,
@@ -21,9 +18,10 @@ import {
   type SegmentStamp,
   spanOf,
   timedRanges,
-} from "./journal/index.js";
-
-export type { RunFilter, RunSummary } from "./journal/index.js";
+} from "../journal/index.js";
+import { foldRuns, placedIn } from "./_placed-records.js";
+import { ListingHits } from "./_run-hits.js";
+import { timedRuns } from "./_timed-runs.js";
 
 /** How much of a segment's end a listing reads first; it reads four times more while it needs more. */
 const TAIL_WINDOW = 262_144;
