@@ -4,7 +4,7 @@
 
 import { executionContextOf } from "./_host-execution.js";
 import { closeHost, openHost } from "./_host-life.js";
-import { invoke } from "./_invoke.js";
+import { invoke } from "./call/index.js";
 import { checkBinding, type InvocationCore, type InvocationCoreOptions } from "./contract/index.js";
 
 /**

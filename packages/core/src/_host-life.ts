@@ -7,8 +7,8 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { type NamedLock, stateDirMessage, stateDirProblems, stateLocks } from "@rukh/profile";
-import type { CoreHost } from "./_core-host.js";
 import { type Repeating, sweepLostHosts } from "./_lost-host-sweep.js";
+import type { CoreHost } from "./call/index.js";
 import type { InvocationCoreOptions } from "./contract/index.js";
 import {
   CoreError,

@@ -10,7 +10,7 @@ import {
   plan,
   type Rejection,
   targetOf,
-} from "../src/_admission.js";
+} from "../src/call/_admission.js";
 import type { HostBinding, InvocationRequest } from "../src/contract/_api.js";
 import type { Confinement } from "../src/process/_confinement.js";
 import type { LaunchEnvironment } from "../src/process/_launch.js";

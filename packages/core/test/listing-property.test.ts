@@ -11,7 +11,7 @@ import {
 } from "@rukh/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type AdmissionInput, admit, targetOf } from "../src/_admission.js";
+import { type AdmissionInput, admit, targetOf } from "../src/call/_admission.js";
 import { binding } from "./_helpers.js";
 
 // Listing is admission asked early: for any presets and descriptors, a tool

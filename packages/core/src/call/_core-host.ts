@@ -4,11 +4,11 @@
 
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import type { StateLocks } from "@rukh/profile";
+import type { InvocationCoreOptions } from "../contract/index.js";
+import type { DiagnosticsSink } from "../diagnostics/index.js";
+import type { HostJournal } from "../journal/index.js";
+import type { ReadyProcesses } from "../process/index.js";
 import type { Cause } from "./_verdict.js";
-import type { InvocationCoreOptions } from "./contract/index.js";
-import type { DiagnosticsSink } from "./diagnostics/index.js";
-import type { HostJournal } from "./journal/index.js";
-import type { ReadyProcesses } from "./process/index.js";
 
 /** One host of an invocation core over its state directory, from its start to its close. */
 export interface CoreHost {

@@ -24,7 +24,7 @@ import {
   type TaskPreset,
   type ToolProjection,
 } from "@rukh/profile";
-import type { HostBinding, InvocationRequest, OutcomeReason } from "./contract/index.js";
+import type { HostBinding, InvocationRequest, OutcomeReason } from "../contract/index.js";
 import {
   type Confinement,
   type LaunchPlan,
@@ -32,7 +32,7 @@ import {
   launchPlan,
   type ResourceLimits,
   strictHome,
-} from "./process/index.js";
+} from "../process/index.js";
 
 /** Why a request does not run, and as much of what it named as is known. */
 export interface Rejection {

@@ -5,6 +5,8 @@
 
 import type { ProfileRevision, ToolProjection } from "@rukh/profile";
 import { checkStoredPackage, corruptExtension, ProfileError } from "@rukh/profile";
+import type { HostBinding, InvocationRequest } from "../contract/index.js";
+import { detectConfinement } from "../process/index.js";
 import {
   type AdmissionInput,
   admit,
@@ -16,8 +18,6 @@ import {
 } from "./_admission.js";
 import type { CoreHost } from "./_core-host.js";
 import { loadPackage, storeCorrupt } from "./_stored-package.js";
-import type { HostBinding, InvocationRequest } from "./contract/index.js";
-import { detectConfinement } from "./process/index.js";
 
 /** Reads what admission decides from, lets it decide, then plans the launch. */
 export async function admitRequest(

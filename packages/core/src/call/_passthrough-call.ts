@@ -2,6 +2,8 @@
 
 import { spawn } from "node:child_process";
 import { shadowedStdio } from "@rukh/ipc";
+import { NO_DIAGNOSTICS } from "../diagnostics/index.js";
+import { inheritableDescriptors, leaseUid, STRICT_UID } from "../process/index.js";
 import { escalation, watchCancellation } from "./_budget.js";
 import type { AdmittedCall, ExecutionContext } from "./_execution.js";
 import {
@@ -11,8 +13,6 @@ import {
   type RunResult,
   SIGXFSZ_STATUS,
 } from "./_verdict.js";
-import { NO_DIAGNOSTICS } from "./diagnostics/index.js";
-import { inheritableDescriptors, leaseUid, STRICT_UID } from "./process/index.js";
 
 /**
  * Runs a passthrough program on the terminal: no channel, so SIGTERM is the

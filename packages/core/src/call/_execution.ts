@@ -2,12 +2,12 @@
 // of running a command (managed, passthrough) are given.
 
 import type { CommandProcess } from "@rukh/ipc";
+import type { InvocationRequest } from "../contract/index.js";
+import type { InvocationDiagnosticsBudget } from "../diagnostics/index.js";
+import type { ProcessHooks, ProcessRequest, Watchdog } from "../process/index.js";
 import type { Planned } from "./_admission.js";
 import type { Budget } from "./_budget.js";
 import type { Cause } from "./_verdict.js";
-import type { InvocationRequest } from "./contract/index.js";
-import type { InvocationDiagnosticsBudget } from "./diagnostics/index.js";
-import type { ProcessHooks, ProcessRequest, Watchdog } from "./process/index.js";
 
 /** The host's part in running a call. */
 export interface ExecutionContext {

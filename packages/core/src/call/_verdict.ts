@@ -7,16 +7,16 @@ import {
   validateCommandResult,
 } from "@rukh/command-result";
 import type { CancelCause, CompletionMessage, IpcError, IpcErrorCode } from "@rukh/ipc";
-import type { Planned } from "./_admission.js";
 import {
   type InvocationDiagnostics,
   type InvocationOutcome,
   type OutcomeReason,
   RESULT_ISSUES_MAX,
   type ResultIssue,
-} from "./contract/index.js";
-import type { InvocationDiagnosticsBudget } from "./diagnostics/index.js";
-import type { ResourceLimits } from "./process/index.js";
+} from "../contract/index.js";
+import type { InvocationDiagnosticsBudget } from "../diagnostics/index.js";
+import type { ResourceLimits } from "../process/index.js";
+import type { Planned } from "./_admission.js";
 
 /** An outcome before the core gives it its invocation and revision ids. */
 export type RunResult = Omit<InvocationOutcome, "invocationId" | "revisionId">;

@@ -5,23 +5,23 @@
 import { randomUUID } from "node:crypto";
 import type { JsonObject } from "@rukh/json";
 import type { NamedLock } from "@rukh/profile";
-import type { Planned, Rejection } from "./_admission.js";
-import { admitRequest } from "./_admit-request.js";
-import { budgetOf } from "./_budget.js";
-import type { CoreHost } from "./_core-host.js";
-import type { ExecutionContext } from "./_execution.js";
-import { runManaged } from "./_run-managed.js";
-import { runPassthrough } from "./_run-passthrough.js";
-import { CANCEL_REASON, type Cause, type RunResult } from "./_verdict.js";
 import type {
   HostBinding,
   InvocationOutcome,
   InvocationRequest,
   OutcomeReason,
-} from "./contract/index.js";
-import { NO_DIAGNOSTICS } from "./diagnostics/index.js";
-import { inputsFields } from "./journal/index.js";
-import { acquireSlot } from "./process/index.js";
+} from "../contract/index.js";
+import { NO_DIAGNOSTICS } from "../diagnostics/index.js";
+import { inputsFields } from "../journal/index.js";
+import { acquireSlot } from "../process/index.js";
+import type { Planned, Rejection } from "./_admission.js";
+import { admitRequest } from "./_admit-request.js";
+import { budgetOf } from "./_budget.js";
+import type { CoreHost } from "./_core-host.js";
+import type { ExecutionContext } from "./_execution.js";
+import { runManaged } from "./_managed-call.js";
+import { runPassthrough } from "./_passthrough-call.js";
+import { CANCEL_REASON, type Cause, type RunResult } from "./_verdict.js";
 
 /** One call on its way: the host it runs on, who asked, and what. */
 interface Call {

@@ -6,9 +6,9 @@ import { realpath } from "node:fs/promises";
 import { join } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { checkStoredPackage, ProfileError, storedDescriptor } from "@rukh/profile";
+import { CoreError } from "../contract/index.js";
 import type { Planned, Rejection } from "./_admission.js";
 import type { CoreHost } from "./_core-host.js";
-import { CoreError } from "./contract/index.js";
 
 /** The descriptor and directory of a stored package, read once per host. */
 export async function loadPackage(

@@ -2,10 +2,10 @@
 // the invoke to the verdict. This file is the order of the steps; the
 // process's state and the steps that move it are _managed-process.ts.
 
+import type { Launch, ProcessRequest } from "../process/index.js";
 import type { AdmittedCall, ExecutionContext } from "./_execution.js";
 import { ManagedProcess } from "./_managed-process.js";
 import type { RunResult } from "./_verdict.js";
-import type { Launch, ProcessRequest } from "./process/index.js";
 
 /**
  * Runs a managed command over the authenticated channel: sends the invoke,

@@ -6,6 +6,9 @@
 
 import type { CommandProcess, CompletionMessage, IpcError } from "@rukh/ipc";
 import type { JsonObject } from "@rukh/json";
+import { CLEANUP_WAIT_MS } from "../contract/index.js";
+import type { InvocationDiagnosticsBudget } from "../diagnostics/index.js";
+import type { ProcessHooks, Watchdog } from "../process/index.js";
 import { escalation, watchCancellation } from "./_budget.js";
 import type { AdmittedCall, ExecutionContext } from "./_execution.js";
 import {
@@ -17,9 +20,6 @@ import {
   type RunResult,
   wireCause,
 } from "./_verdict.js";
-import { CLEANUP_WAIT_MS } from "./contract/index.js";
-import type { InvocationDiagnosticsBudget } from "./diagnostics/index.js";
-import type { ProcessHooks, Watchdog } from "./process/index.js";
 
 /**
  * How long a process whose channel ended or failed may take to exit on its

@@ -1,9 +1,9 @@
 // A call's time: its budget, when a cancel escalates, and the wiring of the
 // three cancellation sources (client, owner, deadline).
 
+import type { InvocationRequest } from "../contract/index.js";
+import { CANCEL_GRACE_MS, TERMINATE_GRACE_MS } from "../contract/index.js";
 import type { Cause } from "./_verdict.js";
-import type { InvocationRequest } from "./contract/index.js";
-import { CANCEL_GRACE_MS, TERMINATE_GRACE_MS } from "./contract/index.js";
 
 /**
  * A call's time budget: at `softAt` the deadline cancel is sent, and by
