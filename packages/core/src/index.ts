@@ -1,6 +1,5 @@
 // The complete public surface of @rukh/core: any export added here becomes public API.
 
-export { createInvocationCore } from "./_core.js";
 export type {
   BoundInvocationCore,
   CommandRef,
@@ -47,6 +46,7 @@ export { throttleProgress } from "./contract/_throttle.js";
 export type { FollowOptions, RunEvent } from "./history/_follow.js";
 export { followRuns } from "./history/_follow.js";
 export { findRun, listRuns, RUNS_MAX_LIMIT } from "./history/_runs.js";
+export { createInvocationCore } from "./host/_core.js";
 export type { JournalReport } from "./journal/_archive.js";
 export { describeJournal } from "./journal/_archive.js";
 export type {

@@ -7,23 +7,23 @@ import { randomUUID } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { type NamedLock, stateDirMessage, stateDirProblems, stateLocks } from "@rukh/profile";
-import { type Repeating, sweepLostHosts } from "./_lost-host-sweep.js";
-import type { CoreHost } from "./call/index.js";
-import type { InvocationCoreOptions } from "./contract/index.js";
+import type { CoreHost } from "../call/index.js";
+import type { InvocationCoreOptions } from "../contract/index.js";
 import {
   CoreError,
   DIAGNOSTICS_MAX_BYTES,
   READY_PROCESS_IDLE_MS,
   READY_PROCESSES_PER_LAUNCH,
-} from "./contract/index.js";
-import { DiagnosticsSink } from "./diagnostics/index.js";
+} from "../contract/index.js";
+import { DiagnosticsSink } from "../diagnostics/index.js";
 import {
   HostJournal,
   ownerRetention,
   type RecoveryContext,
   recoverLostHosts,
-} from "./journal/index.js";
-import { ReadyProcesses } from "./process/index.js";
+} from "../journal/index.js";
+import { ReadyProcesses } from "../process/index.js";
+import { type Repeating, sweepLostHosts } from "./_lost-host-sweep.js";
 
 const hostsInThisProcess = new Set<string>();
 

@@ -1,11 +1,15 @@
 // The invocation core: one host binding, its journal and its running calls.
 // Admission decides, execution runs, the host journal records; this file
-// wires the host's life (_host-life.ts) to the steps of a call (_invoke.ts).
+// wires the host's life (_host-life.ts) to the steps of a call (call/_invoke.ts).
 
+import { invoke } from "../call/index.js";
+import {
+  checkBinding,
+  type InvocationCore,
+  type InvocationCoreOptions,
+} from "../contract/index.js";
 import { executionContextOf } from "./_host-execution.js";
 import { closeHost, openHost } from "./_host-life.js";
-import { invoke } from "./call/index.js";
-import { checkBinding, type InvocationCore, type InvocationCoreOptions } from "./contract/index.js";
 
 /**
  * Creates the invocation core for one host binding over a state directory.

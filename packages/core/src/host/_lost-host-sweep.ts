@@ -2,8 +2,8 @@
 // what the next start would (recoverLostHosts), one sweep at a time, until
 // its host closes.
 
-import { LOST_HOST_SWEEP_MS } from "./contract/index.js";
-import { type RecoveryContext, recoverLostHosts } from "./journal/index.js";
+import { LOST_HOST_SWEEP_MS } from "../contract/index.js";
+import { type RecoveryContext, recoverLostHosts } from "../journal/index.js";
 
 /** A task run again and again (see {@link repeatEvery}). */
 export interface Repeating {

@@ -1,9 +1,9 @@
 // What running an admitted call gets from its host: the execution context a
 // managed or passthrough run is handed, built over the host's shared state.
 
-import type { CoreHost, ExecutionContext } from "./call/index.js";
-import { checkAtHandOver } from "./call/index.js";
-import { launchNow, processStartTime, startWatchdog } from "./process/index.js";
+import type { CoreHost, ExecutionContext } from "../call/index.js";
+import { checkAtHandOver } from "../call/index.js";
+import { launchNow, processStartTime, startWatchdog } from "../process/index.js";
 
 /** The host's part in running a call: its environment, diagnostics, launches and process records. */
 export function executionContextOf(host: CoreHost): ExecutionContext {
