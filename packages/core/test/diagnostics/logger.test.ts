@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonLinesLogger } from "../src/diagnostics/_logger.js";
+import { jsonLinesLogger } from "../../src/diagnostics/_logger.js";
 
 function logged(write: (log: ReturnType<typeof jsonLinesLogger>) => void): unknown[] {
   const lines: string[] = [];

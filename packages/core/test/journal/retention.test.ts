@@ -4,7 +4,7 @@ import {
   CLOCK_BEHIND_MAX_MS,
   readClock,
   retentionVerdict,
-} from "../src/journal/_retention.js";
+} from "../../src/journal/_retention.js";
 
 const DAY = 86_400_000;
 const J = Date.UTC(2026, 11, 3);

@@ -11,8 +11,8 @@ import {
 } from "@rukh/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type AdmissionInput, admit, targetOf } from "../src/call/_admission.js";
-import { binding } from "./_helpers.js";
+import { type AdmissionInput, admit, targetOf } from "../../src/call/_admission.js";
+import { binding } from "../_helpers.js";
 
 // Listing is admission asked early: for any presets and descriptors, a tool
 // is listed to a preset exactly when a valid call of it by that preset would

@@ -4,8 +4,8 @@ import { IPC_DEFAULT_HANDSHAKE_TIMEOUT_MS } from "@rukh/ipc";
 import type { StateDirectory } from "@rukh/profile";
 import { processesWith } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readJournal } from "../src/index.js";
-import { call, cleanup, makeState, openCore } from "./_helpers.js";
+import { readJournal } from "../../src/index.js";
+import { call, cleanup, makeState, openCore } from "../_helpers.js";
 
 // A command whose channel closes, breaks the protocol or never opens while its
 // process runs on ends at once: execution_failed/protocol_error, its process

@@ -28,15 +28,15 @@ import {
   writeFixturePackage,
 } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeConfinement } from "../src/index.js";
-import { WATCHDOG_NAME } from "../src/process/_watchdog.js";
+import { describeConfinement } from "../../src/index.js";
+import { WATCHDOG_NAME } from "../../src/process/_watchdog.js";
 
 // The hostile-command suite: signed commands that try, as an attacker would,
 // to reach past the strict profile or to outlive their invocation. Each runs
 // in a driver process of its own — as root, and as uid 65534 — and every
 // check is made from outside: the host's files, processes, sockets and /proc.
 
-const here = (f: string) => new URL(`./hostile/${f}`, import.meta.url).pathname;
+const here = (f: string) => new URL(`../hostile/${f}`, import.meta.url).pathname;
 const NOBODY = 65_534;
 const isRoot = process.getuid?.() === 0;
 const confinement = await describeConfinement();
@@ -152,7 +152,7 @@ async function makeWorld(mode: string, uid: number): Promise<World> {
   // A managed native command gets no arguments: its script names its targets.
   const work0 = tempDir(`rukh-hostile-${mode}-`);
   const root0 = join(work0, "home");
-  const rukh = new URL("../../../apps/reference-cli/dist/main.js", import.meta.url).pathname;
+  const rukh = new URL("../../../../apps/reference-cli/dist/main.js", import.meta.url).pathname;
   const tools = {
     "bin/remount-tool.sh": `#!/bin/sh\nexec "$(dirname "$0")/remount.sh" '${join(work0, "host-file.txt")}'\n`,
     "bin/admin-tool.sh": `#!/bin/sh\nexec "$(dirname "$0")/admin.sh" '${process.execPath}' '${rukh}' '${root0}' '${join(work0, "acme.pub")}'\n`,
@@ -381,7 +381,7 @@ for (const m of modes) {
 
     it("cannot remount / read-write, write a host file or run administration", async () => {
       const active = readFileSync(join(w.root, "active"), "utf8");
-      const rukh = new URL("../../../apps/reference-cli/dist/main.js", import.meta.url).pathname;
+      const rukh = new URL("../../../../apps/reference-cli/dist/main.js", import.meta.url).pathname;
       const { outcomes } = await run(w, [
         { key: "remount", identity: "fx.hostile/remount", preset: "strict", args: [w.hostFile] },
         {

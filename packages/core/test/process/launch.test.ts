@@ -4,8 +4,8 @@ import {
   type LaunchRequest,
   launchPlan,
   nodePermissionOf,
-} from "../src/process/_launch.js";
-import { TEST_ENVIRONMENT } from "./_environment.js";
+} from "../../src/process/_launch.js";
+import { TEST_ENVIRONMENT } from "../_environment.js";
 
 const env = TEST_ENVIRONMENT;
 const req: LaunchRequest = {

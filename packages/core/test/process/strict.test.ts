@@ -3,8 +3,8 @@ import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import type { StateDirectory } from "@rukh/profile";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { InvocationCore } from "../src/index.js";
-import { call, cleanup, makeState, openCore } from "./_helpers.js";
+import type { InvocationCore } from "../../src/index.js";
+import { call, cleanup, makeState, openCore } from "../_helpers.js";
 
 let state: StateDirectory;
 let root: string;

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { throttleProgress } from "../src/index.js";
+import { throttleProgress } from "../../src/index.js";
 
 // Reports faster than anyone can read them: one per interval, never two
 // closer than it, the newest one in each slot, nothing after stop.

@@ -6,21 +6,21 @@ import {
   type DescriptorListing,
   inheritableDescriptors,
   SYSTEM_DESCRIPTOR_LISTING,
-} from "../src/process/_fds.js";
+} from "../../src/process/_fds.js";
 import {
   killTree,
   type ProcessTable,
   processStartTime,
   SYSTEM_PROCESS_TABLE,
   trustedPs,
-} from "../src/process/_tree.js";
+} from "../../src/process/_tree.js";
 
 // The same tables for the two ways of knowing a process: /proc, which Linux
 // has, and the portable `ps` and `/dev/fd` every POSIX system has. A pid
 // with its start time names one process; nothing is signalled once that
 // pid names another; a watchdog whose host is killed with SIGKILL kills
 // the command; inherited descriptors are found.
-const dist = (file: string) => fileURLToPath(new URL(`../dist/${file}`, import.meta.url));
+const dist = (file: string) => fileURLToPath(new URL(`../../dist/${file}`, import.meta.url));
 const children = new Set<ChildProcess>();
 afterEach(() => {
   for (const c of children) c.kill("SIGKILL");

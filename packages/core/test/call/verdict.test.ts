@@ -1,8 +1,8 @@
 import { IpcError, type IpcErrorCode } from "@rukh/ipc";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { decide, type ManagedEnd } from "../src/call/_verdict.js";
-import { DiagnosticsSink } from "../src/diagnostics/_diagnostics.js";
+import { decide, type ManagedEnd } from "../../src/call/_verdict.js";
+import { DiagnosticsSink } from "../../src/diagnostics/_diagnostics.js";
 
 // The verdict of a managed call that got no completion, as a table: a process
 // that ran on after its channel ended and was killed by the core is judged by

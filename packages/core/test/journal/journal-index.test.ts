@@ -14,12 +14,12 @@ import { join } from "node:path";
 import { stateLocks } from "@rukh/profile";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findRun, listRuns } from "../src/history/_runs.js";
-import { archiveSegment } from "../src/journal/_archive.js";
-import { filterOf, idHashes, listOf, mayHold } from "../src/journal/_index-ids.js";
-import { indexFile, JOURNAL_INDEX_FORMAT, loadIndex } from "../src/journal/_journal-index.js";
-import type { RunFilter } from "../src/journal/_run-model.js";
-import { startRecord } from "./_helpers.js";
+import { findRun, listRuns } from "../../src/history/_runs.js";
+import { archiveSegment } from "../../src/journal/_archive.js";
+import { filterOf, idHashes, listOf, mayHold } from "../../src/journal/_index-ids.js";
+import { indexFile, JOURNAL_INDEX_FORMAT, loadIndex } from "../../src/journal/_journal-index.js";
+import type { RunFilter } from "../../src/journal/_run-model.js";
+import { startRecord } from "../_helpers.js";
 
 const work = tempDir("rukh-journal-index-");
 afterAll(() => removeDir(work));

@@ -12,9 +12,9 @@ import {
 import { join } from "node:path";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findRun, readJournal } from "../src/index.js";
-import { journalTuning, LIVE_SEGMENT_BYTES } from "../src/journal/_journal.js";
-import { call, makeState, openCore } from "./_helpers.js";
+import { findRun, readJournal } from "../../src/index.js";
+import { journalTuning, LIVE_SEGMENT_BYTES } from "../../src/journal/_journal.js";
+import { call, makeState, openCore } from "../_helpers.js";
 
 // A full disk, for real: the state directory lives on a small tmpfs that the
 // test fills. The process must not die, every call gets one outcome, and
@@ -100,7 +100,7 @@ describe.skipIf(!mounted)("a full disk under the state directory", () => {
       ).length;
       const host = spawn(
         process.execPath,
-        [new URL("./fixtures/full-disk-host.mjs", import.meta.url).pathname, made.root, "1200"],
+        [new URL("../fixtures/full-disk-host.mjs", import.meta.url).pathname, made.root, "1200"],
         { stdio: ["ignore", "pipe", "inherit"] },
       );
       const exited = new Promise((r) => host.once("exit", r));

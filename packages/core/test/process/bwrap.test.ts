@@ -10,7 +10,7 @@ import {
   writeFixturePackage,
 } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createInvocationCore } from "../src/index.js";
+import { createInvocationCore } from "../../src/index.js";
 
 // The strict profile for native programs really confines them with
 // bubblewrap: the same program that writes a file when host-trusted cannot

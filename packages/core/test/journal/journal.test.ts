@@ -11,17 +11,17 @@ import { join } from "node:path";
 import { stateLocks } from "@rukh/profile";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { followRuns } from "../src/history/_follow.js";
-import { findRun, listRuns } from "../src/history/_runs.js";
-import { ARCHIVE_SEGMENT_BYTES, archiveSegment } from "../src/journal/_archive.js";
+import { followRuns } from "../../src/history/_follow.js";
+import { findRun, listRuns } from "../../src/history/_runs.js";
+import { ARCHIVE_SEGMENT_BYTES, archiveSegment } from "../../src/journal/_archive.js";
 import {
   type JournalRecord,
   JournalWriter,
   journalTuning,
   readJournal,
   type WriteFn,
-} from "../src/journal/_journal.js";
-import { call, makeState, openCore, startRecord } from "./_helpers.js";
+} from "../../src/journal/_journal.js";
+import { call, makeState, openCore, startRecord } from "../_helpers.js";
 
 const work = tempDir("rukh-journal-");
 afterAll(() => removeDir(work));

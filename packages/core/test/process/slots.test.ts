@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stateLocks } from "@rukh/profile";
 import { afterAll, describe, expect, it } from "vitest";
-import { acquireSlot } from "../src/process/_slots.js";
+import { acquireSlot } from "../../src/process/_slots.js";
 
 // A preset's concurrency slots are counted the same way on both lock
 // mechanisms (the cross-process cases are the lock tables' in @rukh/profile).

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { describeConfinement, readJournal } from "@rukh/core";
 import { processesWith } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, cleanup, MAIN_COMMANDS, makeExtension, makeState, openCore } from "./_helpers.js";
+import { call, cleanup, MAIN_COMMANDS, makeExtension, makeState, openCore } from "../_helpers.js";
 
 // Processes started ahead of a call (`readyProcesses`, what MCP hosts use).
 // A ready process is Node and the runtime's hold bootstrap: the command's
@@ -25,7 +25,7 @@ import { call, cleanup, MAIN_COMMANDS, makeExtension, makeState, openCore } from
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const NOBODY = 65_534;
 const isRoot = process.getuid?.() === 0;
-const driverFile = new URL("./fixtures/ready-driver.mjs", import.meta.url).pathname;
+const driverFile = new URL("../fixtures/ready-driver.mjs", import.meta.url).pathname;
 
 /** Whether `ok()` holds within `ms`. */
 async function until(ok: () => boolean, ms = 5_000): Promise<boolean> {
@@ -48,7 +48,7 @@ function nobodyCannotRun(): string | undefined {
       `--regid=${NOBODY}`,
       "--clear-groups",
       process.execPath,
-      new URL("./hostile/can-run.mjs", import.meta.url).pathname,
+      new URL("../hostile/can-run.mjs", import.meta.url).pathname,
     ],
     { encoding: "utf8" },
   );
@@ -364,7 +364,7 @@ describe.skipIf(noTree !== undefined)("ready processes in this process", () => {
     const flag = join(own.work, "ready-host.flag");
     const host = spawn(
       process.execPath,
-      [new URL("./fixtures/ready-host.mjs", import.meta.url).pathname, own.root, flag],
+      [new URL("../fixtures/ready-host.mjs", import.meta.url).pathname, own.root, flag],
       { stdio: "ignore" },
     );
     const exited = new Promise((r) => host.once("exit", r));

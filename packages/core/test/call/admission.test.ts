@@ -10,12 +10,12 @@ import {
   plan,
   type Rejection,
   targetOf,
-} from "../src/call/_admission.js";
-import type { HostBinding, InvocationRequest } from "../src/contract/_api.js";
-import type { Confinement } from "../src/process/_confinement.js";
-import type { LaunchEnvironment } from "../src/process/_launch.js";
-import { TEST_ENVIRONMENT } from "./_environment.js";
-import { binding, call, cleanup, makeState } from "./_helpers.js";
+} from "../../src/call/_admission.js";
+import type { HostBinding, InvocationRequest } from "../../src/contract/_api.js";
+import type { Confinement } from "../../src/process/_confinement.js";
+import type { LaunchEnvironment } from "../../src/process/_launch.js";
+import { TEST_ENVIRONMENT } from "../_environment.js";
+import { binding, call, cleanup, makeState } from "../_helpers.js";
 
 let root: string;
 let revisionId: string;

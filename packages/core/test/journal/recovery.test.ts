@@ -10,8 +10,8 @@ import {
 import { join } from "node:path";
 import { StateDirectory } from "@rukh/profile";
 import { describe, expect, it } from "vitest";
-import { createInvocationCore, readJournal } from "../src/index.js";
-import { binding, call, cleanup, makeState, openCore, startRecord } from "./_helpers.js";
+import { createInvocationCore, readJournal } from "../../src/index.js";
+import { binding, call, cleanup, makeState, openCore, startRecord } from "../_helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -25,7 +25,7 @@ describe("journal and recovery", () => {
         const marker = join(work, "marker.txt");
         const host = spawn(
           process.execPath,
-          [new URL("./fixtures/host.mjs", import.meta.url).pathname, root, marker, locks],
+          [new URL("../fixtures/host.mjs", import.meta.url).pathname, root, marker, locks],
           { stdio: "ignore" },
         );
         const exited = new Promise((r) => host.once("exit", r));

@@ -2,7 +2,7 @@ import { chownSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, expect, it } from "vitest";
-import { checkTrustedProgram, locateTrustedProgram } from "../src/process/_trusted.js";
+import { checkTrustedProgram, locateTrustedProgram } from "../../src/process/_trusted.js";
 
 const work = tempDir("rukh-trusted-");
 afterAll(() => removeDir(work));

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeDir } from "@rukh/testkit";
 import { afterAll, describe, expect, it } from "vitest";
-import { probeKey, readProbe, writeProbe } from "../src/process/_probe-cache.js";
+import { probeKey, readProbe, writeProbe } from "../../src/process/_probe-cache.js";
 
 const work = mkdtempSync(join(tmpdir(), "rukh-probe-"));
 afterAll(() => removeDir(work));

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { StateDirectory } from "@rukh/profile";
 import { processesWith } from "@rukh/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { LOST_HOST_SWEEP_MS } from "../src/contract/_limits.js";
-import { repeatEvery } from "../src/host/_lost-host-sweep.js";
-import { type JournalRecord, readJournal } from "../src/index.js";
-import { WATCHDOG_NAME } from "../src/process/_watchdog.js";
-import { cleanup, makeState, openCore } from "./_helpers.js";
+import { LOST_HOST_SWEEP_MS } from "../../src/contract/_limits.js";
+import { repeatEvery } from "../../src/host/_lost-host-sweep.js";
+import { type JournalRecord, readJournal } from "../../src/index.js";
+import { WATCHDOG_NAME } from "../../src/process/_watchdog.js";
+import { cleanup, makeState, openCore } from "../_helpers.js";
 
 // Lost calls found by the living: a host that lives on a state directory
 // finishes, while it serves, the calls of a host that died there, as the
@@ -16,7 +16,7 @@ import { cleanup, makeState, openCore } from "./_helpers.js";
 // room for a loaded machine.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const BOUND_MS = LOST_HOST_SWEEP_MS + 8_000;
-const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url).pathname;
+const fixture = (name: string) => new URL(`../fixtures/${name}`, import.meta.url).pathname;
 
 /** Commands a test left running when it failed, ended after it. */
 const leftovers = new Set<number>();
@@ -165,7 +165,7 @@ await createInvocationCore({ state: new StateDirectory(process.argv[1]), sweepLo
   binding: { subject: "a", actor: "b", taskAuthorityRef: "c", preset: "default" } });
 process.stdout.write("opened\\n");`;
       const child = spawn(process.execPath, ["--input-type=module", "-e", script, root], {
-        cwd: new URL("..", import.meta.url).pathname,
+        cwd: new URL("../..", import.meta.url).pathname,
         stdio: ["ignore", "pipe", "inherit"],
       });
       let out = "";

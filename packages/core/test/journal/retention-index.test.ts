@@ -14,14 +14,14 @@ import { join } from "node:path";
 import { stateLocks } from "@rukh/profile";
 import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { listRuns } from "../src/history/_runs.js";
-import { ARCHIVE_SEGMENT_BYTES, archiveSegment } from "../src/journal/_archive.js";
-import { indexFile, loadIndex } from "../src/journal/_journal-index.js";
+import { listRuns } from "../../src/history/_runs.js";
+import { ARCHIVE_SEGMENT_BYTES, archiveSegment } from "../../src/journal/_archive.js";
+import { indexFile, loadIndex } from "../../src/journal/_journal-index.js";
 
 // Every segment retention parses, by path: a segment whose index holds is not among them.
 const parsed = vi.hoisted(() => [] as string[]);
-vi.mock("../src/journal/_journal.js", async (importOriginal) => {
-  const journal = await importOriginal<typeof import("../src/journal/_journal.js")>();
+vi.mock("../../src/journal/_journal.js", async (importOriginal) => {
+  const journal = await importOriginal<typeof import("../../src/journal/_journal.js")>();
   return {
     ...journal,
     readSegmentLeniently: (file: string, name: string) => {

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { StateDirectory } from "@rukh/profile";
 import { mountReadOnly } from "@rukh/testkit";
 import { describe, expect, it } from "vitest";
-import { CoreError, readJournal } from "../src/index.js";
-import { call, cleanup, makeState, openCore, ownerConfig } from "./_helpers.js";
+import { CoreError, readJournal } from "../../src/index.js";
+import { call, cleanup, makeState, openCore, ownerConfig } from "../_helpers.js";
 
 // The owner's journal directory (`journal.dir`, or a host's own override):
 // where a host's journal, diagnostics log and probe cache go, what its locks
@@ -103,7 +103,7 @@ describe("a host with a journal directory", () => {
     // Host A in a process of its own: hosts of one process never take each other for lost.
     const a = spawn(
       process.execPath,
-      [new URL("./fixtures/host.mjs", import.meta.url).pathname, root, marker],
+      [new URL("../fixtures/host.mjs", import.meta.url).pathname, root, marker],
       { stdio: "ignore" },
     );
     const exited = new Promise((r) => a.once("exit", r));
