@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
-import { readBounded } from "./_bounded.js";
+import { readFileAtMost } from "./_bounded-reads.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { extensionOf } from "./_identity.js";
 import type {
@@ -131,9 +131,9 @@ export async function readCatalog(
   revision: ProfileRevision,
 ): Promise<Catalog | undefined> {
   if (revision.catalogDigest === undefined) return undefined;
-  let read: ReturnType<typeof readBounded>;
+  let read: ReturnType<typeof readFileAtMost>;
   try {
-    read = readBounded(catalogPath(root, id), CATALOG_MAX_BYTES);
+    read = readFileAtMost(catalogPath(root, id), CATALOG_MAX_BYTES);
   } catch (e) {
     throw ioError(`cannot read the catalog of revision ${id}`, e);
   }
@@ -178,7 +178,7 @@ export async function readCatalog(
     let d = descriptors.get(digest);
     if (d === undefined) {
       const [, sha] = parsed(digest);
-      const bytes = readBounded(partPath(root, digest), PART_MAX_BYTES);
+      const bytes = readFileAtMost(partPath(root, digest), PART_MAX_BYTES);
       if (
         bytes === undefined ||
         bytes === "large" ||

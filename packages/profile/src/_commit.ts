@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, realpath, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { readBounded } from "./_bounded.js";
+import { readFileAtMost } from "./_bounded-reads.js";
 import { temporaryName } from "./_debris.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { type LockMechanism, stateLocks } from "./_lock.js";
@@ -113,7 +113,7 @@ export async function commitRevision(
     // revision file makes all renames durable.
     let wrote = false;
     for (const part of files.parts) {
-      const have = readBounded(partPath(root, part.digest), PART_MAX_BYTES);
+      const have = readFileAtMost(partPath(root, part.digest), PART_MAX_BYTES);
       if (have instanceof Buffer && have.equals(Buffer.from(part.text))) continue;
       await writeAtomic(root, { dir: partsDir, name: `${part.digest}.json` }, part.text, false);
       wrote = true;

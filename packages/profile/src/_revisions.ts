@@ -3,7 +3,7 @@
 // history back through the parents.
 import { join } from "node:path";
 import { fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
-import { readBounded } from "./_bounded.js";
+import { readFileAtMost } from "./_bounded-reads.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { REVISION_MAX_BYTES } from "./_limits.js";
 import { type ProfileRevision, REVISION_ID } from "./_model.js";
@@ -22,9 +22,9 @@ export class Revisions {
 
   /** The id named by `active`, or `null` before the first publication. */
   active(): string | null {
-    let bytes: ReturnType<typeof readBounded>;
+    let bytes: ReturnType<typeof readFileAtMost>;
     try {
-      bytes = readBounded(join(this.#root, "active"), ACTIVE_MAX_BYTES);
+      bytes = readFileAtMost(join(this.#root, "active"), ACTIVE_MAX_BYTES);
     } catch (e) {
       throw ioError("cannot read active", e);
     }
@@ -41,9 +41,9 @@ export class Revisions {
     if (cached !== undefined) return cached;
     if (!REVISION_ID.test(id))
       throw new ProfileError("unknown_revision", `"${id}" is not a revision id`);
-    let read: ReturnType<typeof readBounded>;
+    let read: ReturnType<typeof readFileAtMost>;
     try {
-      read = readBounded(join(this.#root, "revisions", `${id}.json`), REVISION_MAX_BYTES);
+      read = readFileAtMost(join(this.#root, "revisions", `${id}.json`), REVISION_MAX_BYTES);
     } catch (e) {
       throw ioError(`cannot read revision ${id}`, e);
     }

@@ -8,7 +8,7 @@
 import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { readBounded, readRange } from "./_bounded.js";
+import { readFileAtMost, readRange } from "./_bounded-reads.js";
 import type { CliRoute } from "./_model.js";
 
 // Node's one-shot hash where it exists (20.12 and later): no Hash object per line.
@@ -233,7 +233,7 @@ export class RouteBuckets {
   #part(digest: string): { readonly bytes: Buffer; readonly starts: number[] } {
     let part = this.#parts.get(digest);
     if (part === undefined) {
-      const bytes = readBounded(partPath(this.root, digest), PART_MAX_BYTES);
+      const bytes = readFileAtMost(partPath(this.root, digest), PART_MAX_BYTES);
       if (bytes === undefined || bytes === "large")
         throw new Error(`the part of package ${digest} is missing or too large`);
       const starts = [0];

@@ -10,7 +10,7 @@ import { type BigIntStats, constants, lstatSync, readdirSync } from "node:fs";
 import { lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { canonicalJson, fingerprint, type JsonValue, sha256Hex } from "@rukh/json";
-import { readBounded } from "./_bounded.js";
+import { readFileAtMost } from "./_bounded-reads.js";
 import { temporaryName } from "./_debris.js";
 import { ProfileError } from "./_errors.js";
 import type { ManifestFile, PackageManifest } from "./_model.js";
@@ -99,7 +99,7 @@ function readRecord(root: string, digest: string): CheckRecord | undefined {
 function readRecordFile(path: string, digest: string): CheckRecord | undefined {
   let r: CheckRecord;
   try {
-    const bytes = readBounded(path, RECORD_MAX_BYTES);
+    const bytes = readFileAtMost(path, RECORD_MAX_BYTES);
     if (bytes === undefined || bytes === "large") return undefined;
     // Our own cache, bound to the digest below: plain JSON.parse is enough.
     r = JSON.parse(bytes.toString("utf8")) as CheckRecord;

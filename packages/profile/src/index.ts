@@ -2,7 +2,12 @@
 
 export type { ToolAnnotations } from "./_annotations.js";
 export { toolAnnotations } from "./_annotations.js";
-export { readBounded } from "./_bounded.js";
+/**
+ * @deprecated The same function as `readFileAtMost` of
+ * `@rukh/profile/route-cache`, under its former name: kept only while a
+ * caller reads it by that name, then removed.
+ */
+export { readFileAtMost as readBounded } from "./_bounded-reads.js";
 export type { ActiveRoutes } from "./_cached-routes.js";
 export { readActiveRoutes } from "./_cached-routes.js";
 export type { CallRefusal, CallSurface } from "./_callable.js";

@@ -5,7 +5,7 @@
 // the cache hashes to the digest the revision records.
 
 import { join } from "node:path";
-import { readBounded, readFirstLine } from "./_bounded.js";
+import { readFileAtMost, readFirstLine } from "./_bounded-reads.js";
 import type { CliRoute, CliRouteTable } from "./_model.js";
 import {
   type BucketLine,
@@ -20,7 +20,7 @@ import {
 } from "./_route-buckets.js";
 
 // The bounded whole-file reader it reads with: as light, for other fast callers.
-export { readBounded } from "./_bounded.js";
+export { readFileAtMost } from "./_bounded-reads.js";
 // Where the state directory is: as light as this reader, for the same fast path.
 export { FOREIGN_STATE_VARIABLES, resolveStateDir, stateDirVariable } from "./_statedir.js";
 export {
@@ -121,12 +121,12 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
   try {
     let id = revisionId;
     if (id === undefined) {
-      const active = readBounded(join(root, "active"), 128);
+      const active = readFileAtMost(join(root, "active"), 128);
       if (active === undefined) return none("nothing is published");
       id = active === "large" ? "" : active.toString("latin1").trimEnd();
     }
     if (!REVISION_ID.test(id)) return damaged("the active file does not name a revision id");
-    const revBytes = readBounded(join(root, "revisions", `${id}.json`), REVISION_MAX_BYTES);
+    const revBytes = readFileAtMost(join(root, "revisions", `${id}.json`), REVISION_MAX_BYTES);
     if (revBytes === undefined || revBytes === "large")
       return damaged(`revision ${id} cannot be read`);
     // A revision is written as its canonical text, so its bytes hash to its

@@ -1,4 +1,5 @@
-// Reading a state-directory file whole, never more than a bound: what the
+// Reading state-directory files synchronously, never more than a bound: a
+// whole file (`readFileAtMost`), its first line, a range of it. What the
 // reader gets is at most `max` bytes, however large the file is or grows.
 
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
@@ -7,8 +8,12 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
  * The whole file; `undefined` when it does not exist; `"large"` when it is
  * larger than `max` bytes, or grows while it is read (never more than
  * `max + 1` bytes are read).
+ *
+ * @example
+ * const bytes = readFileAtMost(join(root, "active"), 128);
+ * if (bytes === "large") throw new Error("active is too long");
  */
-export function readBounded(file: string, max: number): Buffer | undefined | "large" {
+export function readFileAtMost(file: string, max: number): Buffer | undefined | "large" {
   return withFile(file, max, (fd, size) => {
     const buf = Buffer.allocUnsafe(size + 1);
     let n = 0;
