@@ -1,7 +1,13 @@
 import { posix } from "node:path";
 import { COMMAND_HINTS, PUBLISHER_ID_PATTERN, REQUEST_NAME_PATTERN } from "@rukh/descriptor";
 import { type JsonValue, parseJson, pointerAppend, type Validation } from "@rukh/json";
-import { Checker, ENDPOINT_NAMESPACE, isExtensionId, isIdentity, NAME } from "./_checker.js";
+import {
+  ENDPOINT_NAMESPACE,
+  isExtensionId,
+  isIdentity,
+  NAME,
+  OwnerConfigChecker,
+} from "./_config-checker.js";
 import { checkEndpoints } from "./_endpoints.js";
 import { CONFIG_MAX_BYTES, DEFAULT_OWNER_LIMITS, type OwnerLimits } from "./_limits.js";
 import {
@@ -36,7 +42,7 @@ export function presetNamed(config: OwnerConfig, name: string): TaskPreset | und
  * if (!r.ok) for (const i of r.issues) console.error(`${i.path}: ${i.message}`);
  */
 export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, ConfigIssueCode> {
-  const c = new Checker();
+  const c = new OwnerConfigChecker();
   const root = c.object(
     "",
     value,
@@ -142,7 +148,7 @@ export function isJournalDir(value: unknown): value is string {
 }
 
 /** `/trustedPublishers`: ids, keys, and namespaces no two publishers share. */
-function checkPublishers(c: Checker, value: JsonValue): void {
+function checkPublishers(c: OwnerConfigChecker, value: JsonValue): void {
   if (!Array.isArray(value))
     c.add("/trustedPublishers", "expected_array", "expected an array of trusted publishers");
   else {
@@ -213,7 +219,10 @@ function checkPublishers(c: Checker, value: JsonValue): void {
 }
 
 /** `/limits` over the defaults: the bounds presets are checked against. */
-function checkOwnerLimits(c: Checker, value: JsonValue | undefined): Record<string, number> {
+function checkOwnerLimits(
+  c: OwnerConfigChecker,
+  value: JsonValue | undefined,
+): Record<string, number> {
   const limits: Record<string, number> = { ...DEFAULT_OWNER_LIMITS };
   if (value !== undefined) {
     const keys = Object.keys(DEFAULT_OWNER_LIMITS);
@@ -229,7 +238,11 @@ function checkOwnerLimits(c: Checker, value: JsonValue | undefined): Record<stri
 }
 
 /** `/presets`: each preset's grants and bounds within the owner's limits. */
-function checkPresets(c: Checker, value: JsonValue, limits: Record<string, number>): void {
+function checkPresets(
+  c: OwnerConfigChecker,
+  value: JsonValue,
+  limits: Record<string, number>,
+): void {
   const presets = c.record("/presets", value);
   if (presets !== undefined)
     for (const [name, p] of Object.entries(presets)) {
@@ -294,7 +307,7 @@ function checkPresets(c: Checker, value: JsonValue, limits: Record<string, numbe
 }
 
 /** A preset's `hints`: per command identity or `<extension id>/*`, hints that agree with each other. */
-function checkPresetHints(c: Checker, path: string, value: JsonValue): void {
+function checkPresetHints(c: OwnerConfigChecker, path: string, value: JsonValue): void {
   const all = c.record(path, value);
   if (all === undefined) return;
   for (const [key, v] of Object.entries(all)) {
@@ -339,7 +352,7 @@ const STRICT_UIDS_FLOOR = 65_536;
 /** The first uid no range may reach (uids at or above 2^31 are negative to many tools). */
 const STRICT_UIDS_CEILING = 2_147_483_648;
 
-function checkStrictUids(c: Checker, v: JsonValue): void {
+function checkStrictUids(c: OwnerConfigChecker, v: JsonValue): void {
   const u = c.object("/sandbox/uids", v, ["first", "count"], []);
   if (u === undefined) return;
   const first = c.integer("/sandbox/uids/first", u.first, STRICT_UIDS_CEILING - 1, "2^31 - 1");

@@ -4,7 +4,7 @@
 // scopes choose its preset. An endpoint without it is never served over HTTP.
 
 import { type JsonValue, pointerAppend } from "@rukh/json";
-import { type Checker, NAME } from "./_checker.js";
+import { NAME, type OwnerConfigChecker } from "./_config-checker.js";
 import type { McpHttpConfig } from "./_model.js";
 
 const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;
@@ -14,7 +14,12 @@ const HOST_PORT = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]{1,253}):([1-9][0-9]{0,4})$
 const HOST = /^(\[[0-9a-fA-F:.]+\]|[a-z0-9.-]{1,253})(:[1-9][0-9]{0,4})?$/;
 
 /** A URL without query or fragment, http(s); `https` unless the host is this machine. */
-function url(c: Checker, path: string, v: JsonValue | undefined, what: string): URL | undefined {
+function url(
+  c: OwnerConfigChecker,
+  path: string,
+  v: JsonValue | undefined,
+  what: string,
+): URL | undefined {
   if (typeof v !== "string") {
     c.add(path, "expected_string", `expected a string (${what})`);
     return undefined;
@@ -40,7 +45,7 @@ function url(c: Checker, path: string, v: JsonValue | undefined, what: string): 
 
 /** Checks `path` (an endpoint's `http`) against the configuration's `presets`. */
 export function checkHttpEndpoint(
-  c: Checker,
+  c: OwnerConfigChecker,
   path: string,
   value: JsonValue,
   isPreset: (name: string) => boolean,
@@ -126,7 +131,7 @@ export function checkHttpEndpoint(
   });
 }
 
-function checkIntrospection(c: Checker, path: string, value: JsonValue): void {
+function checkIntrospection(c: OwnerConfigChecker, path: string, value: JsonValue): void {
   const i = c.object(path, value, ["clientId", "clientSecretEnv"], ["endpoint", "cacheSeconds"]);
   if (i === undefined) return;
   if (i.endpoint !== undefined)

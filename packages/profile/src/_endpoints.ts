@@ -3,7 +3,13 @@
 // how its tools are named, its transport limits and its per-call deadline.
 
 import { type JsonValue, pointerAppend } from "@rukh/json";
-import { type Checker, ENDPOINT_NAMESPACE, isExtensionId, NAME, type Obj } from "./_checker.js";
+import {
+  ENDPOINT_NAMESPACE,
+  isExtensionId,
+  NAME,
+  type Obj,
+  type OwnerConfigChecker,
+} from "./_config-checker.js";
 import { checkHttpEndpoint } from "./_endpoint-http.js";
 import {
   MCP_INSTRUCTIONS_MAX_LENGTH,
@@ -81,7 +87,7 @@ export function revisionNamings(config: OwnerConfig): ToolNaming[] {
 
 /** Checks `/mcp/endpoints` of a configuration whose presets are `presets`. */
 export function checkEndpoints(
-  c: Checker,
+  c: OwnerConfigChecker,
   value: JsonValue | undefined,
   presets: JsonValue | undefined,
 ): void {
@@ -143,7 +149,7 @@ export function checkEndpoints(
 
 /** The preset an endpoint names, when it is defined. */
 function presetOf(
-  c: Checker,
+  c: OwnerConfigChecker,
   path: string,
   value: JsonValue | undefined,
   presets: JsonValue | undefined,
@@ -169,7 +175,7 @@ function presetOf(
   return typeof p === "object" && p !== null && !Array.isArray(p) ? p : undefined;
 }
 
-function checkLimits(c: Checker, path: string, value: JsonValue): void {
+function checkLimits(c: OwnerConfigChecker, path: string, value: JsonValue): void {
   const keys = Object.keys(MCP_TRANSPORT_LIMITS);
   const l = c.object(path, value, [], keys);
   if (l === undefined) return;
@@ -184,7 +190,7 @@ function checkLimits(c: Checker, path: string, value: JsonValue): void {
 }
 
 /** An endpoint's `instructions`: text of 1 to {@link MCP_INSTRUCTIONS_MAX_LENGTH} characters. */
-function checkInstructions(c: Checker, path: string, value: JsonValue): void {
+function checkInstructions(c: OwnerConfigChecker, path: string, value: JsonValue): void {
   if (typeof value !== "string") {
     c.add(path, "expected_string", "expected a string (what clients are told when they connect)");
     return;

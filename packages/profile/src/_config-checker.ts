@@ -27,7 +27,7 @@ export interface StringRule {
 }
 
 /** Reads the owner configuration's members, collecting every issue with a config issue code. */
-export class Checker extends JsonChecker<ConfigIssueCode> {
+export class OwnerConfigChecker extends JsonChecker<ConfigIssueCode> {
   object(
     path: string,
     v: JsonValue | undefined,

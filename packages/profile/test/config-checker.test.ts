@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Checker, isExtensionId, isIdentity } from "../src/_checker.js";
+import { isExtensionId, isIdentity, OwnerConfigChecker } from "../src/_config-checker.js";
 import { validateOwnerConfig } from "../src/index.js";
 import { ownerConfig } from "./_helpers.js";
 
@@ -35,7 +35,7 @@ describe("unknown members of an owner configuration", () => {
   });
 });
 
-describe("Checker.object", () => {
+describe("OwnerConfigChecker.object", () => {
   it.each([
     ["a complete object", { a: 1, b: 2 }, []],
     ["a missing required member", { b: 2 }, [["/o/a", "missing_member", '"a" is required']]],
@@ -50,7 +50,7 @@ describe("Checker.object", () => {
       [["/o/zzz", "unknown_member", 'unknown member "zzz"; expected one of a, b']],
     ],
   ])("reports %s", (_, value, expected) => {
-    const c = new Checker();
+    const c = new OwnerConfigChecker();
     c.object("/o", value, ["a"], ["b"]);
     expect(c.issues.map((i) => [i.path, i.code, i.message])).toEqual(expected);
   });
