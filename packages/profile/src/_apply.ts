@@ -37,8 +37,8 @@ import {
   projectionOf,
 } from "./_projection.js";
 import type { BaseDerivation, Pending, Projections } from "./_projections.js";
-import { devLinkIds } from "./_revision.js";
-import type { Revisions } from "./_revisions.js";
+import type { PublishedRevisions } from "./_published-revisions.js";
+import { devLinkIds } from "./_revision-check.js";
 import { routesDigestOf } from "./route-cache.js";
 
 /** Options of a publication. */
@@ -63,7 +63,7 @@ export interface Publication {
 /** What a publication reads from and writes to. */
 export interface PublicationContext {
   readonly lock: LockOptions;
-  readonly revisions: Revisions;
+  readonly revisions: PublishedRevisions;
   readonly projections: Projections;
   /** Clock for `createdAt`. */
   readonly now: () => Date;
@@ -124,7 +124,7 @@ export async function publish(
 
 /** The changes read and planned on the base: the candidate and the packages they bring. */
 async function planned(
-  revisions: Revisions,
+  revisions: PublishedRevisions,
   base: ProfileRevision | undefined,
   changes: readonly ProfileChange[],
 ): Promise<{ candidate: Candidate; pending: Pending }> {
@@ -140,7 +140,7 @@ async function planned(
 
 /** A change with the package or revision it names read (and verified). */
 async function readChange(
-  revisions: Revisions,
+  revisions: PublishedRevisions,
   draft: Draft,
   change: ProfileChange,
 ): Promise<{ change: ReadChange; verified?: VerifiedPackage }> {

@@ -12,7 +12,7 @@ import type {
   OwnerConfig,
   ProfileRevision,
 } from "./_model.js";
-import { registryWithoutUserInfo } from "./_revision.js";
+import { registryWithoutUserInfo } from "./_revision-check.js";
 import { checkNamespaces, checkSource, checkVersionChange } from "./_trust.js";
 
 /** One change applied by {@link StateDirectory.apply}. */

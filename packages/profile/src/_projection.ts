@@ -32,7 +32,7 @@ import type {
   ToolNaming,
   ToolProjection,
 } from "./_model.js";
-import { devLinkIds } from "./_revision.js";
+import { devLinkIds } from "./_revision-check.js";
 import { type ClientFitRevision, clientFitNames, toolName, toolNameLength } from "./_tool-names.js";
 
 interface Internals {

@@ -19,7 +19,7 @@ import type {
   VerifiedPackage,
 } from "./_model.js";
 import { buildProjection, projectionOf } from "./_projection.js";
-import type { Revisions } from "./_revisions.js";
+import type { PublishedRevisions } from "./_published-revisions.js";
 import { buildRoutes, routeKeyOfPublished } from "./_route-claims.js";
 import { corruptExtension } from "./_storecheck.js";
 import { loadStoredPackage } from "./_stored-descriptor.js";
@@ -52,14 +52,14 @@ function bounded<V>(cache: Map<string, V>, key: string, value: V): V {
 /** The projections of one state directory's revisions, with their caches. */
 export class Projections {
   readonly #root: string;
-  readonly #revisions: Revisions;
+  readonly #revisions: PublishedRevisions;
   readonly #descriptors = new Map<string, ExtensionDescriptor>();
   readonly #routeKeys = new Map<string, string>();
   readonly #profile = new Map<string, ToolProjection>();
   /** Projections under an endpoint's naming, keyed by revision id and naming. */
   readonly #endpoint = new Map<string, ToolProjection>();
 
-  constructor(root: string, revisions: Revisions) {
+  constructor(root: string, revisions: PublishedRevisions) {
     this.#root = root;
     this.#revisions = revisions;
   }

@@ -7,7 +7,7 @@ import { derive } from "./_derive.js";
 import { ioError } from "./_errors.js";
 import { assertWritable } from "./_places.js";
 import type { Projections } from "./_projections.js";
-import type { Revisions } from "./_revisions.js";
+import type { PublishedRevisions } from "./_published-revisions.js";
 import { routesDigestOf } from "./route-cache.js";
 
 /** What {@link checkRouteCache} found, or that it rewrote what differed. */
@@ -16,7 +16,7 @@ export type RouteCacheState = "matches" | "differs" | "missing" | "rewritten" | 
 /** Where {@link checkRouteCache} reads and, with `repair`, writes. */
 export interface RouteCacheCheck {
   readonly lock: LockOptions;
-  readonly revisions: Revisions;
+  readonly revisions: PublishedRevisions;
   readonly projections: Projections;
   readonly repair: boolean;
 }

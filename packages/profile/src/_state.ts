@@ -22,8 +22,8 @@ import type {
 import { assertWritable, type StatePlaces, statePlaces } from "./_places.js";
 import type { ProfileChange } from "./_plan.js";
 import { Projections } from "./_projections.js";
+import { PublishedRevisions } from "./_published-revisions.js";
 import { checkRouteCache, type RouteCacheState } from "./_repair.js";
-import { Revisions } from "./_revisions.js";
 
 export type { Publication, PublishOptions } from "./_apply.js";
 export type { ProfileChange } from "./_plan.js";
@@ -65,7 +65,7 @@ export class StateDirectory {
   readonly locks: LockMechanism;
   readonly #now: () => Date;
   readonly #lock: LockOptions;
-  readonly #revisions: Revisions;
+  readonly #revisions: PublishedRevisions;
   readonly #projections: Projections;
   readonly #brand: string | undefined;
   readonly #journalDir: string | undefined;
@@ -77,7 +77,7 @@ export class StateDirectory {
     this.#now = options.now ?? (() => new Date());
     this.locks = options.locks ?? SYSTEM_LOCKS;
     this.#lock = { root, locks: this.locks, timeoutMs: options.lockTimeoutMs ?? 10_000 };
-    this.#revisions = new Revisions(root);
+    this.#revisions = new PublishedRevisions(root);
     this.#projections = new Projections(root, this.#revisions);
   }
 

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { validateRevision } from "../src/_revision.js";
+import { validateRevision } from "../src/_revision-check.js";
 import {
   listTools,
   type ProfileError,

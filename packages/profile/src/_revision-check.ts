@@ -1,3 +1,6 @@
+// Checking a revision document as read from the state directory: its
+// structure (`validateRevision`; its id is checked by the reader in
+// `_published-revisions.ts`), and registry addresses without user info.
 import type { JsonValue, Validation, ValidationIssue } from "@rukh/json";
 import { validateOwnerConfig } from "./_config.js";
 import { type InstalledExtension, type ProfileRevision, REVISION_ID } from "./_model.js";

@@ -4,8 +4,8 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalJson, type JsonValue, sha256Hex } from "@rukh/json";
 import { expect, it } from "vitest";
-import { registryWithoutUserInfo, validateRevision } from "../src/_revision.js";
-import { Revisions } from "../src/_revisions.js";
+import { PublishedRevisions } from "../src/_published-revisions.js";
+import { registryWithoutUserInfo, validateRevision } from "../src/_revision-check.js";
 import { ownerConfig, tempDir } from "./_helpers.js";
 
 const ORIGIN = {
@@ -88,7 +88,7 @@ it.each([
     const id = sha256Hex(text);
     mkdirSync(join(root, "revisions"));
     writeFileSync(join(root, "revisions", `${id}.json`), text);
-    const got = new Revisions(root).read(id);
+    const got = new PublishedRevisions(root).read(id);
     expect(got.extensions[0]?.origin?.registry).toBe(read);
     expect(JSON.stringify(got)).not.toMatch(/s3cret|t0k3n/);
     expect(registryWithoutUserInfo(recorded)).toBe(read);

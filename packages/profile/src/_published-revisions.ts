@@ -7,12 +7,12 @@ import { readFileAtMost } from "./_bounded-reads.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { REVISION_MAX_BYTES } from "./_limits.js";
 import { type ProfileRevision, REVISION_ID } from "./_model.js";
-import { validateRevision, withoutRegistryUserInfo } from "./_revision.js";
+import { validateRevision, withoutRegistryUserInfo } from "./_revision-check.js";
 
 const ACTIVE_MAX_BYTES = 128;
 
 /** The revisions of one state directory, each read and verified once. */
-export class Revisions {
+export class PublishedRevisions {
   readonly #root: string;
   readonly #read = new Map<string, ProfileRevision>();
 
