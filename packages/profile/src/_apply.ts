@@ -29,16 +29,16 @@ import {
   planChange,
   type ReadChange,
 } from "./_plan.js";
+import type { PublishedRevisions } from "./_published-revisions.js";
+import type { BaseDerivation, Pending, RevisionProjections } from "./_revision-projections.js";
 import {
   checkClientFitNames,
   checkToolSizes,
+  devLinkIds,
   hasCompactNames,
   projectionFromIndex,
   projectionOf,
-} from "./_projection.js";
-import type { BaseDerivation, Pending, Projections } from "./_projections.js";
-import type { PublishedRevisions } from "./_published-revisions.js";
-import { devLinkIds } from "./_revision-check.js";
+} from "./_tool-projection.js";
 import { routesDigestOf } from "./route-cache.js";
 
 /** Options of a publication. */
@@ -64,7 +64,7 @@ export interface Publication {
 export interface PublicationContext {
   readonly lock: LockOptions;
   readonly revisions: PublishedRevisions;
-  readonly projections: Projections;
+  readonly projections: RevisionProjections;
   /** Clock for `createdAt`. */
   readonly now: () => Date;
 }
@@ -255,7 +255,7 @@ function checkListable(candidate: Candidate, derivation: BaseDerivation): void {
 
 /** The publication of a committed revision; its projection is built when first read (a CLI install never does). */
 function publicationOf(
-  projections: Projections,
+  projections: RevisionProjections,
   next: NextRevision,
   derivation: BaseDerivation,
 ): Publication {

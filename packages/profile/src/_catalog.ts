@@ -25,8 +25,8 @@ import type {
   ToolProjection,
 } from "./_model.js";
 import type { Part } from "./_parts.js";
-import { projectionFromIndex, projectionOf, toolCommands } from "./_projection.js";
 import { buildRoutes, routingOf } from "./_route-claims.js";
+import { projectionFromIndex, projectionOf, toolCommands } from "./_tool-projection.js";
 import { PART_MAX_BYTES, partLine, partPath } from "./route-cache.js";
 
 /**

@@ -23,8 +23,8 @@ import { type BaseFiles, byPath, type Derivation } from "./_derive.js";
 import { extensionOf } from "./_identity.js";
 import type { IndexedTool, InstalledExtension, OwnerConfig, Routing } from "./_model.js";
 import { packagePart } from "./_parts.js";
-import { indexedTool, toolCommands } from "./_projection.js";
 import { buildRoutes, claimRoutes, routeKeyOfWords, routingOf } from "./_route-claims.js";
+import { indexedTool, toolCommands } from "./_tool-projection.js";
 import { checkCliOwnership, routingOwner } from "./_trust.js";
 
 const pathKey = (p: readonly string[]) => p.join(" ");

@@ -18,8 +18,8 @@ import type {
   OwnerConfig,
 } from "./_model.js";
 import { type Part, packagePart } from "./_parts.js";
-import { indexedTool, toolCommands } from "./_projection.js";
 import { buildRoutes } from "./_route-claims.js";
+import { indexedTool, toolCommands } from "./_tool-projection.js";
 import { checkCliOwnership, routingOwner } from "./_trust.js";
 import type { RouteCacheRead } from "./route-cache.js";
 

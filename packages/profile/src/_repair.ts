@@ -6,8 +6,8 @@ import { type LockOptions, publicationLock, writeAtomic } from "./_commit.js";
 import { derive } from "./_derive.js";
 import { ioError } from "./_errors.js";
 import { assertWritable } from "./_places.js";
-import type { Projections } from "./_projections.js";
 import type { PublishedRevisions } from "./_published-revisions.js";
+import type { RevisionProjections } from "./_revision-projections.js";
 import { routesDigestOf } from "./route-cache.js";
 
 /** What {@link checkRouteCache} found, or that it rewrote what differed. */
@@ -17,7 +17,7 @@ export type RouteCacheState = "matches" | "differs" | "missing" | "rewritten" | 
 export interface RouteCacheCheck {
   readonly lock: LockOptions;
   readonly revisions: PublishedRevisions;
-  readonly projections: Projections;
+  readonly projections: RevisionProjections;
   readonly repair: boolean;
 }
 

@@ -3,12 +3,8 @@
 // `_published-revisions.ts`), and registry addresses without user info.
 import type { JsonValue, Validation, ValidationIssue } from "@rukh/json";
 import { validateOwnerConfig } from "./_config.js";
-import { type InstalledExtension, type ProfileRevision, REVISION_ID } from "./_model.js";
+import { type ProfileRevision, REVISION_ID } from "./_model.js";
 
-/** The ids of the development links among `extensions`. */
-export function devLinkIds(extensions: readonly InstalledExtension[]): string[] {
-  return extensions.filter((e) => e.dev !== undefined).map((e) => e.id);
-}
 const DEV_SOURCE_MAX_LENGTH = 4096;
 const EXTENSION_KEYS = ["digest", "enabled", "id", "publisher", "version"].join(",");
 const REVISION_KEYS = [

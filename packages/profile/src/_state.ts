@@ -21,9 +21,9 @@ import type {
 } from "./_model.js";
 import { assertWritable, type StatePlaces, statePlaces } from "./_places.js";
 import type { ProfileChange } from "./_plan.js";
-import { Projections } from "./_projections.js";
 import { PublishedRevisions } from "./_published-revisions.js";
 import { checkRouteCache, type RouteCacheState } from "./_repair.js";
+import { RevisionProjections } from "./_revision-projections.js";
 
 export type { Publication, PublishOptions } from "./_apply.js";
 export type { ProfileChange } from "./_plan.js";
@@ -66,7 +66,7 @@ export class StateDirectory {
   readonly #now: () => Date;
   readonly #lock: LockOptions;
   readonly #revisions: PublishedRevisions;
-  readonly #projections: Projections;
+  readonly #projections: RevisionProjections;
   readonly #brand: string | undefined;
   readonly #journalDir: string | undefined;
 
@@ -78,7 +78,7 @@ export class StateDirectory {
     this.locks = options.locks ?? SYSTEM_LOCKS;
     this.#lock = { root, locks: this.locks, timeoutMs: options.lockTimeoutMs ?? 10_000 };
     this.#revisions = new PublishedRevisions(root);
-    this.#projections = new Projections(root, this.#revisions);
+    this.#projections = new RevisionProjections(root, this.#revisions);
   }
 
   /**

@@ -95,8 +95,6 @@ export {
 export { computeManifest, packPackage, publicKeyBase64, signPackage } from "./_package.js";
 export type { StatePlaces } from "./_places.js";
 export { placesLine } from "./_places.js";
-export type { ListToolsOptions, ToolPage } from "./_projection.js";
-export { cliRoutes, listTools, resolveTool, visibleTools } from "./_projection.js";
 export type {
   ProfileChange,
   Publication,
@@ -120,6 +118,8 @@ export {
 } from "./_statedir-check.js";
 export { checkStoredPackage, corruptExtension } from "./_storecheck.js";
 export { storedDescriptor } from "./_stored-descriptor.js";
+export type { ListToolsOptions, ToolPage } from "./_tool-list.js";
+export { listTools, visibleTools } from "./_tool-list.js";
 export type { ClientFitNameParts } from "./_tool-names.js";
 export {
   CLIENT_FIT_DIGITS,
@@ -128,6 +128,7 @@ export {
   TOOL_NAME_MAX_LENGTH,
   toolName,
 } from "./_tool-names.js";
+export { cliRoutes, resolveTool } from "./_tool-projection.js";
 export {
   compareVersions,
   inNamespace,

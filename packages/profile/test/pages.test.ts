@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkToolSizes, indexedTool } from "../src/_projection.js";
+import { checkToolSizes, indexedTool } from "../src/_tool-projection.js";
 import {
   listTools,
   PAGE_MAX_BYTES,

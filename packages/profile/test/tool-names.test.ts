@@ -2,7 +2,6 @@ import { parseDescriptor } from "@rukh/descriptor";
 import { sha256Hex } from "@rukh/json";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildProjection } from "../src/_projection.js";
 import {
   CLIENT_FIT_DIGITS,
   clientFitName,
@@ -10,6 +9,7 @@ import {
   fingerprintOf,
   revisionTag,
 } from "../src/_tool-names.js";
+import { buildProjection } from "../src/_tool-projection.js";
 import {
   type OwnerConfig,
   resolveTool,

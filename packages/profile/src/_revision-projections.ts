@@ -1,6 +1,7 @@
-// What a revision is read as: its descriptors (verified against their
-// digests once per process), its route key, its MCP projection under the
-// profile's naming or an endpoint's, and what a publication on it derives.
+// What a state directory's revisions are read as (RevisionProjections):
+// their descriptors (verified against their digests once per process), route
+// keys, MCP projections under the profile's naming or an endpoint's, and
+// what a publication on a revision derives; each kept in a small cache.
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { cachedRoutes } from "./_cached-routes.js";
 import { type Catalog, catalogProjection, readCatalog } from "./_catalog.js";
@@ -18,11 +19,11 @@ import type {
   ToolProjection,
   VerifiedPackage,
 } from "./_model.js";
-import { buildProjection, projectionOf } from "./_projection.js";
 import type { PublishedRevisions } from "./_published-revisions.js";
 import { buildRoutes, routeKeyOfPublished } from "./_route-claims.js";
 import { corruptExtension } from "./_storecheck.js";
 import { loadStoredPackage } from "./_stored-descriptor.js";
+import { buildProjection, projectionOf } from "./_tool-projection.js";
 import { readRouteCache } from "./route-cache.js";
 
 const PROJECTION_CACHE = 8;
@@ -33,7 +34,7 @@ export type Pending = ReadonlyMap<string, VerifiedPackage>;
 /** What a publication on a base derives, and the base catalog it read. */
 export type BaseDerivation = Derivation & { readonly base?: Catalog };
 
-/** A publication's base and what it would publish, for {@link Projections.derive}. */
+/** A publication's base and what it would publish, for {@link RevisionProjections.derive}. */
 export interface DeriveRequest {
   readonly base: string | null;
   readonly baseRevision: ProfileRevision | undefined;
@@ -50,7 +51,7 @@ function bounded<V>(cache: Map<string, V>, key: string, value: V): V {
 }
 
 /** The projections of one state directory's revisions, with their caches. */
-export class Projections {
+export class RevisionProjections {
   readonly #root: string;
   readonly #revisions: PublishedRevisions;
   readonly #descriptors = new Map<string, ExtensionDescriptor>();
