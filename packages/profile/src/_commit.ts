@@ -6,9 +6,9 @@ import { mkdir, realpath, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { readFileAtMost } from "./_bounded-reads.js";
 import { temporaryName } from "./_debris.js";
+import { fsyncDir, writeDurable } from "./_durable.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { type LockMechanism, stateLocks } from "./_lock.js";
-import { fsyncDir, writeDurable } from "./_package.js";
 import type { Part } from "./_parts.js";
 import { PART_MAX_BYTES, partPath } from "./route-cache.js";
 

@@ -10,7 +10,7 @@ import { posix } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { init, parse } from "es-module-lexer";
 import { ProfileError } from "./_errors.js";
-import type { PackageFiles } from "./_tar.js";
+import type { PackageFiles } from "./_model.js";
 
 const BUILTINS: ReadonlySet<string> = new Set(builtinModules);
 const MODULE = /\.(mjs|js)$/;

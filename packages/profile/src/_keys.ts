@@ -4,8 +4,8 @@ import { randomBytes } from "node:crypto";
 import { link, mkdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { temporaryName } from "./_debris.js";
+import { fsyncDir, writeDurable } from "./_durable.js";
 import { ioError, ProfileError } from "./_errors.js";
-import { fsyncDir, writeDurable } from "./_package.js";
 
 function errno(e: unknown): string | undefined {
   return (e as { code?: string }).code;

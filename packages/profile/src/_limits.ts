@@ -12,10 +12,6 @@ export const PACKAGE_MAX_PATH_BYTES = 255;
 export const SIGNATURE_MAX_BYTES = 4_096;
 /** Largest accepted owner configuration (`config.json`, or a configuration inside a revision). */
 export const CONFIG_MAX_BYTES = 1_048_576;
-/** Largest accepted revision file. */
-export const REVISION_MAX_BYTES = 16_777_216;
-/** Largest accepted CLI route cache (`revisions/<id>.routes.json`). */
-export const ROUTES_MAX_BYTES = 16_777_216;
 /** Most tools in one `listTools` page. */
 export const PAGE_MAX_TOOLS = 32;
 /** Most encoded bytes (UTF-8 JSON of the tools array) in one `listTools` page: 1 MiB. */

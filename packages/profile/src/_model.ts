@@ -12,7 +12,6 @@ import type {
 } from "@rukh/descriptor";
 import type { JsonObject } from "@rukh/json";
 import type { McpTransportLimits, OwnerLimits } from "./_limits.js";
-import type { PackageFiles } from "./_tar.js";
 
 /** Stable codes of owner-configuration issues. */
 export const CONFIG_ISSUE_CODES = [
@@ -430,6 +429,9 @@ export interface PackageSignature {
   readonly manifestDigest: string;
   readonly signature: string;
 }
+
+/** Package contents in memory: `/`-separated relative path → bytes. */
+export type PackageFiles = Map<string, Buffer>;
 
 /** A package that passed every check: its digest, descriptor and files. */
 export interface VerifiedPackage {

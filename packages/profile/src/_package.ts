@@ -6,12 +6,11 @@ import {
   sign,
   verify,
 } from "node:crypto";
-import { constants, type Stats } from "node:fs";
+import type { Stats } from "node:fs";
 import {
   chmod,
   lstat,
   mkdir,
-  open,
   readdir,
   readFile,
   rename,
@@ -23,6 +22,7 @@ import { join } from "node:path";
 import { type ExtensionDescriptor, PUBLISHER_ID_PATTERN, parseDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, parseJson, sha256Hex } from "@rukh/json";
 import { temporaryName } from "./_debris.js";
+import { fsyncDir, writeDurable } from "./_durable.js";
 import { ioError, ProfileError } from "./_errors.js";
 import { checkImports } from "./_imports.js";
 import {
@@ -35,6 +35,7 @@ import {
 import type { OwnerConfig } from "./_model.js";
 import {
   DESCRIPTOR_PATH,
+  type PackageFiles,
   type PackageManifest,
   type PackageSignature,
   SIGNATURE_PATH,
@@ -43,13 +44,7 @@ import {
 import { npmPublishedFiles, npmTarballContents } from "./_npm-files.js";
 import { ownershipProblem } from "./_statedir-check.js";
 import { checkStoredPackage } from "./_storecheck.js";
-import {
-  checkPackagePath,
-  type PackageFiles,
-  type PackageReadLimits,
-  readTgz,
-  writeTgz,
-} from "./_tar.js";
+import { checkPackagePath, type PackageReadLimits, readTgz, writeTgz } from "./_tar.js";
 
 export function readLimits(limits: OwnerLimits): PackageReadLimits {
   return {
@@ -443,30 +438,6 @@ export function checkPrograms(descriptor: ExtensionDescriptor, files: PackageFil
         "missing_program",
         `${c.identity} runs "${program}", which is not a file of the package${[...files.keys()].some((f) => f.startsWith(`${program}/`)) ? " (it is a directory)" : ""}`,
       );
-  }
-}
-
-/** Writes a new file (never an existing one) and syncs it to disk before returning. */
-export async function writeDurable(
-  path: string,
-  data: Uint8Array | string,
-  mode = 0o644,
-): Promise<void> {
-  const fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, mode);
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-export async function fsyncDir(dir: string): Promise<void> {
-  const fh = await open(dir, constants.O_RDONLY);
-  try {
-    await fh.sync();
-  } finally {
-    await fh.close();
   }
 }
 

@@ -5,9 +5,9 @@ import { join } from "node:path";
 import { fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
 import { readFileAtMost } from "./_bounded-reads.js";
 import { ioError, ProfileError } from "./_errors.js";
-import { REVISION_MAX_BYTES } from "./_limits.js";
 import { type ProfileRevision, REVISION_ID } from "./_model.js";
 import { validateRevision, withoutRegistryUserInfo } from "./_revision-check.js";
+import { REVISION_MAX_BYTES } from "./route-cache.js";
 
 const ACTIVE_MAX_BYTES = 128;
 

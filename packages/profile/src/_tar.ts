@@ -1,8 +1,6 @@
 import { gunzipSync, gzipSync } from "node:zlib";
 import { ProfileError } from "./_errors.js";
-
-/** Package contents in memory: `/`-separated relative path → bytes. */
-export type PackageFiles = Map<string, Buffer>;
+import type { PackageFiles } from "./_model.js";
 
 /** Bounds for reading a package. */
 export interface PackageReadLimits {

@@ -10,6 +10,7 @@ import { effectiveLimits } from "./_config.js";
 import { ProfileError } from "./_errors.js";
 import { checkImports } from "./_imports.js";
 import { DEFAULT_OWNER_LIMITS } from "./_limits.js";
+import type { PackageFiles } from "./_model.js";
 import { DESCRIPTOR_PATH, type OwnerConfig, SIGNATURE_PATH } from "./_model.js";
 import {
   checkPrograms,
@@ -19,7 +20,6 @@ import {
   readPackageDir,
   readSignature,
 } from "./_package.js";
-import type { PackageFiles } from "./_tar.js";
 
 /** One problem of a package: the file it is in, where in it, a stable code and what was expected. */
 export interface PackageProblem {

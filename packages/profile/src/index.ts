@@ -49,8 +49,6 @@ export {
   PACKAGE_MAX_PATH_BYTES,
   PAGE_MAX_BYTES,
   PAGE_MAX_TOOLS,
-  REVISION_MAX_BYTES,
-  ROUTES_MAX_BYTES,
   SIGNATURE_MAX_BYTES,
   TOOL_DESCRIPTION_MAX_LENGTH,
 } from "./_limits.js";
@@ -137,3 +135,4 @@ export {
 } from "./_trust.js";
 export type { PackageProblem, PackageReport } from "./_validate.js";
 export { validatePackageDir } from "./_validate.js";
+export { REVISION_MAX_BYTES, ROUTES_MAX_BYTES } from "./route-cache.js";

@@ -57,11 +57,12 @@ export function routesDigestOf(text: string): string {
   return sha256(text.slice(0, text.indexOf("\n")));
 }
 
-/** The largest route cache read (16 MiB; `ROUTES_MAX_BYTES` of the package). */
-const ROUTES_MAX_BYTES = 16_777_216;
+/** Largest accepted CLI route cache (`revisions/<id>.routes.json`): 16 MiB. */
+export const ROUTES_MAX_BYTES = 16_777_216;
+/** Largest accepted revision file (`revisions/<id>.json`): 16 MiB. */
+export const REVISION_MAX_BYTES = 16_777_216;
 
 const REVISION_ID = /^[0-9a-f]{64}$/;
-const REVISION_MAX_BYTES = 16_777_216;
 
 /**
  * What {@link readRouteCache} found: the verified cache (command lines parsed
