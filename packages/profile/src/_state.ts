@@ -1,32 +1,32 @@
-import {
-  type Publication,
-  type PublicationContext,
-  type PublishOptions,
-  publish,
-} from "./_apply.js";
-import { type LockOptions, publicationLock } from "./_commit.js";
-import type { LinkRefresh } from "./_devlink.js";
-import { staleLinks } from "./_devlink.js";
-import { ProfileError } from "./_errors.js";
-import type { GcOptions, GcReport } from "./_gc.js";
-import { collect } from "./_gc.js";
-import { cursorKey } from "./_keys.js";
-import { type LockMechanism, SYSTEM_LOCKS } from "./_lock.js";
+import { ProfileError } from "./model/_errors.js";
 import type {
   CliRouteTable,
   OwnerConfig,
   ProfileRevision,
   ToolNaming,
   ToolProjection,
-} from "./_model.js";
-import { assertWritable, type StatePlaces, statePlaces } from "./_places.js";
-import type { ProfileChange } from "./_plan.js";
-import { PublishedRevisions } from "./_published-revisions.js";
-import { checkRouteCache, type RouteCacheState } from "./_repair.js";
-import { RevisionProjections } from "./_revision-projections.js";
+} from "./model/_model.js";
+import type { LinkRefresh } from "./package/_devlink.js";
+import { staleLinks } from "./package/_devlink.js";
+import {
+  type Publication,
+  type PublicationContext,
+  type PublishOptions,
+  publish,
+} from "./publication/_apply.js";
+import { type LockOptions, publicationLock } from "./publication/_commit.js";
+import type { ProfileChange } from "./publication/_plan.js";
+import { PublishedRevisions } from "./publication/_published-revisions.js";
+import { checkRouteCache, type RouteCacheState } from "./publication/_repair.js";
+import { RevisionProjections } from "./publication/_revision-projections.js";
+import type { GcOptions, GcReport } from "./state-dir/_gc.js";
+import { collect } from "./state-dir/_gc.js";
+import { cursorKey } from "./state-dir/_keys.js";
+import { type LockMechanism, SYSTEM_LOCKS } from "./state-dir/_lock.js";
+import { assertWritable, type StatePlaces, statePlaces } from "./state-dir/_places.js";
 
-export type { Publication, PublishOptions } from "./_apply.js";
-export type { ProfileChange } from "./_plan.js";
+export type { Publication, PublishOptions } from "./publication/_apply.js";
+export type { ProfileChange } from "./publication/_plan.js";
 
 /** Options of a {@link StateDirectory}. */
 export interface StateDirectoryOptions {

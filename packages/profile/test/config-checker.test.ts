@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isExtensionId, isIdentity, OwnerConfigChecker } from "../src/_config-checker.js";
+import { isExtensionId, isIdentity, OwnerConfigChecker } from "../src/config/_config-checker.js";
 import { validateOwnerConfig } from "../src/index.js";
 import { ownerConfig } from "./_helpers.js";
 

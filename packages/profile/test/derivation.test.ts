@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { type CommandSpec, parseDescriptor } from "@rukh/descriptor";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { clientFitName, fingerprintOf } from "../src/_tool-names.js";
-import { indexedTool } from "../src/_tool-projection.js";
 import { ProfileError, StateDirectory } from "../src/index.js";
+import { clientFitName, fingerprintOf } from "../src/projection/_tool-names.js";
+import { indexedTool } from "../src/projection/_tool-projection.js";
 import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 const work = tempDir();

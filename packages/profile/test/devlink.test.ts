@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { validateRevision } from "../src/_revision-check.js";
 import {
   listTools,
   type ProfileError,
@@ -9,6 +8,7 @@ import {
   validateOwnerConfig,
   visibleTools,
 } from "../src/index.js";
+import { validateRevision } from "../src/publication/_revision-check.js";
 import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 // Development links in the profile: an unsigned directory stored and run

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { checkToolSizes, indexedTool } from "../src/_tool-projection.js";
 import {
   clientFitName,
   httpListen,
@@ -13,6 +12,7 @@ import {
   validateOwnerConfig,
   visibleTools,
 } from "../src/index.js";
+import { checkToolSizes, indexedTool } from "../src/projection/_tool-projection.js";
 import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 // MCP endpoints in the owner configuration: what is accepted, what each

@@ -1,8 +1,6 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkEndpointPages } from "../src/_endpoint-pages.js";
-import { clientFitNames, toolName, toolNameLength } from "../src/_tool-names.js";
 import {
   connectAnswerBytes,
   listTools,
@@ -11,6 +9,8 @@ import {
   StateDirectory,
   visibleTools,
 } from "../src/index.js";
+import { checkEndpointPages } from "../src/projection/_endpoint-pages.js";
+import { clientFitNames, toolName, toolNameLength } from "../src/projection/_tool-names.js";
 import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 // What a preset is shown is what it could run: a tool whose requested

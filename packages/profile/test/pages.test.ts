@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { checkToolSizes, indexedTool } from "../src/_tool-projection.js";
 import {
   listTools,
   PAGE_MAX_BYTES,
@@ -8,6 +7,7 @@ import {
   StateDirectory,
   visibleTools,
 } from "../src/index.js";
+import { checkToolSizes, indexedTool } from "../src/projection/_tool-projection.js";
 import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 // The page bounds of tools/list, reached for real: tools big enough that 32

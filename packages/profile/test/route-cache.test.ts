@@ -9,7 +9,7 @@ import {
   StateDirectory,
   storedDescriptor,
 } from "../src/index.js";
-import { readRouteCache } from "../src/route-cache.js";
+import { readRouteCache } from "../src/routes/_route-cache.js";
 import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 const work = tempDir();

@@ -3,19 +3,19 @@ import { sha256Hex } from "@rukh/json";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
-  CLIENT_FIT_DIGITS,
-  clientFitName,
-  digitsNeeded,
-  fingerprintOf,
-  revisionTag,
-} from "../src/_tool-names.js";
-import { buildProjection } from "../src/_tool-projection.js";
-import {
   type OwnerConfig,
   resolveTool,
   StateDirectory,
   TOOL_NAME_MAX_LENGTH,
 } from "../src/index.js";
+import {
+  CLIENT_FIT_DIGITS,
+  clientFitName,
+  digitsNeeded,
+  fingerprintOf,
+  revisionTag,
+} from "../src/projection/_tool-names.js";
+import { buildProjection } from "../src/projection/_tool-projection.js";
 import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 // Client-fit names (`toolNames: "compact"`): what a client that prefixes

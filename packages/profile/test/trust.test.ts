@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkVersionChange } from "../src/_trust.js";
+import { checkVersionChange } from "../src/config/_trust.js";
 import {
   compareVersions,
   ProfileError,
