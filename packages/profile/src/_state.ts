@@ -1,32 +1,36 @@
-import { ProfileError } from "./model/_errors.js";
-import type {
-  CliRouteTable,
-  OwnerConfig,
-  ProfileRevision,
-  ToolNaming,
-  ToolProjection,
-} from "./model/_model.js";
-import type { LinkRefresh } from "./package/_devlink.js";
-import { staleLinks } from "./package/_devlink.js";
 import {
+  type CliRouteTable,
+  type OwnerConfig,
+  ProfileError,
+  type ProfileRevision,
+  type ToolNaming,
+  type ToolProjection,
+} from "./model/index.js";
+import { type LinkRefresh, staleLinks } from "./package/index.js";
+import {
+  checkRouteCache,
+  type LockOptions,
+  type ProfileChange,
   type Publication,
   type PublicationContext,
+  PublishedRevisions,
   type PublishOptions,
+  publicationLock,
   publish,
-} from "./publication/_apply.js";
-import { type LockOptions, publicationLock } from "./publication/_commit.js";
-import type { ProfileChange } from "./publication/_plan.js";
-import { PublishedRevisions } from "./publication/_published-revisions.js";
-import { checkRouteCache, type RouteCacheState } from "./publication/_repair.js";
-import { RevisionProjections } from "./publication/_revision-projections.js";
-import type { GcOptions, GcReport } from "./state-dir/_gc.js";
-import { collect } from "./state-dir/_gc.js";
-import { cursorKey } from "./state-dir/_keys.js";
-import { type LockMechanism, SYSTEM_LOCKS } from "./state-dir/_lock.js";
-import { assertWritable, type StatePlaces, statePlaces } from "./state-dir/_places.js";
-
-export type { Publication, PublishOptions } from "./publication/_apply.js";
-export type { ProfileChange } from "./publication/_plan.js";
+  RevisionProjections,
+  type RouteCacheState,
+} from "./publication/index.js";
+import {
+  assertWritable,
+  collect,
+  cursorKey,
+  type GcOptions,
+  type GcReport,
+  type LockMechanism,
+  type StatePlaces,
+  SYSTEM_LOCKS,
+  statePlaces,
+} from "./state-dir/index.js";
 
 /** Options of a {@link StateDirectory}. */
 export interface StateDirectoryOptions {

@@ -1,31 +1,47 @@
 // The complete public surface of @rukh/profile: any export added here becomes public API.
 
-export type {
-  ProfileChange,
-  Publication,
-  PublishOptions,
-  StateDirectoryOptions,
-} from "./_state.js";
+export type { StateDirectoryOptions } from "./_state.js";
 export { StateDirectory } from "./_state.js";
-export { parseOwnerConfig, presetNamed, validateOwnerConfig } from "./config/_config.js";
-export { httpListen, parseListen } from "./config/_endpoint-http.js";
-export { mcpEndpoint, profileNaming } from "./config/_endpoints.js";
 export {
   compareVersions,
+  httpListen,
   inNamespace,
+  mcpEndpoint,
   namespacesOf,
+  parseListen,
+  parseOwnerConfig,
+  presetNamed,
+  profileNaming,
   RESERVED_CLI_WORDS,
-} from "./config/_trust.js";
-export type { ProfileErrorCode } from "./model/_errors.js";
-export { PROFILE_ERROR_CODES, ProfileError } from "./model/_errors.js";
-export type { McpTransportLimits, OwnerLimits } from "./model/_limits.js";
+  validateOwnerConfig,
+} from "./config/index.js";
 export {
+  type CliGroup,
+  type CliRoute,
+  type CliRouteTable,
+  CONFIG_ISSUE_CODES,
   CONFIG_MAX_BYTES,
+  type ConfigIssueCode,
   CURSOR_MAX_LENGTH,
   connectAnswerBytes,
+  DEFAULT_ENDPOINT,
+  DEFAULT_ENDPOINT_PRESET,
   DEFAULT_OWNER_LIMITS,
+  DESCRIPTOR_PATH,
+  type ExtensionOrigin,
+  type InstalledExtension,
+  type ManifestFile,
   MCP_INSTRUCTIONS_MAX_LENGTH,
   MCP_TRANSPORT_LIMITS,
+  type McpEndpoint,
+  type McpEndpointConfig,
+  type McpHttpConfig,
+  type McpIntrospectionConfig,
+  type McpScopePreset,
+  type McpTool,
+  type McpTransportLimits,
+  type OwnerConfig,
+  type OwnerLimits,
   PACKAGE_MAX_BYTES,
   PACKAGE_MAX_COMPRESSED_BYTES,
   PACKAGE_MAX_FILE_BYTES,
@@ -33,111 +49,108 @@ export {
   PACKAGE_MAX_PATH_BYTES,
   PAGE_MAX_BYTES,
   PAGE_MAX_TOOLS,
-  SIGNATURE_MAX_BYTES,
-  TOOL_DESCRIPTION_MAX_LENGTH,
-} from "./model/_limits.js";
-export type {
-  CliGroup,
-  CliRoute,
-  CliRouteTable,
-  ConfigIssueCode,
-  ExtensionOrigin,
-  InstalledExtension,
-  ManifestFile,
-  McpEndpoint,
-  McpEndpointConfig,
-  McpHttpConfig,
-  McpIntrospectionConfig,
-  McpScopePreset,
-  McpTool,
-  OwnerConfig,
-  PackageManifest,
-  PackageSignature,
-  PresetResourceLimits,
-  ProfileRevision,
-  StrictUids,
-  TaskPreset,
-  ToolNaming,
-  ToolProjection,
-  TrustedPublisher,
-} from "./model/_model.js";
-export {
-  CONFIG_ISSUE_CODES,
-  DEFAULT_ENDPOINT,
-  DEFAULT_ENDPOINT_PRESET,
-  DESCRIPTOR_PATH,
+  type PackageManifest,
+  type PackageSignature,
   PRESET_RESOURCE_DEFAULTS,
+  PROFILE_ERROR_CODES,
+  type PresetResourceLimits,
+  ProfileError,
+  type ProfileErrorCode,
+  type ProfileRevision,
+  SIGNATURE_MAX_BYTES,
   SIGNATURE_PATH,
   STRICT_UIDS_DEFAULT,
-} from "./model/_model.js";
-export type { LinkProblem, LinkRefresh } from "./package/_devlink.js";
-export { computeManifest, packPackage, publicKeyBase64, signPackage } from "./package/_package.js";
-export { checkStoredPackage, corruptExtension } from "./package/_storecheck.js";
-export { storedDescriptor } from "./package/_stored-descriptor.js";
-export type { PackageProblem, PackageReport } from "./package/_validate.js";
-export { validatePackageDir } from "./package/_validate.js";
-export type { ToolAnnotations } from "./projection/_annotations.js";
-export { toolAnnotations } from "./projection/_annotations.js";
-export type { CallRefusal, CallSurface } from "./projection/_callable.js";
-export { callRefusal } from "./projection/_callable.js";
-export type {
-  DiagnosticIssue,
-  OutcomeDiagnostic,
-  OutcomeEnvelope,
-  OutcomeKind,
-} from "./projection/_envelope.js";
+  type StrictUids,
+  type TaskPreset,
+  TOOL_DESCRIPTION_MAX_LENGTH,
+  type ToolNaming,
+  type ToolProjection,
+  type TrustedPublisher,
+} from "./model/index.js";
 export {
+  checkStoredPackage,
+  computeManifest,
+  corruptExtension,
+  type LinkProblem,
+  type LinkRefresh,
+  type PackageProblem,
+  type PackageReport,
+  packPackage,
+  publicKeyBase64,
+  signPackage,
+  storedDescriptor,
+  validatePackageDir,
+} from "./package/index.js";
+export {
+  type CallRefusal,
+  type CallSurface,
+  CLIENT_FIT_DIGITS,
+  type ClientFitNameParts,
+  callRefusal,
+  clientFitName,
+  cliRoutes,
+  type DiagnosticIssue,
   envelopeSchema,
+  type ListedTool,
+  type ListToolsOptions,
   listedOutputSchema,
+  listedTool,
+  listTools,
   OUTCOME_KINDS,
+  type OutcomeDiagnostic,
+  type OutcomeEnvelope,
+  type OutcomeKind,
   outcomeDiagnostic,
   outcomeEnvelope,
-} from "./projection/_envelope.js";
-export type { ListedTool } from "./projection/_listed-tool.js";
-export { listedTool } from "./projection/_listed-tool.js";
-export type { ListToolsOptions, ToolPage } from "./projection/_tool-list.js";
-export { listTools, visibleTools } from "./projection/_tool-list.js";
-export type { ClientFitNameParts } from "./projection/_tool-names.js";
-export {
-  CLIENT_FIT_DIGITS,
-  clientFitName,
+  resolveTool,
   revisionTag,
   TOOL_NAME_MAX_LENGTH,
+  type ToolAnnotations,
+  type ToolPage,
+  toolAnnotations,
   toolName,
-} from "./projection/_tool-names.js";
-export { cliRoutes, resolveTool } from "./projection/_tool-projection.js";
-export type { ActiveRoutes } from "./publication/_cached-routes.js";
-export { readActiveRoutes } from "./publication/_cached-routes.js";
+  visibleTools,
+} from "./projection/index.js";
+export {
+  type ActiveRoutes,
+  type ProfileChange,
+  type Publication,
+  type PublishOptions,
+  readActiveRoutes,
+} from "./publication/index.js";
 /**
  * @deprecated The same function as `readFileAtMost` of
  * `@rukh/profile/route-cache`, under its former name: kept only while a
  * caller reads it by that name, then removed.
  */
-export { readFileAtMost as readBounded } from "./routes/_bounded-reads.js";
-export { REVISION_MAX_BYTES, ROUTES_MAX_BYTES } from "./routes/_route-cache.js";
-export type { StateDirOptions } from "./routes/_statedir.js";
 export {
   brandStateOptions,
   FOREIGN_STATE_VARIABLES,
   journalDirVariable,
+  REVISION_MAX_BYTES,
+  ROUTES_MAX_BYTES,
+  readFileAtMost as readBounded,
   resolveStateDir,
-  stateDirVariable,
-} from "./routes/_statedir.js";
-export {
   type StateDirCheckOptions,
+  type StateDirOptions,
   type StateDirProblem,
   stateDirMessage,
   stateDirProblems,
-} from "./routes/_statedir-check.js";
-export type { TemporaryDebris } from "./state-dir/_debris.js";
-export { findTemporaryDebris, removeTemporaryDebris } from "./state-dir/_debris.js";
-export type { GcOptions, GcReport } from "./state-dir/_gc.js";
-export type { LockMechanism, NamedLock, StateLocks } from "./state-dir/_lock.js";
+  stateDirVariable,
+} from "./routes/index.js";
 export {
+  findTemporaryDebris,
+  type GcOptions,
+  type GcReport,
   holdAbstractLock,
+  type LockMechanism,
+  type NamedLock,
+  placesLine,
+  removeTemporaryDebris,
   SOCKET_PATH_MAX_BYTES,
+  type StateLocks,
+  type StatePlaces,
   SYSTEM_LOCKS,
   stateLocks,
-} from "./state-dir/_lock.js";
-export type { StatePlaces } from "./state-dir/_places.js";
-export { placesLine } from "./state-dir/_places.js";
+  type TemporaryDebris,
+} from "./state-dir/index.js";

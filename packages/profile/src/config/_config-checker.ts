@@ -5,7 +5,7 @@
 
 import { COMMAND_ID_PATTERN, EXTENSION_ID_PATTERN } from "@rukh/descriptor";
 import { JsonChecker, type JsonValue, pointerAppend } from "@rukh/json";
-import type { ConfigIssueCode } from "../model/_model.js";
+import type { ConfigIssueCode } from "../model/index.js";
 
 /** A preset's or an endpoint's name: lowercase, at most 64 characters. */
 export const NAME = /^[a-z][a-z0-9_-]{0,63}$/;

@@ -1,13 +1,15 @@
 import { posix } from "node:path";
 import { COMMAND_HINTS, PUBLISHER_ID_PATTERN, REQUEST_NAME_PATTERN } from "@rukh/descriptor";
 import { type JsonValue, parseJson, pointerAppend, type Validation } from "@rukh/json";
-import { CONFIG_MAX_BYTES, DEFAULT_OWNER_LIMITS, type OwnerLimits } from "../model/_limits.js";
 import {
+  CONFIG_MAX_BYTES,
   type ConfigIssueCode,
+  DEFAULT_OWNER_LIMITS,
   type OwnerConfig,
+  type OwnerLimits,
   PRESET_RESOURCE_DEFAULTS,
   type TaskPreset,
-} from "../model/_model.js";
+} from "../model/index.js";
 import {
   ENDPOINT_NAMESPACE,
   isExtensionId,

@@ -4,7 +4,7 @@
 // scopes choose its preset. An endpoint without it is never served over HTTP.
 
 import { type JsonValue, pointerAppend } from "@rukh/json";
-import type { McpHttpConfig } from "../model/_model.js";
+import type { McpHttpConfig } from "../model/index.js";
 import { NAME, type OwnerConfigChecker } from "./_config-checker.js";
 
 const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]{1,128}$/;

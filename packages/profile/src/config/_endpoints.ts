@@ -4,17 +4,15 @@
 
 import { type JsonValue, pointerAppend } from "@rukh/json";
 import {
-  MCP_INSTRUCTIONS_MAX_LENGTH,
-  MCP_TRANSPORT_LIMITS,
-  type McpTransportLimits,
-} from "../model/_limits.js";
-import type { OwnerConfig } from "../model/_model.js";
-import {
   DEFAULT_ENDPOINT,
   DEFAULT_ENDPOINT_PRESET,
+  MCP_INSTRUCTIONS_MAX_LENGTH,
+  MCP_TRANSPORT_LIMITS,
   type McpEndpoint,
+  type McpTransportLimits,
+  type OwnerConfig,
   type ToolNaming,
-} from "../model/_model.js";
+} from "../model/index.js";
 import {
   ENDPOINT_NAMESPACE,
   isExtensionId,

@@ -3,8 +3,12 @@
 // belongs to one publisher, and the brand's administration paths belong to
 // no extension. Pure functions over a candidate revision.
 
-import { ProfileError } from "../model/_errors.js";
-import type { InstalledExtension, Routing, TrustedPublisher } from "../model/_model.js";
+import {
+  type InstalledExtension,
+  ProfileError,
+  type Routing,
+  type TrustedPublisher,
+} from "../model/index.js";
 
 /**
  * The first words of the brand's own commands (administration, help and

@@ -3,10 +3,15 @@
 // copy, and linked again whenever the directory no longer matches that copy.
 
 import { lstat, realpath } from "node:fs/promises";
-import { effectiveLimits } from "../config/_config.js";
-import { ioError, ProfileError } from "../model/_errors.js";
-import type { OwnerConfig, ProfileRevision, VerifiedPackage } from "../model/_model.js";
-import { pathProblems } from "../routes/_statedir-check.js";
+import { effectiveLimits } from "../config/index.js";
+import {
+  ioError,
+  type OwnerConfig,
+  ProfileError,
+  type ProfileRevision,
+  type VerifiedPackage,
+} from "../model/index.js";
+import { pathProblems } from "../routes/index.js";
 import { checkImports } from "./_imports.js";
 import { devPackage, readLimits, readPackageDir } from "./_package.js";
 

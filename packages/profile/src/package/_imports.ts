@@ -9,8 +9,7 @@ import { builtinModules } from "node:module";
 import { posix } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { init, parse } from "es-module-lexer";
-import { ProfileError } from "../model/_errors.js";
-import type { PackageFiles } from "../model/_model.js";
+import { type PackageFiles, ProfileError } from "../model/index.js";
 
 const BUILTINS: ReadonlySet<string> = new Set(builtinModules);
 const MODULE = /\.(mjs|js)$/;

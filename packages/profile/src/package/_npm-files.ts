@@ -10,8 +10,7 @@
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ProfileError } from "../model/_errors.js";
-import { DESCRIPTOR_PATH, SIGNATURE_PATH } from "../model/_model.js";
+import { DESCRIPTOR_PATH, ProfileError, SIGNATURE_PATH } from "../model/index.js";
 
 /** A package.json larger than this is not read (`unsupported_package_json`). */
 export const PACKAGE_JSON_MAX_BYTES = 1_048_576;

@@ -21,26 +21,24 @@ import {
 import { join } from "node:path";
 import { type ExtensionDescriptor, PUBLISHER_ID_PATTERN, parseDescriptor } from "@rukh/descriptor";
 import { canonicalJson, fingerprint, parseJson, sha256Hex } from "@rukh/json";
-import { ioError, ProfileError } from "../model/_errors.js";
 import {
   DEFAULT_OWNER_LIMITS,
+  DESCRIPTOR_PATH,
+  ioError,
+  type OwnerConfig,
   type OwnerLimits,
   PACKAGE_MAX_COMPRESSED_BYTES,
   PACKAGE_MAX_PATH_BYTES,
-  SIGNATURE_MAX_BYTES,
-} from "../model/_limits.js";
-import type { OwnerConfig } from "../model/_model.js";
-import {
-  DESCRIPTOR_PATH,
   type PackageFiles,
   type PackageManifest,
   type PackageSignature,
+  ProfileError,
+  SIGNATURE_MAX_BYTES,
   SIGNATURE_PATH,
   type VerifiedPackage,
-} from "../model/_model.js";
-import { ownershipProblem } from "../routes/_statedir-check.js";
-import { temporaryName } from "../state-dir/_debris.js";
-import { fsyncDir, writeDurable } from "../state-dir/_durable.js";
+} from "../model/index.js";
+import { ownershipProblem } from "../routes/index.js";
+import { fsyncDir, temporaryName, writeDurable } from "../state-dir/index.js";
 import { checkImports } from "./_imports.js";
 import { npmPublishedFiles, npmTarballContents } from "./_npm-files.js";
 import { checkStoredPackage } from "./_storecheck.js";

@@ -10,11 +10,14 @@ import { type BigIntStats, constants, lstatSync, readdirSync } from "node:fs";
 import { lstat, mkdir, open, readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { canonicalJson, fingerprint, type JsonValue, sha256Hex } from "@rukh/json";
-import { ProfileError } from "../model/_errors.js";
-import type { ManifestFile, PackageManifest } from "../model/_model.js";
-import { SIGNATURE_PATH } from "../model/_model.js";
-import { readFileAtMost } from "../routes/_bounded-reads.js";
-import { temporaryName } from "../state-dir/_debris.js";
+import {
+  type ManifestFile,
+  type PackageManifest,
+  ProfileError,
+  SIGNATURE_PATH,
+} from "../model/index.js";
+import { readFileAtMost } from "../routes/index.js";
+import { temporaryName } from "../state-dir/index.js";
 
 /** `[dev, ino, size, mtimeNs, ctimeNs]` as decimal strings. */
 type Stamp = readonly [string, string, string, string, string];

@@ -13,9 +13,7 @@ import { constants } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
 import { type ExtensionDescriptor, parseDescriptor } from "@rukh/descriptor";
-import { ProfileError } from "../model/_errors.js";
-import { PACKAGE_MAX_FILE_BYTES } from "../model/_limits.js";
-import { DESCRIPTOR_PATH } from "../model/_model.js";
+import { DESCRIPTOR_PATH, PACKAGE_MAX_FILE_BYTES, ProfileError } from "../model/index.js";
 import { checkStoredPackage } from "./_storecheck.js";
 
 const parsed = new Map<

@@ -1,6 +1,5 @@
 import { gunzipSync, gzipSync } from "node:zlib";
-import { ProfileError } from "../model/_errors.js";
-import type { PackageFiles } from "../model/_model.js";
+import { type PackageFiles, ProfileError } from "../model/index.js";
 
 /** Bounds for reading a package. */
 export interface PackageReadLimits {

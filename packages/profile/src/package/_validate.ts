@@ -6,11 +6,15 @@ import { verify } from "node:crypto";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { parseDescriptor } from "@rukh/descriptor";
 import { fingerprint, lineColumn, pointerOffset, type ValidationIssue } from "@rukh/json";
-import { effectiveLimits } from "../config/_config.js";
-import { ProfileError } from "../model/_errors.js";
-import { DEFAULT_OWNER_LIMITS } from "../model/_limits.js";
-import type { PackageFiles } from "../model/_model.js";
-import { DESCRIPTOR_PATH, type OwnerConfig, SIGNATURE_PATH } from "../model/_model.js";
+import { effectiveLimits } from "../config/index.js";
+import {
+  DEFAULT_OWNER_LIMITS,
+  DESCRIPTOR_PATH,
+  type OwnerConfig,
+  type PackageFiles,
+  ProfileError,
+  SIGNATURE_PATH,
+} from "../model/index.js";
 import { checkImports } from "./_imports.js";
 import {
   checkPrograms,

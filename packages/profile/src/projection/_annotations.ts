@@ -3,10 +3,14 @@
 // their place, and over both what the preset's enforcement proves.
 
 import type { CommandHints } from "@rukh/descriptor";
-import { presetNamed } from "../config/_config.js";
-import { ProfileError } from "../model/_errors.js";
-import { extensionPattern } from "../model/_identity.js";
-import type { McpTool, TaskPreset, ToolProjection } from "../model/_model.js";
+import { presetNamed } from "../config/index.js";
+import {
+  extensionPattern,
+  type McpTool,
+  ProfileError,
+  type TaskPreset,
+  type ToolProjection,
+} from "../model/index.js";
 
 /**
  * A tool's MCP `annotations`: only the hints someone gave or enforcement

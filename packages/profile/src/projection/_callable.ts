@@ -8,8 +8,7 @@
 // cannot.
 
 import { type CommandSpec, REGISTERED_FEATURES, type RequestsSpec } from "@rukh/descriptor";
-import { extensionPattern } from "../model/_identity.js";
-import type { TaskPreset } from "../model/_model.js";
+import { extensionPattern, type TaskPreset } from "../model/index.js";
 
 /** The surface a call comes from. */
 export type CallSurface = "cli" | "mcp";

@@ -7,16 +7,17 @@
 // tool alone is what must fit.
 
 import { pointerAppend, type ValidationIssue } from "@rukh/json";
-import { presetNamed } from "../config/_config.js";
-import { mcpEndpoint } from "../config/_endpoints.js";
-import { ProfileError } from "../model/_errors.js";
-import { extensionOf } from "../model/_identity.js";
+import { mcpEndpoint, presetNamed } from "../config/index.js";
 import {
   connectAnswerBytes,
+  extensionOf,
+  type IndexedTool,
   LIST_ANSWER_RESERVE_BYTES,
   listAnswerBytes,
-} from "../model/_limits.js";
-import type { IndexedTool, McpEndpoint, OwnerConfig } from "../model/_model.js";
+  type McpEndpoint,
+  type OwnerConfig,
+  ProfileError,
+} from "../model/index.js";
 import { ANNOTATIONS_MAX_BYTES } from "./_annotations.js";
 import { presetCheck } from "./_callable.js";
 import { toolNameLength } from "./_tool-names.js";

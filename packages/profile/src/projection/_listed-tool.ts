@@ -2,7 +2,7 @@
 // what `tools list --check` measures are this one object.
 
 import type { JsonObject } from "@rukh/json";
-import type { McpTool, ToolProjection } from "../model/_model.js";
+import type { McpTool, ToolProjection } from "../model/index.js";
 import { type ToolAnnotations, toolAnnotations } from "./_annotations.js";
 
 /**

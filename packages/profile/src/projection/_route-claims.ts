@@ -6,14 +6,14 @@
 
 import { type CommandSpec, cliSpec, type ExtensionDescriptor } from "@rukh/descriptor";
 import { sha256Hex } from "@rukh/json";
-import { ProfileError } from "../model/_errors.js";
-import type {
-  CliGroup,
-  CliRoute,
-  CliRouteTable,
-  LoadedExtension,
-  Routing,
-} from "../model/_model.js";
+import {
+  type CliGroup,
+  type CliRoute,
+  type CliRouteTable,
+  type LoadedExtension,
+  ProfileError,
+  type Routing,
+} from "../model/index.js";
 
 /**
  * The routing of a descriptor as a plain object, in the key order a

@@ -3,18 +3,19 @@
 // HMAC-protected cursors bound to the revision and the visibility.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { fingerprint } from "@rukh/json";
-import { presetNamed } from "../config/_config.js";
-import { ProfileError } from "../model/_errors.js";
-import { extensionOf } from "../model/_identity.js";
+import { presetNamed } from "../config/index.js";
 import {
   CURSOR_MAX_LENGTH,
+  extensionOf,
   listAnswerBytes,
   listPageBytes,
   MCP_TRANSPORT_LIMITS,
+  type McpTool,
   PAGE_MAX_BYTES,
   PAGE_MAX_TOOLS,
-} from "../model/_limits.js";
-import type { McpTool, ToolProjection } from "../model/_model.js";
+  ProfileError,
+  type ToolProjection,
+} from "../model/index.js";
 import { ANNOTATIONS_MAX_BYTES } from "./_annotations.js";
 import { presetCheck } from "./_callable.js";
 import { checkedSize, projectionInternals } from "./_tool-projection.js";

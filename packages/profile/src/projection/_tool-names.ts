@@ -7,7 +7,7 @@
 // revision's tag, and as few hex digits as tell the revision's tools apart.
 
 import { sha256Hex } from "@rukh/json";
-import { ProfileError } from "../model/_errors.js";
+import { ProfileError } from "../model/index.js";
 
 /** Longest slug of each form. */
 const SLUG_MAX = { full: 48, compact: 24 } as const;

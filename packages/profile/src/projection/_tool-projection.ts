@@ -9,20 +9,21 @@ import {
   type RequestsSpec,
 } from "@rukh/descriptor";
 import type { JsonObject } from "@rukh/json";
-import { profileNaming, revisionNamings } from "../config/_endpoints.js";
-import { ProfileError } from "../model/_errors.js";
-import { PAGE_MAX_BYTES, TOOL_DESCRIPTION_MAX_LENGTH } from "../model/_limits.js";
-import type {
-  CliRouteTable,
-  IndexedTool,
-  InstalledExtension,
-  LoadedExtension,
-  McpTool,
-  OwnerConfig,
-  ProfileRevision,
-  ToolNaming,
-  ToolProjection,
-} from "../model/_model.js";
+import { profileNaming, revisionNamings } from "../config/index.js";
+import {
+  type CliRouteTable,
+  type IndexedTool,
+  type InstalledExtension,
+  type LoadedExtension,
+  type McpTool,
+  type OwnerConfig,
+  PAGE_MAX_BYTES,
+  ProfileError,
+  type ProfileRevision,
+  TOOL_DESCRIPTION_MAX_LENGTH,
+  type ToolNaming,
+  type ToolProjection,
+} from "../model/index.js";
 import { surfaceRefusal } from "./_callable.js";
 import { listedOutputSchema } from "./_envelope.js";
 import { type ClientFitRevision, clientFitNames, toolName, toolNameLength } from "./_tool-names.js";

@@ -5,32 +5,33 @@
 import { realpath } from "node:fs/promises";
 import { resolve } from "node:path";
 import { canonicalJson, type JsonValue, sha256Hex } from "@rukh/json";
-import { effectiveLimits } from "../config/_config.js";
+import { effectiveLimits } from "../config/index.js";
 import type {
   OwnerConfig,
   ProfileRevision,
   ToolProjection,
   VerifiedPackage,
-} from "../model/_model.js";
-import { linkedPackage } from "../package/_devlink.js";
-import { checkImports } from "../package/_imports.js";
+} from "../model/index.js";
 import {
+  checkImports,
+  linkedPackage,
   readLimits,
   readNpmArchive,
   readPackageSource,
   storePackage,
   verifyPackage,
-} from "../package/_package.js";
-import { checkEndpointPages, hasResponseLimits } from "../projection/_endpoint-pages.js";
+} from "../package/index.js";
 import {
   checkClientFitNames,
+  checkEndpointPages,
   checkToolSizes,
   devLinkIds,
   hasCompactNames,
+  hasResponseLimits,
   projectionFromIndex,
   projectionOf,
-} from "../projection/_tool-projection.js";
-import { routesDigestOf } from "../routes/_route-cache.js";
+} from "../projection/index.js";
+import { routesDigestOf } from "../routes/index.js";
 import { commitRevision, type LockOptions } from "./_commit.js";
 import {
   type Candidate,

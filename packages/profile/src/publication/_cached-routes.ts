@@ -1,6 +1,5 @@
-import { ProfileError } from "../model/_errors.js";
-import type { CliRouteTable } from "../model/_model.js";
-import { ROUTES_FORMAT, readRouteCache, routeLineDigest } from "../routes/_route-cache.js";
+import { type CliRouteTable, ProfileError } from "../model/index.js";
+import { ROUTES_FORMAT, readRouteCache, routeLineDigest } from "../routes/index.js";
 
 export { ROUTES_FORMAT };
 

@@ -13,20 +13,25 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { ExtensionDescriptor } from "@rukh/descriptor";
-import { ioError, ProfileError } from "../model/_errors.js";
-import { extensionOf } from "../model/_identity.js";
-import type {
-  CliRouteTable,
-  IndexedTool,
-  ProfileRevision,
-  Routing,
-  ToolNaming,
-  ToolProjection,
-} from "../model/_model.js";
-import { buildRoutes, routingOf } from "../projection/_route-claims.js";
-import { projectionFromIndex, projectionOf, toolCommands } from "../projection/_tool-projection.js";
-import { readFileAtMost } from "../routes/_bounded-reads.js";
-import { PART_MAX_BYTES, partLine, partPath } from "../routes/_route-cache.js";
+import {
+  type CliRouteTable,
+  extensionOf,
+  type IndexedTool,
+  ioError,
+  ProfileError,
+  type ProfileRevision,
+  type Routing,
+  type ToolNaming,
+  type ToolProjection,
+} from "../model/index.js";
+import {
+  buildRoutes,
+  projectionFromIndex,
+  projectionOf,
+  routingOf,
+  toolCommands,
+} from "../projection/index.js";
+import { PART_MAX_BYTES, partLine, partPath, readFileAtMost } from "../routes/index.js";
 import type { Part } from "./_parts.js";
 
 /**

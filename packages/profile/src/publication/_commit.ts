@@ -4,12 +4,15 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, realpath, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { ioError, ProfileError } from "../model/_errors.js";
-import { readFileAtMost } from "../routes/_bounded-reads.js";
-import { PART_MAX_BYTES, partPath } from "../routes/_route-cache.js";
-import { temporaryName } from "../state-dir/_debris.js";
-import { fsyncDir, writeDurable } from "../state-dir/_durable.js";
-import { type LockMechanism, stateLocks } from "../state-dir/_lock.js";
+import { ioError, ProfileError } from "../model/index.js";
+import { PART_MAX_BYTES, partPath, readFileAtMost } from "../routes/index.js";
+import {
+  fsyncDir,
+  type LockMechanism,
+  stateLocks,
+  temporaryName,
+  writeDurable,
+} from "../state-dir/index.js";
 import type { Part } from "./_parts.js";
 
 /** How a state directory's publication lock is taken. */

@@ -9,16 +9,22 @@
 
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, type JsonValue } from "@rukh/json";
-import { checkCliOwnership, routingOwner } from "../config/_trust.js";
-import { extensionOf } from "../model/_identity.js";
-import type { IndexedTool, InstalledExtension, OwnerConfig, Routing } from "../model/_model.js";
+import { checkCliOwnership, routingOwner } from "../config/index.js";
+import {
+  extensionOf,
+  type IndexedTool,
+  type InstalledExtension,
+  type OwnerConfig,
+  type Routing,
+} from "../model/index.js";
 import {
   buildRoutes,
   claimRoutes,
+  indexedTool,
   routeKeyOfWords,
   routingOf,
-} from "../projection/_route-claims.js";
-import { indexedTool, toolCommands } from "../projection/_tool-projection.js";
+  toolCommands,
+} from "../projection/index.js";
 import {
   bucketLine,
   firstWordsOf,

@@ -7,18 +7,17 @@
 // the files with a derivation from the store.
 
 import type { CommandSpec } from "@rukh/descriptor";
-import { checkCliOwnership, routingOwner } from "../config/_trust.js";
-import { extensionOf } from "../model/_identity.js";
-import type {
-  CliRouteTable,
-  IndexedTool,
-  InstalledExtension,
-  LoadedExtension,
-  OwnerConfig,
-} from "../model/_model.js";
-import { buildRoutes } from "../projection/_route-claims.js";
-import { indexedTool, toolCommands } from "../projection/_tool-projection.js";
-import type { RouteCacheRead } from "../routes/_route-cache.js";
+import { checkCliOwnership, routingOwner } from "../config/index.js";
+import {
+  type CliRouteTable,
+  extensionOf,
+  type IndexedTool,
+  type InstalledExtension,
+  type LoadedExtension,
+  type OwnerConfig,
+} from "../model/index.js";
+import { buildRoutes, indexedTool, toolCommands } from "../projection/index.js";
+import type { RouteCacheRead } from "../routes/index.js";
 import { type RouteRow, routesFileTextOf } from "./_cached-routes.js";
 import { type Catalog, catalogFileText, catalogLine } from "./_catalog.js";
 import { type Part, packagePart } from "./_parts.js";

@@ -8,8 +8,8 @@
 
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { sha256Hex } from "@rukh/json";
-import { routeOf } from "../projection/_route-claims.js";
-import { routeLineDigest } from "../routes/_route-cache.js";
+import { routeOf } from "../projection/index.js";
+import { routeLineDigest } from "../routes/index.js";
 import type { RouteRow } from "./_cached-routes.js";
 
 /** A package's part: its text, the text's SHA-256 and the route cache rows of its commands. */

@@ -4,15 +4,21 @@
 // be tried alone: base + request → candidate, or the refusal.
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import { canonicalJson, type JsonValue } from "@rukh/json";
-import { parseOwnerConfig, presetNamed, validateOwnerConfig } from "../config/_config.js";
-import { checkNamespaces, checkSource, checkVersionChange } from "../config/_trust.js";
-import { ProfileError } from "../model/_errors.js";
-import type {
-  ExtensionOrigin,
-  InstalledExtension,
-  OwnerConfig,
-  ProfileRevision,
-} from "../model/_model.js";
+import {
+  checkNamespaces,
+  checkSource,
+  checkVersionChange,
+  parseOwnerConfig,
+  presetNamed,
+  validateOwnerConfig,
+} from "../config/index.js";
+import {
+  type ExtensionOrigin,
+  type InstalledExtension,
+  type OwnerConfig,
+  ProfileError,
+  type ProfileRevision,
+} from "../model/index.js";
 import { registryWithoutUserInfo } from "./_revision-check.js";
 
 /** One change applied by {@link StateDirectory.apply}. */

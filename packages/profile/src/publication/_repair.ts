@@ -2,9 +2,9 @@
 // (the route cache, the catalog, the parts) against what its packages say.
 import { mkdir, readFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { ioError } from "../model/_errors.js";
-import { routesDigestOf } from "../routes/_route-cache.js";
-import { assertWritable } from "../state-dir/_places.js";
+import { ioError } from "../model/index.js";
+import { routesDigestOf } from "../routes/index.js";
+import { assertWritable } from "../state-dir/index.js";
 import { type LockOptions, publicationLock, writeAtomic } from "./_commit.js";
 import { derive } from "./_derive.js";
 import type { PublishedRevisions } from "./_published-revisions.js";

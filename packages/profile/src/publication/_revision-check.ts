@@ -2,8 +2,8 @@
 // structure (`validateRevision`; its id is checked by the reader in
 // `_published-revisions.ts`), and registry addresses without user info.
 import type { JsonValue, Validation, ValidationIssue } from "@rukh/json";
-import { validateOwnerConfig } from "../config/_config.js";
-import { type ProfileRevision, REVISION_ID } from "../model/_model.js";
+import { validateOwnerConfig } from "../config/index.js";
+import { type ProfileRevision, REVISION_ID } from "../model/index.js";
 
 const DEV_SOURCE_MAX_LENGTH = 4096;
 const EXTENSION_KEYS = ["digest", "enabled", "id", "publisher", "version"].join(",");

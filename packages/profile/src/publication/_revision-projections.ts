@@ -3,23 +3,26 @@
 // keys, MCP projections under the profile's naming or an endpoint's, and
 // what a publication on a revision derives; each kept in a small cache.
 import type { ExtensionDescriptor } from "@rukh/descriptor";
-import { profileNaming, sameNaming } from "../config/_endpoints.js";
-import { ProfileError } from "../model/_errors.js";
-import type {
-  CliRouteTable,
-  InstalledExtension,
-  LoadedExtension,
-  OwnerConfig,
-  ProfileRevision,
-  ToolNaming,
-  ToolProjection,
-  VerifiedPackage,
-} from "../model/_model.js";
-import { corruptExtension } from "../package/_storecheck.js";
-import { loadStoredPackage } from "../package/_stored-descriptor.js";
-import { buildRoutes, routeKeyOfPublished } from "../projection/_route-claims.js";
-import { buildProjection, projectionOf } from "../projection/_tool-projection.js";
-import { readRouteCache } from "../routes/_route-cache.js";
+import { profileNaming, sameNaming } from "../config/index.js";
+import {
+  type CliRouteTable,
+  type InstalledExtension,
+  type LoadedExtension,
+  type OwnerConfig,
+  ProfileError,
+  type ProfileRevision,
+  type ToolNaming,
+  type ToolProjection,
+  type VerifiedPackage,
+} from "../model/index.js";
+import { corruptExtension, loadStoredPackage } from "../package/index.js";
+import {
+  buildProjection,
+  buildRoutes,
+  projectionOf,
+  routeKeyOfPublished,
+} from "../projection/index.js";
+import { readRouteCache } from "../routes/index.js";
 import { cachedRoutes } from "./_cached-routes.js";
 import { type Catalog, catalogProjection, readCatalog } from "./_catalog.js";
 import { type Derivation, derive } from "./_derive.js";

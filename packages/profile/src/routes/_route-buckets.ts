@@ -8,7 +8,7 @@
 import * as crypto from "node:crypto";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type { CliRoute } from "../model/_model.js";
+import type { CliRoute } from "../model/index.js";
 import { readFileAtMost, readRange } from "./_bounded-reads.js";
 
 // Node's one-shot hash where it exists (20.12 and later): no Hash object per line.

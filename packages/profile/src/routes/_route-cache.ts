@@ -1,43 +1,19 @@
-// The one reader of a revision's route cache, importable on its own
-// (`@rukh/profile/route-cache`): it needs nothing but node:fs and a hash, so
+// The one reader of a revision's route cache, the heart of the light entry
+// `@rukh/profile/route-cache`: it needs nothing but node:fs and a hash, so
 // listing, help and completion can use it without loading the rest of the
 // profile. It checks that the active revision's bytes hash to its id and that
 // the cache hashes to the digest the revision records.
 
 import { join } from "node:path";
-import type { CliRoute, CliRouteTable } from "../model/_model.js";
+import type { CliRoute, CliRouteTable } from "../model/index.js";
 import { readFileAtMost, readFirstLine } from "./_bounded-reads.js";
 import {
   type BucketLine,
-  PART_MAX_BYTES,
-  partLine,
-  partPath,
   RouteBuckets,
   type RouteHead,
   type RouteSet,
-  routeLineDigest,
   sha256,
 } from "./_route-buckets.js";
-
-// The bounded whole-file reader it reads with: as light, for other fast callers.
-export { readFileAtMost } from "./_bounded-reads.js";
-// Where the state directory is: as light as this reader, for the same fast path.
-export { FOREIGN_STATE_VARIABLES, resolveStateDir, stateDirVariable } from "./_statedir.js";
-export {
-  type StateDirCheckOptions,
-  type StateDirProblem,
-  stateDirMessage,
-  stateDirProblems,
-} from "./_statedir-check.js";
-export {
-  type BucketLine,
-  PART_MAX_BYTES,
-  partLine,
-  partPath,
-  type RouteHead,
-  type RouteSet,
-  routeLineDigest,
-};
 
 /**
  * Format tag of a `revisions/<id>.routes.json` file. Version 8: a header line,

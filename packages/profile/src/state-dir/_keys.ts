@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { link, mkdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { ioError, ProfileError } from "../model/_errors.js";
+import { ioError, ProfileError } from "../model/index.js";
 import { temporaryName } from "./_debris.js";
 import { fsyncDir, writeDurable } from "./_durable.js";
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, unlinkSync } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
-import { ProfileError } from "../model/_errors.js";
+import { ProfileError } from "../model/index.js";
 
 /**
  * A lock the kernel holds for its holder: freed the moment the holding

@@ -7,9 +7,9 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { join } from "node:path";
-import { isJournalDir } from "../config/_config.js";
-import { ProfileError } from "../model/_errors.js";
-import { journalDirVariable } from "../routes/_statedir.js";
+import { isJournalDir } from "../config/index.js";
+import { ProfileError } from "../model/index.js";
+import { journalDirVariable } from "../routes/index.js";
 
 /**
  * Where one process of a state directory reads and writes what is not the
