@@ -1,11 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  type McpTool,
-  StateDirectory,
-  type ToolProjection,
-  toolAnnotations,
-  validateOwnerConfig,
-} from "../src/index.js";
+import { validateOwnerConfig } from "../src/config.js";
+import { type McpTool, StateDirectory, type ToolProjection } from "../src/index.js";
+import { toolAnnotations } from "../src/projection/_annotations.js";
 import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 // A tool's MCP annotations: the publisher's hints (rukh.extension/3), an

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseOwnerConfig, validateOwnerConfig } from "../src/index.js";
+import { parseOwnerConfig, validateOwnerConfig } from "../src/config.js";
 import { FIXTURE_PUB, ownerConfig } from "./_helpers.js";
 
 const preset = {

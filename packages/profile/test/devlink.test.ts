@@ -1,13 +1,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import {
-  listTools,
-  type ProfileError,
-  StateDirectory,
-  validateOwnerConfig,
-  visibleTools,
-} from "../src/index.js";
+import { validateOwnerConfig } from "../src/config.js";
+import { listTools, type ProfileError, StateDirectory, visibleTools } from "../src/index.js";
 import { validateRevision } from "../src/publication/_revision-check.js";
 import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
 

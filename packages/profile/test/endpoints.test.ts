@@ -1,18 +1,16 @@
 import { describe, expect, it } from "vitest";
+import { httpListen, validateOwnerConfig } from "../src/config.js";
 import {
-  clientFitName,
-  httpListen,
   listTools,
   mcpEndpoint,
   type OwnerConfig,
   type ProfileError,
   StateDirectory,
   TOOL_NAME_MAX_LENGTH,
-  toolName,
-  validateOwnerConfig,
   visibleTools,
 } from "../src/index.js";
 import { checkToolSizes, indexedTool } from "../src/projection/_tool-projection.js";
+import { clientFitName, toolName } from "../src/projection.js";
 import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 // MCP endpoints in the owner configuration: what is accepted, what each

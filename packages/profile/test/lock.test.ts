@@ -4,12 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import {
-  type LockMechanism,
-  SOCKET_PATH_MAX_BYTES,
-  SYSTEM_LOCKS,
-  stateLocks,
-} from "../src/index.js";
+import { type LockMechanism, stateLocks } from "../src/index.js";
+import { SOCKET_PATH_MAX_BYTES, SYSTEM_LOCKS } from "../src/state-dir/_lock.js";
 
 // The same table for both ways a state directory's locks are held: the
 // abstract sockets Linux has, and the socket files any POSIX system has.

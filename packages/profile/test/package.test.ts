@@ -2,7 +2,8 @@ import { execFileSync } from "node:child_process";
 import { linkSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { computeManifest, ProfileError, packPackage, StateDirectory } from "../src/index.js";
+import { ProfileError, packPackage, StateDirectory } from "../src/index.js";
+import { computeManifest } from "../src/package.js";
 import {
   descriptor,
   FIXTURE_KEY,

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  listTools,
-  PAGE_MAX_BYTES,
-  PAGE_MAX_TOOLS,
-  ProfileError,
-  StateDirectory,
-  visibleTools,
-} from "../src/index.js";
+import { listTools, ProfileError, StateDirectory, visibleTools } from "../src/index.js";
+import { PAGE_MAX_BYTES, PAGE_MAX_TOOLS } from "../src/model/_limits.js";
 import { checkToolSizes, indexedTool } from "../src/projection/_tool-projection.js";
 import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
 

@@ -5,15 +5,14 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import {
   checkStoredPackage,
-  clientFitName,
   cliRoutes,
   listTools,
-  PAGE_MAX_TOOLS,
   ProfileError,
   resolveTool,
   StateDirectory,
-  toolName,
 } from "../src/index.js";
+import { PAGE_MAX_TOOLS } from "../src/model/_limits.js";
+import { clientFitName, toolName } from "../src/projection.js";
 import { descriptor, listing, makePackage, ownerConfig, tempDir } from "./_helpers.js";
 
 const work = tempDir();

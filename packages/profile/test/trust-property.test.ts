@@ -2,17 +2,17 @@ import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { inNamespace } from "../src/config/_trust.js";
+import { RESERVED_CLI_WORDS } from "../src/config.js";
 import {
   compareVersions,
-  DESCRIPTOR_PATH,
-  inNamespace,
   namespacesOf,
   type OwnerConfig,
   ProfileError,
   publicKeyBase64,
-  RESERVED_CLI_WORDS,
   StateDirectory,
 } from "../src/index.js";
+import { DESCRIPTOR_PATH } from "../src/package.js";
 import {
   descriptor,
   FIXTURE_KEY,

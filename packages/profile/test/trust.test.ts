@@ -2,13 +2,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkVersionChange } from "../src/config/_trust.js";
-import {
-  compareVersions,
-  ProfileError,
-  RESERVED_CLI_WORDS,
-  StateDirectory,
-  validateOwnerConfig,
-} from "../src/index.js";
+import { RESERVED_CLI_WORDS, validateOwnerConfig } from "../src/config.js";
+import { compareVersions, ProfileError, StateDirectory } from "../src/index.js";
 import {
   type CommandDef,
   descriptor,

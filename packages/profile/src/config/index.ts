@@ -26,7 +26,6 @@ export {
   checkSource,
   checkVersionChange,
   compareVersions,
-  inNamespace,
   namespacesOf,
   RESERVED_CLI_WORDS,
   routingOwner,

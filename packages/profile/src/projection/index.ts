@@ -17,7 +17,6 @@
 //   6. resolveTool          a called name back to its tool
 
 export type { ToolAnnotations } from "./_annotations.js";
-export { toolAnnotations } from "./_annotations.js";
 export type { CallRefusal, CallSurface } from "./_callable.js";
 export { callRefusal } from "./_callable.js";
 export { checkEndpointPages, hasResponseLimits } from "./_endpoint-pages.js";
@@ -47,13 +46,7 @@ export {
 export type { ListToolsOptions, ToolPage } from "./_tool-list.js";
 export { listTools, visibleTools } from "./_tool-list.js";
 export type { ClientFitNameParts } from "./_tool-names.js";
-export {
-  CLIENT_FIT_DIGITS,
-  clientFitName,
-  revisionTag,
-  TOOL_NAME_MAX_LENGTH,
-  toolName,
-} from "./_tool-names.js";
+export { clientFitName, TOOL_NAME_MAX_LENGTH, toolName } from "./_tool-names.js";
 export {
   buildProjection,
   checkClientFitNames,

@@ -20,6 +20,6 @@ export type { GcOptions, GcReport } from "./_gc.js";
 export { collect } from "./_gc.js";
 export { cursorKey } from "./_keys.js";
 export type { LockMechanism, NamedLock, StateLocks } from "./_lock.js";
-export { holdAbstractLock, SOCKET_PATH_MAX_BYTES, SYSTEM_LOCKS, stateLocks } from "./_lock.js";
+export { holdAbstractLock, SYSTEM_LOCKS, stateLocks } from "./_lock.js";
 export type { StatePlaces } from "./_places.js";
 export { assertWritable, placesLine, statePlaces } from "./_places.js";
