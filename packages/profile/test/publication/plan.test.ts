@@ -1,8 +1,8 @@
 // Each kind of change planned alone: a base, one request, and the candidate
 // or the refusal. No state directory, no package on disk.
 import { describe, expect, it } from "vitest";
-import { validateOwnerConfig } from "../src/config/_config.js";
-import type { InstalledExtension, OwnerConfig, ProfileRevision } from "../src/model/_model.js";
+import { validateOwnerConfig } from "../../src/config/_config.js";
+import type { InstalledExtension, OwnerConfig, ProfileRevision } from "../../src/model/_model.js";
 import {
   type ArrivingPackage,
   type Candidate,
@@ -12,8 +12,8 @@ import {
   draftOf,
   planChange,
   type ReadChange,
-} from "../src/publication/_plan.js";
-import { ownerConfig } from "./_helpers.js";
+} from "../../src/publication/_plan.js";
+import { ownerConfig } from "../_helpers.js";
 
 function config(over: Record<string, unknown> = {}): OwnerConfig {
   const v = validateOwnerConfig(ownerConfig(over) as never);

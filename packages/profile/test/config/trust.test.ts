@@ -1,9 +1,9 @@
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkVersionChange } from "../src/config/_trust.js";
-import { RESERVED_CLI_WORDS, validateOwnerConfig } from "../src/config.js";
-import { compareVersions, ProfileError, StateDirectory } from "../src/index.js";
+import { checkVersionChange } from "../../src/config/_trust.js";
+import { RESERVED_CLI_WORDS, validateOwnerConfig } from "../../src/config.js";
+import { compareVersions, ProfileError, StateDirectory } from "../../src/index.js";
 import {
   type CommandDef,
   descriptor,
@@ -12,7 +12,7 @@ import {
   otherKey,
   ownerConfig,
   tempDir,
-} from "./_helpers.js";
+} from "../_helpers.js";
 
 const work = tempDir();
 const evil = otherKey();
@@ -387,8 +387,8 @@ describe("imports a Node program cannot load", () => {
       mkdirSync(join(dir, p, ".."), { recursive: true });
       writeFileSync(join(dir, p), t);
     }
-    const { signPackage } = await import("../src/index.js");
-    return signPackage(dir, (await import("./_helpers.js")).FIXTURE_KEY, {
+    const { signPackage } = await import("../../src/index.js");
+    return signPackage(dir, (await import("../_helpers.js")).FIXTURE_KEY, {
       publisher: "acme",
     }).then(
       () => "signed",

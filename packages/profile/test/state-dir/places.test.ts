@@ -8,8 +8,8 @@ import {
   ProfileError,
   placesLine,
   StateDirectory,
-} from "../src/index.js";
-import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
+} from "../../src/index.js";
+import { descriptor, makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 // Where a process of a state directory writes (`StateDirectory.places`):
 // the journal directory and what set it, the cursor key's directory, and

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { httpListen, validateOwnerConfig } from "../src/config.js";
+import { httpListen, validateOwnerConfig } from "../../src/config.js";
 import {
   listTools,
   mcpEndpoint,
@@ -8,10 +8,10 @@ import {
   StateDirectory,
   TOOL_NAME_MAX_LENGTH,
   visibleTools,
-} from "../src/index.js";
-import { checkToolSizes, indexedTool } from "../src/projection/_tool-projection.js";
-import { clientFitName, toolName } from "../src/projection.js";
-import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
+} from "../../src/index.js";
+import { checkToolSizes, indexedTool } from "../../src/projection/_tool-projection.js";
+import { clientFitName, toolName } from "../../src/projection.js";
+import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 // MCP endpoints in the owner configuration: what is accepted, what each
 // endpoint resolves to, and the tools a projection names under an

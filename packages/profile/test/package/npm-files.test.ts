@@ -2,9 +2,9 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ProfileError, StateDirectory, signPackage } from "../src/index.js";
-import { computeManifest } from "../src/package.js";
-import { descriptor, FIXTURE_KEY, ownerConfig, tempDir } from "./_helpers.js";
+import { ProfileError, StateDirectory, signPackage } from "../../src/index.js";
+import { computeManifest } from "../../src/package.js";
+import { descriptor, FIXTURE_KEY, ownerConfig, tempDir } from "../_helpers.js";
 
 // A package directory with a package.json is read as npm publishes it, so the
 // files Rukh signs are the files a registry hands out. Each layout is checked

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { isExtensionId, isIdentity, OwnerConfigChecker } from "../src/config/_config-checker.js";
-import { validateOwnerConfig } from "../src/config.js";
-import { ownerConfig } from "./_helpers.js";
+import { isExtensionId, isIdentity, OwnerConfigChecker } from "../../src/config/_config-checker.js";
+import { validateOwnerConfig } from "../../src/config.js";
+import { ownerConfig } from "../_helpers.js";
 
 // The owner configuration reports an unknown member as a descriptor reports
 // an unknown field: with the member a typo meant, when there is one.

@@ -10,10 +10,10 @@ import {
   ProfileError,
   resolveTool,
   StateDirectory,
-} from "../src/index.js";
-import { PAGE_MAX_TOOLS } from "../src/model/_limits.js";
-import { clientFitName, toolName } from "../src/projection.js";
-import { descriptor, listing, makePackage, ownerConfig, tempDir } from "./_helpers.js";
+} from "../../src/index.js";
+import { PAGE_MAX_TOOLS } from "../../src/model/_limits.js";
+import { clientFitName, toolName } from "../../src/projection.js";
+import { descriptor, listing, makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 const work = tempDir();
 const many = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `c${i}` }));
@@ -350,7 +350,7 @@ describe("the publication lock", () => {
       const root = join(work, `lock-timeout-${locks}`);
       const a = new StateDirectory(root, { locks });
       await a.setConfig(ownerConfig() as never);
-      const { stateLocks } = await import("../src/index.js");
+      const { stateLocks } = await import("../../src/index.js");
       const { realpathSync } = await import("node:fs");
       const held = await stateLocks(realpathSync(root), locks).hold("publication");
       expect(held).not.toBeNull();

@@ -8,10 +8,10 @@ import { join } from "node:path";
 import { type CommandSpec, parseDescriptor } from "@rukh/descriptor";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ProfileError, StateDirectory } from "../src/index.js";
-import { clientFitName, fingerprintOf } from "../src/projection/_tool-names.js";
-import { indexedTool } from "../src/projection/_tool-projection.js";
-import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
+import { ProfileError, StateDirectory } from "../../src/index.js";
+import { clientFitName, fingerprintOf } from "../../src/projection/_tool-names.js";
+import { indexedTool } from "../../src/projection/_tool-projection.js";
+import { descriptor, makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 const work = tempDir();
 const IDS = ["acme.e0", "acme.e1", "acme.e2", "acme.e3"];

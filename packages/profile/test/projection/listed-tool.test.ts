@@ -1,7 +1,7 @@
 import { Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
-import { listTools, type McpTool, StateDirectory } from "../src/index.js";
-import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
+import { listTools, type McpTool, StateDirectory } from "../../src/index.js";
+import { descriptor, makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 // What a listed tool carries: what a client and a model need of it, and no
 // more. The host still decodes and validates every input and every result in

@@ -2,8 +2,8 @@ import { generateKeyPairSync, type KeyObject } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { inNamespace } from "../src/config/_trust.js";
-import { RESERVED_CLI_WORDS } from "../src/config.js";
+import { inNamespace } from "../../src/config/_trust.js";
+import { RESERVED_CLI_WORDS } from "../../src/config.js";
 import {
   compareVersions,
   namespacesOf,
@@ -11,8 +11,8 @@ import {
   ProfileError,
   publicKeyBase64,
   StateDirectory,
-} from "../src/index.js";
-import { DESCRIPTOR_PATH } from "../src/package.js";
+} from "../../src/index.js";
+import { DESCRIPTOR_PATH } from "../../src/package.js";
 import {
   descriptor,
   FIXTURE_KEY,
@@ -20,7 +20,7 @@ import {
   makePackage,
   ownerConfig,
   tempDir,
-} from "./_helpers.js";
+} from "../_helpers.js";
 
 // Any sequence of trust and install operations by several publishers, some
 // hostile, never leaves a revision in which a command's signer does not own

@@ -7,16 +7,16 @@ import {
   resolveTool,
   StateDirectory,
   TOOL_NAME_MAX_LENGTH,
-} from "../src/index.js";
+} from "../../src/index.js";
 import {
   CLIENT_FIT_DIGITS,
   clientFitName,
   digitsNeeded,
   fingerprintOf,
   revisionTag,
-} from "../src/projection/_tool-names.js";
-import { buildProjection } from "../src/projection/_tool-projection.js";
-import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
+} from "../../src/projection/_tool-names.js";
+import { buildProjection } from "../../src/projection/_tool-projection.js";
+import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 // Client-fit names (`toolNames: "compact"`): what a client that prefixes
 // names and hands them to a model API can take, telling two extensions'

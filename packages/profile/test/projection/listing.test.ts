@@ -1,12 +1,12 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { listTools, ProfileError, StateDirectory, visibleTools } from "../src/index.js";
-import { PAGE_MAX_BYTES } from "../src/model/_limits.js";
-import { checkEndpointPages } from "../src/projection/_endpoint-pages.js";
-import { clientFitNames, toolName, toolNameLength } from "../src/projection/_tool-names.js";
-import { connectAnswerBytes } from "../src/projection.js";
-import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
+import { listTools, ProfileError, StateDirectory, visibleTools } from "../../src/index.js";
+import { PAGE_MAX_BYTES } from "../../src/model/_limits.js";
+import { checkEndpointPages } from "../../src/projection/_endpoint-pages.js";
+import { clientFitNames, toolName, toolNameLength } from "../../src/projection/_tool-names.js";
+import { connectAnswerBytes } from "../../src/projection.js";
+import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 // What a preset is shown is what it could run: a tool whose requested
 // actions or resources the preset does not grant is never listed, and an

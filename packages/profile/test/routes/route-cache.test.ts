@@ -2,10 +2,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDescriptor } from "@rukh/descriptor";
 import { describe, expect, it } from "vitest";
-import { ProfileError, readActiveRoutes, StateDirectory, storedDescriptor } from "../src/index.js";
-import { ROUTES_MAX_BYTES } from "../src/route-cache.js";
-import { readRouteCache } from "../src/routes/_route-cache.js";
-import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
+import {
+  ProfileError,
+  readActiveRoutes,
+  StateDirectory,
+  storedDescriptor,
+} from "../../src/index.js";
+import { ROUTES_MAX_BYTES } from "../../src/route-cache.js";
+import { readRouteCache } from "../../src/routes/_route-cache.js";
+import { descriptor, makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 const work = tempDir();
 

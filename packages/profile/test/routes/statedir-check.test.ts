@@ -1,8 +1,8 @@
 import { chmodSync, chownSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { stateDirMessage, stateDirProblems } from "../src/index.js";
-import { tempDir } from "./_helpers.js";
+import { stateDirMessage, stateDirProblems } from "../../src/index.js";
+import { tempDir } from "../_helpers.js";
 
 // The ssh-like check every command line makes before it uses a state
 // directory: the cases as a table, on real files.

@@ -2,8 +2,8 @@ import { execFileSync } from "node:child_process";
 import { linkSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ProfileError, packPackage, StateDirectory } from "../src/index.js";
-import { computeManifest } from "../src/package.js";
+import { ProfileError, packPackage, StateDirectory } from "../../src/index.js";
+import { computeManifest } from "../../src/package.js";
 import {
   descriptor,
   FIXTURE_KEY,
@@ -13,7 +13,7 @@ import {
   ownerConfig,
   rawTgz,
   tempDir,
-} from "./_helpers.js";
+} from "../_helpers.js";
 
 const work = tempDir();
 const files = descriptor("acme.files", "acme", [{ id: "a" }, { id: "b", path: ["files", "b"] }]);
@@ -27,7 +27,7 @@ async function freshHome(): Promise<StateDirectory> {
         {
           id: "acme",
           publicKey: readFileSync(
-            new URL("../../../fixtures/keys/example-publisher.pub", import.meta.url),
+            new URL("../../../../fixtures/keys/example-publisher.pub", import.meta.url),
             "utf8",
           ).trim(),
         },

@@ -1,10 +1,10 @@
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { validateOwnerConfig } from "../src/config.js";
-import { listTools, type ProfileError, StateDirectory, visibleTools } from "../src/index.js";
-import { validateRevision } from "../src/publication/_revision-check.js";
-import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
+import { validateOwnerConfig } from "../../src/config.js";
+import { listTools, type ProfileError, StateDirectory, visibleTools } from "../../src/index.js";
+import { validateRevision } from "../../src/publication/_revision-check.js";
+import { descriptor, makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 // Development links in the profile: an unsigned directory stored and run
 // like a package, trusted by no one, hidden from MCP unless named, linked

@@ -15,8 +15,8 @@ import {
   ProfileError,
   StateDirectory,
   storedDescriptor,
-} from "../src/index.js";
-import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
+} from "../../src/index.js";
+import { descriptor, makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 const work = tempDir();
 

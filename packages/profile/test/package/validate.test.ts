@@ -2,8 +2,8 @@ import { generateKeyPairSync } from "node:crypto";
 import { unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { publicKeyBase64, validatePackageDir } from "../src/index.js";
-import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
+import { publicKeyBase64, validatePackageDir } from "../../src/index.js";
+import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 // validatePackageDir: install's checks of the package itself, all at once.
 const work = tempDir();

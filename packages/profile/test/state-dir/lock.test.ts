@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { type LockMechanism, stateLocks } from "../src/index.js";
-import { SOCKET_PATH_MAX_BYTES, SYSTEM_LOCKS } from "../src/state-dir/_lock.js";
+import { type LockMechanism, stateLocks } from "../../src/index.js";
+import { SOCKET_PATH_MAX_BYTES, SYSTEM_LOCKS } from "../../src/state-dir/_lock.js";
 
 // The same table for both ways a state directory's locks are held: the
 // abstract sockets Linux has, and the socket files any POSIX system has.
@@ -14,7 +14,7 @@ import { SOCKET_PATH_MAX_BYTES, SYSTEM_LOCKS } from "../src/state-dir/_lock.js";
 // and across real processes killed with SIGKILL.
 const work = realpathSync(mkdtempSync(join(tmpdir(), "rukh-lock-")));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
-const dist = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+const dist = fileURLToPath(new URL("../../dist/index.js", import.meta.url));
 const children = new Set<ChildProcess>();
 afterEach(() => {
   for (const c of children) c.kill("SIGKILL");

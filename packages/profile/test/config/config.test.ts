@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseOwnerConfig, validateOwnerConfig } from "../src/config.js";
-import { FIXTURE_PUB, ownerConfig } from "./_helpers.js";
+import { parseOwnerConfig, validateOwnerConfig } from "../../src/config.js";
+import { FIXTURE_PUB, ownerConfig } from "../_helpers.js";
 
 const preset = {
   commands: [],

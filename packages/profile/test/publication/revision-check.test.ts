@@ -4,9 +4,12 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { canonicalJson, type JsonValue, sha256Hex } from "@rukh/json";
 import { expect, it } from "vitest";
-import { PublishedRevisions } from "../src/publication/_published-revisions.js";
-import { registryWithoutUserInfo, validateRevision } from "../src/publication/_revision-check.js";
-import { ownerConfig, tempDir } from "./_helpers.js";
+import { PublishedRevisions } from "../../src/publication/_published-revisions.js";
+import {
+  registryWithoutUserInfo,
+  validateRevision,
+} from "../../src/publication/_revision-check.js";
+import { ownerConfig, tempDir } from "../_helpers.js";
 
 const ORIGIN = {
   registry: "https://registry.test/",

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { validateOwnerConfig } from "../src/config.js";
-import { type McpTool, StateDirectory, type ToolProjection } from "../src/index.js";
-import { toolAnnotations } from "../src/projection/_annotations.js";
-import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
+import { validateOwnerConfig } from "../../src/config.js";
+import { type McpTool, StateDirectory, type ToolProjection } from "../../src/index.js";
+import { toolAnnotations } from "../../src/projection/_annotations.js";
+import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 // A tool's MCP annotations: the publisher's hints (rukh.extension/3), an
 // owner's per preset in their place, and over both what the preset's

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { listTools, ProfileError, StateDirectory, visibleTools } from "../src/index.js";
-import { PAGE_MAX_BYTES, PAGE_MAX_TOOLS } from "../src/model/_limits.js";
-import { checkToolSizes, indexedTool } from "../src/projection/_tool-projection.js";
-import { makePackage, ownerConfig, tempDir } from "./_helpers.js";
+import { listTools, ProfileError, StateDirectory, visibleTools } from "../../src/index.js";
+import { PAGE_MAX_BYTES, PAGE_MAX_TOOLS } from "../../src/model/_limits.js";
+import { checkToolSizes, indexedTool } from "../../src/projection/_tool-projection.js";
+import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 // The page bounds of tools/list, reached for real: tools big enough that 32
 // of them exceed 1 MiB, and the guard that keeps any one tool within a page.

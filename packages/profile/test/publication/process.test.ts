@@ -2,10 +2,10 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { readActiveRoutes, StateDirectory } from "../src/index.js";
-import { descriptor, makePackage, ownerConfig, tempDir } from "./_helpers.js";
+import { readActiveRoutes, StateDirectory } from "../../src/index.js";
+import { descriptor, makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
-const script = fileURLToPath(new URL("./fixtures/publisher.mjs", import.meta.url));
+const script = fileURLToPath(new URL("../fixtures/publisher.mjs", import.meta.url));
 const run = promisify(execFile);
 
 async function seeded(): Promise<StateDirectory> {
