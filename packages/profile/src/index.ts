@@ -79,10 +79,10 @@ export type {
   PublishOptions,
 } from "./publication/index.js";
 export { readActiveRoutes } from "./publication/index.js";
-export type { StateDirOptions, StateDirProblem } from "./routes/index.js";
+// The state directory's place and safety, as the light entry has them: one
+// module for both entries, so that a bundle keeps them in one chunk.
+export type { StateDirProblem } from "./route-cache.js";
 export {
-  brandStateOptions,
-  journalDirVariable,
   /**
    * @deprecated The same function as `readFileAtMost` of
    * `@rukh/profile/route-cache`, under its former name: kept only while a
@@ -93,7 +93,9 @@ export {
   stateDirMessage,
   stateDirProblems,
   stateDirVariable,
-} from "./routes/index.js";
+} from "./route-cache.js";
+export type { StateDirOptions } from "./routes/index.js";
+export { brandStateOptions, journalDirVariable } from "./routes/index.js";
 export type {
   GcOptions,
   GcReport,
