@@ -1,4 +1,4 @@
-import { MCP_TRANSPORT_LIMITS, type McpTransportLimits } from "@rukh/profile";
+import { MCP_TRANSPORT_LIMITS, type McpTransportLimits } from "@rukh/profile/projection";
 import { McpError } from "./_errors.js";
 
 /** Largest accepted incoming message (one line without its newline), in bytes: 1 MiB. */

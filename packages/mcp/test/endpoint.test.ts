@@ -1,5 +1,5 @@
 import { readJournal } from "@rukh/core";
-import { toolName } from "@rukh/profile";
+import { toolName } from "@rukh/profile/projection";
 import { describe, expect, it } from "vitest";
 import { makeExtension, RawSession, toolNameOf, useState, type Wire } from "./_helpers.js";
 

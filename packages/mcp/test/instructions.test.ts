@@ -1,5 +1,5 @@
 import type { HostBinding } from "@rukh/core";
-import { connectAnswerBytes } from "@rukh/profile";
+import { connectAnswerBytes } from "@rukh/profile/projection";
 import { freePort } from "@rukh/testkit";
 import { describe, expect, it } from "vitest";
 import { serveHttp } from "../src/index.js";

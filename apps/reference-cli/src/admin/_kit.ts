@@ -4,7 +4,7 @@
 
 import { type BuiltinContext, printEnvelope, terminalText } from "@rukh/cli";
 import type { OwnerConfig, StateDirectory, TaskPreset } from "@rukh/profile";
-import { readBounded as readAtMost } from "@rukh/profile/route-cache";
+import { readFileAtMost as readAtMost } from "@rukh/profile/route-cache";
 import { failed, UsageError } from "./_failure.js";
 
 export { OK, REFUSED, Refusal, STATE, USAGE, UsageError } from "./_failure.js";

@@ -20,7 +20,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { lineColumn, parseJson } from "@rukh/json";
-import { readBounded } from "@rukh/profile/route-cache";
+import { readFileAtMost as readBounded } from "@rukh/profile/route-cache";
 import { UsageError } from "./_kit.js";
 import { clientConfig, type McpClient, type ServerLaunch } from "./_mcp-clients.js";
 

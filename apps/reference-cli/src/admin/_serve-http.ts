@@ -25,7 +25,7 @@ export async function serveMcpHttp(
 ): Promise<number> {
   const [{ serveHttp }, { httpListen, parseListen }, { createResourceServer }] = await Promise.all([
     import("@rukh/mcp"),
-    import("@rukh/profile"),
+    import("@rukh/profile/config"),
     import("@rukh/oauth"),
   ]);
   await linkAgain(ctx.stderr, state);

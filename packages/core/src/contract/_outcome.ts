@@ -1,9 +1,9 @@
 import type { CommandResult, CommandResultIssueCode } from "@rukh/command-result";
-import type { OutcomeEnvelope as Envelope, OutcomeKind } from "@rukh/profile";
+import type { OutcomeEnvelope as Envelope, OutcomeKind } from "@rukh/profile/projection";
 
 // The outcomes and their envelope have one home, beside the schema every tool declares for them.
-export type { OutcomeDiagnostic, OutcomeKind } from "@rukh/profile";
-export { OUTCOME_KINDS, outcomeDiagnostic, outcomeEnvelope } from "@rukh/profile";
+export type { OutcomeDiagnostic, OutcomeKind } from "@rukh/profile/projection";
+export { OUTCOME_KINDS, outcomeDiagnostic, outcomeEnvelope } from "@rukh/profile/projection";
 
 import type { InputIssueCode } from "@rukh/descriptor";
 import type { ValidationIssue } from "@rukh/json";

@@ -1,7 +1,8 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { type ExtensionDescriptor, parseDescriptor } from "@rukh/descriptor";
-import { DESCRIPTOR_PATH, type ProfileRevision, type ToolProjection } from "@rukh/profile";
+import type { ProfileRevision, ToolProjection } from "@rukh/profile";
+import { DESCRIPTOR_PATH } from "@rukh/profile/package";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AdmissionInput,

@@ -1,7 +1,8 @@
 import { readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { parseDescriptor } from "@rukh/descriptor";
-import { DESCRIPTOR_PATH, visibleTools } from "@rukh/profile";
+import { visibleTools } from "@rukh/profile";
+import { DESCRIPTOR_PATH } from "@rukh/profile/package";
 import {
   fixtureOwnerConfig,
   fixturePreset,
