@@ -1,4 +1,10 @@
-import { type JsonObject, type JsonValue, numberSourceText, parseJson } from "@rukh/json";
+import {
+  JSON_PARSE_ERROR_CODES,
+  type JsonObject,
+  type JsonValue,
+  numberSourceText,
+  parseJson,
+} from "@rukh/json";
 import { JSONRPC_ERROR_CODES } from "./_errors.js";
 import type { McpLimits } from "./_limits.js";
 
@@ -34,20 +40,7 @@ export interface RejectedMessage {
 }
 
 // Failures that make the bytes not JSON at all; the rest are JSON we refuse to accept.
-const PARSE_ERRORS = new Set([
-  "invalid_utf8",
-  "byte_order_mark",
-  "unexpected_end",
-  "unexpected_token",
-  "invalid_escape",
-  "lone_surrogate",
-  "control_character",
-  "invalid_number",
-  "number_overflow",
-  "duplicate_key",
-  "trailing_content",
-  "not_json",
-]);
+const PARSE_ERRORS: ReadonlySet<string> = new Set(JSON_PARSE_ERROR_CODES);
 
 const ID_KEY = /"id"\s*:/g;
 
