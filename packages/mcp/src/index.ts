@@ -1,6 +1,12 @@
 // The complete public surface of @rukh/mcp: any export added here becomes public API.
 
-export type { McpErrorCode, McpLimits, McpLogger } from "./hosting/index.js";
+export type {
+  McpEndpointSettings,
+  McpErrorCode,
+  McpHostOptions,
+  McpLimits,
+  McpLogger,
+} from "./hosting/index.js";
 export {
   MCP_ERROR_CODES,
   MCP_IO_DEADLINE_MS,
@@ -28,5 +34,5 @@ export {
   MCP_PROTOCOL_VERSIONS,
   MODERN_PROTOCOL_VERSION,
 } from "./protocol/index.js";
-export type { McpCloseReason, McpHost, ServeStdioOptions } from "./stdio/index.js";
+export type { McpCloseReason, McpStdioHost, ServeStdioOptions } from "./stdio/index.js";
 export { serveStdio } from "./stdio/index.js";

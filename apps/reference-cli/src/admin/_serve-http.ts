@@ -9,7 +9,7 @@ import type { StateDirectory } from "@rukh/profile";
 import { note, OK, UsageError } from "./_kit.js";
 import { unconfinedWarning } from "./_mcp-endpoint.js";
 import { announcePlaces } from "./_replica.js";
-import { launchEndpoint, servedAs } from "./_serve.js";
+import { launchEndpoint } from "./_serve.js";
 
 /**
  * Serves the endpoint `request` names over HTTP, at `request.listen`
@@ -81,7 +81,8 @@ export async function serveMcpHttp(
     authenticator,
     ...(http.allowedHosts !== undefined && { allowedHosts: http.allowedHosts }),
     ...(http.allowedOrigins !== undefined && { allowedOrigins: http.allowedOrigins }),
-    ...servedAs(endpoint, brand),
+    endpoint,
+    serverInfo: brand,
     logger: {
       log(level, message, data) {
         say(`${level}: ${message}${data === undefined ? "" : ` ${JSON.stringify(data)}`}`);

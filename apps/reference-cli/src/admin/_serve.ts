@@ -60,7 +60,10 @@ export async function serveMcp(
       taskAuthorityRef: "local",
       preset: endpoint.preset,
     },
-    ...servedAs(endpoint, brand),
+    // The endpoint as read from the owner configuration, whole: its naming,
+    // deadline, limits, development links and instructions reach the tools as one.
+    endpoint,
+    serverInfo: brand,
   });
   ctx.signal.addEventListener("abort", () => void host.close(), { once: true });
   const why = await host.closed;
@@ -70,21 +73,6 @@ export async function serveMcp(
 
 /** An endpoint as a server starts it; without a naming, each revision's own naming applies. */
 export type Launch = Omit<McpEndpoint, "naming"> & { readonly naming?: McpEndpoint["naming"] };
-
-/** What a host of either transport takes from the endpoint it serves and the brand. */
-export function servedAs(
-  endpoint: Launch,
-  brand: { readonly name: string; readonly version: string },
-) {
-  return {
-    ...(endpoint.naming !== undefined && { naming: endpoint.naming }),
-    limits: endpoint.limits,
-    ...(endpoint.deadlineMs !== undefined && { deadlineMs: endpoint.deadlineMs }),
-    ...(endpoint.instructions !== undefined && { instructions: endpoint.instructions }),
-    devExtensions: endpoint.devExtensions,
-    serverInfo: { name: brand.name, version: brand.version },
-  };
-}
 
 /**
  * The endpoint a server starts as: the one named (it must exist), or the

@@ -18,7 +18,7 @@ export type McpErrorCode = (typeof MCP_ERROR_CODES)[number];
  * JSON-RPC errors, see {@link JSONRPC_ERROR_CODES}).
  *
  * @example
- * try { await serveStdio({ state, binding, limits: { messageMaxBytes: 0 } }); }
+ * try { await serveStdio({ state, binding, endpoint: { limits: { messageMaxBytes: 0 } } }); }
  * catch (e) { if (e instanceof McpError) console.error(e.code); }
  */
 export class McpError extends Error {

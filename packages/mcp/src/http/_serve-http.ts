@@ -5,16 +5,15 @@
 // invocation core.
 
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
-import type { HostBinding, InvocationCore } from "@rukh/core";
-import type { StateDirectory, ToolNaming } from "@rukh/profile";
+import type { StateDirectory } from "@rukh/profile";
 import {
-  type McpLimits,
-  type McpLogger,
+  type HostCore,
+  type HostSettings,
+  hostSettings,
+  type McpHostOptions,
   NO_LOGGER,
   openCore,
   ownerController,
-  resolveLimits,
-  serverInfoOf,
   settled,
   stateOf,
 } from "../hosting/index.js";
@@ -39,42 +38,27 @@ import {
 
 /** How long close() waits for running requests before it cuts their connections. */
 const CLOSE_GRACE_MS = 10_000;
-/** The core's own binding journals nothing: every call is made through a request's binding. */
-const CORE_BINDING: HostBinding = {
-  subject: "http-host",
-  actor: "rukh",
-  taskAuthorityRef: "none",
-  preset: "none",
-};
 
 /**
- * Options of {@link serveHttp}.
+ * Options of {@link serveHttp}: those of every host, and where and how it is
+ * reached. It has no launch binding: each request runs under the binding
+ * its credential proves.
  *
  * @example
- * const options: ServeHttpOptions = { state, resource: "https://mcp.acme.test/mcp",
- *   listen: { host: "127.0.0.1", port: 8080 }, authenticator };
+ * const options: ServeHttpOptions = { state, endpoint: mcpEndpoint(config, "remote"),
+ *   resource: "https://mcp.acme.test/mcp", listen: { host: "127.0.0.1", port: 8080 }, authenticator };
  */
-export interface ServeHttpOptions {
-  readonly state: StateDirectory | string;
+export interface ServeHttpOptions extends McpHostOptions {
   /** The endpoint's canonical URL (the token audience); its path is where MCP is served. */
   readonly resource: string;
   /** Where to listen; default 127.0.0.1, port 0 (any free one). */
   readonly listen?: { readonly host?: string; readonly port?: number };
+  /** Who sent each request: the binding its credential proves, or the answer that refuses it. */
   readonly authenticator: HttpAuthenticator;
   /** `Host` values answered besides the resource's own and the listening address's. */
   readonly allowedHosts?: readonly string[];
   /** Browser origins allowed besides the resource's own (`https://app.example`). */
   readonly allowedOrigins?: readonly string[];
-  readonly limits?: Partial<McpLimits>;
-  readonly naming?: ToolNaming;
-  readonly deadlineMs?: number;
-  readonly devExtensions?: readonly string[];
-  /** Command processes kept started ahead of a call (default {@link MCP_READY_PROCESSES}; 0 for none). */
-  readonly readyProcesses?: number;
-  readonly serverInfo?: { readonly name: string; readonly version: string };
-  /** What clients are told of the server when they connect (an endpoint's `instructions`). */
-  readonly instructions?: string;
-  readonly logger?: McpLogger;
 }
 
 /**
@@ -104,22 +88,16 @@ export interface McpHttpHost {
  *   listen: { port: 8080 }, authenticator });
  */
 export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost> {
-  const limits = resolveLimits(options.limits);
+  const settings = hostSettings(options);
   const logger = options.logger ?? NO_LOGGER;
   const state = stateOf(options.state);
   const resource = resourceOf(options.resource);
-  const serverInfo = serverInfoOf(options.serverInfo);
-  const core = await openCore({
-    state,
-    binding: CORE_BINDING,
-    devExtensions: options.devExtensions,
-    readyProcesses: options.readyProcesses,
-  });
+  const core = await openCore({ state, settings, readyProcesses: options.readyProcesses });
   const owner = ownerController();
   const work = new Set<Promise<void>>();
   let closing = false;
 
-  const server = boundedServer(limits, (req, res) => {
+  const server = boundedServer(settings.limits, (req, res) => {
     const job = onRequest(req, res).catch((e: unknown) => {
       logger.log("error", "request failed", { error: String(e) });
       if (!res.headersSent)
@@ -147,26 +125,21 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     allowedHosts: allowedHostsOf(resource, listenHost, listening, options.allowedHosts),
     allowedOrigins: allowedOriginsOf(resource, options.allowedOrigins),
     authenticator: options.authenticator,
-    limits,
+    limits: settings.limits,
     closing: () => closing,
   };
   const serveContext: ServeContext = {
     state,
     core,
+    settings,
     protocol: new Protocol({
-      limits,
+      limits: settings.limits,
       logger,
       listens: { perSubject: LISTENS_PER_SUBJECT, total: LISTENS_MAX },
     }),
-    serverInfo,
     logger,
     ownerSignal: owner.signal,
-    ...(options.naming !== undefined && { naming: options.naming }),
-    ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
-    responseMaxBytes: limits.responseMaxBytes,
-    ...(options.instructions !== undefined && { instructions: options.instructions }),
-    devExtensions: options.devExtensions ?? [],
-    views: presetViews(state, options.naming, options.devExtensions ?? []),
+    views: presetViews(state, settings),
   };
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const admitted = await gate(gateContext, req, res);
@@ -184,17 +157,13 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
 }
 
 /** The views of each preset, made when a request first needs them and shared by every request bound to it. */
-function presetViews(
-  state: StateDirectory,
-  naming: ToolNaming | undefined,
-  devExtensions: readonly string[],
-): (preset: string) => ToolViews {
+function presetViews(state: StateDirectory, settings: HostSettings): (preset: string) => ToolViews {
   // Presets come from the owner configuration (a token only chooses among them): few, and bounded.
   const views = new Map<string, ToolViews>();
   return (preset) => {
     let v = views.get(preset);
     if (v === undefined) {
-      v = new ToolViews(state, preset, naming, devExtensions);
+      v = new ToolViews(state, preset, settings.endpoint);
       views.set(preset, v);
     }
     return v;
@@ -215,7 +184,7 @@ async function shutDown({
   readonly server: Server;
   readonly owner: AbortController;
   readonly work: ReadonlySet<Promise<void>>;
-  readonly core: InvocationCore;
+  readonly core: HostCore;
 }): Promise<void> {
   server.close();
   server.closeIdleConnections();

@@ -4,10 +4,9 @@
 // cancels it.
 
 import type { ServerResponse } from "node:http";
-import type { InvocationCore } from "@rukh/core";
 import type { JsonObject } from "@rukh/json";
-import type { StateDirectory, ToolNaming } from "@rukh/profile";
-import type { McpLogger } from "../hosting/index.js";
+import type { StateDirectory } from "@rukh/profile";
+import type { HostCore, HostSettings, McpLogger } from "../hosting/index.js";
 import { errorAnswer, JSONRPC_ERROR_CODES, type Protocol } from "../protocol/index.js";
 import { bindingHandlers, type ToolViews } from "../tools/index.js";
 import type { Admitted } from "./_gate.js";
@@ -16,18 +15,13 @@ import { jsonReply, streamReply } from "./_reply.js";
 /** What every request of one HTTP host is served with. */
 export interface ServeContext {
   readonly state: StateDirectory;
-  readonly core: InvocationCore;
+  readonly core: HostCore;
+  /** The host's settings, passed whole to each request's tools. */
+  readonly settings: HostSettings;
   readonly protocol: Protocol;
-  readonly serverInfo: { readonly name: string; readonly version: string };
   readonly logger: McpLogger;
   /** Aborted when the host shuts down. */
   readonly ownerSignal: AbortSignal;
-  readonly naming?: ToolNaming;
-  readonly deadlineMs?: number;
-  /** The host's response limit, which a page of tools is made to fit. */
-  readonly responseMaxBytes: number;
-  readonly instructions?: string;
-  readonly devExtensions: readonly string[];
   /** The views of a preset, shared by every request bound to it. */
   views(preset: string): ToolViews;
 }
@@ -45,7 +39,7 @@ export async function serveRequest(
   res: ServerResponse,
   { binding, id, method, params }: Admitted,
 ): Promise<void> {
-  const { state, core, serverInfo, logger, protocol } = ctx;
+  const { state, core, settings, logger, protocol } = ctx;
   if (ctx.ownerSignal.aborted) {
     const refused = errorAnswer(
       id,
@@ -78,15 +72,9 @@ export async function serveRequest(
   const { dispatcher, watcher } = bindingHandlers({
     state,
     core: core.bound(binding),
-    binding,
     ownerSignal: ctx.ownerSignal,
-    serverInfo,
+    settings,
     notify: (message) => reply.notify(message),
-    ...(ctx.naming !== undefined && { naming: ctx.naming }),
-    ...(ctx.deadlineMs !== undefined && { deadlineMs: ctx.deadlineMs }),
-    responseMaxBytes: ctx.responseMaxBytes,
-    ...(ctx.instructions !== undefined && { instructions: ctx.instructions }),
-    devExtensions: ctx.devExtensions,
     views: ctx.views(binding.preset),
     logger,
     // Every request is its own era's first: there is nothing to report per request.

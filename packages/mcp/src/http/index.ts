@@ -1,6 +1,6 @@
 // The HTTP host: MCP over Streamable HTTP, every POST one request,
 // authenticated on its own and served under the binding its credential
-// proves. Steps: serveHttp (the core, a bounded server listening) → gate
+// proves. Steps: serveHttp (its settings, the core, a bounded server listening) → gate
 // (a header sent twice, Host and Origin, the target, CORS, the
 // authenticator, media types, the body, routing headers) → serveRequest
 // (the request's handlers, the protocol's one answer) → a reply (JSON, or an

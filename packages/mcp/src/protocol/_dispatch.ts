@@ -5,6 +5,7 @@
 
 import type { DiscoverResult, InitializeResult } from "@modelcontextprotocol/server";
 import type { JsonObject } from "@rukh/json";
+import type { HostSettings } from "../hosting/index.js";
 import {
   completeFor,
   type Era,
@@ -36,9 +37,8 @@ export interface ListenStreams {
 export interface DispatchContext {
   readonly tools: HostTools;
   readonly watcher: ListenStreams;
-  readonly serverInfo: { readonly name: string; readonly version: string };
-  /** Sent in the initialize and server/discover results when the owner wrote some. */
-  readonly instructions?: string;
+  /** The host's settings: the server info it reports, and its endpoint's instructions (sent in the initialize and server/discover results when the owner wrote some). */
+  readonly settings: HostSettings;
   info(message: string, data: Record<string, unknown>): void;
 }
 
@@ -49,9 +49,12 @@ export interface Dispatcher {
   readonly initialized: boolean;
 }
 
+/** The dispatcher of one client's requests (over HTTP, of one request's). */
 export function createDispatcher(ctx: DispatchContext): Dispatcher {
-  const { tools, watcher, serverInfo } = ctx;
-  const instructions = ctx.instructions === undefined ? {} : { instructions: ctx.instructions };
+  const { tools, watcher } = ctx;
+  const { serverInfo, endpoint } = ctx.settings;
+  const instructions =
+    endpoint.instructions === undefined ? {} : { instructions: endpoint.instructions };
   let legacyVersion: string | undefined;
   const erasSeen = new Set<Era>();
   const complete = (era: Era, result: Record<string, unknown>) =>

@@ -4,8 +4,7 @@
 // bytes of its answer is the protocol's, as over HTTP.
 
 import type { Readable, Writable } from "node:stream";
-import type { InvocationCore } from "@rukh/core";
-import { type McpLimits, type McpLogger, settled } from "../hosting/index.js";
+import { type HostCore, type McpLimits, type McpLogger, settled } from "../hosting/index.js";
 import {
   type Answer,
   decodeMessage,
@@ -23,7 +22,7 @@ import type { RawWrite } from "./_stdout.js";
 const LISTENS_MAX = 32;
 
 /**
- * Why a host stopped: the channel's reason, or `"closed"` after {@link McpHost.close}.
+ * Why a host stopped: the channel's reason, or `"closed"` after {@link McpStdioHost.close}.
  *
  * @example
  * const why: McpCloseReason = await host.closed; // "eof"
@@ -41,7 +40,7 @@ export interface StdioConnectionContext {
   readonly rawWrite: RawWrite | undefined;
   readonly limits: McpLimits;
   readonly logger: McpLogger;
-  readonly core: InvocationCore;
+  readonly core: HostCore;
   /** The client's subject: its listen streams are bounded for it. */
   readonly subject: string;
   /** Aborted by the owner's shutdown. */

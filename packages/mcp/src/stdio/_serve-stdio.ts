@@ -1,15 +1,15 @@
+// The stdio host: serves one MCP client on a process's stdin and stdout
+// under one launch binding, fixed for the life of the process.
+
 import type { Readable, Writable } from "node:stream";
 import type { HostBinding } from "@rukh/core";
-import type { StateDirectory, ToolNaming } from "@rukh/profile";
 import {
+  hostSettings,
   McpError,
-  type McpLimits,
-  type McpLogger,
+  type McpHostOptions,
   NO_LOGGER,
   openCore,
   ownerController,
-  resolveLimits,
-  serverInfoOf,
   stateOf,
 } from "../hosting/index.js";
 import { bindingHandlers } from "../tools/index.js";
@@ -17,36 +17,21 @@ import { type McpCloseReason, StdioConnection } from "./_connection.js";
 import { divertStdout } from "./_stdout.js";
 
 /**
- * Options of {@link serveStdio}.
+ * Options of {@link serveStdio}: those of every host, the launch binding,
+ * and the streams it is reached on.
  *
  * @example
  * const options: ServeStdioOptions = { state: resolveStateDir({ brand: "acme" }),
- *   binding: { subject: "alice", actor: "mcp", taskAuthorityRef: "local", preset: "default" } };
+ *   binding: { subject: "alice", actor: "mcp", taskAuthorityRef: "local", preset: "default" },
+ *   endpoint: mcpEndpoint(config, "claude") };
  */
-export interface ServeStdioOptions {
-  /** The state directory, or its root path. */
-  readonly state: StateDirectory | string;
-  /** The launch binding: fixed for the life of the process. */
+export interface ServeStdioOptions extends McpHostOptions {
+  /** The launch binding: every call runs under it, fixed for the life of the process. */
   readonly binding: HostBinding;
   /** Default `process.stdin`. */
   readonly input?: Readable;
   /** Default `process.stdout`; while serving it, other writes to it are diverted to stderr. */
   readonly output?: Writable;
-  readonly logger?: McpLogger;
-  /** Tighter limits than {@link MCP_LIMITS}. */
-  readonly limits?: Partial<McpLimits>;
-  /** How tool names are formed (an endpoint's naming); default the profile's. */
-  readonly naming?: ToolNaming;
-  /** The longest a call may run, in ms (an endpoint's); the preset's deadline still bounds it. */
-  readonly deadlineMs?: number;
-  /** Development links the owner named for this endpoint; every other one stays hidden. */
-  readonly devExtensions?: readonly string[];
-  /** Command processes kept started ahead of a call (default {@link MCP_READY_PROCESSES}; 0 for none). */
-  readonly readyProcesses?: number;
-  /** `serverInfo` reported to clients; default `{ name: "rukh", version }`. */
-  readonly serverInfo?: { readonly name: string; readonly version: string };
-  /** What clients are told of the server when they connect (an endpoint's `instructions`). */
-  readonly instructions?: string;
 }
 
 /**
@@ -56,7 +41,7 @@ export interface ServeStdioOptions {
  * const host = await serveStdio({ state, binding });
  * await host.closed;
  */
-export interface McpHost {
+export interface McpStdioHost {
   /** The immutable launch binding. */
   readonly binding: HostBinding;
   /** Settles once the transport closed and every owned invocation was finalized. */
@@ -67,28 +52,29 @@ export interface McpHost {
 
 /**
  * Serves MCP on stdio for one immutable launch binding: newline-delimited
- * JSON-RPC read with the limits of {@link MCP_LIMITS}, protocol version
- * 2026-07-28 per request (`server/discover`, `tools/list`, `tools/call`,
- * `subscriptions/listen`) and 2025-11-25/2025-06-18 through `initialize`
- * (with `ping`), all entering the same invocation core. Stdout carries protocol messages only.
+ * JSON-RPC read with the limits of {@link MCP_LIMITS} (or the endpoint's
+ * tighter ones), protocol version 2026-07-28 per request
+ * (`server/discover`, `tools/list`, `tools/call`, `subscriptions/listen`)
+ * and 2025-11-25/2025-06-18 through `initialize` (with `ping`), all entering
+ * the same invocation core. Stdout carries protocol messages only.
  *
  * @example
  * const host = await serveStdio({
  *   state: resolveStateDir({ brand: "acme" }),
  *   binding: { subject: "alice", actor: "mcp", taskAuthorityRef: "local", preset: "default" },
+ *   endpoint: mcpEndpoint(config, "claude"),
  * });
  * await host.closed;
  */
-export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
-  const limits = resolveLimits(options.limits);
+export async function serveStdio(options: ServeStdioOptions): Promise<McpStdioHost> {
+  const settings = hostSettings(options);
+  const binding = launchBinding(options.binding);
   const logger = options.logger ?? NO_LOGGER;
   const state = stateOf(options.state);
-  const binding = launchBinding(options);
-  const serverInfo = serverInfoOf(options.serverInfo);
   const core = await openCore({
     state,
+    settings,
     binding,
-    devExtensions: options.devExtensions,
     readyProcesses: options.readyProcesses,
   });
   const input = options.input ?? process.stdin;
@@ -100,7 +86,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     input,
     output,
     rawWrite: stdout?.write,
-    limits,
+    limits: settings.limits,
     logger,
     core,
     subject: binding.subject,
@@ -109,17 +95,11 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
     handlers: (notify) =>
       bindingHandlers({
         state,
-        core,
-        binding,
+        core: core.bound(binding),
         ownerSignal: owner.signal,
         transportSignal: transport.signal,
-        serverInfo,
+        settings,
         notify,
-        ...(options.naming !== undefined && { naming: options.naming }),
-        ...(options.deadlineMs !== undefined && { deadlineMs: options.deadlineMs }),
-        responseMaxBytes: limits.responseMaxBytes,
-        ...(options.instructions !== undefined && { instructions: options.instructions }),
-        devExtensions: options.devExtensions ?? [],
         logger,
         info: (message, data) => logger.log("info", message, data),
       }),
@@ -135,12 +115,9 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpHost> {
   };
 }
 
-/** The launch binding, frozen; throws when it or the call deadline is not well formed. */
-function launchBinding(options: ServeStdioOptions): HostBinding {
-  const binding: HostBinding = Object.freeze({ ...options.binding });
-  const deadline = options.deadlineMs;
-  if (deadline !== undefined && (!Number.isSafeInteger(deadline) || deadline < 1))
-    throw new McpError("invalid_limits", "deadlineMs must be a positive integer");
+/** The launch binding, frozen; throws `invalid_binding` when it is not well formed. */
+function launchBinding(given: HostBinding): HostBinding {
+  const binding: HostBinding = Object.freeze({ ...given });
   for (const k of ["subject", "actor", "taskAuthorityRef", "preset"] as const)
     if (typeof binding[k] !== "string" || binding[k].length === 0)
       throw new McpError("invalid_binding", `binding.${k} must be a non-empty string`);

@@ -10,8 +10,6 @@ import { ListWatcher } from "./_watch.js";
 /** What a binding's handlers are made with: its tools' context, and where they report. */
 export interface HandlersContext extends ToolsContext {
   readonly logger: McpLogger;
-  /** What clients are told of the server when they connect (the endpoint's `instructions`). */
-  readonly instructions?: string;
   /** What the dispatcher reports of a client (the era it chose). */
   info(message: string, data: Record<string, unknown>): void;
 }
@@ -24,7 +22,8 @@ export interface BindingHandlers {
 
 /** The tools, watcher and dispatcher of the binding `ctx` describes; both notify through `ctx.notify`. */
 export function bindingHandlers(ctx: HandlersContext): BindingHandlers {
-  const { state, serverInfo, logger } = ctx;
+  const { state, settings, logger } = ctx;
+  const { serverInfo } = settings;
   const tools = hostTools(ctx);
   const watcher = new ListWatcher({
     state,
@@ -36,8 +35,7 @@ export function bindingHandlers(ctx: HandlersContext): BindingHandlers {
   const dispatcher = createDispatcher({
     tools,
     watcher,
-    serverInfo,
-    ...(ctx.instructions !== undefined && { instructions: ctx.instructions }),
+    settings,
     info: (message, data) => ctx.info(message, data),
   });
   return { dispatcher, watcher };

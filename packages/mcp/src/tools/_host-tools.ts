@@ -6,7 +6,6 @@
 import type { CallToolResult, ListToolsResult, Tool } from "@modelcontextprotocol/server";
 import {
   type BoundInvocationCore,
-  type HostBinding,
   type InvocationOutcome,
   type InvocationProgress,
   outcomeDiagnostic,
@@ -20,8 +19,8 @@ import {
   ProfileError,
   resolveTool,
   type StateDirectory,
-  type ToolNaming,
 } from "@rukh/profile";
+import type { HostSettings } from "../hosting/index.js";
 import {
   completeFor,
   type Era,
@@ -31,24 +30,17 @@ import {
 } from "../protocol/index.js";
 import { presetMissing, ToolViews } from "./_views.js";
 
-/** What the tools of one host are bound to. */
+/** What the tools of one binding are made with. */
 export interface ToolsContext {
   readonly state: StateDirectory;
+  /** The core seen through the binding every call runs under. */
   readonly core: BoundInvocationCore;
-  readonly binding: HostBinding;
+  /** The host's settings: its endpoint's naming, deadline, development links and limits. */
+  readonly settings: HostSettings;
   /** Aborted by the owner's shutdown: running calls end `owner_cancel`. */
   readonly ownerSignal: AbortSignal;
   /** Aborted when the client's transport is lost: running calls end `transport_lost` (stdio; over HTTP a request's lost connection is its cancellation). */
   readonly transportSignal?: AbortSignal;
-  readonly serverInfo: { readonly name: string; readonly version: string };
-  /** How the tools are named; default the profile's naming. */
-  readonly naming?: ToolNaming;
-  /** The per-call deadline the host adds to the preset's. */
-  readonly deadlineMs?: number;
-  /** The host's response limit: a page of tools is made to fit an answer within it. */
-  readonly responseMaxBytes?: number;
-  /** The development links this endpoint may see. */
-  readonly devExtensions: readonly string[];
   /** Queues a notification to the client. */
   notify(message: object): void;
   /** The preset's views, when several hosts' requests share them (default: the tools' own). */
@@ -63,11 +55,12 @@ const PROGRESS_INTERVAL_MS = 100;
 
 /** The tools of the host `ctx` describes. */
 export function hostTools(ctx: ToolsContext): HostTools {
-  const { state, core, binding } = ctx;
-  const views = ctx.views ?? new ToolViews(state, binding.preset, ctx.naming, ctx.devExtensions);
+  const { state, core, settings } = ctx;
+  const { binding } = core;
+  const views = ctx.views ?? new ToolViews(state, binding.preset, settings.endpoint);
   const current = () => views.current();
   const complete = (era: Era, result: Record<string, unknown>) =>
-    completeFor(era, result, ctx.serverInfo);
+    completeFor(era, result, settings.serverInfo);
 
   async function list(era: Era, params: JsonObject | undefined): Promise<object> {
     const cursor = params?.cursor;
@@ -87,9 +80,9 @@ export function hostTools(ctx: ToolsContext): HostTools {
     try {
       const page = listTools(now.projection, {
         preset: binding.preset,
-        devAllowed: ctx.devExtensions,
+        devAllowed: views.devExtensions,
         cursorKey,
-        ...(ctx.responseMaxBytes !== undefined && { responseMaxBytes: ctx.responseMaxBytes }),
+        responseMaxBytes: settings.limits.responseMaxBytes,
         ...(cursor !== undefined && { cursor }),
       });
       const result: ListToolsResult = {
@@ -142,7 +135,9 @@ export function hostTools(ctx: ToolsContext): HostTools {
       signal,
       ownerSignal: ctx.ownerSignal,
       ...(ctx.transportSignal !== undefined && { transportSignal: ctx.transportSignal }),
-      ...(ctx.deadlineMs !== undefined && { deadlineMs: ctx.deadlineMs }),
+      ...(settings.endpoint.deadlineMs !== undefined && {
+        deadlineMs: settings.endpoint.deadlineMs,
+      }),
       ...(progress !== undefined && { onProgress: progress.report }),
     });
     // Nothing about a call follows its result.

@@ -6,10 +6,10 @@
 import {
   ProfileError,
   type StateDirectory,
-  type ToolNaming,
   type ToolProjection,
   visibleTools,
 } from "@rukh/profile";
+import type { McpEndpointSettings } from "../hosting/index.js";
 import { JSONRPC_ERROR_CODES, RpcError } from "../protocol/index.js";
 
 /** The launch preset is gone from the active profile: an explicit error, never an empty list. */
@@ -25,25 +25,21 @@ export interface ToolView {
   readonly visible: ReadonlySet<string>;
 }
 
-/** The views of one preset, under one naming and one endpoint's development links. */
+/** The views of one preset, under one endpoint's naming and development links. */
 export class ToolViews {
+  /** The development links the endpoint may see (none unless it names some). */
+  readonly devExtensions: readonly string[];
   readonly #state: StateDirectory;
   readonly #preset: string;
-  readonly #naming: ToolNaming | undefined;
-  readonly #devExtensions: readonly string[];
+  readonly #endpoint: McpEndpointSettings;
   readonly #views = new Map<string, ToolView>();
   #cursorKey: Buffer | undefined;
 
-  constructor(
-    state: StateDirectory,
-    preset: string,
-    naming: ToolNaming | undefined,
-    devExtensions: readonly string[],
-  ) {
+  constructor(state: StateDirectory, preset: string, endpoint: McpEndpointSettings) {
     this.#state = state;
     this.#preset = preset;
-    this.#naming = naming;
-    this.#devExtensions = devExtensions;
+    this.#endpoint = endpoint;
+    this.devExtensions = endpoint.devExtensions ?? [];
   }
 
   /** The view of the active revision, or `null` before anything is published. */
@@ -54,7 +50,7 @@ export class ToolViews {
     if (cached !== undefined) return cached;
     let projection: ToolProjection;
     try {
-      projection = await this.#state.projection(rid, this.#naming);
+      projection = await this.#state.projection(rid, this.#endpoint.naming);
     } catch (e) {
       // No partial list: the whole list fails, and says which package and why.
       if (e instanceof ProfileError)
@@ -68,7 +64,7 @@ export class ToolViews {
     let visible: Set<string>;
     try {
       visible = new Set(
-        visibleTools(projection, this.#preset, this.#devExtensions).map((t) => t.name),
+        visibleTools(projection, this.#preset, this.devExtensions).map((t) => t.name),
       );
     } catch (e) {
       if (e instanceof ProfileError && e.code === "unknown_preset") throw presetMissing();

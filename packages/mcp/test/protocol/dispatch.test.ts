@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { hostSettings } from "../../src/hosting/index.js";
 import type { HostTools } from "../../src/protocol/_dispatch.js";
 import { createDispatcher, type Request } from "../../src/protocol/_dispatch.js";
 import { RpcError } from "../../src/protocol/_rpc.js";
@@ -32,7 +33,12 @@ function dispatcher() {
     serverInfo,
     warn: () => {},
   });
-  const d = createDispatcher({ tools, watcher, serverInfo, info: () => {} });
+  const d = createDispatcher({
+    tools,
+    watcher,
+    settings: hostSettings({ state: "/nowhere", serverInfo }),
+    info: () => {},
+  });
   return { d, calls, sent, watcher };
 }
 

@@ -15,7 +15,7 @@ const INSTRUCTIONS = "Use greet for people; ask before calling fail.";
 /** The answers a stdio host with `instructions` gives to `messages`, in order of their ids. */
 function answers(instructions: string | undefined, messages: object[]): Promise<Wire[]> {
   return stdioAnswers(
-    { state: at.root, binding, ...(instructions !== undefined && { instructions }) },
+    { state: at.root, binding, ...(instructions !== undefined && { endpoint: { instructions } }) },
     messages,
   );
 }
@@ -50,7 +50,7 @@ describe("an endpoint's instructions", () => {
     const longest = `"${"界".repeat(2_046)}"`;
     const limits = { responseMaxBytes: connectAnswerBytes(longest) };
     const [init, disc] = await stdioAnswers(
-      { state: at.root, binding, instructions: longest, limits },
+      { state: at.root, binding, endpoint: { instructions: longest, limits } },
       [initialize, discover],
     );
     expect(init!.error).toBeUndefined();
@@ -59,7 +59,11 @@ describe("an endpoint's instructions", () => {
     expect(disc!.result.instructions).toBe(longest);
     // Where the limit is smaller, a client could not even connect: why a publication refuses it.
     const [tight] = await stdioAnswers(
-      { state: at.root, binding, instructions: longest, limits: { responseMaxBytes: 5_000 } },
+      {
+        state: at.root,
+        binding,
+        endpoint: { instructions: longest, limits: { responseMaxBytes: 5_000 } },
+      },
       [initialize],
     );
     expect(tight!.error).toBeDefined();
@@ -79,7 +83,7 @@ describe("an endpoint's instructions", () => {
       state: at.root,
       resource: url,
       listen: { port },
-      instructions: INSTRUCTIONS,
+      endpoint: { instructions: INSTRUCTIONS },
       authenticator: { metadata: {}, authenticate: async () => ({ ok: true, binding }) },
     });
     try {

@@ -51,7 +51,7 @@ describe("serveStdio in process", () => {
       serveStdio({
         state: root,
         binding,
-        limits: { messageMaxBytes: MCP_LIMITS.messageMaxBytes + 1 },
+        endpoint: { limits: { messageMaxBytes: MCP_LIMITS.messageMaxBytes + 1 } },
       }),
     ).rejects.toMatchObject({ code: "invalid_limits" });
     await expect(
@@ -77,7 +77,7 @@ describe("serveStdio in process", () => {
       binding,
       input: p.input,
       output: p.output,
-      limits: { responseMaxBytes: 700 },
+      endpoint: { limits: { responseMaxBytes: 700 } },
     });
     p.input.write(
       `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } })}\n`,
@@ -118,7 +118,7 @@ describe("serveStdio in process", () => {
       binding,
       input: p.input,
       output: p.output,
-      limits: { responseMaxBytes: limit },
+      endpoint: { limits: { responseMaxBytes: limit } },
     });
     const seen: string[] = [];
     let cursor: string | undefined;
@@ -143,7 +143,7 @@ describe("serveStdio in process", () => {
       binding,
       input: tight.input,
       output: tight.output,
-      limits: { responseMaxBytes: 2_100 },
+      endpoint: { limits: { responseMaxBytes: 2_100 } },
     });
     tight.input.write(list(1));
     expect((await tight.reply(1)).error).toMatchObject({
@@ -171,7 +171,7 @@ describe("serveStdio in process", () => {
       binding,
       input,
       output,
-      limits: { ioDeadlineMs: 200 },
+      endpoint: { limits: { ioDeadlineMs: 200 } },
     });
     input.write(
       `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: MODERN_META } })}\n`,
@@ -199,7 +199,7 @@ describe("serveStdio in process", () => {
       binding,
       input: p.input,
       output: p.output,
-      limits: { listDeadlineMs: 100 },
+      endpoint: { limits: { listDeadlineMs: 100 } },
     });
     state.slow = true;
     const list = (id: number) =>
