@@ -5,9 +5,9 @@
 import { userInfo } from "node:os";
 import { type BuiltinContext, linkAgain } from "@rukh/cli";
 import type { McpEndpoint, StateDirectory } from "@rukh/profile";
-import { initialConfig } from "./_current.js";
-import { ENDPOINT_OR_PRESET, note, OK, presetOf, STATE, UsageError } from "./_kit.js";
-import { noEndpoint, unconfinedWarning } from "./_mcp-endpoint.js";
+import { initialConfig } from "../_current.js";
+import { ENDPOINT_OR_PRESET, note, OK, presetOf, STATE, UsageError } from "../_kit.js";
+import { noEndpoint, unconfinedWarning } from "../_mcp-endpoint.js";
 import { announcePlaces } from "./_replica.js";
 
 /** How `mcp serve` was asked to start: a named endpoint, or the default one with another preset. */

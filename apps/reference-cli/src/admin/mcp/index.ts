@@ -5,8 +5,8 @@ import { resolve } from "node:path";
 import type { BuiltinContext, CliBuiltin } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
 import { stateDirVariable } from "@rukh/profile/route-cache";
-import { candidates } from "./_current.js";
-import { bool, flag, oneOf, text } from "./_inputs.js";
+import { candidates } from "../_current.js";
+import { bool, flag, oneOf, text } from "../_inputs.js";
 import {
   type AdminBody,
   type AdminOptions,
@@ -15,18 +15,12 @@ import {
   type Profile,
   print,
   UsageError,
-} from "./_kit.js";
-import { clientConfig, MCP_CLIENTS, type McpClient, type ServerLaunch } from "./_mcp-clients.js";
-import { endpointFor } from "./_mcp-endpoint.js";
-import {
-  clientFile,
-  lineDiff,
-  mergedConfig,
-  readConfigFile,
-  writeConfigFile,
-} from "./_mcp-install.js";
-import { serveMcp } from "./_serve.js";
+} from "../_kit.js";
+import { clientConfig, MCP_CLIENTS, type McpClient, type ServerLaunch } from "../_mcp-clients.js";
+import { endpointFor } from "../_mcp-endpoint.js";
+import { clientFile, lineDiff, mergedConfig, readConfigFile, writeConfigFile } from "./_install.js";
 import { serveMcpHttp } from "./_serve-http.js";
+import { serveMcp } from "./_serve-stdio.js";
 
 const PRESET = flag("preset", "The task preset the server binds (default: agent)", {
   maxLength: 64,

@@ -21,8 +21,8 @@ import { dirname, join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { lineColumn, parseJson } from "@rukh/json";
 import { readBounded } from "@rukh/profile/route-cache";
-import { UsageError } from "./_kit.js";
-import { clientConfig, type McpClient, type ServerLaunch } from "./_mcp-clients.js";
+import { UsageError } from "../_kit.js";
+import { clientConfig, type McpClient, type ServerLaunch } from "../_mcp-clients.js";
 
 /** The largest configuration file read (1 MiB). */
 const CONFIG_FILE_MAX_BYTES = 1_048_576;

@@ -7,8 +7,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { BuiltinContext } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
-import { StateProblem } from "./_failure.js";
-import { note } from "./_kit.js";
+import { StateProblem } from "../_failure.js";
+import { note } from "../_kit.js";
 
 /**
  * Says where a server of `state` writes, when its state directory is
