@@ -8,8 +8,8 @@ import { linkAgain } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
 import { note, OK, UsageError } from "../_kit.js";
 import { unconfinedWarning } from "../_mcp-endpoint.js";
+import { launchEndpoint } from "./_launch.js";
 import { announcePlaces } from "./_replica.js";
-import { launchEndpoint } from "./_serve-stdio.js";
 
 /**
  * Serves the endpoint `request` names over HTTP, at `request.listen`

@@ -1,5 +1,10 @@
-// `mcp serve`, `mcp config` and `mcp install`: the stdio server, what a
-// client needs to start it, and writing that into the client's own file.
+// The mcp group: `mcp serve`, `mcp config` and `mcp install`. Steps of a
+// server: launchEndpoint (the endpoint it starts as, read once from the
+// owner configuration) → announcePlaces (where a read-only state directory
+// writes) → serveMcp (stdio) or serveMcpHttp (HTTP, with its authenticator),
+// each handing the endpoint whole to @rukh/mcp. Steps of a client: endpointFor
+// (the endpoint it starts, created when none fits) → clientConfig (what it
+// runs) → mergedConfig and writeConfigFile (into its own file, a backup kept).
 
 import { resolve } from "node:path";
 import type { BuiltinContext, CliBuiltin } from "@rukh/cli";
