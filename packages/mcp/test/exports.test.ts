@@ -27,6 +27,34 @@ it("exports exactly these names", async () => {
   `);
 });
 
+// Types are public API too: the names the built declarations export as types only.
+it("exports exactly these type names", async () => {
+  const { readFileSync } = await import("node:fs");
+  const dts = readFileSync(new URL("../dist/index.d.ts", import.meta.url), "utf8");
+  const names = [...dts.matchAll(/^export type \{([^}]*)\}/gm)].flatMap((m) =>
+    m[1]!
+      .split(",")
+      .map((n) => n.trim())
+      .filter((n) => n !== ""),
+  );
+  expect(names.sort()).toMatchInlineSnapshot(`
+    [
+      "HttpAuthOutcome",
+      "HttpAuthenticator",
+      "McpCloseReason",
+      "McpEndpointSettings",
+      "McpErrorCode",
+      "McpHostOptions",
+      "McpHttpHost",
+      "McpLimits",
+      "McpLogger",
+      "McpStdioHost",
+      "ServeHttpOptions",
+      "ServeStdioOptions",
+    ]
+  `);
+});
+
 // Stdout belongs to the protocol: no source file, in any room, may log to the console.
 it("has no console calls in src", async () => {
   const { readdirSync, readFileSync } = await import("node:fs");
