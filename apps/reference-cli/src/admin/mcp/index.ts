@@ -49,27 +49,6 @@ export function mcpBuiltins(
   guarded: (fn: AdminBody) => CliBuiltin["run"],
 ): CliBuiltin[] {
   const { brand } = options;
-  /** The client, the endpoint chosen (or created) for it, and how the server starts. */
-  async function prepare(ctx: BuiltinContext, state: StateDirectory, profile: Profile) {
-    const client = text(ctx.inputs, "client") as McpClient;
-    const endpoint = text(ctx.inputs, "endpoint");
-    const preset = text(ctx.inputs, "preset");
-    const choice = await endpointFor(state, profile, {
-      client,
-      server: brand,
-      ...(endpoint !== undefined && { endpoint }),
-      ...(preset !== undefined && { preset }),
-      dryRun: ctx.inputs.dry_run === true,
-    });
-    const launch: ServerLaunch = {
-      name: brand,
-      command: options.executable,
-      args: choice.args,
-      // The client starts the server from a directory of its own: the path must be absolute.
-      env: { [stateDirVariable(brand)]: resolve(ctx.stateDir) },
-    };
-    return { client, choice, launch };
-  }
   return [
     {
       path: ["mcp", "serve"],
@@ -120,7 +99,7 @@ export function mcpBuiltins(
       ],
       suggest,
       run: guarded(async (ctx, state, profile) => {
-        const { client, choice, launch } = await prepare(ctx, state, profile);
+        const { client, choice, launch } = await clientLaunch(options, ctx, state, profile);
         const snippet = clientConfig(client, launch);
         const notes = [...choice.notes, ...(choice.publish ? [await choice.publish()] : [])];
         tell(ctx, brand, notes);
@@ -149,7 +128,7 @@ export function mcpBuiltins(
       ],
       suggest,
       run: guarded(async (ctx, state, profile) => {
-        const { client, choice, launch } = await prepare(ctx, state, profile);
+        const { client, choice, launch } = await clientLaunch(options, ctx, state, profile);
         const file = resolve(
           text(ctx.inputs, "file") ?? clientFile(client, ctx.env, process.cwd()),
         );
@@ -193,6 +172,34 @@ export function mcpBuiltins(
       }),
     },
   ];
+}
+
+/** The client, the endpoint chosen (or created) for it, and how the server starts. */
+async function clientLaunch(
+  options: AdminOptions,
+  ctx: BuiltinContext,
+  state: StateDirectory,
+  profile: Profile,
+) {
+  const { brand } = options;
+  const client = text(ctx.inputs, "client") as McpClient;
+  const endpoint = text(ctx.inputs, "endpoint");
+  const preset = text(ctx.inputs, "preset");
+  const choice = await endpointFor(state, profile, {
+    client,
+    server: brand,
+    ...(endpoint !== undefined && { endpoint }),
+    ...(preset !== undefined && { preset }),
+    dryRun: ctx.inputs.dry_run === true,
+  });
+  const launch: ServerLaunch = {
+    name: brand,
+    command: options.executable,
+    args: choice.args,
+    // The client starts the server from a directory of its own: the path must be absolute.
+    env: { [stateDirVariable(brand)]: resolve(ctx.stateDir) },
+  };
+  return { client, choice, launch };
 }
 
 /** Notes for the owner: on stderr for people; with --json they are the result's `notes`. */
