@@ -9,7 +9,7 @@ import { catalogBuiltins } from "./catalog.js";
 import { doctorBuiltin } from "./doctor.js";
 import { exposeBuiltins } from "./expose.js";
 import { extBuiltins } from "./ext.js";
-import { mcpBuiltins } from "./mcp.js";
+import { mcpBuiltins } from "./mcp/index.js";
 import { presetBuiltins } from "./preset.js";
 import { profileBuiltins } from "./profile.js";
 import { runsBuiltins } from "./runs.js";
