@@ -20,11 +20,11 @@ import { installNode, NODE_LINES, TOO_OLD_NODE } from "./node-lines.mjs";
 const SUITES = {
   "packages/ipc": ["test/host.test.ts"],
   "packages/core": [
-    "test/launch.test.ts",
-    "test/strict.test.ts",
-    "test/processes.test.ts",
-    "test/ready.test.ts",
-    "test/channel-end.test.ts",
+    "test/process/launch.test.ts",
+    "test/process/strict.test.ts",
+    "test/process/processes.test.ts",
+    "test/process/ready.test.ts",
+    "test/call/channel-end.test.ts",
   ],
   "packages/harness": ["test/harness.test.ts"],
   "apps/reference-cli": [

@@ -2,8 +2,8 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
 import { GUIDES, generatedRegions, guideDrift, withRegions } from "../scripts/guides.mjs";
-import { MCP_CLIENTS } from "../src/admin/_mcp-clients.js";
 import { adminBuiltins } from "../src/admin/index.js";
+import { MCP_CLIENTS } from "../src/admin/mcp/_clients.js";
 
 // The guides' tables of administration commands, their options and the MCP
 // clients are generated from the CLI's own declarations (`pnpm guides`);

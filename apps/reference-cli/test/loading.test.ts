@@ -45,11 +45,13 @@ const of = (sources: Set<string>, pkg: string) =>
   [...sources].filter((s) => s.startsWith(`${pkg}/`)).sort();
 // The route cache's reader and what it is built from: all of the profile that help may load.
 const ROUTE_CACHE = [
-  "profile/_bounded.js",
-  "profile/_route-buckets.js",
-  "profile/_statedir-check.js",
-  "profile/_statedir.js",
   "profile/route-cache.js",
+  "profile/routes/_bounded-reads.js",
+  "profile/routes/_route-buckets.js",
+  "profile/routes/_route-cache.js",
+  "profile/routes/_statedir-check.js",
+  "profile/routes/_statedir.js",
+  "profile/routes/index.js",
 ];
 
 it("help, a group's help and completion load the route cache's reader and nothing else of the profile, no descriptor, core or MCP", () => {

@@ -9,7 +9,7 @@ import {
   writeFixturePackage,
 } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkTool, estimateTokens } from "../src/admin/_tools-check.js";
+import { checkTool, estimateTokens } from "../src/admin/mcp/tools-check.js";
 import { RUKH_BIN } from "./_sleeper.js";
 
 // `tools list --check`, one tool at a time: what it costs, what each known

@@ -4,8 +4,8 @@
 // the cross-process concurrency slot every call takes. Run alone with
 // `pnpm bench confinement`.
 import { rmSync } from "node:fs";
-import { acquireSlot, slotPrefix } from "../dist/_slots.js";
 import { describeConfinement } from "../dist/index.js";
+import { acquireSlot, slotPrefix } from "../dist/process/_slots.js";
 import { viaCore as invoke, setup } from "./core.bench.mjs";
 
 export default async function run(suite) {

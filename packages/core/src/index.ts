@@ -9,25 +9,9 @@ export type {
   InvocationProgress,
   InvocationRequest,
   JsonArguments,
-} from "./_api.js";
-export type { JournalReport } from "./_archive.js";
-export { describeJournal } from "./_archive.js";
-export type { ConfinementReport } from "./_confinement.js";
-export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./_confinement.js";
-export { createInvocationCore } from "./_core.js";
-export type { CoreErrorCode } from "./_errors.js";
-export { CORE_ERROR_CODES, CoreError } from "./_errors.js";
-export type { FollowOptions, RunEvent } from "./_follow.js";
-export { followRuns } from "./_follow.js";
-export type {
-  JournalContents,
-  JournalDiagnostics,
-  JournalFinalRecord,
-  JournalProcessRecord,
-  JournalRecord,
-  JournalStartRecord,
-} from "./_journal.js";
-export { readJournal } from "./_journal.js";
+} from "./contract/_api.js";
+export type { CoreErrorCode } from "./contract/_errors.js";
+export { CORE_ERROR_CODES, CoreError } from "./contract/_errors.js";
 export {
   CANCEL_GRACE_MS,
   CLEANUP_WAIT_MS,
@@ -39,7 +23,7 @@ export {
   READY_PROCESS_IDLE_MS,
   RECORDED_INPUTS_MAX_BYTES,
   TERMINATE_GRACE_MS,
-} from "./_limits.js";
+} from "./contract/_limits.js";
 export type {
   InvocationDiagnostics,
   InvocationOutcome,
@@ -49,17 +33,33 @@ export type {
   OutcomeReason,
   ResourceLimitName,
   ResultIssue,
-} from "./_outcome.js";
+} from "./contract/_outcome.js";
 export {
   OUTCOME_KINDS,
   OUTCOME_REASONS,
   outcomeDiagnostic,
   outcomeEnvelope,
   RESULT_ISSUES_MAX,
-} from "./_outcome.js";
-export type { JournalRepair } from "./_recovery.js";
-export { repairJournal } from "./_recovery.js";
-export type { RunFilter, RunSummary } from "./_run-model.js";
-export { findRun, listRuns, RUNS_MAX_LIMIT } from "./_runs.js";
-export type { ProgressThrottle } from "./_throttle.js";
-export { throttleProgress } from "./_throttle.js";
+} from "./contract/_outcome.js";
+export type { ProgressThrottle } from "./contract/_throttle.js";
+export { throttleProgress } from "./contract/_throttle.js";
+export type { FollowOptions, RunEvent } from "./history/_follow.js";
+export { followRuns } from "./history/_follow.js";
+export { findRun, listRuns, RUNS_MAX_LIMIT } from "./history/_runs.js";
+export { createInvocationCore } from "./host/_core.js";
+export type { JournalReport } from "./journal/_archive.js";
+export { describeJournal } from "./journal/_archive.js";
+export type {
+  JournalContents,
+  JournalDiagnostics,
+  JournalFinalRecord,
+  JournalProcessRecord,
+  JournalRecord,
+  JournalStartRecord,
+} from "./journal/_journal.js";
+export { readJournal } from "./journal/_journal.js";
+export type { JournalRepair } from "./journal/_recovery.js";
+export { repairJournal } from "./journal/_recovery.js";
+export type { RunFilter, RunSummary } from "./journal/_run-model.js";
+export type { ConfinementReport } from "./process/_confinement.js";
+export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./process/_confinement.js";

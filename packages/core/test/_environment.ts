@@ -1,4 +1,4 @@
-import type { LaunchEnvironment } from "../src/_launch.js";
+import type { LaunchEnvironment } from "../src/process/_launch.js";
 
 /** A machine with every helper present, for launch plans built without probing this one. */
 export const TEST_ENVIRONMENT: LaunchEnvironment = {

@@ -18,7 +18,8 @@ import {
 } from "@rukh/core";
 import { type CommandSpec, DESCRIPTOR_MAX_BYTES, parseDescriptor } from "@rukh/descriptor";
 import type { JsonObject } from "@rukh/json";
-import { publicKeyBase64, readBounded, StateDirectory, signPackage } from "@rukh/profile";
+import { publicKeyBase64, StateDirectory, signPackage } from "@rukh/profile";
+import { readFileAtMost as readBounded } from "@rukh/profile/route-cache";
 
 /** Options of {@link testExtension}. */
 export interface HarnessOptions {

@@ -23,6 +23,31 @@ export const JSON_ERROR_CODES = [
 export type JsonErrorCode = (typeof JSON_ERROR_CODES)[number];
 
 /**
+ * The codes of {@link JSON_ERROR_CODES} that say the input is not strict JSON
+ * text at all (what JSON-RPC answers as a parse error), as opposed to JSON
+ * refused for its size, depth, node count or an unsafe integer, or limits
+ * that are themselves wrong.
+ *
+ * @example
+ * const r = parseJson(line);
+ * if (!r.ok && JSON_PARSE_ERROR_CODES.includes(r.error.code)) reply(-32700);
+ */
+export const JSON_PARSE_ERROR_CODES: readonly JsonErrorCode[] = Object.freeze([
+  "invalid_utf8",
+  "byte_order_mark",
+  "unexpected_end",
+  "unexpected_token",
+  "invalid_escape",
+  "lone_surrogate",
+  "control_character",
+  "invalid_number",
+  "number_overflow",
+  "duplicate_key",
+  "trailing_content",
+  "not_json",
+]);
+
+/**
  * The one error type of `@rukh/json`.
  *
  * `offset` is the byte offset in the UTF-8 input where reading stopped (for

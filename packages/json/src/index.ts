@@ -3,7 +3,7 @@ export { canonicalJson, fingerprint, sha256Hex } from "./_canonical.js";
 export type { UnknownFieldRule } from "./_checker.js";
 export { JsonChecker } from "./_checker.js";
 export type { JsonErrorCode } from "./_errors.js";
-export { JSON_ERROR_CODES, JsonError } from "./_errors.js";
+export { JSON_ERROR_CODES, JSON_PARSE_ERROR_CODES, JsonError } from "./_errors.js";
 export type { InvisibleCharacter } from "./_invisible.js";
 export { findInvisible, replaceInvisible } from "./_invisible.js";
 export type { Validation, ValidationIssue } from "./_issues.js";

@@ -10,6 +10,7 @@ it("exports exactly these names", async () => {
       "JSON_MAX_BYTES",
       "JSON_MAX_DEPTH",
       "JSON_MAX_NODES",
+      "JSON_PARSE_ERROR_CODES",
       "JsonChecker",
       "JsonError",
       "canonicalJson",

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import {
   codePointLength,
   DEFAULT_JSON_LIMITS,
+  JSON_ERROR_CODES,
   JSON_MAX_BYTES,
+  JSON_PARSE_ERROR_CODES,
   JsonError,
   type JsonErrorCode,
   numberSourceText,
@@ -68,6 +70,21 @@ describe("parseJson rejects with a stable code and byte offset", () => {
     expect(result.error.offset).toBe(offset);
     expect(result.error.message).toMatch(/expected/);
     expect(result.error.message).toContain(`at byte ${offset}`);
+  });
+});
+
+// Which failures say the bytes are not JSON at all (a JSON-RPC parse error),
+// and which refuse JSON text for what it holds or how large it is.
+describe("parse-error codes", () => {
+  it.each<[JsonErrorCode, boolean]>(
+    JSON_ERROR_CODES.map((code) => [
+      code,
+      !["unsafe_integer", "too_large", "too_deep", "too_many_nodes", "invalid_limits"].includes(
+        code,
+      ),
+    ]),
+  )("%s is a parse error: %s", (code, parseError) => {
+    expect(JSON_PARSE_ERROR_CODES.includes(code)).toBe(parseError);
   });
 });
 

@@ -27,17 +27,47 @@ it("exports exactly these names", async () => {
   `);
 });
 
-// Stdout belongs to the protocol: no source file may log to the console.
+// Types are public API too: the names the built declarations export as types only.
+it("exports exactly these type names", async () => {
+  const { readFileSync } = await import("node:fs");
+  const dts = readFileSync(new URL("../dist/index.d.ts", import.meta.url), "utf8");
+  const names = [...dts.matchAll(/^export type \{([^}]*)\}/gm)].flatMap((m) =>
+    m[1]!
+      .split(",")
+      .map((n) => n.trim())
+      .filter((n) => n !== ""),
+  );
+  expect(names.sort()).toMatchInlineSnapshot(`
+    [
+      "HttpAuthOutcome",
+      "HttpAuthenticator",
+      "McpCloseReason",
+      "McpEndpointSettings",
+      "McpErrorCode",
+      "McpHostOptions",
+      "McpHttpHost",
+      "McpLimits",
+      "McpLogger",
+      "McpStdioHost",
+      "ServeHttpOptions",
+      "ServeStdioOptions",
+    ]
+  `);
+});
+
+// Stdout belongs to the protocol: no source file, in any room, may log to the console.
 it("has no console calls in src", async () => {
   const { readdirSync, readFileSync } = await import("node:fs");
   const dir = new URL("../src/", import.meta.url);
-  const offenders = readdirSync(dir)
-    .filter((f) => f.endsWith(".ts"))
-    .flatMap((f) =>
-      readFileSync(new URL(f, dir), "utf8")
-        .split("\n")
-        .filter((line) => /\bconsole\.\w+\(/.test(line) && !/^\s*(\*|\/\/)/.test(line))
-        .map((line) => `${f}: ${line.trim()}`),
-    );
+  const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((f) =>
+    f.endsWith(".ts"),
+  );
+  expect(files.length).toBeGreaterThan(20);
+  const offenders = files.flatMap((f) =>
+    readFileSync(new URL(f, dir), "utf8")
+      .split("\n")
+      .filter((line) => /\bconsole\.\w+\(/.test(line) && !/^\s*(\*|\/\/)/.test(line))
+      .map((line) => `${f}: ${line.trim()}`),
+  );
   expect(offenders).toEqual([]);
 });

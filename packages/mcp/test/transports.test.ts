@@ -2,7 +2,7 @@ import { PassThrough } from "node:stream";
 import type { HostBinding } from "@rukh/core";
 import { freePort } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type McpHost, type McpHttpHost, serveHttp, serveStdio } from "../src/index.js";
+import { type McpHttpHost, type McpStdioHost, serveHttp, serveStdio } from "../src/index.js";
 import { MODERN_META, toolNameOf, useState, type Wire } from "./_helpers.js";
 
 // The same request, sent over stdio and over HTTP, gets the same answer:
@@ -14,7 +14,7 @@ const binding: HostBinding = { subject: "s", actor: "a", taskAuthorityRef: "t", 
 /** Small enough for a test's result to pass it. */
 const RESPONSE_MAX = 64 * 1024;
 
-let stdio: McpHost;
+let stdio: McpStdioHost;
 let http: McpHttpHost;
 let url: string;
 const input = new PassThrough();
@@ -31,15 +31,15 @@ beforeAll(async () => {
       buf = buf.slice(nl + 1);
     }
   });
-  const limits = { responseMaxBytes: RESPONSE_MAX };
-  stdio = await serveStdio({ state: at.root, binding, input, output, limits });
+  const endpoint = { limits: { responseMaxBytes: RESPONSE_MAX } };
+  stdio = await serveStdio({ state: at.root, binding, input, output, endpoint });
   const port = await freePort();
   url = `http://127.0.0.1:${port}/mcp`;
   http = await serveHttp({
     state: at.root,
     resource: url,
     listen: { port },
-    limits,
+    endpoint,
     // Every request carries the one binding stdio was launched with.
     authenticator: {
       metadata: {},

@@ -1,32 +1,36 @@
 import {
+  type CliRouteTable,
+  type OwnerConfig,
+  ProfileError,
+  type ProfileRevision,
+  type ToolNaming,
+  type ToolProjection,
+} from "./model/index.js";
+import { type LinkRefresh, staleLinks } from "./package/index.js";
+import {
+  checkRouteCache,
+  type LockOptions,
+  type ProfileChange,
   type Publication,
   type PublicationContext,
+  PublishedRevisions,
   type PublishOptions,
+  publicationLock,
   publish,
-} from "./_apply.js";
-import { type LockOptions, publicationLock } from "./_commit.js";
-import type { LinkRefresh } from "./_devlink.js";
-import { staleLinks } from "./_devlink.js";
-import { ProfileError } from "./_errors.js";
-import type { GcOptions, GcReport } from "./_gc.js";
-import { collect } from "./_gc.js";
-import { cursorKey } from "./_keys.js";
-import { type LockMechanism, SYSTEM_LOCKS } from "./_lock.js";
-import type {
-  CliRouteTable,
-  OwnerConfig,
-  ProfileRevision,
-  ToolNaming,
-  ToolProjection,
-} from "./_model.js";
-import { assertWritable, type StatePlaces, statePlaces } from "./_places.js";
-import type { ProfileChange } from "./_plan.js";
-import { Projections } from "./_projections.js";
-import { checkRouteCache, type RouteCacheState } from "./_repair.js";
-import { Revisions } from "./_revisions.js";
-
-export type { Publication, PublishOptions } from "./_apply.js";
-export type { ProfileChange } from "./_plan.js";
+  RevisionProjections,
+  type RouteCacheState,
+} from "./publication/index.js";
+import {
+  assertWritable,
+  collect,
+  cursorKey,
+  type GcOptions,
+  type GcReport,
+  type LockMechanism,
+  type StatePlaces,
+  SYSTEM_LOCKS,
+  statePlaces,
+} from "./state-dir/index.js";
 
 /** Options of a {@link StateDirectory}. */
 export interface StateDirectoryOptions {
@@ -65,8 +69,8 @@ export class StateDirectory {
   readonly locks: LockMechanism;
   readonly #now: () => Date;
   readonly #lock: LockOptions;
-  readonly #revisions: Revisions;
-  readonly #projections: Projections;
+  readonly #revisions: PublishedRevisions;
+  readonly #projections: RevisionProjections;
   readonly #brand: string | undefined;
   readonly #journalDir: string | undefined;
 
@@ -77,8 +81,8 @@ export class StateDirectory {
     this.#now = options.now ?? (() => new Date());
     this.locks = options.locks ?? SYSTEM_LOCKS;
     this.#lock = { root, locks: this.locks, timeoutMs: options.lockTimeoutMs ?? 10_000 };
-    this.#revisions = new Revisions(root);
-    this.#projections = new Projections(root, this.#revisions);
+    this.#revisions = new PublishedRevisions(root);
+    this.#projections = new RevisionProjections(root, this.#revisions);
   }
 
   /**

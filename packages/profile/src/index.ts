@@ -1,133 +1,109 @@
-// The complete public surface of @rukh/profile: any export added here becomes public API.
+// The main entry of @rukh/profile: what a branded CLI, its hosts and its
+// commands need — a state directory and what is read from it (revisions,
+// projections, routes, stored packages), where it is and whether it is safe,
+// its locks, and the errors. Any export added here becomes public API; other
+// audiences have their own entries: `./route-cache` (help and completion),
+// `./package` (the package format), `./config` (the owner configuration
+// checker), `./projection` (how MCP tools are named, sized and answered).
 
-export type { ToolAnnotations } from "./_annotations.js";
-export { toolAnnotations } from "./_annotations.js";
-export { readBounded } from "./_bounded.js";
-export type { ActiveRoutes } from "./_cached-routes.js";
-export { readActiveRoutes } from "./_cached-routes.js";
-export type { CallRefusal, CallSurface } from "./_callable.js";
-export { callRefusal } from "./_callable.js";
-export { parseOwnerConfig, presetNamed, validateOwnerConfig } from "./_config.js";
-export type { TemporaryDebris } from "./_debris.js";
-export { findTemporaryDebris, removeTemporaryDebris } from "./_debris.js";
-export type { LinkProblem, LinkRefresh } from "./_devlink.js";
-export { httpListen, parseListen } from "./_endpoint-http.js";
-export { mcpEndpoint, profileNaming } from "./_endpoints.js";
-export type {
-  DiagnosticIssue,
-  OutcomeDiagnostic,
-  OutcomeEnvelope,
-  OutcomeKind,
-} from "./_envelope.js";
+export type { StateDirectoryOptions } from "./_state.js";
+export { StateDirectory } from "./_state.js";
 export {
-  envelopeSchema,
-  listedOutputSchema,
-  OUTCOME_KINDS,
-  outcomeDiagnostic,
-  outcomeEnvelope,
-} from "./_envelope.js";
-export type { ProfileErrorCode } from "./_errors.js";
-export { PROFILE_ERROR_CODES, ProfileError } from "./_errors.js";
-export type { GcOptions, GcReport } from "./_gc.js";
-export type { McpTransportLimits, OwnerLimits } from "./_limits.js";
-export {
-  CONFIG_MAX_BYTES,
-  CURSOR_MAX_LENGTH,
-  connectAnswerBytes,
-  DEFAULT_OWNER_LIMITS,
-  MCP_INSTRUCTIONS_MAX_LENGTH,
-  MCP_TRANSPORT_LIMITS,
-  PACKAGE_MAX_BYTES,
-  PACKAGE_MAX_COMPRESSED_BYTES,
-  PACKAGE_MAX_FILE_BYTES,
-  PACKAGE_MAX_FILES,
-  PACKAGE_MAX_PATH_BYTES,
-  PAGE_MAX_BYTES,
-  PAGE_MAX_TOOLS,
-  REVISION_MAX_BYTES,
-  ROUTES_MAX_BYTES,
-  SIGNATURE_MAX_BYTES,
-  TOOL_DESCRIPTION_MAX_LENGTH,
-} from "./_limits.js";
-export type { ListedTool } from "./_listed-tool.js";
-export { listedTool } from "./_listed-tool.js";
-export type { LockMechanism, NamedLock, StateLocks } from "./_lock.js";
-export { holdAbstractLock, SOCKET_PATH_MAX_BYTES, SYSTEM_LOCKS, stateLocks } from "./_lock.js";
+  compareVersions,
+  mcpEndpoint,
+  namespacesOf,
+  presetNamed,
+  profileNaming,
+} from "./config/index.js";
 export type {
-  CliGroup,
   CliRoute,
   CliRouteTable,
-  ConfigIssueCode,
   ExtensionOrigin,
   InstalledExtension,
-  ManifestFile,
   McpEndpoint,
-  McpEndpointConfig,
-  McpHttpConfig,
-  McpIntrospectionConfig,
-  McpScopePreset,
   McpTool,
   OwnerConfig,
-  PackageManifest,
-  PackageSignature,
-  PresetResourceLimits,
+  ProfileErrorCode,
   ProfileRevision,
   StrictUids,
   TaskPreset,
   ToolNaming,
   ToolProjection,
   TrustedPublisher,
-} from "./_model.js";
+} from "./model/index.js";
 export {
-  CONFIG_ISSUE_CODES,
+  CONFIG_MAX_BYTES,
   DEFAULT_ENDPOINT,
   DEFAULT_ENDPOINT_PRESET,
-  DESCRIPTOR_PATH,
+  PACKAGE_MAX_COMPRESSED_BYTES,
   PRESET_RESOURCE_DEFAULTS,
-  SIGNATURE_PATH,
+  PROFILE_ERROR_CODES,
+  ProfileError,
   STRICT_UIDS_DEFAULT,
-} from "./_model.js";
-export { computeManifest, packPackage, publicKeyBase64, signPackage } from "./_package.js";
-export type { StatePlaces } from "./_places.js";
-export { placesLine } from "./_places.js";
-export type { ListToolsOptions, ToolPage } from "./_projection.js";
-export { cliRoutes, listTools, resolveTool, visibleTools } from "./_projection.js";
+} from "./model/index.js";
 export type {
+  LinkProblem,
+  LinkRefresh,
+  PackageProblem,
+  PackageReport,
+} from "./package/index.js";
+export {
+  checkStoredPackage,
+  corruptExtension,
+  packPackage,
+  publicKeyBase64,
+  signPackage,
+  storedDescriptor,
+  validatePackageDir,
+} from "./package/index.js";
+export type {
+  CallRefusal,
+  CallSurface,
+  ListedTool,
+  ListToolsOptions,
+  ToolPage,
+} from "./projection/index.js";
+export {
+  callRefusal,
+  cliRoutes,
+  listedTool,
+  listTools,
+  resolveTool,
+  TOOL_NAME_MAX_LENGTH,
+  visibleTools,
+} from "./projection/index.js";
+export type {
+  ActiveRoutes,
   ProfileChange,
   Publication,
   PublishOptions,
-  StateDirectoryOptions,
-} from "./_state.js";
-export { StateDirectory } from "./_state.js";
-export type { StateDirOptions } from "./_statedir.js";
+} from "./publication/index.js";
+export { readActiveRoutes } from "./publication/index.js";
+// The state directory's place and safety, as the light entry has them: one
+// module for both entries, so that a bundle keeps them in one chunk.
+export type { StateDirProblem } from "./route-cache.js";
 export {
-  brandStateOptions,
-  FOREIGN_STATE_VARIABLES,
-  journalDirVariable,
+  readFileAtMost,
   resolveStateDir,
-  stateDirVariable,
-} from "./_statedir.js";
-export {
-  type StateDirCheckOptions,
-  type StateDirProblem,
   stateDirMessage,
   stateDirProblems,
-} from "./_statedir-check.js";
-export { checkStoredPackage, corruptExtension } from "./_storecheck.js";
-export { storedDescriptor } from "./_stored-descriptor.js";
-export type { ClientFitNameParts } from "./_tool-names.js";
+  stateDirVariable,
+} from "./route-cache.js";
+export type { StateDirOptions } from "./routes/index.js";
+export { brandStateOptions, journalDirVariable } from "./routes/index.js";
+export type {
+  GcOptions,
+  GcReport,
+  LockMechanism,
+  NamedLock,
+  StateLocks,
+  StatePlaces,
+  TemporaryDebris,
+} from "./state-dir/index.js";
 export {
-  CLIENT_FIT_DIGITS,
-  clientFitName,
-  revisionTag,
-  TOOL_NAME_MAX_LENGTH,
-  toolName,
-} from "./_tool-names.js";
-export {
-  compareVersions,
-  inNamespace,
-  namespacesOf,
-  RESERVED_CLI_WORDS,
-} from "./_trust.js";
-export type { PackageProblem, PackageReport } from "./_validate.js";
-export { validatePackageDir } from "./_validate.js";
+  findTemporaryDebris,
+  holdAbstractLock,
+  placesLine,
+  removeTemporaryDebris,
+  stateLocks,
+} from "./state-dir/index.js";

@@ -1,89 +1,130 @@
+import { readFileSync } from "node:fs";
 import { expect, it } from "vitest";
 
-// The built entry is the public surface; a new name here is a new public API.
-it("exports exactly these names", async () => {
-  const mod = await import("../dist/index.js");
-  expect(Object.keys(mod).sort()).toMatchInlineSnapshot(`
+// The built entries are the public surface; a new name in one is a new public API.
+const names = async (entry: string) => Object.keys(await import(`../dist/${entry}.js`)).sort();
+
+it("the main entry exports exactly these names", async () => {
+  expect(await names("index")).toMatchInlineSnapshot(`
     [
-      "CLIENT_FIT_DIGITS",
-      "CONFIG_ISSUE_CODES",
       "CONFIG_MAX_BYTES",
-      "CURSOR_MAX_LENGTH",
       "DEFAULT_ENDPOINT",
       "DEFAULT_ENDPOINT_PRESET",
-      "DEFAULT_OWNER_LIMITS",
-      "DESCRIPTOR_PATH",
-      "FOREIGN_STATE_VARIABLES",
-      "MCP_INSTRUCTIONS_MAX_LENGTH",
-      "MCP_TRANSPORT_LIMITS",
-      "OUTCOME_KINDS",
-      "PACKAGE_MAX_BYTES",
       "PACKAGE_MAX_COMPRESSED_BYTES",
-      "PACKAGE_MAX_FILES",
-      "PACKAGE_MAX_FILE_BYTES",
-      "PACKAGE_MAX_PATH_BYTES",
-      "PAGE_MAX_BYTES",
-      "PAGE_MAX_TOOLS",
       "PRESET_RESOURCE_DEFAULTS",
       "PROFILE_ERROR_CODES",
       "ProfileError",
-      "RESERVED_CLI_WORDS",
-      "REVISION_MAX_BYTES",
-      "ROUTES_MAX_BYTES",
-      "SIGNATURE_MAX_BYTES",
-      "SIGNATURE_PATH",
-      "SOCKET_PATH_MAX_BYTES",
       "STRICT_UIDS_DEFAULT",
-      "SYSTEM_LOCKS",
       "StateDirectory",
-      "TOOL_DESCRIPTION_MAX_LENGTH",
       "TOOL_NAME_MAX_LENGTH",
       "brandStateOptions",
       "callRefusal",
       "checkStoredPackage",
       "cliRoutes",
-      "clientFitName",
       "compareVersions",
-      "computeManifest",
-      "connectAnswerBytes",
       "corruptExtension",
-      "envelopeSchema",
       "findTemporaryDebris",
       "holdAbstractLock",
-      "httpListen",
-      "inNamespace",
       "journalDirVariable",
       "listTools",
-      "listedOutputSchema",
       "listedTool",
       "mcpEndpoint",
       "namespacesOf",
-      "outcomeDiagnostic",
-      "outcomeEnvelope",
       "packPackage",
-      "parseListen",
-      "parseOwnerConfig",
       "placesLine",
       "presetNamed",
       "profileNaming",
       "publicKeyBase64",
       "readActiveRoutes",
-      "readBounded",
+      "readFileAtMost",
       "removeTemporaryDebris",
       "resolveStateDir",
       "resolveTool",
-      "revisionTag",
       "signPackage",
       "stateDirMessage",
       "stateDirProblems",
       "stateDirVariable",
       "stateLocks",
       "storedDescriptor",
-      "toolAnnotations",
-      "toolName",
-      "validateOwnerConfig",
       "validatePackageDir",
       "visibleTools",
     ]
   `);
+});
+
+it("the route-cache entry exports exactly these names", async () => {
+  expect(await names("route-cache")).toMatchInlineSnapshot(`
+    [
+      "FOREIGN_STATE_VARIABLES",
+      "REVISION_MAX_BYTES",
+      "ROUTES_MAX_BYTES",
+      "readFileAtMost",
+      "readRouteCache",
+      "resolveStateDir",
+      "stateDirMessage",
+      "stateDirProblems",
+      "stateDirVariable",
+    ]
+  `);
+});
+
+it("the package entry exports exactly these names", async () => {
+  expect(await names("package")).toMatchInlineSnapshot(`
+    [
+      "DESCRIPTOR_PATH",
+      "PACKAGE_MAX_BYTES",
+      "PACKAGE_MAX_FILES",
+      "PACKAGE_MAX_FILE_BYTES",
+      "PACKAGE_MAX_PATH_BYTES",
+      "SIGNATURE_MAX_BYTES",
+      "SIGNATURE_PATH",
+      "computeManifest",
+    ]
+  `);
+});
+
+it("the config entry exports exactly these names", async () => {
+  expect(await names("config")).toMatchInlineSnapshot(`
+    [
+      "CONFIG_ISSUE_CODES",
+      "DEFAULT_OWNER_LIMITS",
+      "RESERVED_CLI_WORDS",
+      "httpListen",
+      "parseListen",
+      "parseOwnerConfig",
+      "validateOwnerConfig",
+    ]
+  `);
+});
+
+it("the projection entry exports exactly these names", async () => {
+  expect(await names("projection")).toMatchInlineSnapshot(`
+    [
+      "CURSOR_MAX_LENGTH",
+      "MCP_INSTRUCTIONS_MAX_LENGTH",
+      "MCP_TRANSPORT_LIMITS",
+      "OUTCOME_KINDS",
+      "TOOL_DESCRIPTION_MAX_LENGTH",
+      "clientFitName",
+      "connectAnswerBytes",
+      "envelopeSchema",
+      "listedOutputSchema",
+      "outcomeDiagnostic",
+      "outcomeEnvelope",
+      "toolName",
+    ]
+  `);
+});
+
+// What most users need, and no more: types count too, so the source is read.
+it("the main entry names at most 80 things, types included", () => {
+  const text = readFileSync(new URL("../src/index.ts", import.meta.url), "utf8");
+  const listed = [...text.matchAll(/^export (?:type )?\{([^}]*)\}/gm)].flatMap((m) =>
+    m[1]!
+      .replace(/\/\*[\s\S]*?\*\//g, "")
+      .split(",")
+      .map((n) => n.trim())
+      .filter((n) => n !== ""),
+  );
+  expect(listed.length).toBeLessThanOrEqual(80);
 });

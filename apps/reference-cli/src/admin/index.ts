@@ -15,7 +15,7 @@ import { doctorBuiltin } from "./doctor/index.js";
 import { exposeBuiltins } from "./expose/index.js";
 import { extBuiltins } from "./ext/index.js";
 import { type AdminOptions, guard } from "./kit/index.js";
-import { mcpBuiltins } from "./mcp.js";
+import { mcpBuiltins } from "./mcp/index.js";
 import { presetBuiltins } from "./preset/index.js";
 import { profileBuiltins } from "./profile/index.js";
 import { runsBuiltins } from "./runs/index.js";

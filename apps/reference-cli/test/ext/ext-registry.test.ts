@@ -14,7 +14,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { computeManifest } from "@rukh/profile";
+import { computeManifest } from "@rukh/profile/package";
 import { FIXTURE_PUB, freePort, removeDir, tempDir, writeNpmFixturePackage } from "@rukh/testkit";
 import { registryMissing, startRegistry, type TestRegistry } from "@rukh/testkit/registry";
 import { afterAll, beforeAll, expect, it } from "vitest";

@@ -284,7 +284,7 @@ describe("truthful administration", () => {
 
 it("reserves the first word of every administrative command for the brand", async () => {
   const { adminBuiltins } = await import("../../src/admin/index.js");
-  const { RESERVED_CLI_WORDS } = await import("@rukh/profile");
+  const { RESERVED_CLI_WORDS } = await import("@rukh/profile/config");
   const words = adminBuiltins({ brand: "rukh", executable: RUKH_BIN, version: "0.0.0" }).map(
     (b) => b.path[0]!,
   );

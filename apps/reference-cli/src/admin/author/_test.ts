@@ -15,7 +15,7 @@ import {
   plural,
   print,
   REFUSED,
-  readBounded,
+  readOwnerFile,
   text,
   UsageError,
 } from "../kit/index.js";
@@ -116,7 +116,7 @@ async function runCases(
 /** Reads and checks a cases file, naming the pointer of the first thing wrong. */
 async function readCases(file: string): Promise<TestCase[]> {
   const { parseJson } = await import("@rukh/json");
-  const parsed = parseJson(readBounded(file, CASES_MAX_BYTES, "test cases (strict JSON)"), {
+  const parsed = parseJson(readOwnerFile(file, CASES_MAX_BYTES, "test cases (strict JSON)"), {
     limits: { maxBytes: CASES_MAX_BYTES, maxDepth: 64, maxNodes: 100_000 },
   });
   if (!parsed.ok) throw new UsageError(`--cases ${file}: ${parsed.error.message}`);

@@ -20,7 +20,7 @@ export function docsCacheKey(parts: readonly string[]): string {
   return sha256(JSON.stringify(["rukh.docs/1", ...parts]));
 }
 
-/** Reads a file of at most `max` bytes: its bytes, `undefined` when missing, `"large"` when longer (`readBounded` of @rukh/profile). */
+/** Reads a file of at most `max` bytes: its bytes, `undefined` when missing, `"large"` when longer (`readFileAtMost` of @rukh/profile). */
 export type BoundedRead = (file: string, max: number) => Buffer | undefined | "large";
 
 /** The kept reference of `key`, when it is there and matches its digest. */

@@ -1,15 +1,13 @@
 // What the active profile offers, shown without starting any extension.
 // Its steps: `tools list` — the exact MCP tool list of a preset or an
 // endpoint, page by page, and with `--check` what each tool costs a client
-// (the mcp group's `_tools-check.ts`); `docs` — a Markdown reference of every
-// command and tool (`_reference.ts`), rendered once per revision and kept
-// (`_docs-cache.ts`). It imports the kit room, and the mcp group's endpoint
-// choice and tool check.
-
+// (the mcp group's second door, `tools-check.ts`, loaded only when a check
+// runs); `docs` — a Markdown reference of every command and tool
+// (`_reference.ts`), rendered once per revision and kept (`_docs-cache.ts`).
+// It imports the kit room, and the mcp group's endpoint choice and tool check.
 import { randomBytes } from "node:crypto";
 import { type CliBuiltin, linkAgain, terminalBlock, terminalText } from "@rukh/cli";
 import type { McpTool, StateDirectory } from "@rukh/profile";
-import { noEndpoint } from "../_mcp-endpoint.js";
 import {
   type AdminBody,
   bool,
@@ -26,6 +24,7 @@ import {
   text,
   UsageError,
 } from "../kit/index.js";
+import { noEndpoint } from "../mcp/index.js";
 import { docsCacheKey, keepDocs, readDocs } from "./_docs-cache.js";
 import { build, markdown } from "./_reference.js";
 
@@ -64,7 +63,7 @@ export function catalogBuiltins(
         });
         if (ctx.inputs.check === true) {
           // Loaded when a check runs: help and completion never load it.
-          const { checkReport, checkTool } = await import("../_tools-check.js");
+          const { checkReport, checkTool } = await import("../mcp/tools-check.js");
           const budget = {
             ...(ctx.inputs.max_bytes !== undefined && { maxBytes: Number(ctx.inputs.max_bytes) }),
             ...(ctx.inputs.max_tokens !== undefined && {
@@ -139,7 +138,7 @@ export function catalogBuiltins(
             : docsCacheKey([revisionId, preset ?? "", brand, build()]);
         // Kept beside the journal: a read-only state directory's replica keeps its own.
         const { journalRoot } = await state.places();
-        let md = key === undefined ? undefined : readDocs(profile.readBounded, journalRoot, key);
+        let md = key === undefined ? undefined : readDocs(profile.readFileAtMost, journalRoot, key);
         if (md === undefined) {
           md = [...(await markdown(profile, state, { brand, preset, admin }))].join("");
           if (key !== undefined) keepDocs(journalRoot, key, md);

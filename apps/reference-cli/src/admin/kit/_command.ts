@@ -4,7 +4,7 @@
 
 import { type BuiltinContext, printEnvelope, terminalText } from "@rukh/cli";
 import type { OwnerConfig, StateDirectory, TaskPreset } from "@rukh/profile";
-import { readBounded as readAtMost } from "@rukh/profile/route-cache";
+import { readFileAtMost } from "@rukh/profile/route-cache";
 import { failed, UsageError } from "./_failure.js";
 
 /** Why `--endpoint` and `--preset` are never given together. */
@@ -14,8 +14,8 @@ export const ENDPOINT_OR_PRESET =
 // Reads a file the owner named, never more than `max` bytes of it (the
 // profile's bounded reader): a larger file (or one without end, such as
 // /dev/zero) or a missing one is a usage error naming `what` it should be.
-export function readBounded(path: string, max: number, what: string): Buffer {
-  const bytes = readAtMost(path, max);
+export function readOwnerFile(path: string, max: number, what: string): Buffer {
+  const bytes = readFileAtMost(path, max);
   if (bytes === "large")
     throw new UsageError(`${path} is larger than ${max} bytes; expected ${what}`);
   if (bytes === undefined) throw new UsageError(`${path} does not exist; expected ${what}`);

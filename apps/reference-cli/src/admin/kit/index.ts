@@ -17,7 +17,7 @@ export {
   plural,
   presetOf,
   print,
-  readBounded,
+  readOwnerFile,
 } from "./_command.js";
 export type { ConfigEdit, Current } from "./_current.js";
 export { candidates, current, initialConfig, publishConfig, reported } from "./_current.js";

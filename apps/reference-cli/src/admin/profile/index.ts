@@ -13,7 +13,7 @@ import {
   OK,
   plural,
   print,
-  readBounded,
+  readOwnerFile,
   reported,
   text,
   UsageError,
@@ -88,7 +88,7 @@ export function profileBuiltins(
       summary: "Publish an owner configuration file (strict JSON)",
       inputs: [arg("file", "The owner configuration file (strict JSON)")],
       run: guarded(async (ctx, state, { CONFIG_MAX_BYTES }) => {
-        const bytes = readBounded(
+        const bytes = readOwnerFile(
           text(ctx.inputs, "file")!,
           CONFIG_MAX_BYTES,
           "an owner configuration (strict JSON)",

@@ -18,7 +18,7 @@ import {
   print,
   publishConfig,
   Refusal,
-  readBounded,
+  readOwnerFile,
   reported,
   text,
   texts,
@@ -32,7 +32,7 @@ const PUBLISHER = /^[a-z][a-z0-9-]*$/;
 const PUBLISHERS = ["trust", "list"];
 
 function readKey(file: string): string {
-  return readBounded(file, PUBLIC_KEY_MAX_BYTES, "a public key file (44 base64 characters)")
+  return readOwnerFile(file, PUBLIC_KEY_MAX_BYTES, "a public key file (44 base64 characters)")
     .toString("utf8")
     .trim();
 }

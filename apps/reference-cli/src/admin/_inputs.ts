@@ -1,5 +1,0 @@
-// Where the mcp group's files, still at the admin root until they move to
-// admin/mcp/, find what the kit room (kit/) now holds; the other groups
-// import kit/index.js. Remove this file once those files import the kit.
-
-export { arg, args, bool, count, flag, many, oneOf, text, texts } from "./kit/index.js";

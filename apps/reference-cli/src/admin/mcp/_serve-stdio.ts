@@ -1,0 +1,66 @@
+// `mcp serve`: the endpoint it is launched as, read once from the owner
+// configuration, served over stdio until the client goes or the owner stops
+// it. Only this path loads the MCP host.
+
+import { userInfo } from "node:os";
+import { type BuiltinContext, linkAgain } from "@rukh/cli";
+import type { StateDirectory } from "@rukh/profile";
+import { note, OK, STATE } from "../kit/index.js";
+import { unconfinedWarning } from "./_endpoint.js";
+import { launchEndpoint, type ServeRequest } from "./_launch.js";
+import { announcePlaces } from "./_replica.js";
+
+/**
+ * Serves the endpoint `request` names until the transport closes; returns
+ * the exit code. An endpoint that cannot start is thrown (a `UsageError` for
+ * one the owner named wrong).
+ */
+export async function serveMcp(
+  ctx: BuiltinContext,
+  state: StateDirectory,
+  brand: { readonly name: string; readonly version: string },
+  request: ServeRequest,
+): Promise<number> {
+  const { serveStdio } = await import("@rukh/mcp");
+  // A server starts on the development links' directories as they are now.
+  await linkAgain(ctx.stderr, state);
+  await announcePlaces(ctx, brand.name, state);
+  // What cannot start is thrown, for the command's guard to report.
+  const endpoint = await launchEndpoint(ctx, state, brand.name, request);
+  note(
+    ctx,
+    `${brand.name} mcp: endpoint ${endpoint.name} (preset ${endpoint.preset}${endpoint.naming === undefined ? "" : `, ${endpoint.naming.style} tool names`})\n`,
+  );
+  const active = await state.activeRevisionId();
+  const presets = active === null ? {} : (await state.readRevision(active)).config.presets;
+  const warning = unconfinedWarning(endpoint.preset, presets, brand.name);
+  if (warning !== undefined) note(ctx, `${brand.name} mcp: ${warning}\n`);
+  // What the host reports (its close reason among it) goes to stderr, one line each.
+  const logger = {
+    log(level: string, message: string, data?: Record<string, unknown>) {
+      const detail = data === undefined ? "" : ` ${JSON.stringify(data)}`;
+      note(ctx, `${brand.name} mcp: ${level}: ${message}${detail}\n`);
+    },
+  };
+  // The launch binding is fixed here, once, from the owner's side: nothing a
+  // client sends can change it, and a later edit of the endpoint applies at
+  // the next start.
+  const host = await serveStdio({
+    logger,
+    state,
+    binding: {
+      subject: userInfo().username,
+      actor: `${brand.name}-mcp`,
+      taskAuthorityRef: "local",
+      preset: endpoint.preset,
+    },
+    // The endpoint as read from the owner configuration, whole: its naming,
+    // deadline, limits, development links and instructions reach the tools as one.
+    endpoint,
+    serverInfo: brand,
+  });
+  ctx.signal.addEventListener("abort", () => void host.close(), { once: true });
+  const why = await host.closed;
+  note(ctx, `${brand.name} mcp: closed (${why})\n`);
+  return why === "eof" || why === "closed" ? OK : STATE;
+}

@@ -1,0 +1,102 @@
+// One admitted request served under its binding: the handlers made for
+// this request (as stdio makes them for its one client), the protocol's one answer, sent as
+// JSON or at the end of an event stream; the client closing its side
+// cancels it.
+
+import type { ServerResponse } from "node:http";
+import type { JsonObject } from "@rukh/json";
+import type { StateDirectory } from "@rukh/profile";
+import type { HostCore, HostSettings, McpLogger } from "../hosting/index.js";
+import { errorAnswer, JSONRPC_ERROR_CODES, type Protocol } from "../protocol/index.js";
+import { bindingHandlers, type ToolViews } from "../tools/index.js";
+import type { Admitted } from "./_gate.js";
+import { jsonReply, streamReply } from "./_reply.js";
+
+/** What every request of one HTTP host is served with. */
+export interface ServeContext {
+  readonly state: StateDirectory;
+  readonly core: HostCore;
+  /** The host's settings, passed whole to each request's tools. */
+  readonly settings: HostSettings;
+  readonly protocol: Protocol;
+  readonly logger: McpLogger;
+  /** Aborted when the host shuts down. */
+  readonly ownerSignal: AbortSignal;
+  /** The views of a preset, shared by every request bound to it. */
+  views(preset: string): ToolViews;
+}
+
+/** Most `subscriptions/listen` streams one subject may hold open. */
+export const LISTENS_PER_SUBJECT = 8;
+/** Most such streams open at once on one host. */
+export const LISTENS_MAX = 256;
+
+let requests = 0;
+
+/** One admitted request, served under its own binding; its answer is JSON or a stream. */
+export async function serveRequest(
+  ctx: ServeContext,
+  res: ServerResponse,
+  { binding, id, method, params }: Admitted,
+): Promise<void> {
+  const { state, core, settings, logger, protocol } = ctx;
+  if (ctx.ownerSignal.aborted) {
+    const refused = errorAnswer(
+      id,
+      JSONRPC_ERROR_CODES.internalError,
+      "The host is shutting down",
+      {
+        status: 503,
+      },
+    );
+    jsonReply(res).finish(refused.status, refused.bytes);
+    return;
+  }
+  const streams =
+    method === "subscriptions/listen" || (method === "tools/call" && hasProgressToken(params));
+  const reply = streams ? streamReply(res) : jsonReply(res);
+  // Each POST is its own request: it is known by itself, whatever id its client gave it.
+  const open = protocol.open(
+    `http:${++requests}`,
+    { kind: "request", id, method, params },
+    binding.subject,
+  );
+  if ("bytes" in open) {
+    reply.finish(open.status, open.bytes);
+    return;
+  }
+  // The client closing its side before the answer is the request's cancellation.
+  res.on("close", () => {
+    if (!res.writableFinished) protocol.cancel(open.key);
+  });
+  const { dispatcher, watcher } = bindingHandlers({
+    state,
+    core: core.bound(binding),
+    ownerSignal: ctx.ownerSignal,
+    settings,
+    notify: (message) => reply.notify(message),
+    views: ctx.views(binding.preset),
+    logger,
+    // Every request is its own era's first: there is nothing to report per request.
+    info: () => {},
+  });
+  const stop = () => watcher.stop();
+  ctx.ownerSignal.addEventListener("abort", stop, { once: true });
+  try {
+    const answer = await protocol.answer(open, dispatcher);
+    if (answer !== undefined) reply.finish(answer.status, answer.bytes);
+  } finally {
+    ctx.ownerSignal.removeEventListener("abort", stop);
+    watcher.stop();
+  }
+}
+
+function hasProgressToken(params: JsonObject | undefined): boolean {
+  const meta = params?._meta;
+  return (
+    typeof meta === "object" &&
+    meta !== null &&
+    !Array.isArray(meta) &&
+    Object.hasOwn(meta, "progressToken")
+  );
+}

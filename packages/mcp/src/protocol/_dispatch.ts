@@ -1,0 +1,141 @@
+// One request to its answer: the era it is served in, then the method table
+// of that era. A method missing from an era's table is `-32601` there (the
+// 2026-07-28 era has no `initialize` or `ping`; the 2025 eras no
+// `server/discover` or `subscriptions/listen`).
+
+import type { DiscoverResult, InitializeResult } from "@modelcontextprotocol/server";
+import type { JsonObject } from "@rukh/json";
+import type { HostSettings } from "../hosting/index.js";
+import {
+  completeFor,
+  type Era,
+  eraOf,
+  isObject,
+  LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSION,
+} from "./_era.js";
+import type { IncomingMessage, RequestId } from "./_message.js";
+import { JSONRPC_ERROR_CODES, methodNotFound, RpcError } from "./_rpc.js";
+
+/** A request as the dispatcher gets it, and the client's cancellation of it. */
+export type Request = Extract<IncomingMessage, { kind: "request" }>;
+type Handler = (era: Era, msg: Request, signal: AbortSignal) => Promise<object>;
+
+/** `tools/list` and `tools/call` of one host. */
+export interface HostTools {
+  list(era: Era, params: JsonObject | undefined): Promise<object>;
+  /** `signal`: the client's cancellation of this request. */
+  call(era: Era, params: JsonObject | undefined, signal: AbortSignal): Promise<object>;
+}
+
+/** What answers `subscriptions/listen`: the streams that hear of list changes. */
+export interface ListenStreams {
+  listen(id: RequestId, params: JsonObject | undefined, signal: AbortSignal): Promise<object>;
+}
+
+/** What a dispatcher serves with. */
+export interface DispatchContext {
+  readonly tools: HostTools;
+  readonly watcher: ListenStreams;
+  /** The host's settings: the server info it reports, and its endpoint's instructions (sent in the initialize and server/discover results when the owner wrote some). */
+  readonly settings: HostSettings;
+  info(message: string, data: Record<string, unknown>): void;
+}
+
+/** The requests of one host. */
+export interface Dispatcher {
+  handle(msg: Request, signal: AbortSignal): Promise<object>;
+  /** Whether a 2025-era client has been through `initialize`. */
+  readonly initialized: boolean;
+}
+
+/** The dispatcher of one client's requests (over HTTP, of one request's). */
+export function createDispatcher(ctx: DispatchContext): Dispatcher {
+  const { tools, watcher } = ctx;
+  const { serverInfo, endpoint } = ctx.settings;
+  const instructions =
+    endpoint.instructions === undefined ? {} : { instructions: endpoint.instructions };
+  let legacyVersion: string | undefined;
+  const erasSeen = new Set<Era>();
+  const complete = (era: Era, result: Record<string, unknown>) =>
+    completeFor(era, result, serverInfo);
+
+  function initialize(params: JsonObject | undefined): object {
+    if (legacyVersion !== undefined)
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidRequest,
+        "Invalid request: already initialized",
+      );
+    const requested = params?.protocolVersion;
+    if (typeof requested !== "string" || !isObject(params?.capabilities))
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: initialize needs protocolVersion (string) and capabilities (object)",
+      );
+    const version = (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
+      ? requested
+      : LEGACY_PROTOCOL_VERSIONS[0];
+    legacyVersion = version;
+    return {
+      protocolVersion: version,
+      capabilities: { tools: { listChanged: true } },
+      serverInfo,
+      ...instructions,
+    } satisfies InitializeResult;
+  }
+
+  const shared: Record<string, Handler> = {
+    "tools/list": (era, msg) => tools.list(era, msg.params),
+    "tools/call": (era, msg, signal) => tools.call(era, msg.params, signal),
+  };
+  const methods: Record<Era, Record<string, Handler>> = {
+    modern: {
+      ...shared,
+      "server/discover": async (era) =>
+        complete(era, {
+          supportedVersions: [MODERN_PROTOCOL_VERSION],
+          capabilities: { tools: { listChanged: true } },
+          ttlMs: 0,
+          cacheScope: "private",
+          ...instructions,
+        } satisfies DiscoverResult),
+      "subscriptions/listen": async (_era, msg, signal) =>
+        watcher.listen(msg.id, msg.params, signal),
+    },
+    legacy: {
+      ...shared,
+      ping: async (era) => complete(era, {}),
+      initialize: async (_era, msg) => initialize(msg.params),
+    },
+  };
+
+  return {
+    get initialized() {
+      return legacyVersion !== undefined;
+    },
+    async handle(msg, signal) {
+      const params = msg.params;
+      if (
+        params !== undefined &&
+        (Object.hasOwn(params, "requestState") || Object.hasOwn(params, "inputResponses"))
+      )
+        throw new RpcError(
+          JSONRPC_ERROR_CODES.invalidParams,
+          "Invalid params: continuation input (requestState/inputResponses) is not supported",
+        );
+      const era = eraOf(msg.method, params, legacyVersion !== undefined);
+      if (!erasSeen.has(era)) {
+        erasSeen.add(era);
+        ctx.info("serving a protocol era", {
+          era,
+          version: era === "modern" ? MODERN_PROTOCOL_VERSION : (legacyVersion ?? "pending"),
+        });
+      }
+      const handler = Object.hasOwn(methods[era], msg.method)
+        ? methods[era][msg.method]
+        : undefined;
+      if (handler === undefined) throw methodNotFound(msg.method);
+      return handler(era, msg, signal);
+    },
+  };
+}

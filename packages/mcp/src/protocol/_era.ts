@@ -1,0 +1,80 @@
+// Which protocol era a request is served in: 2026-07-28 per request (its
+// `_meta` names the version and the client's capabilities), or the 2025
+// versions after `initialize`; and how a result is completed for its era.
+
+import type { JsonObject } from "@rukh/json";
+import { JSONRPC_ERROR_CODES, RpcError } from "./_rpc.js";
+
+/** The protocol version served per request, without a session. */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
+/** The earlier versions served through `initialize`, newest first. */
+export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
+/** Every protocol version this host speaks. */
+export const MCP_PROTOCOL_VERSIONS = [
+  MODERN_PROTOCOL_VERSION,
+  ...LEGACY_PROTOCOL_VERSIONS,
+] as const;
+
+export const META_VERSION = "io.modelcontextprotocol/protocolVersion";
+export const META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
+export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
+export const META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
+
+/** The form of a protocol version: a date. */
+
+export type Era = "modern" | "legacy";
+
+export function isObject(v: unknown): v is JsonObject {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}
+
+/**
+ * The era `method` with `params` is served in, checking the per-request
+ * envelope; `initialized`: the client has been through `initialize`.
+ */
+export function eraOf(method: string, params: JsonObject | undefined, initialized: boolean): Era {
+  const meta = params?._meta;
+  if (isObject(meta) && Object.hasOwn(meta, META_VERSION)) {
+    const requested = meta[META_VERSION];
+    // A version is a string; any other value is a malformed request. A string
+    // this host does not serve — whatever its form — is an unsupported version.
+    if (typeof requested !== "string")
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        `Invalid params: _meta["${META_VERSION}"] must be a protocol version string`,
+      );
+    if (requested !== MODERN_PROTOCOL_VERSION)
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.unsupportedProtocolVersion,
+        "Unsupported protocol version",
+        { supported: [MODERN_PROTOCOL_VERSION], requested },
+      );
+    if (!isObject(meta[META_CAPABILITIES]))
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        `Invalid params: _meta["${META_CAPABILITIES}"] must be an object`,
+      );
+    return "modern";
+  }
+  if (method === "initialize") return "legacy";
+  if (initialized || method === "ping") return "legacy";
+  throw new RpcError(
+    JSONRPC_ERROR_CODES.invalidParams,
+    `Invalid params: _meta["${META_VERSION}"] is required (or use initialize for ${LEGACY_PROTOCOL_VERSIONS.join("/")})`,
+  );
+}
+
+/** `result` as its era sends it: the 2026-07-28 era marks it complete and names the server. */
+export function completeFor(
+  era: Era,
+  result: Record<string, unknown>,
+  serverInfo: { readonly name: string; readonly version: string },
+): object {
+  if (era === "legacy") return result;
+  const meta = isObject(result._meta) ? result._meta : {};
+  return {
+    ...result,
+    resultType: "complete",
+    _meta: { ...meta, [META_SERVER_INFO]: serverInfo },
+  };
+}

@@ -1,0 +1,212 @@
+// The host's tools: the list a preset sees, page by page, and a call mapped
+// onto the invocation core, with the projection of the active revision read
+// once per revision and the four newest kept.
+
+// Types only: the SDK's wire types keep our hand-built results honest (ADR 0009).
+import type { CallToolResult, ListToolsResult, Tool } from "@modelcontextprotocol/server";
+import {
+  type BoundInvocationCore,
+  type InvocationOutcome,
+  type InvocationProgress,
+  outcomeDiagnostic,
+  outcomeEnvelope,
+  throttleProgress,
+} from "@rukh/core";
+import type { JsonObject } from "@rukh/json";
+import {
+  listedTool,
+  listTools,
+  ProfileError,
+  resolveTool,
+  type StateDirectory,
+} from "@rukh/profile";
+import type { HostSettings } from "../hosting/index.js";
+import {
+  completeFor,
+  type Era,
+  type HostTools,
+  JSONRPC_ERROR_CODES,
+  RpcError,
+} from "../protocol/index.js";
+import { presetMissing, ToolViews } from "./_views.js";
+
+/** What the tools of one binding are made with. */
+export interface ToolsContext {
+  readonly state: StateDirectory;
+  /** The core seen through the binding every call runs under. */
+  readonly core: BoundInvocationCore;
+  /** The host's settings: its endpoint's naming, deadline, development links and limits. */
+  readonly settings: HostSettings;
+  /** Aborted by the owner's shutdown: running calls end `owner_cancel`. */
+  readonly ownerSignal: AbortSignal;
+  /** Aborted when the client's transport is lost: running calls end `transport_lost` (stdio; over HTTP a request's lost connection is its cancellation). */
+  readonly transportSignal?: AbortSignal;
+  /** Queues a notification to the client. */
+  notify(message: object): void;
+  /** The preset's views, when several hosts' requests share them (default: the tools' own). */
+  readonly views?: ToolViews;
+}
+
+/** One answer for every name that cannot be called, so none reveals more than another. */
+const unknownTool = (): RpcError => new RpcError(JSONRPC_ERROR_CODES.invalidParams, "Unknown tool");
+
+/** Shortest time between two progress notifications of one call. */
+const PROGRESS_INTERVAL_MS = 100;
+
+/** The tools of the host `ctx` describes. */
+export function hostTools(ctx: ToolsContext): HostTools {
+  const { state, core, settings } = ctx;
+  const { binding } = core;
+  const views = ctx.views ?? new ToolViews(state, binding.preset, settings.endpoint);
+  const current = () => views.current();
+  const complete = (era: Era, result: Record<string, unknown>) =>
+    completeFor(era, result, settings.serverInfo);
+
+  async function list(era: Era, params: JsonObject | undefined): Promise<object> {
+    const cursor = params?.cursor;
+    if (cursor !== undefined && typeof cursor !== "string")
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: cursor must be a string",
+      );
+    const now = await current();
+    const hints = era === "modern" ? { ttlMs: 0, cacheScope: "private" } : {};
+    if (now === null) {
+      if (cursor !== undefined)
+        throw new RpcError(JSONRPC_ERROR_CODES.invalidParams, "Invalid params: stale cursor");
+      return complete(era, { tools: [], ...hints });
+    }
+    const cursorKey = await views.cursorKey();
+    try {
+      const page = listTools(now.projection, {
+        preset: binding.preset,
+        devAllowed: views.devExtensions,
+        cursorKey,
+        responseMaxBytes: settings.limits.responseMaxBytes,
+        ...(cursor !== undefined && { cursor }),
+      });
+      const result: ListToolsResult = {
+        // Profile built both schemas as closed JSON Schema objects (checked at publication).
+        tools: page.tools.map((t) => listedTool(now.projection, binding.preset, t) as Tool),
+        ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+      };
+      return complete(era, { ...result, ...hints });
+    } catch (e) {
+      if (e instanceof ProfileError && (e.code === "invalid_cursor" || e.code === "stale_cursor"))
+        throw new RpcError(JSONRPC_ERROR_CODES.invalidParams, `Invalid params: ${e.message}`);
+      if (e instanceof ProfileError && e.code === "unknown_preset") throw presetMissing();
+      // A limit tighter than one tool (an endpoint's publication refuses such a limit).
+      if (e instanceof ProfileError && e.code === "tool_too_large")
+        throw new RpcError(JSONRPC_ERROR_CODES.internalError, e.message);
+      throw e;
+    }
+  }
+
+  async function call(
+    era: Era,
+    params: JsonObject | undefined,
+    signal: AbortSignal,
+  ): Promise<object> {
+    const name = params?.name;
+    const args = params?.arguments;
+    if (typeof name !== "string")
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: name must be a string",
+      );
+    if (params !== undefined && Object.hasOwn(params, "task"))
+      throw new RpcError(
+        JSONRPC_ERROR_CODES.invalidParams,
+        "Invalid params: tasks are not supported",
+      );
+    const now = await current();
+    if (now === null || !now.visible.has(name)) throw unknownTool();
+    const tool = resolveTool(now.projection, name);
+    if (tool === undefined) throw unknownTool();
+    const progress = progressReporter(params, ctx.notify);
+    // Resolved here, under this host's naming, and pinned to the revision it
+    // was resolved in: a newer revision makes the call fail as unknown.
+    const outcome = await core.invoke({
+      command: { identity: tool.identity },
+      // The core decodes them against the command it admits: the name is resolved once, here.
+      supplied: { json: args },
+      surface: "mcp",
+      revisionId: now.projection.revisionId,
+      signal,
+      ownerSignal: ctx.ownerSignal,
+      ...(ctx.transportSignal !== undefined && { transportSignal: ctx.transportSignal }),
+      ...(settings.endpoint.deadlineMs !== undefined && {
+        deadlineMs: settings.endpoint.deadlineMs,
+      }),
+      ...(progress !== undefined && { onProgress: progress.report }),
+    });
+    // Nothing about a call follows its result.
+    progress?.end();
+    if (
+      outcome.outcome === "rejected" &&
+      (outcome.reason === "not_found" || outcome.reason === "obsolete_revision")
+    )
+      throw unknownTool();
+    return toolResult(era, outcome);
+  }
+
+  function toolResult(era: Era, o: InvocationOutcome): object {
+    const envelope = outcomeEnvelope(o);
+    const content: { type: "text"; text: string }[] = [
+      { type: "text", text: JSON.stringify(envelope) },
+    ];
+    // The safe diagnostic: the message, and the input or result issues.
+    const diagnostic = outcomeDiagnostic(o);
+    if (diagnostic !== undefined) content.push({ type: "text", text: JSON.stringify(diagnostic) });
+    const result: CallToolResult = {
+      content,
+      structuredContent: envelope,
+      isError: o.outcome !== "succeeded",
+    };
+    return complete(era, result);
+  }
+
+  return { list, call };
+}
+
+/**
+ * `notifications/progress` for a call whose request asked for them with a
+ * `progressToken`: at most one per {@link PROGRESS_INTERVAL_MS} (a report
+ * that comes sooner is sent when its slot comes, unless a newer one
+ * replaced it), each with more progress than the last (as MCP requires),
+ * none after `end`.
+ */
+function progressReporter(
+  params: JsonObject | undefined,
+  notify: (message: object) => void,
+): { report: (p: InvocationProgress) => void; end: () => void } | undefined {
+  const meta = params?._meta;
+  const token =
+    typeof meta === "object" && meta !== null && !Array.isArray(meta)
+      ? (meta as JsonObject).progressToken
+      : undefined;
+  if (typeof token !== "string" && !(typeof token === "number" && Number.isSafeInteger(token)))
+    return undefined;
+  let highest = Number.NEGATIVE_INFINITY;
+  const throttle = throttleProgress(PROGRESS_INTERVAL_MS, (p) => {
+    // MCP requires each notification to carry more progress than the last.
+    if (p.progress <= highest) return;
+    highest = p.progress;
+    notify({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: {
+        progressToken: token,
+        progress: p.progress,
+        ...(p.total !== undefined && { total: p.total }),
+        ...(p.message !== undefined && { message: p.message }),
+      },
+    });
+  });
+  return {
+    report(p) {
+      if (p.progress > highest) throttle.report(p);
+    },
+    end: () => throttle.stop(),
+  };
+}

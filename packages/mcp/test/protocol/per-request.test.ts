@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanup, makeState, RawSession, toolNameOf } from "../_helpers.js";
+
+let root: string;
+let work: string;
+let greet: string;
+let sum: string;
+let hidden: string;
+let session: RawSession;
+
+beforeAll(async () => {
+  const s = await makeState();
+  root = s.root;
+  work = s.work;
+  greet = await toolNameOf(s.state, "fx.main/greet");
+  sum = await toolNameOf(s.state, "fx.main/sum");
+  hidden = await toolNameOf(s.state, "fx.hidden/secret");
+  session = new RawSession(root, "narrow");
+});
+
+afterAll(async () => {
+  await session?.close();
+  if (work) cleanup(work);
+});
+
+describe("2026-07-28 per request", () => {
+  it("answers server/discover with caching hints and serverInfo", async () => {
+    const r = await session.request(1, "server/discover");
+    expect(r.result).toEqual({
+      supportedVersions: ["2026-07-28"],
+      capabilities: { tools: { listChanged: true } },
+      ttlMs: 0,
+      cacheScope: "private",
+      resultType: "complete",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "rukh", version: "0.1.0" } },
+    });
+  });
+
+  it("lists only what the preset may see", async () => {
+    const r = await session.request(2, "tools/list");
+    expect(r.result.tools.map((t: { name: string }) => t.name)).toEqual([greet]);
+    expect(r.result).toMatchObject({ ttlMs: 0, cacheScope: "private", resultType: "complete" });
+    // A text result's tool lists no output schema: its envelope is the first text block.
+    expect(Object.keys(r.result.tools[0]).sort()).toEqual([
+      "description",
+      "inputSchema",
+      "name",
+      "title",
+    ]);
+  });
+
+  it("calls a visible tool", async () => {
+    const r = await session.request(3, "tools/call", { name: greet, arguments: { name: "ann" } });
+    expect(r.result.isError).toBe(false);
+    expect(r.result.structuredContent).toMatchObject({
+      outcome: "succeeded",
+      reason: "completed",
+      commandResult: { kind: "text", text: "hello ann" },
+    });
+    expect(JSON.parse(r.result.content[0].text)).toEqual(r.result.structuredContent);
+  });
+
+  it.each([
+    ["invisible", () => sum],
+    ["other extension", () => hidden],
+    ["unknown", () => `nope__${"0".repeat(16)}`],
+  ])("answers a %s name with the one unknown-tool error", async (_what, name) => {
+    const r = await session.request(`u-${_what}`, "tools/call", { name: name(), arguments: {} });
+    expect(r.error).toEqual({ code: -32602, message: "Unknown tool" });
+  });
+});

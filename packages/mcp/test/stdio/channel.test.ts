@@ -1,0 +1,77 @@
+import { PassThrough, Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { MCP_LIMITS } from "../../src/hosting/_limits.js";
+import { StdioChannel } from "../../src/stdio/_channel.js";
+
+// The channel's backpressure against a reader that is slow but keeps up.
+describe("backpressure", () => {
+  it("does not count the time reading waits against a line that was incomplete when it began", async () => {
+    const input = new PassThrough();
+    const callbacks: (() => void)[] = [];
+    const output = new Writable({
+      write(_chunk, _encoding, cb) {
+        callbacks.push(cb);
+      },
+    });
+    // One write completes every 50 ms: progress well within the 500 ms deadline.
+    const drain = setInterval(() => callbacks.shift()?.(), 50);
+    const lines: string[] = [];
+    let broken: string | undefined;
+    const channel = new StdioChannel({
+      input,
+      output,
+      limits: { ...MCP_LIMITS, ioDeadlineMs: 500 },
+      events: {
+        line: (b) => lines.push(b.toString("utf8")),
+        oversize: () => {},
+        ended: () => {},
+        broken: (r) => {
+          broken = r;
+        },
+        busy: () => false,
+      },
+    });
+    try {
+      input.write('{"first":"');
+      // Answers to earlier requests fill the queue past its bound: reading waits.
+      for (let i = 0; i < 40; i++) channel.send(Buffer.from(`{"n":${i}}`));
+      await new Promise((r) => setTimeout(r, 20));
+      input.write('half"}\n{"second":1}\n');
+      // Draining to half the bound takes 24 writes, 1.2 s: longer than the line deadline.
+      for (let i = 0; i < 60 && lines.length < 2 && broken === undefined; i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(broken).toBeUndefined();
+      expect(lines).toEqual(['{"first":"half"}', '{"second":1}']);
+    } finally {
+      clearInterval(drain);
+      channel.close("host_closed");
+    }
+  });
+
+  it("still closes a line left incomplete once reading goes on", async () => {
+    const input = new PassThrough();
+    const output = new Writable({
+      write(_chunk, _encoding, cb) {
+        cb();
+      },
+    });
+    let broken: string | undefined;
+    new StdioChannel({
+      input,
+      output,
+      limits: { ...MCP_LIMITS, ioDeadlineMs: 200 },
+      events: {
+        line: () => {},
+        oversize: () => {},
+        ended: () => {},
+        broken: (r) => {
+          broken = r;
+        },
+        busy: () => false,
+      },
+    });
+    input.write('{"never":');
+    await new Promise((r) => setTimeout(r, 400));
+    expect(broken).toBe("partial_read_timeout");
+  });
+});
