@@ -6,25 +6,18 @@
 // which circles it found, each as the files around it.
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import madge from "madge";
+import { importGraph, ROOT } from "./_import-graph.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const sources = [];
 for (const top of ["packages", "apps"])
-  for (const name of readdirSync(join(root, top))) {
-    const src = join(root, top, name, "src");
+  for (const name of readdirSync(join(ROOT, top))) {
+    const src = join(top, name, "src");
     try {
-      if (statSync(src).isDirectory()) sources.push(src);
+      if (statSync(join(ROOT, src)).isDirectory()) sources.push(src);
     } catch {}
   }
 
-const found = await madge(sources, {
-  fileExtensions: ["ts"],
-  excludeRegExp: [/\.d\.ts$/],
-  tsConfig: join(root, "tsconfig.base.json"),
-  detectiveOptions: { ts: { skipTypeImports: false, skipAsyncImports: false } },
-});
+const found = await importGraph(sources);
 const circles = found.circular();
 if (circles.length === 0) {
   console.log(`no import circles among ${Object.keys(found.obj()).length} source files`);
