@@ -6,10 +6,10 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { mountReadOnly } from "@rukh/testkit";
+import { NOBODY, nobodyRukh } from "./_nobody.js";
 import { RUKH_BIN } from "./_sleeper.js";
 
-/** The unprivileged user the replica runs as. */
-export const NOBODY = 65534;
+export { NOBODY } from "./_nobody.js";
 
 /** A read-only view of a state directory: where it is, how to run the CLI against it, how to undo it. */
 export interface ReadOnlyView {
@@ -43,16 +43,8 @@ export function readOnlyMount(source: string, at: string): ReadOnlyView | string
  * user cannot run the CLI here (a checkout only root can read).
  */
 export function readOnlyCopy(source: string, at: string): ReadOnlyView | string {
-  if (process.getuid?.() !== 0) return `only root can run the CLI as uid ${NOBODY}`;
-  const probe = run("setpriv", [
-    `--reuid=${NOBODY}`,
-    `--regid=${NOBODY}`,
-    "--clear-groups",
-    RUKH_BIN,
-    "--version",
-  ]);
-  if (probe.status !== 0)
-    return `uid ${NOBODY} cannot run the built CLI here: ${probe.stderr.trim()}`;
+  const asNobody = nobodyRukh();
+  if (typeof asNobody === "string") return asNobody;
   const copy = run("cp", ["-a", source, at]);
   if (copy.status !== 0) return `cannot copy the state directory: ${copy.stderr.trim()}`;
   const seal = (path: string) => {
@@ -65,10 +57,7 @@ export function readOnlyCopy(source: string, at: string): ReadOnlyView | string 
   seal(at);
   return {
     home: at,
-    command: (args) => ({
-      command: "setpriv",
-      args: [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", RUKH_BIN, ...args],
-    }),
+    command: asNobody,
     release: () => {},
   };
 }
