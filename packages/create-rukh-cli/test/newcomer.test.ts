@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { nodeTestPasses, removeDir } from "@rukh/testkit";
+import { nodeTestPasses, registryCaEnv, removeDir } from "@rukh/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 
 // A new extension author's whole path, as docs/extension-authors.md walks it
@@ -42,9 +42,7 @@ const env: Record<string, string> = {
   PATH: `${join(acmeDir, "bin")}:${dirname(process.execPath)}:/usr/bin:/bin`,
   HOME: process.env.HOME ?? temp,
   ACME_HOME: home,
-  ...(process.env.NODE_EXTRA_CA_CERTS !== undefined && {
-    NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS,
-  }),
+  ...registryCaEnv(),
 };
 
 const timings: [string, number][] = [];

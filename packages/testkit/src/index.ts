@@ -17,6 +17,7 @@ import { pathToFileURL } from "node:url";
 import { spawnCommandProcess } from "@rukh/ipc";
 import { StateDirectory, signPackage } from "@rukh/profile";
 
+export { registryCaEnv } from "./_ca.js";
 export { FORGED_TEXT, forgedLines, hostileEnumInput } from "./_forged.js";
 export type { LineRpc } from "./_rpc.js";
 export { lineRpc } from "./_rpc.js";

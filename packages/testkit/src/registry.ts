@@ -8,6 +8,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { registryCaEnv } from "./_ca.js";
 import { freePort } from "./_net.js";
 
 /** The Verdaccio release the tests run. */
@@ -44,7 +45,7 @@ export function registryMissing(): string | undefined {
       "--no-save",
       `verdaccio@${VERDACCIO_VERSION}`,
     ],
-    { encoding: "utf8", timeout: 600_000 },
+    { encoding: "utf8", timeout: 600_000, env: { ...process.env, ...registryCaEnv() } },
   );
   if (r.status !== 0 || !existsSync(BIN)) {
     const why = `cannot install verdaccio@${VERDACCIO_VERSION}: ${(r.stderr || String(r.error)).slice(-300)}`;
@@ -115,6 +116,8 @@ export async function startRegistry(
     [BIN, "--config", config, "--listen", `127.0.0.1:${port}`],
     {
       stdio: ["ignore", "pipe", "pipe"],
+      // The uplink is the npm registry, reached through Node's own TLS.
+      env: { ...process.env, ...registryCaEnv() },
     },
   );
   let log = "";
@@ -125,14 +128,14 @@ export async function startRegistry(
     log = (log + d.toString()).slice(-4000);
   });
   await waitUntilUp(url, child, () => log);
-  const { NODE_EXTRA_CA_CERTS, PATH, HOME } = process.env;
+  const { PATH, HOME } = process.env;
   return {
     url,
     npmrc,
     env: {
       PATH: PATH ?? "/usr/bin:/bin",
       HOME: HOME ?? dir,
-      ...(NODE_EXTRA_CA_CERTS !== undefined && { NODE_EXTRA_CA_CERTS }),
+      ...registryCaEnv(),
       npm_config_userconfig: npmrc,
       npm_config_registry: url,
       npm_config_cache: join(dir, "npm-cache"),

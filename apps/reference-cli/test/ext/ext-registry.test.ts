@@ -15,7 +15,14 @@ import {
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { computeManifest } from "@rukh/profile/package";
-import { FIXTURE_PUB, freePort, removeDir, tempDir, writeNpmFixturePackage } from "@rukh/testkit";
+import {
+  FIXTURE_PUB,
+  freePort,
+  registryCaEnv,
+  removeDir,
+  tempDir,
+  writeNpmFixturePackage,
+} from "@rukh/testkit";
 import { registryMissing, startRegistry, type TestRegistry } from "@rukh/testkit/registry";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
@@ -57,7 +64,6 @@ afterAll(async () => {
 const home = join(work, "state");
 const project = join(work, "project");
 function rukh(args: string[], over: Record<string, string> = {}, cwd = project) {
-  const { NODE_EXTRA_CA_CERTS } = process.env;
   return spawnSync(bin, args, {
     cwd,
     encoding: "utf8",
@@ -67,7 +73,7 @@ function rukh(args: string[], over: Record<string, string> = {}, cwd = project) 
       RUKH_HOME: home,
       npm_config_userconfig: registry.npmrc,
       npm_config_fetch_retries: "0",
-      ...(NODE_EXTRA_CA_CERTS !== undefined && { NODE_EXTRA_CA_CERTS }),
+      ...registryCaEnv(),
       ...over,
     },
   });
