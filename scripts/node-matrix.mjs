@@ -11,7 +11,7 @@
 // Without the npm registry the versions it cannot install are skipped and
 // named (under `CI` that fails instead). A Node too old for Rukh is
 // installed too, to see the CLI refuse it in one line.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { installNode, NODE_LINES, TOO_OLD_NODE } from "./node-lines.mjs";
@@ -44,17 +44,40 @@ const SUITES = {
 const root = fileURLToPath(new URL("..", import.meta.url));
 const inCi = process.env.CI !== undefined && process.env.CI !== "" && process.env.CI !== "false";
 
-/** Runs one package's suites on `node`; whether they passed, and how long they took. */
+/** How many suites run at once: their waits (processes, timers) overlap on two cores. */
+const AT_ONCE = Number(process.env.RUKH_MATRIX_JOBS ?? 2);
+
+/**
+ * Runs one package's suites on `node`; whether they passed, how long they
+ * took, and their output (kept whole and printed when the run ends, so that
+ * runs side by side do not interleave).
+ */
 function runSuites(node, pkg, files) {
   const started = Date.now();
   const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
-  const r = spawnSync(node, [vitest, "run", ...files], {
-    cwd: join(root, pkg),
-    stdio: "inherit",
-    // Whatever the suites start through PATH (the CLI's `#!/usr/bin/env node`, npm) is this Node too.
-    env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? "/usr/bin:/bin"}` },
+  return new Promise((done) => {
+    const child = spawn(node, [vitest, "run", ...files], {
+      cwd: join(root, pkg),
+      stdio: ["ignore", "pipe", "pipe"],
+      // Whatever the suites start through PATH (the CLI's `#!/usr/bin/env node`, npm) is this Node too.
+      env: { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? "/usr/bin:/bin"}` },
+    });
+    const out = [];
+    child.stdout.on("data", (d) => out.push(d));
+    child.stderr.on("data", (d) => out.push(d));
+    child.on("close", (code) =>
+      done({ ok: code === 0, seconds: (Date.now() - started) / 1000, output: Buffer.concat(out) }),
+    );
   });
-  return { ok: r.status === 0, seconds: (Date.now() - started) / 1000 };
+}
+
+/** Runs `jobs` (functions returning promises) at most `limit` at a time, in order of start. */
+async function pool(jobs, limit) {
+  let next = 0;
+  const lane = async () => {
+    while (next < jobs.length) await jobs[next++]();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, jobs.length) }, lane));
 }
 
 /** The CLI on a Node too old for it: one line naming what it needs, exit 1. */
@@ -80,6 +103,7 @@ else {
   );
   if (wrong !== null) failed = true;
 }
+const jobs = [];
 for (const version of NODE_LINES) {
   const installed = installNode(version);
   if ("reason" in installed) {
@@ -87,13 +111,20 @@ for (const version of NODE_LINES) {
     rows.push(`node ${version}: skipped (${installed.reason.split("\n")[0]})`);
     continue;
   }
-  for (const [pkg, files] of Object.entries(SUITES)) {
-    console.log(`\n=== node ${version}: ${pkg} ${files.join(" ")}`);
-    const { ok, seconds } = runSuites(installed.node, pkg, files);
-    rows.push(`node ${version}: ${pkg} ${ok ? "passed" : "FAILED"} in ${seconds.toFixed(1)} s`);
-    if (!ok) failed = true;
-  }
+  for (const [pkg, files] of Object.entries(SUITES))
+    jobs.push(async () => {
+      const { ok, seconds, output } = await runSuites(installed.node, pkg, files);
+      process.stdout.write(`\n=== node ${version}: ${pkg} ${files.join(" ")}\n`);
+      process.stdout.write(output);
+      rows.push(`node ${version}: ${pkg} ${ok ? "passed" : "FAILED"} in ${seconds.toFixed(1)} s`);
+      if (!ok) failed = true;
+    });
 }
+const matrixStarted = Date.now();
+await pool(jobs, AT_ONCE);
+rows.push(
+  `${jobs.length} suites, ${AT_ONCE} at a time: ${((Date.now() - matrixStarted) / 1000).toFixed(1)} s`,
+);
 console.log(`\nNode release lines:\n${rows.map((r) => `  ${r}`).join("\n")}`);
 for (const p of problems) console.log(`  ${inCi ? "error" : "skipped"}: ${p}`);
 if (failed || (inCi && problems.length > 0)) process.exit(1);
