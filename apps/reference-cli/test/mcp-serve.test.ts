@@ -105,7 +105,8 @@ describe("rukh mcp serve: shutdown and loss", () => {
     s.child.kill("SIGTERM");
     const { code, at } = await s.exited;
     expect(code).toBe(143);
-    expect(at - second).toBeLessThan(1_000);
+    // Far sooner than the nap's 20 s, with room for a loaded machine.
+    expect(at - second).toBeLessThan(5_000);
   });
 
   it("ends a call transport_lost and exits promptly when its client is killed with kill -9", async () => {

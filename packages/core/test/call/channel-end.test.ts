@@ -52,7 +52,8 @@ describe("a call whose channel ends while its process runs on", () => {
         expect(o).toMatchObject({ outcome: "execution_failed", reason: "protocol_error" });
         console.info(`${identity}${silent ? " (mute)" : ""}: final after ${took} ms`);
         expect(took).toBeGreaterThanOrEqual(limitMs);
-        expect(took).toBeLessThan(limitMs + 2_000);
+        // Well before the 30 s deadline, with room for a loaded machine.
+        expect(took).toBeLessThan(limitMs + 10_000);
         // The slot is free the moment the outcome is back.
         expect(await c.invoke(call("fx.main/hello", { name: "next" }))).toMatchObject({
           outcome: "succeeded",
