@@ -9,7 +9,7 @@
 // source it was made from, so it is used only for exactly that pair (V8
 // itself checks no more than the source's length); a cache V8 still rejects
 // (other flags) is compiled afresh. Every other file loads as Node loads
-// it. See docs/adr/0018-commonjs-bundle.md.
+// it. See docs/decisions/R18-commonjs-bundle.md.
 //
 // With RUKH_CODE_CACHE=write (the build's training runs) the caches of the
 // files a process loaded are written as it exits.

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Leaves the V8 code cache of the bundle for the Node that runs this script
 // (dist/code-cache/<runtime>/<file>.v8, read by bin/code-cache.js; see
-// docs/adr/0018-commonjs-bundle.md), learned from runs of the built binary on a state directory with one extension: --version,
+// docs/decisions/R18-commonjs-bundle.md), learned from runs of the built binary on a state directory with one extension: --version,
 // help, a group's help, completion and a command run, each with the cache
 // written as it exits. Each run keeps what the ones before it compiled, so
 // the last caches hold all of it. Runs after scripts/bundle.mjs.

@@ -18,7 +18,7 @@ const app = new URL("../", import.meta.url);
 const { brandOf } = await import(new URL("dist/_brand.js", app).href);
 const { adminBuiltins } = await import(new URL("dist/admin/index.js", app).href);
 const { parameterTable } = await import(new URL("dist/admin/catalog/index.js", app).href);
-const clients = await import(new URL("dist/admin/_mcp-clients.js", app).href);
+const clients = await import(new URL("dist/admin/mcp/_clients.js", app).href);
 
 /** Which regions each guide holds, by path from the repository's root. */
 export const GUIDES = {

@@ -1,7 +1,7 @@
 import type { InvocationOutcome } from "@rukh/core";
 
 /**
- * The exit codes of a Rukh CLI (docs/adr/0008-cli-exit-codes.md). A
+ * The exit codes of a Rukh CLI (docs/decisions/R08-cli-exit-codes.md). A
  * passthrough program's own non-zero status is passed through unchanged.
  *
  * @example

@@ -1,4 +1,4 @@
-// The words after a command path, read by one rule set (ADR 0013): which
+// The words after a command path, read by one rule set (R13): which
 // are the CLI's own, which flag or positional each one is, and how an input
 // issue reads in command-line terms. Every conversion to a typed value is
 // the descriptor's (`decodeCliInputs`).
@@ -57,7 +57,7 @@ function unknownFlag(cli: CliCommandSpec, typed: string): string {
 
 /**
  * Splits the words after a command path into raw text per input id, by one
- * rule set and nothing else (ADR 0013): `--flag value`, `--flag=value`,
+ * rule set and nothing else (R13): `--flag value`, `--flag=value`,
  * `-f value` and `-f=value` for a value flag (a following word that looks
  * like a flag is not taken as its value; a negative number is); a boolean
  * flag alone or as `--flag=true|false`; every flag repeatable (the decoder

@@ -1,5 +1,5 @@
 // How the words of a command line are read, by one rule set and nothing
-// else (ADR 0013). Its steps: the global flags before the command path,
+// else (R13). Its steps: the global flags before the command path,
 // read into the session (`_globals.ts`); then, after the path, the words
 // that are the CLI's own (before a `--`), `--help` anywhere among them, and
 // each word as a flag or a positional of the command's declaration, raw

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { EXIT_CODES } from "../../src/index.js";
 import { exitCodeOf } from "../../src/output/index.js";
 
-// The table of docs/adr/0008-cli-exit-codes.md, for every reason the core can return.
+// The table of docs/decisions/R08-cli-exit-codes.md, for every reason the core can return.
 const EXPECTED: Record<string, number> = {
   "succeeded/completed": 0,
   "command_failed/command_reported": 1,
@@ -23,7 +23,7 @@ const rows = Object.entries(OUTCOME_REASONS).flatMap(([outcome, reasons]) =>
   (reasons as readonly string[]).map((reason) => [outcome, reason] as const),
 );
 
-describe("exit codes (ADR 0008)", () => {
+describe("exit codes (R08)", () => {
   it.each(rows)("%s/%s", (outcome, reason) => {
     const o = {
       invocationId: "i",

@@ -2,7 +2,7 @@
 // onto the invocation core, with the projection of the active revision read
 // once per revision and the four newest kept.
 
-// Types only: the SDK's wire types keep our hand-built results honest (ADR 0009).
+// Types only: the SDK's wire types keep our hand-built results honest (R09).
 import type { CallToolResult, ListToolsResult, Tool } from "@modelcontextprotocol/server";
 import {
   type BoundInvocationCore,

@@ -42,7 +42,7 @@ export const ANNOTATIONS_MAX_BYTES = Buffer.byteLength(
 /**
  * What enforcement proves of every command of `preset`, whatever its hints:
  * a strict command runs in a network namespace of its own with nothing in
- * it (ADR 0010), so it reaches no open world.
+ * it (R10), so it reaches no open world.
  */
 export function provenHints(preset: TaskPreset): CommandHints {
   return preset.enforcement === "strict" ? { openWorld: false } : {};

@@ -68,7 +68,7 @@ export class StateProblem extends Error {
 
 /**
  * Codes of a state directory that cannot be read as it should (exit 5, as a
- * call's `store_corrupt` is, ADR 0008): every other coded error is a refusal
+ * call's `store_corrupt` is, R08): every other coded error is a refusal
  * (`io_error` too: it names a file the owner gave, such as a package).
  */
 const STATE_CODES: ReadonlySet<string> = new Set([
