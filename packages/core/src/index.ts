@@ -6,6 +6,8 @@ export type {
   HostBinding,
   InvocationCore,
   InvocationCoreOptions,
+  InvocationHost,
+  InvocationHostOptions,
   InvocationProgress,
   InvocationRequest,
   JsonArguments,
@@ -46,7 +48,7 @@ export { throttleProgress } from "./contract/_throttle.js";
 export type { FollowOptions, RunEvent } from "./history/_follow.js";
 export { followRuns } from "./history/_follow.js";
 export { findRun, listRuns, RUNS_MAX_LIMIT } from "./history/_runs.js";
-export { createInvocationCore } from "./host/_core.js";
+export { createInvocationCore, openInvocationHost } from "./host/_core.js";
 export type { JournalReport } from "./journal/_archive.js";
 export { describeJournal } from "./journal/_archive.js";
 export type {

@@ -5,6 +5,7 @@ import {
   type InvocationCore,
   type InvocationOutcome,
   listRuns,
+  openInvocationHost,
   readJournal,
 } from "../src/index.js";
 import { call, cleanup, makeState, openCore } from "./_helpers.js";
@@ -257,6 +258,31 @@ describe("one core, many bindings", () => {
     expect(() =>
       host.bound({ subject: "", actor: "ci", taskAuthorityRef: "t", preset: "narrow" }),
     ).toThrow(/binding\.subject/);
+  });
+
+  it("opens with no binding of its own: a host runs a call only under the binding it is bound to", async () => {
+    const host = await openInvocationHost({ state });
+    try {
+      expect("invoke" in host).toBe(false);
+      expect("binding" in host).toBe(false);
+      const ann = host.bound({
+        subject: "ann",
+        actor: "http",
+        taskAuthorityRef: "jti-2",
+        preset: "narrow",
+      });
+      const ok = await ann.invoke(call("fx.main/hello", { name: "An" }));
+      expect(ok.outcome).toBe("succeeded");
+      const [start] = await journalOf(ok.invocationId);
+      expect(start).toMatchObject({
+        subject: "ann",
+        actor: "http",
+        taskAuthorityRef: "jti-2",
+        preset: "narrow",
+      });
+    } finally {
+      await host.close();
+    }
   });
 
   it("counts concurrency per preset, not per core", async () => {

@@ -28,6 +28,7 @@ it("exports exactly these names", async () => {
       "findRun",
       "followRuns",
       "listRuns",
+      "openInvocationHost",
       "outcomeDiagnostic",
       "outcomeEnvelope",
       "readJournal",

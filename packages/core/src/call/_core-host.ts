@@ -4,7 +4,7 @@
 
 import type { ExtensionDescriptor } from "@rukh/descriptor";
 import type { StateLocks } from "@rukh/profile";
-import type { InvocationCoreOptions } from "../contract/index.js";
+import type { InvocationHostOptions } from "../contract/index.js";
 import type { DiagnosticsSink } from "../diagnostics/index.js";
 import type { HostJournal } from "../journal/index.js";
 import type { ReadyProcesses } from "../process/index.js";
@@ -12,7 +12,7 @@ import type { Cause } from "./_verdict.js";
 
 /** One host of an invocation core over its state directory, from its start to its close. */
 export interface CoreHost {
-  readonly options: InvocationCoreOptions;
+  readonly options: InvocationHostOptions;
   /** This host's id in the journal and in its liveness lock. */
   readonly id: string;
   /**

@@ -178,6 +178,21 @@ export interface InvocationCore {
   close(): Promise<void>;
 }
 
+/** What a host without a binding of its own opens: everything of {@link InvocationCoreOptions} but the binding. */
+export type InvocationHostOptions = Omit<InvocationCoreOptions, "binding">;
+
+/**
+ * An invocation core with no binding of its own: every call runs under the
+ * binding a caller proves (`bound`), as a remote host binds each request to
+ * the credential it carries. It has nothing to run a call under by itself.
+ *
+ * @example
+ * const host = await openInvocationHost({ state });
+ * const outcome = await host.bound(requestBinding).invoke(request);
+ * await host.close();
+ */
+export type InvocationHost = Pick<InvocationCore, "recovered" | "bound" | "close">;
+
 /**
  * An invocation core seen through one binding (see {@link InvocationCore.bound}).
  *

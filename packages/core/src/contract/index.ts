@@ -13,6 +13,8 @@ export type {
   HostBinding,
   InvocationCore,
   InvocationCoreOptions,
+  InvocationHost,
+  InvocationHostOptions,
   InvocationRequest,
 } from "./_api.js";
 export { checkBinding } from "./_api.js";

@@ -7,6 +7,8 @@ import {
   checkBinding,
   type InvocationCore,
   type InvocationCoreOptions,
+  type InvocationHost,
+  type InvocationHostOptions,
 } from "../contract/index.js";
 import { executionContextOf } from "./_host-execution.js";
 import { closeHost, openHost } from "./_host-life.js";
@@ -31,13 +33,22 @@ export async function createInvocationCore(
   options: InvocationCoreOptions,
 ): Promise<InvocationCore> {
   const binding = checkBinding(options.binding);
+  const opened = await openInvocationHost(options);
+  const own = opened.bound(binding);
+  return { ...opened, binding: own.binding, invoke: own.invoke };
+}
+
+/**
+ * Opens the invocation core with no binding of its own (see
+ * {@link InvocationHost}): the same start-up, journal and recovery as
+ * {@link createInvocationCore}, each call under the binding it is bound to.
+ */
+export async function openInvocationHost(options: InvocationHostOptions): Promise<InvocationHost> {
   const opened = await openHost(options);
   const { host, recovered } = opened;
   const execution = executionContextOf(host);
   return {
-    binding,
     recovered,
-    invoke: (request) => invoke(host, execution, binding, request),
     bound(other) {
       const checked = checkBinding(other);
       return {

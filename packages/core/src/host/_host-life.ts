@@ -8,7 +8,7 @@ import { realpathSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { type NamedLock, stateDirMessage, stateDirProblems, stateLocks } from "@rukh/profile";
 import type { CoreHost } from "../call/index.js";
-import type { InvocationCoreOptions } from "../contract/index.js";
+import type { InvocationHostOptions } from "../contract/index.js";
 import {
   CoreError,
   DIAGNOSTICS_MAX_BYTES,
@@ -42,7 +42,7 @@ export interface OpenedHost {
  * then finalizes what hosts that are gone left open, and starts the sweep
  * that goes on doing so when the options ask for it.
  */
-export async function openHost(options: InvocationCoreOptions): Promise<OpenedHost> {
+export async function openHost(options: InvocationHostOptions): Promise<OpenedHost> {
   const state = options.state;
   const id = randomUUID();
   const journalRoot = await journalRootOf(state);
@@ -110,7 +110,7 @@ export async function openHost(options: InvocationCoreOptions): Promise<OpenedHo
  * directory when another user could change it), else the state directory.
  * A read-only state directory without one is refused with the fix.
  */
-async function journalRootOf(state: InvocationCoreOptions["state"]): Promise<string> {
+async function journalRootOf(state: InvocationHostOptions["state"]): Promise<string> {
   let places: Awaited<ReturnType<typeof state.places>>;
   try {
     places = await state.places();

@@ -3,7 +3,7 @@
 // how it waits for the work in its hands.
 
 import { setMaxListeners } from "node:events";
-import { createInvocationCore, type HostBinding, type InvocationCore } from "@rukh/core";
+import { type InvocationHost, openInvocationHost } from "@rukh/core";
 import { StateDirectory } from "@rukh/profile";
 import { McpError } from "./_errors.js";
 import { MCP_READY_PROCESSES } from "./_limits.js";
@@ -15,30 +15,16 @@ export function stateOf(state: StateDirectory | string): StateDirectory {
 }
 
 /**
- * The invocation core as a host holds it: every call runs under the binding
- * it names (`bound`), a stdio client's launch binding or an HTTP request's,
- * never under one of the core's own.
+ * The invocation core as a host holds it: with no binding of its own, every
+ * call runs under the binding it names (`bound`), a stdio client's launch
+ * binding or an HTTP request's.
  */
-export type HostCore = Pick<InvocationCore, "bound" | "close">;
-
-/**
- * What `@rukh/core` opens a core under when its host has no binding of its
- * own (over HTTP each request brings the binding its credential proves). A
- * {@link HostCore} runs no call under it, and its preset names none.
- */
-const NO_CALLER: HostBinding = Object.freeze({
-  subject: "none",
-  actor: "none",
-  taskAuthorityRef: "none",
-  preset: "none",
-});
+export type HostCore = Pick<InvocationHost, "bound" | "close">;
 
 /** What a host opens its invocation core with. */
 export interface CoreOpening {
   readonly state: StateDirectory;
   readonly settings: HostSettings;
-  /** The host's launch binding, when it has one (stdio): its core is opened under it. */
-  readonly binding?: HostBinding;
   readonly readyProcesses?: number | undefined;
 }
 
@@ -52,9 +38,8 @@ export interface CoreOpening {
  */
 export async function openCore(opening: CoreOpening): Promise<HostCore> {
   try {
-    return await createInvocationCore({
+    return await openInvocationHost({
       state: opening.state,
-      binding: opening.binding ?? NO_CALLER,
       devExtensions: opening.settings.endpoint.devExtensions ?? [],
       readyProcesses: opening.readyProcesses ?? MCP_READY_PROCESSES,
       sweepLostHosts: true,

@@ -71,12 +71,7 @@ export async function serveStdio(options: ServeStdioOptions): Promise<McpStdioHo
   const binding = launchBinding(options.binding);
   const logger = options.logger ?? NO_LOGGER;
   const state = stateOf(options.state);
-  const core = await openCore({
-    state,
-    settings,
-    binding,
-    readyProcesses: options.readyProcesses,
-  });
+  const core = await openCore({ state, settings, readyProcesses: options.readyProcesses });
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const stdout = output === process.stdout ? divertStdout() : undefined;
