@@ -1,5 +1,4 @@
 import { type SpawnOptions, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   fixtureOwnerConfig,
@@ -9,8 +8,8 @@ import {
   machine as machineBlock,
   managed,
   str,
-  writeFixturePackage,
 } from "@rukh/testkit";
+import { type FixturePrograms, makeExtension } from "@rukh/testkit/extension";
 
 export const BIN = fileURLToPath(new URL("./fixtures/acme.mjs", import.meta.url));
 
@@ -178,17 +177,11 @@ export function ownerConfig(): Record<string, unknown> {
   });
 }
 
-/** Writes and signs an extension package with the fixture programs. */
-export async function makeExtension(parent: string, descriptor: object): Promise<string> {
-  return writeFixturePackage({
-    parent,
-    descriptor,
-    programs: {
-      "bin/commands.mjs": readFileSync(new URL("./fixtures/commands.mjs", import.meta.url), "utf8"),
-      "bin/passthrough.mjs": readFileSync(new URL("./fixtures/passthrough.mjs", import.meta.url)),
-    },
-  });
-}
+/** The CLI suites' fixture programs: the commands and a passthrough. */
+const PROGRAMS: FixturePrograms = {
+  folder: new URL("./fixtures/", import.meta.url),
+  passthrough: true,
+};
 
 /** `count` extensions' worth of simple commands, 100 per extension, in groups `g<n>`. */
 export function bulkDescriptors(count: number): object[] {
@@ -222,7 +215,7 @@ export async function makeHome(descriptors: readonly object[] = [TOOLS]): Promis
     config: ownerConfig(),
     packages: async (work) => {
       const dirs = [];
-      for (const d of descriptors) dirs.push(await makeExtension(work, d));
+      for (const d of descriptors) dirs.push(await makeExtension(work, d, PROGRAMS));
       return dirs;
     },
     install: "together",

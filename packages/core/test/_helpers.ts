@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import type { InputValue } from "@rukh/descriptor";
 import type { StateDirectory } from "@rukh/profile";
 import {
@@ -9,8 +8,8 @@ import {
   fixtureState,
   int,
   str,
-  writeFixturePackage,
 } from "@rukh/testkit";
+import { type FixturePrograms, makeExtension } from "@rukh/testkit/extension";
 import {
   createInvocationCore,
   type HostBinding,
@@ -65,27 +64,13 @@ export const MAIN_COMMANDS: FixtureCommand[] = [
   { id: "pt", passthrough: true },
 ];
 
-/** Writes and signs an extension package built from the fixture programs. */
-export async function makeExtension(
-  parent: string,
-  id: string,
-  version: string,
-  commands: FixtureCommand[],
-): Promise<string> {
-  return writeFixturePackage({
-    parent,
-    descriptor: commandsDescriptor(id, version, commands),
-    programs: {
-      "bin/commands.mjs": readFileSync(
-        new URL("./fixtures/commands.mjs", import.meta.url),
-        "utf8",
-      ).replace('"__VERSION__"', JSON.stringify(version)),
-      "bin/passthrough.mjs": readFileSync(new URL("./fixtures/passthrough.mjs", import.meta.url)),
-      // An interpreter that does not exist: execve fails, the program cannot start.
-      "bin/native": "#!/nonexistent/interpreter\nexit 0\n",
-    },
-  });
-}
+/** The core suites' fixture programs: a version stamped in, a passthrough and an unstartable native program. */
+export const PROGRAMS: FixturePrograms = {
+  folder: new URL("./fixtures/", import.meta.url),
+  passthrough: true,
+  native: true,
+  stamp: { placeholder: "__VERSION__", field: "version" },
+};
 
 const preset = (over: object = {}) =>
   fixturePreset({ commands: ["fx.main/*", "fx.hidden/*"], deadlineMs: 10_000, ...over });
@@ -114,8 +99,12 @@ export async function makeState(
     ...options,
     config: ownerConfig(),
     packages: async (work) => [
-      await makeExtension(work, "fx.main", "1.0.0", MAIN_COMMANDS),
-      await makeExtension(work, "fx.hidden", "1.0.0", [{ id: "secret" }]),
+      await makeExtension(work, commandsDescriptor("fx.main", "1.0.0", MAIN_COMMANDS), PROGRAMS),
+      await makeExtension(
+        work,
+        commandsDescriptor("fx.hidden", "1.0.0", [{ id: "secret" }]),
+        PROGRAMS,
+      ),
     ],
     install: "each",
   });

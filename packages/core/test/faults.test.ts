@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StateDirectory } from "@rukh/profile";
-import { processesWith } from "@rukh/testkit";
+import { commandsDescriptor, processesWith } from "@rukh/testkit";
+import { makeExtension } from "@rukh/testkit/extension";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CANCEL_GRACE_MS,
@@ -12,7 +13,7 @@ import {
   RESULT_ISSUES_MAX,
   readJournal,
 } from "../src/index.js";
-import { call, cleanup, MAIN_COMMANDS, makeExtension, makeState, openCore } from "./_helpers.js";
+import { call, cleanup, MAIN_COMMANDS, makeState, openCore, PROGRAMS } from "./_helpers.js";
 
 let state: StateDirectory;
 let root: string;
@@ -257,7 +258,13 @@ describe("pinning", () => {
     try {
       const pending = c.invoke(call("fx.main/version", { wait_ms: 1_000 }));
       await new Promise((r) => setTimeout(r, 200));
-      await own.state.install(await makeExtension(own.work, "fx.main", "2.0.0", MAIN_COMMANDS));
+      await own.state.install(
+        await makeExtension(
+          own.work,
+          commandsDescriptor("fx.main", "2.0.0", MAIN_COMMANDS),
+          PROGRAMS,
+        ),
+      );
       const first = await pending;
       expect(first).toMatchObject({ outcome: "succeeded", commandResult: { text: "1.0.0" } });
       const second = await c.invoke(call("fx.main/version"));

@@ -1,5 +1,4 @@
 import { execFile, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -14,8 +13,8 @@ import {
   int,
   removeDir,
   str,
-  writeFixturePackage,
 } from "@rukh/testkit";
+import { type FixturePrograms, makeExtension } from "@rukh/testkit/extension";
 import { afterAll, beforeAll } from "vitest";
 import { serveStdio } from "../src/index.js";
 
@@ -52,24 +51,11 @@ export const COMMANDS: readonly FixtureCommand[] = [
   { id: "big", inputs: [int("bytes", { required: true, maximum: 3_000_000 })] },
 ];
 
-/** Writes and signs an extension package whose program is `fixtures/commands.mjs`. */
-export async function makeExtension(
-  parent: string,
-  id: string,
-  version: string,
-  commands: readonly FixtureCommand[] = COMMANDS,
-): Promise<string> {
-  return writeFixturePackage({
-    parent,
-    descriptor: commandsDescriptor(id, version, commands),
-    programs: {
-      "bin/commands.mjs": readFileSync(
-        new URL("./fixtures/commands.mjs", import.meta.url),
-        "utf8",
-      ).replace('"__EXT__"', JSON.stringify(id)),
-    },
-  });
-}
+/** The MCP suites' fixture program, each extension's id stamped in. */
+export const PROGRAMS: FixturePrograms = {
+  folder: new URL("./fixtures/", import.meta.url),
+  stamp: { placeholder: "__EXT__", field: "id" },
+};
 
 const preset = (over: object = {}) =>
   fixturePreset({ commands: ["fx.main/*", "fx.hidden/*"], deadlineMs: 20_000, ...over });
@@ -94,8 +80,12 @@ export async function makeState(): Promise<{ root: string; state: StateDirectory
     prefix: "rukh-mcp-",
     config: ownerConfig(),
     packages: async (work) => [
-      await makeExtension(work, "fx.main", "1.0.0"),
-      await makeExtension(work, "fx.hidden", "1.0.0", [{ id: "secret" }]),
+      await makeExtension(work, commandsDescriptor("fx.main", "1.0.0", COMMANDS), PROGRAMS),
+      await makeExtension(
+        work,
+        commandsDescriptor("fx.hidden", "1.0.0", [{ id: "secret" }]),
+        PROGRAMS,
+      ),
     ],
     install: "each",
   });

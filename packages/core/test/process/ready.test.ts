@@ -10,9 +10,10 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describeConfinement, readJournal } from "@rukh/core";
-import { processesWith } from "@rukh/testkit";
+import { commandsDescriptor, processesWith } from "@rukh/testkit";
+import { makeExtension } from "@rukh/testkit/extension";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, cleanup, MAIN_COMMANDS, makeExtension, makeState, openCore } from "../_helpers.js";
+import { call, cleanup, MAIN_COMMANDS, makeState, openCore, PROGRAMS } from "../_helpers.js";
 
 // Processes started ahead of a call (`readyProcesses`, what MCP hosts use).
 // A ready process is Node and the runtime's hold bootstrap: the command's
@@ -289,7 +290,11 @@ for (const m of modes) {
       if (change.op === "disable") await state.enable("fx.main");
       else
         await state.install(
-          await makeExtension(own.work, "fx.hidden", "1.0.0", [{ id: "secret" }]),
+          await makeExtension(
+            own.work,
+            commandsDescriptor("fx.hidden", "1.0.0", [{ id: "secret" }]),
+            PROGRAMS,
+          ),
         );
       if (m.uid !== process.getuid?.()) spawnSync("chown", ["-R", `${m.uid}:${m.uid}`, own.work]);
     });
@@ -386,7 +391,13 @@ describe.skipIf(noTree !== undefined)("ready processes in this process", () => {
           commandResult: { text: "1.0.0" },
         });
       expect(await until(() => alive().length > 0)).toBe(true);
-      await own.state.install(await makeExtension(own.work, "fx.main", "2.0.0", MAIN_COMMANDS));
+      await own.state.install(
+        await makeExtension(
+          own.work,
+          commandsDescriptor("fx.main", "2.0.0", MAIN_COMMANDS),
+          PROGRAMS,
+        ),
+      );
       expect(await c.invoke(call("fx.main/version"))).toMatchObject({
         outcome: "succeeded",
         commandResult: { text: "2.0.0" },

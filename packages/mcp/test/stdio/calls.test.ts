@@ -1,12 +1,15 @@
 import { findRun, readJournal } from "@rukh/core";
 import type { StateDirectory } from "@rukh/profile";
+import { commandsDescriptor } from "@rukh/testkit";
+import { makeExtension } from "@rukh/testkit/extension";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  COMMANDS,
   cleanup,
   MODERN_META,
-  makeExtension,
   makeState,
   ownerConfig,
+  PROGRAMS,
   RawSession,
   toolNameOf,
   type Wire,
@@ -228,7 +231,9 @@ describe("a profile change between list and call", () => {
       const oldGreet = listed.result.tools.find((t: Wire) =>
         t.name.startsWith("main_greet__"),
       ).name;
-      await state.install(await makeExtension(work, "fx.main", "2.0.0"));
+      await state.install(
+        await makeExtension(work, commandsDescriptor("fx.main", "2.0.0", COMMANDS), PROGRAMS),
+      );
       const before = (await readJournal(root)).records.length;
       s.call("c1", oldGreet, { name: "x" });
       expect((await s.reply("c1")).error).toEqual({ code: -32602, message: "Unknown tool" });
