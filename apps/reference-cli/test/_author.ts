@@ -6,6 +6,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeDir } from "@rukh/testkit";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll } from "vitest";
 import { RUKH_BIN } from "./_sleeper.js";
 
@@ -19,12 +20,6 @@ export function authorWork(prefix: string, path = process.env.PATH ?? "/usr/bin:
     spawnSync(RUKH_BIN, args, { encoding: "utf8", cwd: work, env });
   return { work, home, env, rukh };
 }
-
-/** The 2026-07-28 request metadata every stateless request carries. */
-export const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /**
  * Sends each request (ids 1, 2, …) to one new `rukh mcp serve <args>` and

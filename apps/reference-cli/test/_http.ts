@@ -18,6 +18,7 @@ import {
   managed,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { RUKH_BIN } from "./_sleeper.js";
 
 const STRUCTURED = (properties: object) => ({
@@ -187,12 +188,6 @@ export async function connectWithToken(resource: string, token: string): Promise
   );
   return client;
 }
-
-/** The `_meta` a 2026-07-28 request carries. */
-export const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /** One 2026-07-28 JSON-RPC POST to `url` with a bearer `token`, its routing headers matching its body. */
 export function mcpPost(

@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { machine, managed, removeDir, tempDir, writeFixturePackage } from "@rukh/testkit";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -42,10 +43,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => removeDir(work));
 
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 type Wire = { id?: unknown; result?: Record<string, unknown>; error?: unknown };
 
 /** The answers of `rukh mcp serve <args>` to `messages`, each found by its id. */
@@ -67,7 +64,7 @@ type Tool = Record<string, unknown> & { name: string };
 /** The tools `rukh mcp serve <args>` lists (one page holds them). */
 function listed(args: readonly string[]): Tool[] {
   const [list] = served(args, [
-    { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } },
+    { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } },
   ]);
   expect(list!.result!.nextCursor).toBeUndefined();
   return list!.result!.tools as Tool[];
@@ -127,14 +124,19 @@ describe("the agent's list costs what it must", () => {
             clientInfo: { name: "t", version: "1" },
           },
         },
-        { jsonrpc: "2.0", id: "discover", method: "server/discover", params: { _meta: META } },
+        {
+          jsonrpc: "2.0",
+          id: "discover",
+          method: "server/discover",
+          params: { _meta: MODERN_META },
+        },
       ],
     );
     expect(init!.result!.instructions).toBe(instructions);
     expect(discover!.result!.instructions).toBe(instructions);
     const [plain] = served(
       ["--preset", "agent"],
-      [{ jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: META } }],
+      [{ jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: MODERN_META } }],
     );
     expect(plain!.result).not.toHaveProperty("instructions");
   });
@@ -155,7 +157,7 @@ describe("client-fit names", () => {
       jsonrpc: "2.0",
       id: "call",
       method: "tools/call",
-      params: { name, arguments: { name: "Ada" }, _meta: META },
+      params: { name, arguments: { name: "Ada" }, _meta: MODERN_META },
     });
     // The name reaches its command (input ends at once, so the call itself is cancelled).
     const [answer] = served(["--endpoint", "claude-code"], [call(greet)]);

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
 import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
 
@@ -41,12 +42,7 @@ function servedNames(args: string[]): string[] {
     jsonrpc: "2.0",
     id: 1,
     method: "tools/list",
-    params: {
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-      },
-    },
+    params: { _meta: MODERN_META },
   };
   const r = spawnSync(RUKH_BIN, ["mcp", "serve", ...args], {
     input: `${JSON.stringify(list)}\n`,

@@ -9,10 +9,11 @@ import {
   removeDir,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types
 import { buildExamples } from "../scripts/examples.mjs";
-import { MODERN_META, mcpRequests, toolCall } from "./_author.js";
+import { mcpRequests, toolCall } from "./_author.js";
 import { RUKH_BIN } from "./_sleeper.js";
 
 // What an agent is shown is what it can run, from the built CLI: a command

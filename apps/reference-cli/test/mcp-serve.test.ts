@@ -4,17 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { removeDir } from "@rukh/testkit";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
 import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
 
 // `rukh mcp serve` as a client runs it: shutdown and loss as docs/mcp.md
 // tables them, with real signals and real pipes.
 const { at, env, rukh } = useSleeperCli("rukh-cli-mcp-serve-");
-
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 function napTool(): string {
   const list = JSON.parse(rukh("--json", "tools", "list").stdout).result.tools;
@@ -45,7 +41,7 @@ function serve(args: readonly string[] = ["--preset", "default"]) {
   );
   const call = (id: string, name: string, args: object) =>
     child.stdin!.write(
-      `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta: META } })}\n`,
+      `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta: MODERN_META } })}\n`,
     );
   const reply = async (id: string) => {
     for (let i = 0; i < 200; i++) {
@@ -118,7 +114,7 @@ describe("rukh mcp serve: shutdown and loss", () => {
         `const { spawn } = require("node:child_process");
 const s = spawn(process.argv[1], ["mcp", "serve", "--preset", "default"], { stdio: ["pipe", "pipe", "inherit"] });
 s.stdout.on("data", () => {});
-s.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: "k", method: "tools/call", params: { name: process.argv[2], arguments: { wait_ms: 20000 }, _meta: ${JSON.stringify(META)} } }) + "\\n");
+s.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: "k", method: "tools/call", params: { name: process.argv[2], arguments: { wait_ms: 20000 }, _meta: ${JSON.stringify(MODERN_META)} } }) + "\\n");
 console.log(s.pid);
 setInterval(() => {}, 1000);`,
         RUKH_BIN,

@@ -15,6 +15,7 @@ import {
   str,
 } from "@rukh/testkit";
 import { type FixturePrograms, makeExtension } from "@rukh/testkit/extension";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll } from "vitest";
 import { serveStdio } from "../src/index.js";
 
@@ -98,11 +99,6 @@ export async function toolNameOf(state: StateDirectory, identity: string): Promi
   if (t === undefined) throw new Error(`no tool for ${identity}`);
   return t.name;
 }
-
-export const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /**
  * A raw stdio session with `serve.mjs`: write bytes, read parsed lines.

@@ -7,9 +7,10 @@ import { createResourceServer } from "@rukh/oauth";
 import { commandsDescriptor, freePort } from "@rukh/testkit";
 import { makeExtension } from "@rukh/testkit/extension";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpHttpHost, serveHttp } from "../../src/index.js";
-import { MODERN_META, PROGRAMS, toolNameOf, useState, type Wire } from "../_helpers.js";
+import { PROGRAMS, toolNameOf, useState, type Wire } from "../_helpers.js";
 
 // MCP 2026-07-28 over Streamable HTTP, with a real authorization server's
 // tokens: nothing is listed or run without one, each request runs under the

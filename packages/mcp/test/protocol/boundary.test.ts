@@ -1,5 +1,6 @@
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, MODERN_META, makeState, RawSession, type Wire } from "../_helpers.js";
+import { cleanup, makeState, RawSession, type Wire } from "../_helpers.js";
 
 let root: string;
 let work: string;

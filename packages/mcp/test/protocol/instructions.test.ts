@@ -1,9 +1,10 @@
 import type { HostBinding } from "@rukh/core";
 import { connectAnswerBytes } from "@rukh/profile/projection";
 import { freePort } from "@rukh/testkit";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
 import { serveHttp } from "../../src/index.js";
-import { MODERN_META, stdioAnswers, useState, type Wire } from "../_helpers.js";
+import { stdioAnswers, useState, type Wire } from "../_helpers.js";
 
 // The owner's instructions for an endpoint reach the client where each
 // protocol era puts them: the initialize result (2025 versions) and the

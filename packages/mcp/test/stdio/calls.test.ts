@@ -2,11 +2,11 @@ import { findRun, readJournal } from "@rukh/core";
 import type { StateDirectory } from "@rukh/profile";
 import { commandsDescriptor } from "@rukh/testkit";
 import { makeExtension } from "@rukh/testkit/extension";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   COMMANDS,
   cleanup,
-  MODERN_META,
   makeState,
   ownerConfig,
   PROGRAMS,

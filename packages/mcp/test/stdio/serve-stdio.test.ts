@@ -2,9 +2,10 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { LOST_HOST_SWEEP_MS, readJournal } from "@rukh/core";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MCP_LIMITS, McpError, serveStdio } from "../../src/index.js";
-import { cleanup, MODERN_META, makeState, type Wire } from "../_helpers.js";
+import { cleanup, makeState, type Wire } from "../_helpers.js";
 
 let root: string;
 let work: string;
