@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { mountReadOnly } from "@rukh/testkit";
-import { RUKH_BIN } from "./_sleeper.js";
+import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 
 /** The unprivileged user the replica runs as. */
 export const NOBODY = 65534;
@@ -44,13 +44,12 @@ export function readOnlyMount(source: string, at: string): ReadOnlyView | string
  */
 export function readOnlyCopy(source: string, at: string): ReadOnlyView | string {
   if (process.getuid?.() !== 0) return `only root can run the CLI as uid ${NOBODY}`;
-  const probe = run("setpriv", [
-    `--reuid=${NOBODY}`,
-    `--regid=${NOBODY}`,
-    "--clear-groups",
-    RUKH_BIN,
-    "--version",
-  ]);
+  const probe = runCli({
+    via: ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups"],
+    args: ["--version"],
+    env: { ...process.env },
+    stdin: "ignore",
+  });
   if (probe.status !== 0)
     return `uid ${NOBODY} cannot run the built CLI here: ${probe.stderr.trim()}`;
   const copy = run("cp", ["-a", source, at]);

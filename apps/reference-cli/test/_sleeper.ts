@@ -1,5 +1,3 @@
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import {
   type FixtureState,
   fixtureOwnerConfig,
@@ -11,6 +9,7 @@ import {
   removeDir,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll } from "vitest";
 
 /**
@@ -71,9 +70,6 @@ await runCommandProcess({ handlers: { "fx.sleep/nap": async (ctx) => {
   });
 }
 
-/** The built `rukh` executable. */
-export const RUKH_BIN = fileURLToPath(new URL("../bin/rukh", import.meta.url));
-
 /**
  * A sleeper state made before a file's tests and removed after them, and
  * the built CLI run against it in a clean environment.
@@ -87,6 +83,6 @@ export function useSleeperCli(prefix: string) {
   });
   afterAll(() => removeDir(at.work));
   const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at.root });
-  const rukh = (...args: string[]) => spawnSync(RUKH_BIN, args, { encoding: "utf8", env: env() });
+  const rukh = (...args: string[]) => runCli({ args, stateDir: at.root });
   return { at, env, rukh };
 }

@@ -1,14 +1,13 @@
-import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { machine, managed, removeDir, tempDir, writeFixturePackage } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { MODERN_META } from "@rukh/testkit/mcp";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types
 import { buildExamples, EXAMPLE_PUB, EXAMPLE_PUBLISHER } from "../scripts/examples.mjs";
-import { RUKH_BIN } from "./_sleeper.js";
 
 type DeclaredResult = { kind: string; schema?: object };
 type OwnerConfigJson = { mcp?: { endpoints?: Record<string, object> } } & Record<string, unknown>;
@@ -25,8 +24,7 @@ const examples: { commands: { summary: string; execute: { result: DeclaredResult
     ),
   );
 const home = join(work, "home");
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: home };
-const rukh = (...args: string[]) => spawnSync(RUKH_BIN, args, { encoding: "utf8", env });
+const rukh = (...args: string[]) => runCli({ args, stateDir: home });
 const ok = (...args: string[]) => {
   const r = rukh(...args);
   expect(r.status, `rukh ${args.join(" ")}: ${r.stderr}`).toBe(0);
@@ -47,10 +45,10 @@ type Wire = { id?: unknown; result?: Record<string, unknown>; error?: unknown };
 
 /** The answers of `rukh mcp serve <args>` to `messages`, each found by its id. */
 function served(args: readonly string[], messages: readonly object[]): Wire[] {
-  const r = spawnSync(RUKH_BIN, ["mcp", "serve", ...args], {
+  const r = runCli({
+    args: ["mcp", "serve", ...args],
+    stateDir: home,
     input: messages.map((m) => `${JSON.stringify(m)}\n`).join(""),
-    encoding: "utf8",
-    env,
   });
   expect(r.status, r.stderr).toBe(0);
   const got = r.stdout

@@ -17,9 +17,10 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { removeDir, tempDir } from "@rukh/testkit";
+import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorWork } from "./_author.js";
-import { RUKH_BIN, sleeperState } from "./_sleeper.js";
+import { sleeperState } from "./_sleeper.js";
 
 // A state directory is trusted the way ssh trusts its files: another user's
 // hand in it (ownership, write permission, a link) and no command uses it;
@@ -35,15 +36,8 @@ const asNobody = ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-
 describe.skipIf(!root)("a state directory another user can change", () => {
   let work: string;
   let home: string;
-  const rukh = (args: string[], as: "root" | "nobody" = "root", at = home) => {
-    const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at };
-    return as === "root"
-      ? spawnSync(RUKH_BIN, args, { encoding: "utf8", env })
-      : spawnSync(asNobody[0]!, [...asNobody.slice(1), RUKH_BIN, ...args], {
-          encoding: "utf8",
-          env,
-        });
-  };
+  const rukh = (args: string[], as: "root" | "nobody" = "root", at = home) =>
+    runCli({ via: as === "root" ? [] : asNobody, args, stateDir: at });
   beforeAll(async () => {
     const made = await sleeperState({
       prefix: "rukh-cli-safety-",

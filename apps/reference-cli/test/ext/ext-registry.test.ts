@@ -13,13 +13,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { computeManifest } from "@rukh/profile/package";
 import { FIXTURE_PUB, freePort, removeDir, tempDir, writeNpmFixturePackage } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { registryMissing, startRegistry, type TestRegistry } from "@rukh/testkit/registry";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
-const bin = fileURLToPath(new URL("../../bin/rukh", import.meta.url));
 const missing = registryMissing();
 if (missing !== undefined) console.log(`skipped: ${missing}`);
 const work = tempDir("rukh-cli-registry-");
@@ -58,13 +57,12 @@ const home = join(work, "state");
 const project = join(work, "project");
 function rukh(args: string[], over: Record<string, string> = {}, cwd = project) {
   const { NODE_EXTRA_CA_CERTS } = process.env;
-  return spawnSync(bin, args, {
+  return runCli({
+    args,
     cwd,
-    encoding: "utf8",
+    stateDir: home,
     env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: join(work, "home"),
-      RUKH_HOME: home,
       npm_config_userconfig: registry.npmrc,
       npm_config_fetch_retries: "0",
       ...(NODE_EXTRA_CA_CERTS !== undefined && { NODE_EXTRA_CA_CERTS }),

@@ -1,7 +1,5 @@
-import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { StateDirectory } from "@rukh/profile";
 import {
   FIXTURE_PUB,
@@ -11,18 +9,17 @@ import {
   tempDir,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { afterAll, expect, it } from "vitest";
 
 // Installing a new extension is one publication: there is no revision in
 // which it is installed but not allowed, so no crash can leave it that way.
-const bin = fileURLToPath(new URL("../../bin/rukh", import.meta.url));
 const work = tempDir("rukh-cli-install-");
 afterAll(() => removeDir(work));
 
 it("publishes a new extension and its default-preset pattern in one revision, from an empty state too", async () => {
   const root = join(work, "home");
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root };
-  const rukh = (...args: string[]) => spawnSync(bin, args, { encoding: "utf8", env });
+  const rukh = (...args: string[]) => runCli({ args, stateDir: root });
   const pkg = await writeFixturePackage({
     parent: work,
     descriptor: {
@@ -62,8 +59,7 @@ it("publishes a new extension and its default-preset pattern in one revision, fr
 
 it("installs several packages in one publication, and refuses all of them if one is refused", async () => {
   const root = join(work, "several");
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root };
-  const rukh = (...args: string[]) => spawnSync(bin, args, { encoding: "utf8", env });
+  const rukh = (...args: string[]) => runCli({ args, stateDir: root });
   const pkg = (id: string, path: string) =>
     writeFixturePackage({
       parent: work,

@@ -12,8 +12,9 @@ import {
   tempDir,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RUKH_BIN, useSleeperCli } from "../_sleeper.js";
+import { useSleeperCli } from "../_sleeper.js";
 
 // Every failure of an administrative command ends with a command that runs:
 // a `  $ rukh …` line, in the brand's own name, that a shell runs as printed
@@ -120,12 +121,7 @@ const failures = (): [keyof ReturnType<typeof homes>, string[], number, string][
 ];
 
 function run(home: string, args: readonly string[]) {
-  return spawnSync(RUKH_BIN, args, {
-    encoding: "utf8",
-    env: { ...env(), RUKH_HOME: home },
-    cwd: fresh,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  return runCli({ args, stateDir: home, cwd: fresh, stdin: "ignore" });
 }
 
 it("ends every refusal of an administrative command with a line, in the brand's name, that runs as printed and exits 0", () => {
