@@ -1,4 +1,3 @@
-import { type SpawnOptions, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import {
   fixtureOwnerConfig,
@@ -9,6 +8,7 @@ import {
   managed,
   str,
 } from "@rukh/testkit";
+import { startCli } from "@rukh/testkit/cli";
 import { type FixturePrograms, makeExtension } from "@rukh/testkit/extension";
 
 export const BIN = fileURLToPath(new URL("./fixtures/acme.mjs", import.meta.url));
@@ -223,36 +223,23 @@ export async function makeHome(descriptors: readonly object[] = [TOOLS]): Promis
   return root;
 }
 
-export interface Ran {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the test binary with `ACME_HOME=home`. */
+/**
+ * Runs the test binary with `ACME_HOME=home` and `env` added, stdin from
+ * /dev/null; the process is there to signal meanwhile.
+ */
 export function acme(
   home: string,
   args: readonly string[],
   env: Record<string, string> = {},
-  options: SpawnOptions = {},
-): Promise<Ran> & { child: ReturnType<typeof spawn> } {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? "", ACME_HOME: home, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    ...options,
+): ReturnType<typeof startCli> {
+  return startCli({
+    via: [process.execPath],
+    bin: BIN,
+    args,
+    stateDir: home,
+    stateVariable: "ACME_HOME",
+    env,
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr!.on("data", (d) => {
-    stderr += d;
-  });
-  const done = new Promise<Ran>((resolve) =>
-    child.once("close", (code) => resolve({ code, stdout, stderr })),
-  );
-  return Object.assign(done, { child });
 }
 
 /** Every runnable line (`  $ acme …`) in a text, as argument lists. */
