@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import type { InputValue } from "@rukh/descriptor";
 import type { StateDirectory } from "@rukh/profile";
 import {
@@ -7,9 +8,11 @@ import {
   fixturePreset,
   fixtureState,
   int,
+  removeDir,
   str,
 } from "@rukh/testkit";
 import { type FixturePrograms, makeExtension } from "@rukh/testkit/extension";
+import { afterAll, beforeAll } from "vitest";
 import {
   createInvocationCore,
   type HostBinding,
@@ -108,6 +111,57 @@ export async function makeState(
     ],
     install: "each",
   });
+}
+
+/**
+ * A state directory (see {@link makeState}) made before a file's tests, and
+ * one core per preset over it, opened when first asked for; the cores are
+ * closed and the directory removed after the tests. `at`'s fields are set
+ * once `beforeAll` has run.
+ */
+export function useCores(): {
+  at: { state: StateDirectory; root: string; work: string };
+  core: (preset?: string) => Promise<InvocationCore>;
+} {
+  const at = {} as { state: StateDirectory; root: string; work: string };
+  const cores = new Map<string, InvocationCore>();
+  beforeAll(async () => {
+    Object.assign(at, await makeState());
+  });
+  afterAll(async () => {
+    for (const c of cores.values()) await c.close();
+    removeDir(at.work);
+  });
+  const core = async (preset = "default") => {
+    let c = cores.get(preset);
+    if (c === undefined) {
+      c = await openCore(at.state, preset);
+      cores.set(preset, c);
+    }
+    return c;
+  };
+  return { at, core };
+}
+
+/** The unprivileged user the hostile and readiness suites run commands as. */
+export const NOBODY = 65_534;
+
+/** Why uid {@link NOBODY} cannot run a program of this checkout here (one only root can read), or undefined. */
+export function nobodyCannotRun(): string | undefined {
+  const r = spawnSync(
+    "setpriv",
+    [
+      `--reuid=${NOBODY}`,
+      `--regid=${NOBODY}`,
+      "--clear-groups",
+      process.execPath,
+      new URL("./hostile/can-run.mjs", import.meta.url).pathname,
+    ],
+    { encoding: "utf8" },
+  );
+  return r.status === 0
+    ? undefined
+    : `uid ${NOBODY} cannot load the checkout: ${(r.stderr || r.error?.message || "").split("\n")[0]}`;
 }
 
 export function binding(preset = "default"): HostBinding {

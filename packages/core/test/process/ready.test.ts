@@ -13,7 +13,16 @@ import { describeConfinement, readJournal } from "@rukh/core";
 import { commandsDescriptor, processesWith } from "@rukh/testkit";
 import { makeExtension } from "@rukh/testkit/extension";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, cleanup, MAIN_COMMANDS, makeState, openCore, PROGRAMS } from "../_helpers.js";
+import {
+  call,
+  cleanup,
+  MAIN_COMMANDS,
+  makeState,
+  NOBODY,
+  nobodyCannotRun,
+  openCore,
+  PROGRAMS,
+} from "../_helpers.js";
 
 // Processes started ahead of a call (`readyProcesses`, what MCP hosts use).
 // A ready process is Node and the runtime's hold bootstrap: the command's
@@ -24,7 +33,6 @@ import { call, cleanup, MAIN_COMMANDS, makeState, openCore, PROGRAMS } from "../
 // a host process of its own, as root and as uid 65534.
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const NOBODY = 65_534;
 const isRoot = process.getuid?.() === 0;
 const driverFile = new URL("../fixtures/ready-driver.mjs", import.meta.url).pathname;
 
@@ -41,20 +49,6 @@ const noTree =
     ? undefined
     : `host-trusted commands get no pid namespace here: ${tree.detail}`;
 
-function nobodyCannotRun(): string | undefined {
-  const r = spawnSync(
-    "setpriv",
-    [
-      `--reuid=${NOBODY}`,
-      `--regid=${NOBODY}`,
-      "--clear-groups",
-      process.execPath,
-      new URL("../hostile/can-run.mjs", import.meta.url).pathname,
-    ],
-    { encoding: "utf8" },
-  );
-  return r.status === 0 ? undefined : `uid ${NOBODY} cannot load the checkout`;
-}
 const modes = [
   { mode: "as its own user", uid: process.getuid?.() ?? 0, skip: noTree },
   {
