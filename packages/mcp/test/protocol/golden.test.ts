@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { serveStdio } from "../../src/index.js";
-import { cleanup, makeState, type Wire } from "../_helpers.js";
+import { useState, type Wire } from "../_helpers.js";
 
 // The golden wire corpus: test/fixtures/<protocol-version>/<message-kind>/<case>.json,
 // each `{ send: [messages…], expect: [every message the host writes] }`.
@@ -11,18 +11,7 @@ const CASES = readdirSync(corpus, { recursive: true, encoding: "utf8" })
   .filter((f) => f.endsWith(".json"))
   .sort();
 
-let root: string;
-let work: string;
-
-beforeAll(async () => {
-  const s = await makeState();
-  root = s.root;
-  work = s.work;
-});
-
-afterAll(() => {
-  if (work) cleanup(work);
-});
+const at = useState();
 
 it("has a corpus for every served protocol version", () => {
   expect(new Set(CASES.map((c) => c.split("/")[0]))).toEqual(
@@ -43,7 +32,7 @@ it.each(CASES)("%s", async (file) => {
     text += d;
   });
   const host = await serveStdio({
-    state: root,
+    state: at.root,
     binding: { subject: "s", actor: "a", taskAuthorityRef: "t", preset: "default" },
     input,
     output,
