@@ -12,6 +12,26 @@ import {
 import { runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll } from "vitest";
 
+/** `fx.sleep` 1.0.0: one command, `nap`, that sleeps `--wait-ms` (default `defaultMs`) in `bin/nap.mjs`. */
+export function sleeperDescriptor(defaultMs: number): object {
+  return {
+    format: "rukh.extension/2",
+    id: "fx.sleep",
+    version: "1.0.0",
+    publisher: "acme",
+    commands: [
+      {
+        id: "nap",
+        path: ["nap"],
+        summary: "Sleep a while",
+        inputs: [int("wait_ms", { default: defaultMs })],
+        execute: managed({ kind: "text" }, "bin/nap.mjs"),
+        machine: machine(),
+      },
+    ],
+  };
+}
+
 /**
  * A state directory with one signed extension, `fx.sleep`, whose `nap`
  * command sleeps `--wait-ms` (default `defaultMs`) and answers "slept"; its
@@ -40,22 +60,7 @@ export async function sleeperState(options: {
     packages: async (dir) => [
       await writeFixturePackage({
         parent: dir,
-        descriptor: {
-          format: "rukh.extension/2",
-          id: "fx.sleep",
-          version: "1.0.0",
-          publisher: "acme",
-          commands: [
-            {
-              id: "nap",
-              path: ["nap"],
-              summary: "Sleep a while",
-              inputs: [int("wait_ms", { default: options.defaultMs })],
-              execute: managed({ kind: "text" }, "bin/nap.mjs"),
-              machine: machine(),
-            },
-          ],
-        },
+        descriptor: sleeperDescriptor(options.defaultMs),
         programs: {
           "bin/nap.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";
 await runCommandProcess({ handlers: { "fx.sleep/nap": async (ctx) => {

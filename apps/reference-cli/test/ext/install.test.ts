@@ -17,20 +17,19 @@ import { afterAll, expect, it } from "vitest";
 const work = tempDir("rukh-cli-install-");
 afterAll(() => removeDir(work));
 
-it("publishes a new extension and its default-preset pattern in one revision, from an empty state too", async () => {
-  const root = join(work, "home");
-  const rukh = (...args: string[]) => runCli({ args, stateDir: root });
-  const pkg = await writeFixturePackage({
+/** A signed package of extension `id` with one command, `hi`, at the word `word`, which answers that word. */
+const oneCommand = (id: string, word: string) =>
+  writeFixturePackage({
     parent: work,
     descriptor: {
       format: "rukh.extension/2",
-      id: "fx.one",
+      id,
       version: "1.0.0",
       publisher: "acme",
       commands: [
         {
           id: "hi",
-          path: ["hi"],
+          path: [word],
           summary: "Say hi",
           inputs: [],
           execute: managed({ kind: "text" }, "bin/hi.mjs"),
@@ -39,9 +38,14 @@ it("publishes a new extension and its default-preset pattern in one revision, fr
       ],
     },
     programs: {
-      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "fx.one/hi": () => textResult("hi") } });\n`,
+      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${id}/hi": () => textResult("${word}") } });\n`,
     },
   });
+
+it("publishes a new extension and its default-preset pattern in one revision, from an empty state too", async () => {
+  const root = join(work, "home");
+  const rukh = (...args: string[]) => runCli({ args, stateDir: root });
+  const pkg = await oneCommand("fx.one", "hi");
   const key = join(work, "acme.pub");
   writeFileSync(key, `${FIXTURE_PUB}\n`);
   const state = new StateDirectory(root);
@@ -60,33 +64,14 @@ it("publishes a new extension and its default-preset pattern in one revision, fr
 it("installs several packages in one publication, and refuses all of them if one is refused", async () => {
   const root = join(work, "several");
   const rukh = (...args: string[]) => runCli({ args, stateDir: root });
-  const pkg = (id: string, path: string) =>
-    writeFixturePackage({
-      parent: work,
-      descriptor: {
-        format: "rukh.extension/2",
-        id,
-        version: "1.0.0",
-        publisher: "acme",
-        commands: [
-          {
-            id: "hi",
-            path: [path],
-            summary: "Say hi",
-            inputs: [],
-            execute: managed({ kind: "text" }, "bin/hi.mjs"),
-            machine: machine(),
-          },
-        ],
-      },
-      programs: {
-        "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${id}/hi": () => textResult("${path}") } });\n`,
-      },
-    });
   const key = join(work, "acme-several.pub");
   writeFileSync(key, `${FIXTURE_PUB}\n`);
   expect(rukh("trust", "add", key, "--publisher", "acme", "--namespace", "fx.*").status).toBe(0);
-  const [a, b, clash] = [await pkg("fx.a", "aa"), await pkg("fx.b", "bb"), await pkg("fx.c", "aa")];
+  const [a, b, clash] = [
+    await oneCommand("fx.a", "aa"),
+    await oneCommand("fx.b", "bb"),
+    await oneCommand("fx.c", "aa"),
+  ];
   const state = new StateDirectory(root);
   const before = (await state.history()).length;
   const refused = rukh("ext", "install", a, clash);
