@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { machine, managed, removeDir, tempDir, writeFixturePackage } from "@rukh/testkit";
 import { runCli } from "@rukh/testkit/cli";
-import { MODERN_META } from "@rukh/testkit/mcp";
+import { LEGACY_INITIALIZE, MODERN_META } from "@rukh/testkit/mcp";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -116,11 +116,7 @@ describe("the agent's list costs what it must", () => {
           jsonrpc: "2.0",
           id: "init",
           method: "initialize",
-          params: {
-            protocolVersion: "2025-11-25",
-            capabilities: {},
-            clientInfo: { name: "t", version: "1" },
-          },
+          params: LEGACY_INITIALIZE,
         },
         {
           jsonrpc: "2.0",

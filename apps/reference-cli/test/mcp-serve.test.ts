@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { removeDir } from "@rukh/testkit";
 import { RUKH_BIN, runCli, spawnCli } from "@rukh/testkit/cli";
-import { MODERN_META } from "@rukh/testkit/mcp";
+import { LEGACY_INITIALIZE, MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
 import { useSleeperCli } from "./_sleeper.js";
 
@@ -221,11 +221,7 @@ describe("rukh mcp serve before anything is installed", () => {
       send({
         id: 1,
         method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
+        params: LEGACY_INITIALIZE,
       });
       await waitFor((m) => m.id === 1);
       send({ method: "notifications/initialized" });

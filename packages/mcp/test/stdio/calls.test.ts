@@ -1,7 +1,7 @@
 import { findRun, readJournal } from "@rukh/core";
 import { commandsDescriptor } from "@rukh/testkit";
 import { makeExtension } from "@rukh/testkit/extension";
-import { MODERN_META } from "@rukh/testkit/mcp";
+import { LEGACY_INITIALIZE, MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
 import {
   COMMANDS,
@@ -310,11 +310,7 @@ describe("list changes", () => {
         jsonrpc: "2.0",
         id: 1,
         method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
+        params: LEGACY_INITIALIZE,
       });
       await s.reply(1);
       s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
