@@ -11,7 +11,7 @@ import {
 } from "../../src/index.js";
 import { checkToolSizes, indexedTool } from "../../src/projection/_tool-projection.js";
 import { clientFitName, toolName } from "../../src/projection.js";
-import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
+import { makePackage, ownerConfig, tempDir, textExecute, toolMachine } from "../_helpers.js";
 
 // MCP endpoints in the owner configuration: what is accepted, what each
 // endpoint resolves to, and the tools a projection names under an
@@ -219,13 +219,8 @@ describe("a projection under an endpoint's naming", () => {
       path: [`c${i}`],
       summary: `Command ${i}`,
       inputs: [],
-      execute: {
-        mapping: "managed",
-        program: "bin/run.mjs",
-        runtime: "node",
-        result: { kind: "text" },
-      },
-      machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
+      execute: textExecute(),
+      machine: toolMachine("none"),
     }));
     const source = await makePackage(work, {
       format: "rukh.extension/2",
@@ -292,13 +287,8 @@ describe("a projection under an endpoint's naming", () => {
       description: "d".repeat(length),
       inputs: [],
       requests: { actions: [], resources: [] },
-      execute: {
-        mapping: "managed",
-        program: "bin/run.mjs",
-        runtime: "node",
-        result: { kind: "text" },
-      },
-      machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
+      execute: textExecute(),
+      machine: toolMachine("none"),
     });
     const check = (config: object, length: number) => {
       const c = command(length);

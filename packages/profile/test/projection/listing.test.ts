@@ -6,27 +6,13 @@ import { PAGE_MAX_BYTES } from "../../src/model/_limits.js";
 import { checkEndpointPages } from "../../src/projection/_endpoint-pages.js";
 import { clientFitNames, toolName, toolNameLength } from "../../src/projection/_tool-names.js";
 import { connectAnswerBytes } from "../../src/projection.js";
-import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
+import { makePackage, ownerConfig, tempDir, textExecute, toolMachine } from "../_helpers.js";
 
 // What a preset is shown is what it could run: a tool whose requested
 // actions or resources the preset does not grant is never listed, and an
 // endpoint whose response limit cannot carry the tools it lists is never
 // published.
 const work = tempDir();
-
-const RUNS = {
-  execute: {
-    mapping: "managed",
-    program: "bin/run.mjs",
-    runtime: "node",
-    result: { kind: "text" },
-  },
-};
-const machine = (interaction = "none") => ({
-  eligible: true,
-  interaction,
-  requiredFeatures: ["rukh.command-result/1"],
-});
 
 /** A command of acme.files with what it requests and how it may interact. */
 function command(
@@ -44,9 +30,9 @@ function command(
     summary: `Run ${id}`,
     ...(over.description !== undefined && { description: over.description }),
     inputs: [],
-    ...RUNS,
+    execute: textExecute(),
     requests: { actions: over.actions ?? [], resources: over.resources ?? [] },
-    machine: machine(over.interaction),
+    machine: toolMachine(over.interaction ?? "none"),
   };
 }
 
