@@ -44,6 +44,42 @@ export function toolMachine(interaction?: string, eligible = true): object {
   };
 }
 
+/** What `fn` throws, or undefined when it returns: for a test that reads the error's fields. */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+/**
+ * A `rukh.profile/1` revision record, as validateRevision reads one: the
+ * fixture owner config and one installed extension, `jane.hello` at
+ * `version`, with `fields` added to its entry.
+ */
+export function janeRevision(version: string, fields: object = {}): object {
+  return {
+    format: "rukh.profile/1",
+    sequence: 1,
+    parent: null,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    config: ownerConfig(),
+    extensions: [
+      {
+        id: "jane.hello",
+        version,
+        publisher: "jane",
+        digest: "a".repeat(64),
+        enabled: true,
+        ...fields,
+      },
+    ],
+    commandGeneration: 1,
+  };
+}
+
 export interface CommandDef {
   readonly id: string;
   readonly path?: readonly string[];

@@ -11,7 +11,14 @@ import {
 } from "../../src/index.js";
 import { checkToolSizes, indexedTool } from "../../src/projection/_tool-projection.js";
 import { clientFitName, toolName } from "../../src/projection.js";
-import { makePackage, ownerConfig, tempDir, textExecute, toolMachine } from "../_helpers.js";
+import {
+  makePackage,
+  ownerConfig,
+  tempDir,
+  textExecute,
+  thrown,
+  toolMachine,
+} from "../_helpers.js";
 
 // MCP endpoints in the owner configuration: what is accepted, what each
 // endpoint resolves to, and the tools a projection names under an
@@ -267,12 +274,9 @@ describe("a projection under an endpoint's naming", () => {
     const first = listTools(own, { preset: "default", cursorKey });
     expect(first.nextCursor).toBeDefined();
     for (const p of [short, other]) {
-      let caught: unknown;
-      try {
-        listTools(p, { preset: "default", cursorKey, cursor: first.nextCursor! });
-      } catch (e) {
-        caught = e;
-      }
+      const caught = thrown(() =>
+        listTools(p, { preset: "default", cursorKey, cursor: first.nextCursor! }),
+      );
       expect((caught as ProfileError).code).toBe("stale_cursor");
     }
   });
@@ -311,12 +315,7 @@ describe("a projection under an endpoint's naming", () => {
     const withFull = ownerConfig({
       mcp: { toolNames: "compact", endpoints: { wide: { preset: "default", toolNames: "full" } } },
     });
-    let caught: unknown;
-    try {
-      check(withFull, lo);
-    } catch (e) {
-      caught = e;
-    }
+    const caught = thrown(() => check(withFull, lo));
     expect((caught as ProfileError).code).toBe("tool_too_large");
   });
 });
