@@ -274,13 +274,13 @@ export function useState(): { root: string; work: string; state: StateDirectory 
 }
 
 /**
- * The answers a stdio host started with `options` (over `state`'s root)
- * gives to `messages`, in the order of their ids, once its input ends.
+ * Everything a stdio host started with `options` writes when sent
+ * `messages`, one line each, until its input ends; and why it closed.
  */
-export async function stdioAnswers(
+export async function stdioTranscript(
   options: Omit<Parameters<typeof serveStdio>[0], "input" | "output">,
   messages: readonly object[],
-): Promise<Wire[]> {
+): Promise<{ text: string; closed: string }> {
   const input = new PassThrough();
   const output = new PassThrough();
   let text = "";
@@ -291,7 +291,19 @@ export async function stdioAnswers(
   const host = await serveStdio({ ...options, input, output });
   for (const m of messages) input.write(`${JSON.stringify(m)}\n`);
   input.end();
-  await host.closed;
+  const closed = await host.closed;
+  return { text, closed };
+}
+
+/**
+ * The answers a stdio host started with `options` (over `state`'s root)
+ * gives to `messages`, in the order of their ids, once its input ends.
+ */
+export async function stdioAnswers(
+  options: Omit<Parameters<typeof serveStdio>[0], "input" | "output">,
+  messages: readonly object[],
+): Promise<Wire[]> {
+  const { text } = await stdioTranscript(options, messages);
   const got = text
     .trimEnd()
     .split("\n")

@@ -1,8 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { PassThrough } from "node:stream";
 import { expect, it } from "vitest";
-import { serveStdio } from "../../src/index.js";
-import { useState, type Wire } from "../_helpers.js";
+import { stdioTranscript, useState, type Wire } from "../_helpers.js";
 
 // The golden wire corpus: test/fixtures/<protocol-version>/<message-kind>/<case>.json,
 // each `{ send: [messages…], expect: [every message the host writes] }`.
@@ -24,22 +22,14 @@ it.each(CASES)("%s", async (file) => {
     send: Wire[];
     expect: Wire[];
   };
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let text = "";
-  output.setEncoding("utf8");
-  output.on("data", (d: string) => {
-    text += d;
-  });
-  const host = await serveStdio({
-    state: at.root,
-    binding: { subject: "s", actor: "a", taskAuthorityRef: "t", preset: "default" },
-    input,
-    output,
-  });
-  for (const m of c.send) input.write(`${JSON.stringify(m)}\n`);
-  input.end();
-  expect(await host.closed).toBe("eof");
+  const { text, closed } = await stdioTranscript(
+    {
+      state: at.root,
+      binding: { subject: "s", actor: "a", taskAuthorityRef: "t", preset: "default" },
+    },
+    c.send,
+  );
+  expect(closed).toBe("eof");
   expect(text.endsWith("\n")).toBe(true);
   // Requests run concurrently, so responses may come in any order; notifications
   // of one stream keep theirs (checked where it matters, in calls.test.ts).
