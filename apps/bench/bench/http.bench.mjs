@@ -14,13 +14,9 @@ import { Agent, request } from "node:http";
 import { join } from "node:path";
 import { freePort, lineRpc } from "@rukh/testkit";
 import { startIssuer } from "@rukh/testkit/issuer";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { RUKH, state, WORK } from "./_fixtures.mjs";
-
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /** Gives the state's owner configuration an HTTP endpoint `bench` at `resource`. */
 async function withEndpoint(s, resource, issuer) {
@@ -72,7 +68,7 @@ function post(url, token, method, params) {
     jsonrpc: "2.0",
     id: 1,
     method,
-    params: { ...params, _meta: META },
+    params: { ...params, _meta: MODERN_META },
   });
   return new Promise((resolve, reject) => {
     const req = request(url, {
@@ -143,10 +139,12 @@ export default async function http(suite) {
     await op.token("alice-agent", url10k, "mcp"),
   ];
   const servers = [await httpServer(s10, p10), await httpServer(s10k, p10k)];
-  const stdio10 = lineRpc(RUKH, ["mcp", "serve", "--preset", "default"], s10.env, { _meta: META });
+  const stdio10 = lineRpc(RUKH, ["mcp", "serve", "--preset", "default"], s10.env, {
+    _meta: MODERN_META,
+  });
   const stdioFloor = lineRpc(process.execPath, ["-e", STDIO_FLOOR], { PATH: process.env.PATH });
   const stdio10k = lineRpc(RUKH, ["mcp", "serve", "--preset", "default"], s10k.env, {
-    _meta: META,
+    _meta: MODERN_META,
   });
   try {
     // A refused call runs the whole path but the child: decode, admission, journal.

@@ -1,13 +1,13 @@
 // What the author-toolkit suites share: a work directory with the built CLI
 // pointed at a state directory inside it, and MCP requests to a real
 // `rukh mcp serve`.
-import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeDir } from "@rukh/testkit";
+import { runCli, spawnCli } from "@rukh/testkit/cli";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll } from "vitest";
-import { RUKH_BIN } from "./_sleeper.js";
 
 /** A fresh work directory (removed after the file's tests), its state directory `home`, and `rukh` run there. */
 export function authorWork(prefix: string, path = process.env.PATH ?? "/usr/bin:/bin") {
@@ -15,16 +15,9 @@ export function authorWork(prefix: string, path = process.env.PATH ?? "/usr/bin:
   afterAll(() => removeDir(work));
   const home = join(work, "home");
   const env = { PATH: path, RUKH_HOME: home };
-  const rukh = (...args: string[]) =>
-    spawnSync(RUKH_BIN, args, { encoding: "utf8", cwd: work, env });
+  const rukh = (...args: string[]) => runCli({ args, env, cwd: work });
   return { work, home, env, rukh };
 }
-
-/** The 2026-07-28 request metadata every stateless request carries. */
-export const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /**
  * Sends each request (ids 1, 2, …) to one new `rukh mcp serve <args>` and
@@ -56,10 +49,7 @@ export function mcpLines(
   // biome-ignore lint/suspicious/noExplicitAny: as above
 ): Promise<Record<string, any>[]> {
   return new Promise((resolve, reject) => {
-    const child = spawn(RUKH_BIN, ["mcp", "serve", ...args], {
-      env,
-      stdio: ["pipe", "pipe", "ignore"],
-    });
+    const child = spawnCli({ args: ["mcp", "serve", ...args], env }, ["pipe", "pipe", "ignore"]);
     let out = "";
     let finishing = false;
     const parsed = () =>
@@ -67,12 +57,12 @@ export function mcpLines(
         .split("\n")
         .filter((l) => l !== "")
         .map((l) => JSON.parse(l));
-    child.stdout.on("data", (d: Buffer) => {
+    child.stdout!.on("data", (d: Buffer) => {
       out += d.toString("utf8");
       if (finishing || !done(parsed())) return;
       finishing = true;
       setTimeout(() => {
-        child.stdin.end();
+        child.stdin!.end();
         resolve(parsed());
       }, settleMs);
     });
@@ -80,7 +70,7 @@ export function mcpLines(
       if (!finishing) reject(new Error(`the server ended after: ${out}`));
     });
     requests.forEach((r, i) => {
-      child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: i + 1, ...r })}\n`);
+      child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id: i + 1, ...r })}\n`);
     });
   });
 }

@@ -3,7 +3,7 @@
 // configuration with an HTTP endpoint trusting a real issuer, and the built
 // CLI serving it as a real process.
 
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { request } from "node:http";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 
@@ -18,7 +18,8 @@ import {
   managed,
   writeFixturePackage,
 } from "@rukh/testkit";
-import { RUKH_BIN } from "./_sleeper.js";
+import { spawnCli } from "@rukh/testkit/cli";
+import { MODERN_META } from "@rukh/testkit/mcp";
 
 const STRUCTURED = (properties: object) => ({
   kind: "structured",
@@ -157,10 +158,10 @@ export async function serveHttpProcess(
   listen: string,
   env: Record<string, string> = {},
 ): Promise<{ child: ChildProcess; stderr: () => string; exited: Promise<number | null> }> {
-  const child = spawn(RUKH_BIN, ["mcp", "serve", "--endpoint", "team", "--http", listen], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawnCli(
+    { args: ["mcp", "serve", "--endpoint", "team", "--http", listen], stateDir: root, env },
+    ["ignore", "ignore", "pipe"],
+  );
   let err = "";
   child.stderr!.on("data", (d: Buffer) => {
     err += d.toString("utf8");
@@ -187,12 +188,6 @@ export async function connectWithToken(resource: string, token: string): Promise
   );
   return client;
 }
-
-/** The `_meta` a 2026-07-28 request carries. */
-export const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /** One 2026-07-28 JSON-RPC POST to `url` with a bearer `token`, its routing headers matching its body. */
 export function mcpPost(

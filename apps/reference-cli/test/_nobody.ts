@@ -9,7 +9,7 @@ import { mkdtempSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { RUKH_BIN } from "./_sleeper.js";
+import { RUKH_BIN } from "@rukh/testkit/cli";
 
 /** The unprivileged user. */
 export const NOBODY = 65534;

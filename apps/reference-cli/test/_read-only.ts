@@ -6,8 +6,8 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { mountReadOnly } from "@rukh/testkit";
+import { RUKH_BIN } from "@rukh/testkit/cli";
 import { NOBODY, nobodyRukh } from "./_nobody.js";
-import { RUKH_BIN } from "./_sleeper.js";
 
 export { NOBODY } from "./_nobody.js";
 

@@ -1,5 +1,3 @@
-import { spawnSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import {
   type FixtureState,
   fixtureOwnerConfig,
@@ -11,7 +9,28 @@ import {
   removeDir,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll } from "vitest";
+
+/** `fx.sleep` 1.0.0: one command, `nap`, that sleeps `--wait-ms` (default `defaultMs`) in `bin/nap.mjs`. */
+export function sleeperDescriptor(defaultMs: number): object {
+  return {
+    format: "rukh.extension/2",
+    id: "fx.sleep",
+    version: "1.0.0",
+    publisher: "acme",
+    commands: [
+      {
+        id: "nap",
+        path: ["nap"],
+        summary: "Sleep a while",
+        inputs: [int("wait_ms", { default: defaultMs })],
+        execute: managed({ kind: "text" }, "bin/nap.mjs"),
+        machine: machine(),
+      },
+    ],
+  };
+}
 
 /**
  * A state directory with one signed extension, `fx.sleep`, whose `nap`
@@ -41,22 +60,7 @@ export async function sleeperState(options: {
     packages: async (dir) => [
       await writeFixturePackage({
         parent: dir,
-        descriptor: {
-          format: "rukh.extension/2",
-          id: "fx.sleep",
-          version: "1.0.0",
-          publisher: "acme",
-          commands: [
-            {
-              id: "nap",
-              path: ["nap"],
-              summary: "Sleep a while",
-              inputs: [int("wait_ms", { default: options.defaultMs })],
-              execute: managed({ kind: "text" }, "bin/nap.mjs"),
-              machine: machine(),
-            },
-          ],
-        },
+        descriptor: sleeperDescriptor(options.defaultMs),
         programs: {
           "bin/nap.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";
 await runCommandProcess({ handlers: { "fx.sleep/nap": async (ctx) => {
@@ -71,9 +75,6 @@ await runCommandProcess({ handlers: { "fx.sleep/nap": async (ctx) => {
   });
 }
 
-/** The built `rukh` executable. */
-export const RUKH_BIN = fileURLToPath(new URL("../bin/rukh", import.meta.url));
-
 /**
  * A sleeper state made before a file's tests and removed after them, and
  * the built CLI run against it in a clean environment.
@@ -87,6 +88,6 @@ export function useSleeperCli(prefix: string) {
   });
   afterAll(() => removeDir(at.work));
   const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at.root });
-  const rukh = (...args: string[]) => spawnSync(RUKH_BIN, args, { encoding: "utf8", env: env() });
+  const rukh = (...args: string[]) => runCli({ args, stateDir: at.root });
   return { at, env, rukh };
 }

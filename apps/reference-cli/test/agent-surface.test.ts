@@ -1,13 +1,13 @@
-import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { machine, managed, removeDir, tempDir, writeFixturePackage } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
+import { LEGACY_INITIALIZE, MODERN_META } from "@rukh/testkit/mcp";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types
 import { buildExamples, EXAMPLE_PUB, EXAMPLE_PUBLISHER } from "../scripts/examples.mjs";
-import { RUKH_BIN } from "./_sleeper.js";
 
 type DeclaredResult = { kind: string; schema?: object };
 type OwnerConfigJson = { mcp?: { endpoints?: Record<string, object> } } & Record<string, unknown>;
@@ -24,8 +24,7 @@ const examples: { commands: { summary: string; execute: { result: DeclaredResult
     ),
   );
 const home = join(work, "home");
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: home };
-const rukh = (...args: string[]) => spawnSync(RUKH_BIN, args, { encoding: "utf8", env });
+const rukh = (...args: string[]) => runCli({ args, stateDir: home });
 const ok = (...args: string[]) => {
   const r = rukh(...args);
   expect(r.status, `rukh ${args.join(" ")}: ${r.stderr}`).toBe(0);
@@ -42,18 +41,14 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => removeDir(work));
 
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 type Wire = { id?: unknown; result?: Record<string, unknown>; error?: unknown };
 
 /** The answers of `rukh mcp serve <args>` to `messages`, each found by its id. */
 function served(args: readonly string[], messages: readonly object[]): Wire[] {
-  const r = spawnSync(RUKH_BIN, ["mcp", "serve", ...args], {
+  const r = runCli({
+    args: ["mcp", "serve", ...args],
+    stateDir: home,
     input: messages.map((m) => `${JSON.stringify(m)}\n`).join(""),
-    encoding: "utf8",
-    env,
   });
   expect(r.status, r.stderr).toBe(0);
   const got = r.stdout
@@ -67,7 +62,7 @@ type Tool = Record<string, unknown> & { name: string };
 /** The tools `rukh mcp serve <args>` lists (one page holds them). */
 function listed(args: readonly string[]): Tool[] {
   const [list] = served(args, [
-    { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: META } },
+    { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } },
   ]);
   expect(list!.result!.nextCursor).toBeUndefined();
   return list!.result!.tools as Tool[];
@@ -121,20 +116,21 @@ describe("the agent's list costs what it must", () => {
           jsonrpc: "2.0",
           id: "init",
           method: "initialize",
-          params: {
-            protocolVersion: "2025-11-25",
-            capabilities: {},
-            clientInfo: { name: "t", version: "1" },
-          },
+          params: LEGACY_INITIALIZE,
         },
-        { jsonrpc: "2.0", id: "discover", method: "server/discover", params: { _meta: META } },
+        {
+          jsonrpc: "2.0",
+          id: "discover",
+          method: "server/discover",
+          params: { _meta: MODERN_META },
+        },
       ],
     );
     expect(init!.result!.instructions).toBe(instructions);
     expect(discover!.result!.instructions).toBe(instructions);
     const [plain] = served(
       ["--preset", "agent"],
-      [{ jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: META } }],
+      [{ jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: MODERN_META } }],
     );
     expect(plain!.result).not.toHaveProperty("instructions");
   });
@@ -155,7 +151,7 @@ describe("client-fit names", () => {
       jsonrpc: "2.0",
       id: "call",
       method: "tools/call",
-      params: { name, arguments: { name: "Ada" }, _meta: META },
+      params: { name, arguments: { name: "Ada" }, _meta: MODERN_META },
     });
     // The name reaches its command (input ends at once, so the call itself is cancelled).
     const [answer] = served(["--endpoint", "claude-code"], [call(greet)]);

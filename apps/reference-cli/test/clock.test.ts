@@ -1,9 +1,9 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { removeDir } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { afterAll, describe, expect, it } from "vitest";
-import { RUKH_BIN, sleeperState } from "./_sleeper.js";
+import { sleeperState } from "./_sleeper.js";
 
 // Retention judges archive segments by the times of their own records, and
 // deletes nothing while this process's clock disagrees with the journal's:
@@ -61,8 +61,14 @@ async function journaled(prefix: string, firstAgeDays: number) {
   // The files' own times say what their records say: retention must not need them.
   const old = new Date(now - firstAgeDays * DAY);
   utimesSync(first, old, old);
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: made.root };
-  return { root: made.root, archive, env };
+  /** The CLI on this state directory, on a clock `offset` from this one's when given. */
+  const rukh = (args: string[], offset?: string) =>
+    runCli({
+      via: offset === undefined ? [] : [FAKETIME, "-f", offset],
+      args,
+      stateDir: made.root,
+    });
+  return { root: made.root, archive, rukh };
 }
 
 const bytesOf = (dir: string) =>
@@ -77,23 +83,20 @@ describe.skipIf(!existsSync(FAKETIME))("journal retention and a wrong clock", ()
   ])(
     "a call on a clock %s deletes no archive segment, and doctor names the skew",
     async (_, offset) => {
-      const { archive, env } = await journaled(
+      const { archive, rukh } = await journaled(
         `rukh-cli-clock${offset[0] === "+" ? "a" : "b"}-`,
         2,
       );
       const before = bytesOf(archive);
       // Doctor on the wrong clock names it, before any call has written on it.
-      const doctor = spawnSync(FAKETIME, ["-f", offset, RUKH_BIN, "doctor"], {
-        encoding: "utf8",
-        env,
-      });
+      const doctor = rukh(["doctor"], offset);
       expect(doctor.stdout).toMatch(
         new RegExp(
           `note {2}journal clock: this clock is (59|60) days ${offset[0] === "+" ? "ahead of" : "behind"} the journal's newest record`,
         ),
       );
 
-      const r = spawnSync(FAKETIME, ["-f", offset, RUKH_BIN, "nap"], { encoding: "utf8", env });
+      const r = rukh(["nap"], offset);
       expect(r.stderr).toBe("");
       expect(r.status).toBe(0);
       // The call's own records began segment 3; 1 and 2 are whole.
@@ -105,7 +108,7 @@ describe.skipIf(!existsSync(FAKETIME))("journal retention and a wrong clock", ()
       expect(bytesOf(archive)).toBeGreaterThan(before);
 
       // On the right clock again: a record dated 60 days ahead is named, one dated behind is not.
-      const after = spawnSync(RUKH_BIN, ["doctor"], { encoding: "utf8", env });
+      const after = rukh(["doctor"]);
       expect(after.stdout).toMatch(
         offset[0] === "+"
           ? /note {2}journal clock: this clock is (59|60) days behind the journal's newest record/
@@ -115,11 +118,11 @@ describe.skipIf(!existsSync(FAKETIME))("journal retention and a wrong clock", ()
   );
 
   it("a call on a right clock still deletes the segments past the retention", async () => {
-    const { archive, env } = await journaled("rukh-cli-clockr-", 40);
-    const r = spawnSync(RUKH_BIN, ["nap"], { encoding: "utf8", env });
+    const { archive, rukh } = await journaled("rukh-cli-clockr-", 40);
+    const r = rukh(["nap"]);
     expect(r.status).toBe(0);
     expect(segments(archive)).toEqual(["0000000002.jsonl", "0000000003.jsonl"]);
-    const doctor = spawnSync(RUKH_BIN, ["doctor"], { encoding: "utf8", env });
+    const doctor = rukh(["doctor"]);
     expect(doctor.stdout).toMatch(/ok {4}journal clock: agrees with the journal's newest record/);
   });
 });

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -12,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { removeDir } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
 // The bundle's files compile from the code cache the build made for them
@@ -42,9 +42,12 @@ const runtime = (versions: NodeJS.ProcessVersions = process.versions) =>
   `node-${versions.node}-${process.arch}-v8-${versions.v8}`;
 
 const help = (dir: string, preload: string[] = []) =>
-  spawnSync(process.execPath, [...preload, join(dir, "bin/rukh"), "--help"], {
-    env: { PATH: process.env.PATH, RUKH_HOME: join(work, "home") },
-    encoding: "utf8",
+  runCli({
+    via: [process.execPath, ...preload],
+    bin: join(dir, "bin/rukh"),
+    args: ["--help"],
+    stateDir: join(work, "home"),
+    env: { PATH: process.env.PATH },
   });
 
 /**

@@ -1,25 +1,20 @@
-import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { listRuns } from "@rukh/core";
 import { processesWith, removeDir } from "@rukh/testkit";
+import { runCli, spawnCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sleeperState } from "./_sleeper.js";
 
 // The shipped binary's confinement as users meet it: doctor tells the truth
 // about the sandbox it would use, and a preset's concurrency limit holds
 // across separate CLI processes on one state directory.
-const bin = fileURLToPath(new URL("../bin/rukh", import.meta.url));
 const LIMIT = 4;
 const CALLS = 50;
 let work: string;
 let root: string;
 const rukh = (args: string[], env: Record<string, string> = {}) =>
-  spawnSync(bin, args, {
-    encoding: "utf8",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root, NO_COLOR: "1", ...env },
-  });
+  runCli({ args, stateDir: root, env: { NO_COLOR: "1", ...env } });
 
 const stateWith = (config: object = {}) =>
   sleeperState({
@@ -40,10 +35,7 @@ const runningCommands = () => processesWith(join(root, "store"), "node").length;
 it(`runs at most ${LIMIT} command processes for ${CALLS} parallel CLI calls, rejecting the rest at once`, async () => {
   const exits: Promise<number | null>[] = [];
   for (let i = 0; i < CALLS; i++) {
-    const child = spawn(bin, ["nap"], {
-      stdio: "ignore",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
-    });
+    const child = spawnCli({ args: ["nap"], stateDir: root }, "ignore");
     exits.push(new Promise((r) => child.once("exit", (code) => r(code))));
   }
   let most = 0;
@@ -76,9 +68,10 @@ it("doctor and a strict call agree: a bwrap planted on PATH is never used, a con
   expect(doctor.stdout).not.toContain(fake);
   const elsewhere = await stateWith({ sandbox: { program: join(fake, "bwrap") } });
   try {
-    const r = spawnSync(bin, ["doctor"], {
-      encoding: "utf8",
-      env: { PATH: "/usr/bin:/bin", RUKH_HOME: elsewhere.root },
+    const r = runCli({
+      args: ["doctor"],
+      stateDir: elsewhere.root,
+      env: { PATH: "/usr/bin:/bin" },
     });
     expect(r.stdout).toMatch(
       /strict profile: unavailable, strict commands will be rejected: .*(writable by group or others|owned by uid)/,

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { canonicalJson, type JsonValue } from "@rukh/json";
 import { StateDirectory } from "@rukh/profile";
 import { machine, managed, removeDir, writeFixturePackage } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sleeperState } from "./_sleeper.js";
 
@@ -13,7 +14,6 @@ import { sleeperState } from "./_sleeper.js";
 // (a preload counts them and kills the process just before the Nth): the
 // state is then the old one or the new one, never anything between, and
 // running the command again finishes the job.
-const bin = fileURLToPath(new URL("../bin/rukh", import.meta.url));
 const killAt = fileURLToPath(new URL("./fixtures/kill-at.mjs", import.meta.url));
 let work: string;
 let base: string;
@@ -58,15 +58,7 @@ beforeAll(async () => {
 afterAll(() => removeDir(work));
 
 function rukh(root: string, args: readonly string[], faults: Record<string, string> = {}) {
-  return spawnSync(bin, args, {
-    encoding: "utf8",
-    env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      RUKH_HOME: root,
-      NODE_OPTIONS: `--import=${killAt}`,
-      ...faults,
-    },
-  });
+  return runCli({ args, stateDir: root, env: { NODE_OPTIONS: `--import=${killAt}`, ...faults } });
 }
 
 /** What a publication decides: the owner configuration and the installed extensions. */

@@ -1,16 +1,14 @@
-import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { readJournal } from "@rukh/core";
 import { removeDir } from "@rukh/testkit";
+import { runCli, spawnCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { sleeperState } from "./_sleeper.js";
 
 // Every CLI call is a host of its own that recovers what lost hosts left at
 // start-up. Calls that end while other hosts start must never get a second,
 // host_lost final from one of them.
-const bin = fileURLToPath(new URL("../bin/rukh", import.meta.url));
 const ROUNDS = 20;
 const PARALLEL = 25;
 let work: string;
@@ -27,10 +25,10 @@ afterAll(() => removeDir(work));
 
 const call = (waitMs: number) =>
   new Promise<number | null>((resolve) => {
-    const child = spawn(bin, ["nap", "--wait-ms", String(waitMs)], {
-      stdio: "ignore",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
-    });
+    const child = spawnCli(
+      { args: ["nap", "--wait-ms", String(waitMs)], stateDir: root },
+      "ignore",
+    );
     child.once("exit", (code) => resolve(code));
   });
 
@@ -72,27 +70,21 @@ it("starts over a lost host's damaged segment, sets it aside, and doctor says so
   writeFileSync(join(live, "lost-host.jsonl"), '{"type":"start",\nnot json\n');
   expect(await call(1)).toBe(0);
   expect(existsSync(join(live, "lost-host.jsonl"))).toBe(false);
-  const doctor = spawnSync(bin, ["doctor"], {
-    encoding: "utf8",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
-  });
+  const doctor = runCli({ args: ["doctor"], stateDir: root });
   expect(doctor.stdout).toMatch(/FAIL {2}journal: .*1 damaged segment set aside in .*quarantine/);
   expect(doctor.status).toBe(5);
 });
 
 it("lists and shows the calls it journaled, newest first, with filters and a versioned --json", () => {
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root };
-  const list = spawnSync(bin, ["runs", "list", "--limit", "3"], { encoding: "utf8", env });
+  const rukh = (...args: string[]) => runCli({ args, stateDir: root });
+  const list = rukh("runs", "list", "--limit", "3");
   expect(list.status).toBe(0);
   const lines = list.stdout.trim().split("\n");
   expect(lines).toHaveLength(3);
   expect(lines[0]).toMatch(
     /^[0-9a-f-]{36} {2}\S+ {2}cli {2}fx\.sleep\/nap {2}succeeded\/completed {2}\d+ ms/,
   );
-  const json = spawnSync(bin, ["--json", "runs", "list", "--outcome", "rejected", "--limit", "2"], {
-    encoding: "utf8",
-    env,
-  });
+  const json = rukh("--json", "runs", "list", "--outcome", "rejected", "--limit", "2");
   const parsed = JSON.parse(json.stdout) as {
     rukhOutput: number;
     command: string;
@@ -101,10 +93,10 @@ it("lists and shows the calls it journaled, newest first, with filters and a ver
   expect(parsed).toMatchObject({ rukhOutput: 2, command: "runs list" });
   expect(parsed.result.runs.every((r) => r.outcome === "rejected")).toBe(true);
   const id = lines[0]!.slice(0, 36);
-  const show = spawnSync(bin, ["runs", "show", id], { encoding: "utf8", env });
+  const show = rukh("runs", "show", id);
   expect(show.stdout).toContain(`invocationId: ${id}`);
   expect(show.stdout).toContain("actor: rukh-cli");
-  const bad = spawnSync(bin, ["runs", "list", "--outcome", "fine"], { encoding: "utf8", env });
+  const bad = rukh("runs", "list", "--outcome", "fine");
   expect(bad.status).toBe(2);
   expect(bad.stderr).toContain('--outcome "fine": expected one of succeeded, command_failed');
 });

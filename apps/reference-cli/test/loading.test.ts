@@ -1,9 +1,9 @@
-import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runCli } from "@rukh/testkit/cli";
 import { expect, it } from "vitest";
-import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
+import { useSleeperCli } from "./_sleeper.js";
 
 // What each path of the built binary loads, observed in the real process: a
 // preloaded hook records every file it required, and the bundle's own map
@@ -25,9 +25,11 @@ function loaded(...args: string[]): Set<string> {
     hook,
     `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(log)}, Object.keys(require.cache).join("\\n")));\n`,
   );
-  const r = spawnSync(process.execPath, ["--require", hook, RUKH_BIN, ...args], {
-    env: { PATH: process.env.PATH, RUKH_HOME: at.root, NO_COLOR: "1" },
-    encoding: "utf8",
+  const r = runCli({
+    via: [process.execPath, "--require", hook],
+    args,
+    stateDir: at.root,
+    env: { PATH: process.env.PATH, NO_COLOR: "1" },
   });
   expect(r.status, r.stderr).toBe(0);
   const sources = new Set<string>();

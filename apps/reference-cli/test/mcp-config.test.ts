@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
-import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
+import { useSleeperCli } from "./_sleeper.js";
 
 // `rukh mcp config` for each client: what it prints must start the server
 // exactly as written, with the state directory in a path a shell would
@@ -41,17 +43,12 @@ function servedNames(args: string[]): string[] {
     jsonrpc: "2.0",
     id: 1,
     method: "tools/list",
-    params: {
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-      },
-    },
+    params: { _meta: MODERN_META },
   };
-  const r = spawnSync(RUKH_BIN, ["mcp", "serve", ...args], {
+  const r = runCli({
+    args: ["mcp", "serve", ...args],
+    stateDir: at.root,
     input: `${JSON.stringify(list)}\n`,
-    encoding: "utf8",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at.root },
   });
   expect(r.status, r.stderr).toBe(0);
   const reply = JSON.parse(r.stdout.trim().split("\n")[0]!);
@@ -264,11 +261,7 @@ describe("an agent given a preset whose commands run unconfined", () => {
           target,
           "--dry-run",
         ).stderr,
-        spawnSync(RUKH_BIN, ["mcp", "serve", "--preset", preset], {
-          input: "",
-          encoding: "utf8",
-          env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at.root },
-        }).stderr,
+        runCli({ args: ["mcp", "serve", "--preset", preset], stateDir: at.root, input: "" }).stderr,
       ];
       const expected = preset === "default" ? 1 : 0;
       for (const [i, stderr] of said.entries())

@@ -1,9 +1,9 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
 import { removeDir } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { INTROSPECTING_CLIENT, startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +16,6 @@ import {
   mcpPost,
   serveHttpProcess,
 } from "./_http.js";
-import { RUKH_BIN } from "./_sleeper.js";
 
 // An issuer whose access tokens are opaque (oidc-provider's reference
 // tokens): `rukh mcp serve --http` lets each one in only when the issuer's
@@ -97,11 +96,10 @@ const seenBy = async (client: Client) => {
 
 describe("rukh mcp serve --http with opaque tokens", () => {
   it("will not start without its introspection secret, and names the variable", () => {
-    const r = spawnSync(
-      RUKH_BIN,
-      ["mcp", "serve", "--endpoint", "team", "--http", `127.0.0.1:${port + 1}`],
-      { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root } },
-    );
+    const r = runCli({
+      args: ["mcp", "serve", "--endpoint", "team", "--http", `127.0.0.1:${port + 1}`],
+      stateDir: root,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain(
       `its secret variable ${SECRET_VAR} (/mcp/endpoints/team/http/auth/introspection/clientSecretEnv) is not set`,
@@ -130,10 +128,7 @@ describe("rukh mcp serve --http with opaque tokens", () => {
     } finally {
       await client.close();
     }
-    const runs = spawnSync(RUKH_BIN, ["--json", "runs", "list"], {
-      encoding: "utf8",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
-    });
+    const runs = runCli({ args: ["--json", "runs", "list"], stateDir: root });
     const [last] = JSON.parse(runs.stdout).result.runs;
     expect(last).toMatchObject({ subject: "alice-agent", actor: "alice-agent", preset: "default" });
 

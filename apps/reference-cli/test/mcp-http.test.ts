@@ -1,10 +1,9 @@
-import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { removeDir } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connectWithToken, freePort, httpState, serveHttpProcess } from "./_http.js";
-import { RUKH_BIN } from "./_sleeper.js";
 
 // `rukh mcp serve --http` as an owner runs it: a real process, a real
 // issuer's tokens, the SDK 2.x Streamable HTTP client; the bearer token
@@ -14,11 +13,7 @@ let work: string;
 let root: string;
 let resource: string;
 let server: Awaited<ReturnType<typeof serveHttpProcess>>;
-const rukh = (...args: string[]) =>
-  spawnSync(RUKH_BIN, args, {
-    encoding: "utf8",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
-  });
+const rukh = (...args: string[]) => runCli({ args, stateDir: root });
 
 beforeAll(async () => {
   const port = await freePort();

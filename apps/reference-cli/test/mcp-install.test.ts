@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import {
   existsSync,
   lstatSync,
@@ -11,8 +10,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { beforeAll, describe, expect, it } from "vitest";
-import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
+import { useSleeperCli } from "./_sleeper.js";
 
 // `rukh mcp install` writes the client's own file: merged, backed up,
 // idempotent, previewed with --dry-run, and never half-written.
@@ -161,15 +161,11 @@ describe("rukh mcp install", () => {
     );
     const link = join(d, "mcp.json");
     symlinkSync(real, link);
-    const r = spawnSync(
-      RUKH_BIN,
-      ["mcp", "install", "--preset", "default", "--client", "cursor", "--file", link],
-      {
-        cwd: dirname(at.root),
-        encoding: "utf8",
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: basename(at.root) },
-      },
-    );
+    const r = runCli({
+      args: ["mcp", "install", "--preset", "default", "--client", "cursor", "--file", link],
+      cwd: dirname(at.root),
+      stateDir: basename(at.root),
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(JSON.parse(readFileSync(real, "utf8"))).toEqual({
@@ -189,9 +185,9 @@ describe("rukh mcp install", () => {
 });
 
 function spawnIn(cwd: string, ...args: string[]) {
-  return spawnSync(RUKH_BIN, ["mcp", "install", "--preset", "default", ...args], {
+  return runCli({
+    args: ["mcp", "install", "--preset", "default", ...args],
     cwd,
-    encoding: "utf8",
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at.root },
+    stateDir: at.root,
   });
 }

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
@@ -9,11 +8,12 @@ import {
   removeDir,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types
 import { buildExamples } from "../scripts/examples.mjs";
-import { MODERN_META, mcpRequests, toolCall } from "./_author.js";
-import { RUKH_BIN } from "./_sleeper.js";
+import { mcpRequests, toolCall } from "./_author.js";
 
 // What an agent is shown is what it can run, from the built CLI: a command
 // that may interact runs (its question gets no answer, as on the CLI with
@@ -72,8 +72,7 @@ afterAll(() => removeDir(at.work));
 
 const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at.root });
 /** The CLI with stdin from /dev/null, as a script or a service runs it. */
-const rukh = (...args: string[]) =>
-  spawnSync(RUKH_BIN, args, { encoding: "utf8", env: env(), stdio: ["ignore", "pipe", "pipe"] });
+const rukh = (...args: string[]) => runCli({ args, stateDir: at.root, stdin: "ignore" });
 const list = (cursor?: string) => ({
   method: "tools/list",
   params: { ...(cursor !== undefined && { cursor }), _meta: MODERN_META },

@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,11 +13,11 @@ import {
   readJournal,
 } from "@rukh/core";
 import { removeDir } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, httpState, mcpPost, mcpRequest, serveHttpProcess } from "./_http.js";
-import { RUKH_BIN } from "./_sleeper.js";
 
 // Two `rukh mcp serve --http` replicas on one state directory behind a real
 // nginx: interchangeable (a cursor of one is good at the other, the same
@@ -69,11 +68,7 @@ describe.skipIf(missing !== undefined)("replicas behind nginx", () => {
   let replicas: Awaited<ReturnType<typeof serveHttpProcess>>[] = [];
   let token: string;
   let set: Awaited<ReturnType<typeof replicasBehindNginx>> | undefined;
-  const rukh = (...args: string[]) =>
-    spawnSync(RUKH_BIN, args, {
-      encoding: "utf8",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
-    });
+  const rukh = (...args: string[]) => runCli({ args, stateDir: root });
 
   beforeAll(async () => {
     set = await replicasBehindNginx("rukh-cli-replicas-", 40);

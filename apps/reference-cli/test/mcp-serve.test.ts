@@ -1,31 +1,26 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { removeDir } from "@rukh/testkit";
+import { RUKH_BIN, runCli, spawnCli } from "@rukh/testkit/cli";
+import { LEGACY_INITIALIZE, MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
-import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
+import { useSleeperCli } from "./_sleeper.js";
 
 // `rukh mcp serve` as a client runs it: shutdown and loss as docs/mcp.md
 // tables them, with real signals and real pipes.
 const { at, env, rukh } = useSleeperCli("rukh-cli-mcp-serve-");
-
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 function napTool(): string {
   const list = JSON.parse(rukh("--json", "tools", "list").stdout).result.tools;
   return list.find((t: { identity: string }) => t.identity === "fx.sleep/nap").name;
 }
 
-function serve(args: readonly string[] = ["--preset", "default"]) {
-  const child = spawn(RUKH_BIN, ["mcp", "serve", ...args], {
-    env: env(),
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+/** `rukh mcp serve <args>` on `stateDir` (the sleeper's by default), its messages read as they come. */
+function serve(args: readonly string[] = ["--preset", "default"], stateDir = at.root) {
+  const child = spawnCli({ args: ["mcp", "serve", ...args], stateDir });
   const replies: Record<string, unknown>[] = [];
   let out = "";
   let err = "";
@@ -45,18 +40,23 @@ function serve(args: readonly string[] = ["--preset", "default"]) {
   );
   const call = (id: string, name: string, args: object) =>
     child.stdin!.write(
-      `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta: META } })}\n`,
+      `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, _meta: MODERN_META } })}\n`,
     );
-  const reply = async (id: string) => {
-    for (let i = 0; i < 200; i++) {
-      const r = replies.find((m) => m.id === id);
-      if (r !== undefined) return r as { result: { structuredContent: Record<string, unknown> } };
+  /** The first message `pred` holds for, looked for every 50 ms, `tries` times. */
+  const waitFor = async (pred: (m: Record<string, unknown>) => boolean, tries = 200) => {
+    for (let i = 0; i < tries; i++) {
+      const m = replies.find(pred);
+      if (m !== undefined) return m;
       await new Promise((r) => setTimeout(r, 50));
     }
-    throw new Error(`no reply to ${id}; stderr: ${err}`);
+    throw new Error(`not seen; stderr: ${err}`);
   };
+  const reply = async (id: string) =>
+    (await waitFor((m) => m.id === id)) as {
+      result: { structuredContent: Record<string, unknown> };
+    };
   const send = (line: string) => child.stdin!.write(`${line}\n`);
-  return { child, call, send, reply, exited, stderr: () => err };
+  return { child, call, send, reply, waitFor, exited, stderr: () => err };
 }
 
 const started = (child: ChildProcess) => new Promise((r) => setTimeout(r, 800, child));
@@ -119,7 +119,7 @@ describe("rukh mcp serve: shutdown and loss", () => {
         `const { spawn } = require("node:child_process");
 const s = spawn(process.argv[1], ["mcp", "serve", "--preset", "default"], { stdio: ["pipe", "pipe", "inherit"] });
 s.stdout.on("data", () => {});
-s.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: "k", method: "tools/call", params: { name: process.argv[2], arguments: { wait_ms: 20000 }, _meta: ${JSON.stringify(META)} } }) + "\\n");
+s.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: "k", method: "tools/call", params: { name: process.argv[2], arguments: { wait_ms: 20000 }, _meta: ${JSON.stringify(MODERN_META)} } }) + "\\n");
 console.log(s.pid);
 setInterval(() => {}, 1000);`,
         RUKH_BIN,
@@ -214,51 +214,21 @@ describe("rukh mcp serve --endpoint", () => {
 describe("rukh mcp serve before anything is installed", () => {
   it("serves an empty list, then tells the client to list again when tools are published", async () => {
     const home = mkdtempSync(join(tmpdir(), "rukh-cli-mcp-empty-"));
-    const envOf = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: home });
-    const cli = (...args: string[]) =>
-      spawnSync(RUKH_BIN, args, { encoding: "utf8", env: envOf() });
+    const cli = (...args: string[]) => runCli({ args, stateDir: home });
     try {
-      const child = spawn(RUKH_BIN, ["mcp", "serve"], {
-        env: envOf(),
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      const lines: Record<string, unknown>[] = [];
-      let buf = "";
-      let err = "";
-      child.stdout.on("data", (c: Buffer) => {
-        buf += c.toString("utf8");
-        for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
-          lines.push(JSON.parse(buf.slice(0, nl)));
-          buf = buf.slice(nl + 1);
-        }
-      });
-      child.stderr.on("data", (c: Buffer) => {
-        err += c.toString("utf8");
-      });
-      const send = (m: object) =>
-        child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...m })}\n`);
-      const waitFor = async (pred: (m: Record<string, unknown>) => boolean) => {
-        for (let i = 0; i < 300; i++) {
-          const m = lines.find(pred);
-          if (m !== undefined) return m;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-        throw new Error(`not seen; stderr: ${err}`);
-      };
+      const s = serve([], home);
+      const send = (m: object) => s.send(JSON.stringify({ jsonrpc: "2.0", ...m }));
+      const waitFor = (pred: (m: Record<string, unknown>) => boolean) => s.waitFor(pred, 300);
       send({
         id: 1,
         method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
+        params: LEGACY_INITIALIZE,
       });
       await waitFor((m) => m.id === 1);
       send({ method: "notifications/initialized" });
       send({ id: 2, method: "tools/list", params: {} });
       expect(await waitFor((m) => m.id === 2)).toMatchObject({ result: { tools: [] } });
-      expect(err).toContain("nothing is installed yet; serving an empty tool list");
+      expect(s.stderr()).toContain("nothing is installed yet; serving an empty tool list");
 
       const pub = fileURLToPath(
         new URL("../../../fixtures/keys/example-publisher.pub", import.meta.url),
@@ -288,8 +258,8 @@ describe("rukh mcp serve before anything is installed", () => {
       expect(listed.result.tools.map((t) => t.name)).toEqual([
         expect.stringMatching(/^fx_sleep_nap__/),
       ]);
-      child.stdin.end();
-      await new Promise((r) => child.on("exit", r));
+      s.child.stdin!.end();
+      await s.exited;
     } finally {
       removeDir(home);
     }

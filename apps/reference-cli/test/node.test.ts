@@ -3,9 +3,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fixturePreset, removeDir } from "@rukh/testkit";
+import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TESTED_NODE_LINES } from "../src/admin/doctor/index.js";
-import { RUKH_BIN, sleeperState } from "./_sleeper.js";
+import { sleeperState } from "./_sleeper.js";
 
 // The built binary on the Node that runs this suite (CI runs it on each
 // release line): the gate refuses what cannot work in one line, doctor and a
@@ -46,14 +47,12 @@ afterAll(() => removeDir(work));
 
 /** The built CLI on this Node, with `preload` required first when given. */
 function rukh(args: readonly string[], preload?: string) {
-  return spawnSync(
-    process.execPath,
-    [...(preload === undefined ? [] : ["--require", preload]), RUKH_BIN, ...args],
-    {
-      encoding: "utf8",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root, NO_COLOR: "1" },
-    },
-  );
+  return runCli({
+    via: [process.execPath, ...(preload === undefined ? [] : ["--require", preload])],
+    args,
+    stateDir: root,
+    env: { NO_COLOR: "1" },
+  });
 }
 
 /** A file required before the CLI that changes what the process says of itself. */

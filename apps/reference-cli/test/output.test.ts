@@ -1,17 +1,18 @@
-import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import type { SpawnSyncReturns } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Validator } from "@cfworker/json-schema";
 import { OUTCOME_KINDS, OUTCOME_REASONS } from "@rukh/core";
+import { RUKH_BIN, runCli, spawnCli } from "@rukh/testkit/cli";
 import { expect, it } from "vitest";
 import { adminBuiltins } from "../src/admin/index.js";
-import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
+import { useSleeperCli } from "./_sleeper.js";
 
 // Every administrative command's --json output is one envelope that
 // validates against the schema the docs publish; errors too.
-const { at, env, rukh } = useSleeperCli("rukh-cli-output-");
+const { at, rukh } = useSleeperCli("rukh-cli-output-");
 const rawSchema = JSON.parse(
   readFileSync(
     fileURLToPath(new URL("../../../docs/schemas/rukh.output.schema.json", import.meta.url)),
@@ -101,11 +102,11 @@ it("prints one schema-valid envelope on stdout for every command, extension comm
   const builtins = adminBuiltins({ brand: "rukh", version: "0.0.0", executable: RUKH_BIN });
   expect(builtins.length).toBeGreaterThan(30);
   for (const b of builtins.filter((b) => b.hidden !== true)) {
-    const r = spawnSync(RUKH_BIN, ["--json", ...b.path], {
-      encoding: "utf8",
-      env: env(),
+    const r = runCli({
+      args: ["--json", ...b.path],
+      stateDir: at.root,
       cwd: work,
-      stdio: ["ignore", "pipe", "pipe"],
+      stdin: "ignore",
     });
     for (const e of checked(b.path, r)) expect(e.command).toBe(b.path.join(" "));
   }
@@ -231,8 +232,6 @@ it("accepts --json after the command path too, and checks flags with the same le
 });
 
 it("stops quietly when the reader of its output goes away (`rukh docs | head`), with the exit code it would have had", async () => {
-  const { spawn } = await import("node:child_process");
-  const { RUKH_BIN } = await import("./_sleeper.js");
   // Whatever the tests before left denied or disabled, `nap` runs again.
   rukh("ext", "install", join(at.work, readdirSync(at.work).find((n) => n.startsWith("pkg-"))!));
   rukh("ext", "enable", "fx.sleep");
@@ -244,11 +243,11 @@ it("stops quietly when the reader of its output goes away (`rukh docs | head`), 
     ["nap"],
     ["--json", "ext", "list"],
   ]) {
-    const child = spawn(RUKH_BIN, args, { env: env(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawnCli({ args, stateDir: at.root }, ["ignore", "pipe", "pipe"]);
     // The reading end is closed before anything is written: every write meets EPIPE.
-    child.stdout.destroy();
+    child.stdout!.destroy();
     let stderr = "";
-    child.stderr.on("data", (c: Buffer) => {
+    child.stderr!.on("data", (c: Buffer) => {
       stderr += c.toString("utf8");
     });
     const status = await new Promise<number | null>((resolve) => child.on("close", resolve));
@@ -263,18 +262,18 @@ it("stops quietly when the reader of its output goes away (`rukh docs | head`), 
 it("says a damaged state directory is a state error (exit 5), not a refusal, and points at doctor", () => {
   const damaged = mkdtempSync(join(tmpdir(), "rukh-cli-damaged-"));
   try {
-    const damagedEnv = { ...env, RUKH_HOME: damaged };
+    // Nothing but the state directory in its environment, not even PATH.
+    const there = (...args: string[]) =>
+      runCli({ args, stateDir: damaged, env: { PATH: undefined } });
     const key = fileURLToPath(
       new URL("../../../fixtures/keys/example-publisher.pub", import.meta.url),
     );
-    expect(
-      spawnSync(RUKH_BIN, ["trust", "add", key, "--publisher", "acme"], { env: damagedEnv }).status,
-    ).toBe(0);
+    expect(there("trust", "add", key, "--publisher", "acme").status).toBe(0);
     // The active revision's record, no longer JSON.
     const active = readFileSync(join(damaged, "active"), "utf8").trim();
     writeFileSync(join(damaged, "revisions", `${active}.json`), '{"broken":');
     const words = ["--json", "trust", "list"];
-    const r = spawnSync(RUKH_BIN, words, { env: damagedEnv, encoding: "utf8" });
+    const r = there(...words);
     expect(r.status).toBe(5);
     const [e] = checked(words, r);
     expect(e!.error).toMatchObject({

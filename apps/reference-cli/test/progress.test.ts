@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import {
   fixtureOwnerConfig,
   fixturePreset,
@@ -8,16 +7,16 @@ import {
   removeDir,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpLines, toolCall } from "./_author.js";
-import { RUKH_BIN } from "./_sleeper.js";
 
 // Progress pushed as hard as a command can push it, over a real
 // `rukh mcp serve`: a burst is rate-limited to one notification per 100 ms,
 // and reports that never stop do not keep a call past its endpoint's deadline.
 const at = { work: "", root: "" };
 const env = () => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: at.root });
-const rukh = (...args: string[]) => spawnSync(RUKH_BIN, args, { encoding: "utf8", env: env() });
+const rukh = (...args: string[]) => runCli({ args, stateDir: at.root });
 const BURST = 2_000;
 
 beforeAll(async () => {

@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { readJournal } from "@rukh/core";
 import { freePort, removeDir, tempDir } from "@rukh/testkit";
+import { runCli, spawnCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   filesUnder,
@@ -14,7 +15,7 @@ import {
   readOnlyCopy,
   readOnlyMount,
 } from "./_read-only.js";
-import { RUKH_BIN, sleeperState } from "./_sleeper.js";
+import { sleeperState } from "./_sleeper.js";
 
 // A replica served from a read-only copy of a state directory (a shipped,
 // immutable revision): it lists and serves, its journal, log, caches and
@@ -83,7 +84,7 @@ async function replicaSource(journalDir: string | undefined, port: number) {
 /** Runs the CLI through `view` with `env`. */
 function cli(view: ReadOnlyView, env: Record<string, string>, ...args: string[]) {
   const { command, args: argv } = view.command(args);
-  return spawnSync(command, argv, { encoding: "utf8", env, stdio: ["ignore", "pipe", "pipe"] });
+  return runCli({ bin: command, args: argv, env, stdin: "ignore" });
 }
 
 describe.each(MODES)("a replica on $name", ({ name, make, owner, shipKey }) => {
@@ -101,10 +102,7 @@ describe.each(MODES)("a replica on $name", ({ name, make, owner, shipKey }) => {
     const made = await replicaSource(journalDir, port);
     at.work = made.work;
     // A copy made where a tool list created the cursor key ships it; replicas then agree on cursors.
-    if (shipKey)
-      expect(
-        spawnSync(RUKH_BIN, ["tools", "list"], { env: { PATH, RUKH_HOME: made.root } }).status,
-      ).toBe(0);
+    if (shipKey) expect(runCli({ args: ["tools", "list"], stateDir: made.root }).status).toBe(0);
     if (owner !== 0) {
       // The replica's own directory, which it can write: the only place it writes.
       mkdirSync(journalDir, { mode: 0o700 });
@@ -204,10 +202,11 @@ describe.each(MODES)("a replica on $name", ({ name, make, owner, shipKey }) => {
       "--http",
       `127.0.0.1:${port}`,
     ]);
-    const child: ChildProcess = spawn(command, args, {
-      env: env(),
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    const child: ChildProcess = spawnCli({ bin: command, args, env: env() }, [
+      "ignore",
+      "ignore",
+      "pipe",
+    ]);
     let err = "";
     child.stderr!.on("data", (d: Buffer) => {
       err += d.toString("utf8");

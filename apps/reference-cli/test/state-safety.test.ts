@@ -18,10 +18,11 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeDir, tempDir } from "@rukh/testkit";
+import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorWork } from "./_author.js";
 import { NOBODY, nobodyRukh } from "./_nobody.js";
-import { RUKH_BIN, sleeperState } from "./_sleeper.js";
+import { sleeperState } from "./_sleeper.js";
 
 // A state directory is trusted the way ssh trusts its files: another user's
 // hand in it (ownership, write permission, a link) and no command uses it;

@@ -1,8 +1,9 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { machine, managed, writeFixturePackage } from "@rukh/testkit";
+import { RUKH_BIN } from "@rukh/testkit/cli";
 import { beforeAll, expect, it } from "vitest";
-import { RUKH_BIN, useSleeperCli } from "./_sleeper.js";
+import { useSleeperCli } from "./_sleeper.js";
 
 // Untrusted text meets a real terminal (a pty from script(1)): control
 // characters are shown escaped, never obeyed; a pipe still gets the bytes.

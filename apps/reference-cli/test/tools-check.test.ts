@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import {
   fixtureOwnerConfig,
   fixturePreset,
@@ -8,9 +7,9 @@ import {
   removeDir,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkTool, estimateTokens } from "../src/admin/mcp/tools-check.js";
-import { RUKH_BIN } from "./_sleeper.js";
 
 // `tools list --check`, one tool at a time: what it costs, what each known
 // client can take of it, and the owner's budget.
@@ -227,12 +226,7 @@ describe("tools list --check against hostile descriptors", () => {
 
   const rukh = (...args: string[]) => {
     const t0 = Date.now();
-    const r = spawnSync(RUKH_BIN, args, {
-      encoding: "utf8",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root },
-      maxBuffer: 64 * 1024 * 1024,
-      timeout: 30_000,
-    });
+    const r = runCli({ args, stateDir: root, maxBuffer: 64 * 1024 * 1024, timeout: 30_000 });
     return { ...r, ms: Date.now() - t0 };
   };
 

@@ -1,5 +1,3 @@
-import { type SpawnOptions, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   fixtureOwnerConfig,
@@ -9,8 +7,9 @@ import {
   machine as machineBlock,
   managed,
   str,
-  writeFixturePackage,
 } from "@rukh/testkit";
+import { startCli } from "@rukh/testkit/cli";
+import { type FixturePrograms, makeExtension } from "@rukh/testkit/extension";
 
 export const BIN = fileURLToPath(new URL("./fixtures/acme.mjs", import.meta.url));
 
@@ -178,17 +177,11 @@ export function ownerConfig(): Record<string, unknown> {
   });
 }
 
-/** Writes and signs an extension package with the fixture programs. */
-export async function makeExtension(parent: string, descriptor: object): Promise<string> {
-  return writeFixturePackage({
-    parent,
-    descriptor,
-    programs: {
-      "bin/commands.mjs": readFileSync(new URL("./fixtures/commands.mjs", import.meta.url), "utf8"),
-      "bin/passthrough.mjs": readFileSync(new URL("./fixtures/passthrough.mjs", import.meta.url)),
-    },
-  });
-}
+/** The CLI suites' fixture programs: the commands and a passthrough. */
+const PROGRAMS: FixturePrograms = {
+  folder: new URL("./fixtures/", import.meta.url),
+  passthrough: true,
+};
 
 /** `count` extensions' worth of simple commands, 100 per extension, in groups `g<n>`. */
 export function bulkDescriptors(count: number): object[] {
@@ -222,7 +215,7 @@ export async function makeHome(descriptors: readonly object[] = [TOOLS]): Promis
     config: ownerConfig(),
     packages: async (work) => {
       const dirs = [];
-      for (const d of descriptors) dirs.push(await makeExtension(work, d));
+      for (const d of descriptors) dirs.push(await makeExtension(work, d, PROGRAMS));
       return dirs;
     },
     install: "together",
@@ -230,36 +223,23 @@ export async function makeHome(descriptors: readonly object[] = [TOOLS]): Promis
   return root;
 }
 
-export interface Ran {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** Runs the test binary with `ACME_HOME=home`. */
+/**
+ * Runs the test binary with `ACME_HOME=home` and `env` added, stdin from
+ * /dev/null; the process is there to signal meanwhile.
+ */
 export function acme(
   home: string,
   args: readonly string[],
   env: Record<string, string> = {},
-  options: SpawnOptions = {},
-): Promise<Ran> & { child: ReturnType<typeof spawn> } {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? "", ACME_HOME: home, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    ...options,
+): ReturnType<typeof startCli> {
+  return startCli({
+    via: [process.execPath],
+    bin: BIN,
+    args,
+    stateDir: home,
+    stateVariable: "ACME_HOME",
+    env,
   });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (d) => {
-    stdout += d;
-  });
-  child.stderr!.on("data", (d) => {
-    stderr += d;
-  });
-  const done = new Promise<Ran>((resolve) =>
-    child.once("close", (code) => resolve({ code, stdout, stderr })),
-  );
-  return Object.assign(done, { child });
 }
 
 /** Every runnable line (`  $ acme …`) in a text, as argument lists. */

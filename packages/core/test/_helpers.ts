@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import type { InputValue } from "@rukh/descriptor";
 import type { StateDirectory } from "@rukh/profile";
 import {
@@ -8,9 +8,11 @@ import {
   fixturePreset,
   fixtureState,
   int,
+  removeDir,
   str,
-  writeFixturePackage,
 } from "@rukh/testkit";
+import { type FixturePrograms, makeExtension } from "@rukh/testkit/extension";
+import { afterAll, beforeAll } from "vitest";
 import {
   createInvocationCore,
   type HostBinding,
@@ -65,27 +67,13 @@ export const MAIN_COMMANDS: FixtureCommand[] = [
   { id: "pt", passthrough: true },
 ];
 
-/** Writes and signs an extension package built from the fixture programs. */
-export async function makeExtension(
-  parent: string,
-  id: string,
-  version: string,
-  commands: FixtureCommand[],
-): Promise<string> {
-  return writeFixturePackage({
-    parent,
-    descriptor: commandsDescriptor(id, version, commands),
-    programs: {
-      "bin/commands.mjs": readFileSync(
-        new URL("./fixtures/commands.mjs", import.meta.url),
-        "utf8",
-      ).replace('"__VERSION__"', JSON.stringify(version)),
-      "bin/passthrough.mjs": readFileSync(new URL("./fixtures/passthrough.mjs", import.meta.url)),
-      // An interpreter that does not exist: execve fails, the program cannot start.
-      "bin/native": "#!/nonexistent/interpreter\nexit 0\n",
-    },
-  });
-}
+/** The core suites' fixture programs: a version stamped in, a passthrough and an unstartable native program. */
+export const PROGRAMS: FixturePrograms = {
+  folder: new URL("./fixtures/", import.meta.url),
+  passthrough: true,
+  native: true,
+  stamp: { placeholder: "__VERSION__", field: "version" },
+};
 
 const preset = (over: object = {}) =>
   fixturePreset({ commands: ["fx.main/*", "fx.hidden/*"], deadlineMs: 10_000, ...over });
@@ -114,11 +102,66 @@ export async function makeState(
     ...options,
     config: ownerConfig(),
     packages: async (work) => [
-      await makeExtension(work, "fx.main", "1.0.0", MAIN_COMMANDS),
-      await makeExtension(work, "fx.hidden", "1.0.0", [{ id: "secret" }]),
+      await makeExtension(work, commandsDescriptor("fx.main", "1.0.0", MAIN_COMMANDS), PROGRAMS),
+      await makeExtension(
+        work,
+        commandsDescriptor("fx.hidden", "1.0.0", [{ id: "secret" }]),
+        PROGRAMS,
+      ),
     ],
     install: "each",
   });
+}
+
+/**
+ * A state directory (see {@link makeState}) made before a file's tests, and
+ * one core per preset over it, opened when first asked for; the cores are
+ * closed and the directory removed after the tests. `at`'s fields are set
+ * once `beforeAll` has run.
+ */
+export function useCores(): {
+  at: { state: StateDirectory; root: string; work: string };
+  core: (preset?: string) => Promise<InvocationCore>;
+} {
+  const at = {} as { state: StateDirectory; root: string; work: string };
+  const cores = new Map<string, InvocationCore>();
+  beforeAll(async () => {
+    Object.assign(at, await makeState());
+  });
+  afterAll(async () => {
+    for (const c of cores.values()) await c.close();
+    removeDir(at.work);
+  });
+  const core = async (preset = "default") => {
+    let c = cores.get(preset);
+    if (c === undefined) {
+      c = await openCore(at.state, preset);
+      cores.set(preset, c);
+    }
+    return c;
+  };
+  return { at, core };
+}
+
+/** The unprivileged user the hostile and readiness suites run commands as. */
+export const NOBODY = 65_534;
+
+/** Why uid {@link NOBODY} cannot run a program of this checkout here (one only root can read), or undefined. */
+export function nobodyCannotRun(): string | undefined {
+  const r = spawnSync(
+    "setpriv",
+    [
+      `--reuid=${NOBODY}`,
+      `--regid=${NOBODY}`,
+      "--clear-groups",
+      process.execPath,
+      new URL("./hostile/can-run.mjs", import.meta.url).pathname,
+    ],
+    { encoding: "utf8" },
+  );
+  return r.status === 0
+    ? undefined
+    : `uid ${NOBODY} cannot load the checkout: ${(r.stderr || r.error?.message || "").split("\n")[0]}`;
 }
 
 export function binding(preset = "default"): HostBinding {

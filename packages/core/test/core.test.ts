@@ -1,38 +1,12 @@
 import { readFileSync } from "node:fs";
-import type { StateDirectory } from "@rukh/profile";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type InvocationCore,
-  type InvocationOutcome,
-  listRuns,
-  openInvocationHost,
-  readJournal,
-} from "../src/index.js";
-import { call, cleanup, makeState, openCore } from "./_helpers.js";
+import { describe, expect, it } from "vitest";
+import { type InvocationOutcome, listRuns, openInvocationHost, readJournal } from "../src/index.js";
+import { call, openCore, useCores } from "./_helpers.js";
 
-let state: StateDirectory;
-let root: string;
-let work: string;
-const cores = new Map<string, InvocationCore>();
-const core = async (preset: string) => {
-  let c = cores.get(preset);
-  if (c === undefined) {
-    c = await openCore(state, preset);
-    cores.set(preset, c);
-  }
-  return c;
-};
-
-beforeAll(async () => {
-  ({ state, root, work } = await makeState());
-});
-afterAll(async () => {
-  for (const c of cores.values()) await c.close();
-  cleanup(work);
-});
+const { at, core } = useCores();
 
 async function journalOf(id: string) {
-  return (await readJournal(root)).records.filter((r) => r.invocationId === id);
+  return (await readJournal(at.root)).records.filter((r) => r.invocationId === id);
 }
 
 describe("managed calls run to one outcome", () => {
@@ -42,7 +16,7 @@ describe("managed calls run to one outcome", () => {
       outcome: "succeeded",
       reason: "completed",
       commandResult: { kind: "text", text: "hello Ada" },
-      revisionId: await state.activeRevisionId(),
+      revisionId: await at.state.activeRevisionId(),
     });
     expect((await journalOf(o.invocationId)).map((r) => r.type)).toEqual([
       "start",
@@ -70,7 +44,7 @@ describe("managed calls run to one outcome", () => {
   });
 
   it("resolves an MCP tool name in the pinned revision", async () => {
-    const projection = await state.projection();
+    const projection = await at.state.projection();
     const tool = projection.tools.find((t) => t.identity === "fx.main/hello")!;
     const o = await (await core("default")).invoke({
       command: { toolName: tool.name },
@@ -117,7 +91,7 @@ describe("managed calls run to one outcome", () => {
 
 describe("diagnostics", () => {
   it("counts log frames against the per-invocation cap", async () => {
-    const c = await openCore(state, "default", { diagnosticsMaxBytes: 4 });
+    const c = await openCore(at.state, "default", { diagnosticsMaxBytes: 4 });
     try {
       const o = await c.invoke(call("fx.main/hello", { name: "Ada" }));
       expect(o.outcome).toBe("succeeded");
@@ -190,7 +164,7 @@ describe("rejections spawn nothing", () => {
       "enforcement_unavailable",
       "strict without a sandbox program",
       async () => {
-        const none = await openCore(state, "strict", { sandboxProgram: null });
+        const none = await openCore(at.state, "strict", { sandboxProgram: null });
         try {
           return await none.invoke(call("fx.main/hello", { name: "x" }));
         } finally {
@@ -218,7 +192,7 @@ describe("rejections spawn nothing", () => {
   });
 
   it("rejects calls after close with core_closed", async () => {
-    const c = await openCore(state);
+    const c = await openCore(at.state);
     await c.close();
     expect(await c.invoke(call("fx.main/hello", { name: "x" }))).toMatchObject({
       outcome: "rejected",
@@ -261,7 +235,7 @@ describe("one core, many bindings", () => {
   });
 
   it("opens with no binding of its own: a host runs a call only under the binding it is bound to", async () => {
-    const host = await openInvocationHost({ state });
+    const host = await openInvocationHost({ state: at.state });
     try {
       expect("invoke" in host).toBe(false);
       expect("binding" in host).toBe(false);
@@ -326,7 +300,7 @@ describe("a refused call names its caller", () => {
         by: { subject: "eve", actor: "ci", taskAuthorityRef: "jti-9", preset: "narrow" },
       });
     }
-    const runs = listRuns(root, { limit: 5 });
+    const runs = listRuns(at.root, { limit: 5 });
     expect((await runs).find((r) => r.invocationId === denied.invocationId)).toMatchObject({
       subject: "eve",
       preset: "narrow",

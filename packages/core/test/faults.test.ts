@@ -1,39 +1,27 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { StateDirectory } from "@rukh/profile";
-import { processesWith } from "@rukh/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commandsDescriptor, processesWith } from "@rukh/testkit";
+import { makeExtension } from "@rukh/testkit/extension";
+import { describe, expect, it } from "vitest";
 import {
   CANCEL_GRACE_MS,
   CLEANUP_WAIT_MS,
   DIAGNOSTICS_MAX_BYTES,
   findRun,
-  type InvocationCore,
   RESULT_ISSUES_MAX,
   readJournal,
 } from "../src/index.js";
-import { call, cleanup, MAIN_COMMANDS, makeExtension, makeState, openCore } from "./_helpers.js";
+import {
+  call,
+  cleanup,
+  MAIN_COMMANDS,
+  makeState,
+  openCore,
+  PROGRAMS,
+  useCores,
+} from "./_helpers.js";
 
-let state: StateDirectory;
-let root: string;
-let work: string;
-const cores = new Map<string, InvocationCore>();
-const core = async (preset = "default") => {
-  let c = cores.get(preset);
-  if (c === undefined) {
-    c = await openCore(state, preset);
-    cores.set(preset, c);
-  }
-  return c;
-};
-
-beforeAll(async () => {
-  ({ state, root, work } = await makeState());
-});
-afterAll(async () => {
-  for (const c of cores.values()) await c.close();
-  cleanup(work);
-});
+const { at, core } = useCores();
 
 describe("each fault ends in exactly one outcome", () => {
   it.each([
@@ -47,7 +35,7 @@ describe("each fault ends in exactly one outcome", () => {
     const o = await (await core()).invoke(call(identity));
     expect(o).toMatchObject({ outcome: "execution_failed", reason });
     expect(o.commandResult).toBeUndefined();
-    const finals = (await readJournal(root)).records.filter(
+    const finals = (await readJournal(at.root)).records.filter(
       (r) => r.invocationId === o.invocationId && r.type === "final",
     );
     expect(finals).toEqual([expect.objectContaining({ outcome: "execution_failed", reason })]);
@@ -60,7 +48,7 @@ describe("each fault ends in exactly one outcome", () => {
       expect.objectContaining({ path: "/data/total", code: "type_mismatch" }),
     ]);
     expect(o.resultIssues![0]!.message.length).toBeGreaterThan(0);
-    const final = (await readJournal(root)).records.find(
+    const final = (await readJournal(at.root)).records.find(
       (r) => r.invocationId === o.invocationId && r.type === "final",
     );
     expect(final).toMatchObject({ resultIssues: [{ path: "/data/total", code: "type_mismatch" }] });
@@ -72,7 +60,7 @@ describe("each fault ends in exactly one outcome", () => {
       .filter((l) => l.includes(o.invocationId) && l.includes("does not match its declaration"));
     expect(log).toHaveLength(1);
     expect(JSON.parse(log[0]!).issues).toEqual(o.resultIssues);
-    const run = await findRun(root, o.invocationId);
+    const run = await findRun(at.root, o.invocationId);
     expect(run?.resultIssues).toEqual([{ path: "/data/total", code: "type_mismatch" }]);
   });
 
@@ -98,7 +86,7 @@ describe("each fault ends in exactly one outcome", () => {
     const o = await c.invoke(call("fx.main/long_keys"));
     expect(o.reason).toBe("invalid_result");
     for (const i of o.resultIssues ?? []) expect([...i.path].length).toBeLessThanOrEqual(256);
-    const final = (await readJournal(root)).records.find(
+    const final = (await readJournal(at.root)).records.find(
       (r) => r.invocationId === o.invocationId && r.type === "final",
     );
     expect(final).toMatchObject({ outcome: "execution_failed", reason: "invalid_result" });
@@ -123,7 +111,7 @@ describe("each fault ends in exactly one outcome", () => {
   });
 
   it("kills a child that ignores cancel and SIGTERM, with its grandchild", async () => {
-    const pidFile = join(work, "grandchild.pid");
+    const pidFile = join(at.work, "grandchild.pid");
     const o = await (await core("short")).invoke(call("fx.main/stubborn", { path: pidFile }));
     expect(o).toMatchObject({ outcome: "cancelled", reason: "deadline" });
     expect(Number(readFileSync(pidFile, "utf8"))).toBeGreaterThan(0);
@@ -191,7 +179,7 @@ describe("each fault ends in exactly one outcome", () => {
     );
     expect(o).toMatchObject({ outcome: "cancelled", reason: "client_cancel" });
     expect(o.diagnostics.logFile).toBeUndefined();
-    const records = (await readJournal(root)).records.filter(
+    const records = (await readJournal(at.root)).records.filter(
       (r) => r.invocationId === o.invocationId,
     );
     expect(records.map((r) => r.type)).toEqual(["final"]);
@@ -226,7 +214,7 @@ describe("each fault ends in exactly one outcome", () => {
         return pending;
       }),
     );
-    const records = (await readJournal(root)).records;
+    const records = (await readJournal(at.root)).records;
     for (const o of outcomes) {
       expect(["succeeded/completed", "cancelled/client_cancel"]).toContain(
         `${o.outcome}/${o.reason}`,
@@ -238,7 +226,7 @@ describe("each fault ends in exactly one outcome", () => {
   });
 
   it("cancels running calls as owner_cancel when the core closes", async () => {
-    const c = await openCore(state);
+    const c = await openCore(at.state);
     const pending = c.invoke(call("fx.main/slow", { wait_ms: 20_000 }));
     await new Promise((r) => setTimeout(r, 300));
     await c.close();
@@ -257,7 +245,13 @@ describe("pinning", () => {
     try {
       const pending = c.invoke(call("fx.main/version", { wait_ms: 1_000 }));
       await new Promise((r) => setTimeout(r, 200));
-      await own.state.install(await makeExtension(own.work, "fx.main", "2.0.0", MAIN_COMMANDS));
+      await own.state.install(
+        await makeExtension(
+          own.work,
+          commandsDescriptor("fx.main", "2.0.0", MAIN_COMMANDS),
+          PROGRAMS,
+        ),
+      );
       const first = await pending;
       expect(first).toMatchObject({ outcome: "succeeded", commandResult: { text: "1.0.0" } });
       const second = await c.invoke(call("fx.main/version"));

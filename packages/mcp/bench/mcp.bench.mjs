@@ -18,6 +18,7 @@ import {
   lineRpc,
   FIXTURE_PUB as pub,
 } from "@rukh/testkit";
+import { MODERN_META } from "@rukh/testkit/mcp";
 
 const EXTENSIONS = 1_000;
 const COMMANDS = 10;
@@ -123,12 +124,7 @@ function connect(root) {
     process.execPath,
     [SERVE, "default"],
     { PATH: process.env.PATH ?? "", RUKH_HOME: root },
-    {
-      _meta: {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-      },
-    },
+    { _meta: MODERN_META },
   );
 }
 

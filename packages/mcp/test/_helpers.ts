@@ -1,5 +1,4 @@
 import { execFile, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
@@ -14,8 +13,9 @@ import {
   int,
   removeDir,
   str,
-  writeFixturePackage,
 } from "@rukh/testkit";
+import { type FixturePrograms, makeExtension } from "@rukh/testkit/extension";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll } from "vitest";
 import { serveStdio } from "../src/index.js";
 
@@ -52,24 +52,11 @@ export const COMMANDS: readonly FixtureCommand[] = [
   { id: "big", inputs: [int("bytes", { required: true, maximum: 3_000_000 })] },
 ];
 
-/** Writes and signs an extension package whose program is `fixtures/commands.mjs`. */
-export async function makeExtension(
-  parent: string,
-  id: string,
-  version: string,
-  commands: readonly FixtureCommand[] = COMMANDS,
-): Promise<string> {
-  return writeFixturePackage({
-    parent,
-    descriptor: commandsDescriptor(id, version, commands),
-    programs: {
-      "bin/commands.mjs": readFileSync(
-        new URL("./fixtures/commands.mjs", import.meta.url),
-        "utf8",
-      ).replace('"__EXT__"', JSON.stringify(id)),
-    },
-  });
-}
+/** The MCP suites' fixture program, each extension's id stamped in. */
+export const PROGRAMS: FixturePrograms = {
+  folder: new URL("./fixtures/", import.meta.url),
+  stamp: { placeholder: "__EXT__", field: "id" },
+};
 
 const preset = (over: object = {}) =>
   fixturePreset({ commands: ["fx.main/*", "fx.hidden/*"], deadlineMs: 20_000, ...over });
@@ -94,8 +81,12 @@ export async function makeState(): Promise<{ root: string; state: StateDirectory
     prefix: "rukh-mcp-",
     config: ownerConfig(),
     packages: async (work) => [
-      await makeExtension(work, "fx.main", "1.0.0"),
-      await makeExtension(work, "fx.hidden", "1.0.0", [{ id: "secret" }]),
+      await makeExtension(work, commandsDescriptor("fx.main", "1.0.0", COMMANDS), PROGRAMS),
+      await makeExtension(
+        work,
+        commandsDescriptor("fx.hidden", "1.0.0", [{ id: "secret" }]),
+        PROGRAMS,
+      ),
     ],
     install: "each",
   });
@@ -108,11 +99,6 @@ export async function toolNameOf(state: StateDirectory, identity: string): Promi
   if (t === undefined) throw new Error(`no tool for ${identity}`);
   return t.name;
 }
-
-export const MODERN_META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-};
 
 /**
  * A raw stdio session with `serve.mjs`: write bytes, read parsed lines.
@@ -288,13 +274,13 @@ export function useState(): { root: string; work: string; state: StateDirectory 
 }
 
 /**
- * The answers a stdio host started with `options` (over `state`'s root)
- * gives to `messages`, in the order of their ids, once its input ends.
+ * Everything a stdio host started with `options` writes when sent
+ * `messages`, one line each, until its input ends; and why it closed.
  */
-export async function stdioAnswers(
+export async function stdioTranscript(
   options: Omit<Parameters<typeof serveStdio>[0], "input" | "output">,
   messages: readonly object[],
-): Promise<Wire[]> {
+): Promise<{ text: string; closed: string }> {
   const input = new PassThrough();
   const output = new PassThrough();
   let text = "";
@@ -305,7 +291,19 @@ export async function stdioAnswers(
   const host = await serveStdio({ ...options, input, output });
   for (const m of messages) input.write(`${JSON.stringify(m)}\n`);
   input.end();
-  await host.closed;
+  const closed = await host.closed;
+  return { text, closed };
+}
+
+/**
+ * The answers a stdio host started with `options` (over `state`'s root)
+ * gives to `messages`, in the order of their ids, once its input ends.
+ */
+export async function stdioAnswers(
+  options: Omit<Parameters<typeof serveStdio>[0], "input" | "output">,
+  messages: readonly object[],
+): Promise<Wire[]> {
+  const { text } = await stdioTranscript(options, messages);
   const got = text
     .trimEnd()
     .split("\n")

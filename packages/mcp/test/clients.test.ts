@@ -2,24 +2,16 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as LegacyStdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, makeState, serverParams, toolNameOf } from "./_helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { serverParams, toolNameOf, useState } from "./_helpers.js";
 
-let root: string;
-let work: string;
+const at = useState();
 let greet: string;
 let sum: string;
 
 beforeAll(async () => {
-  const s = await makeState();
-  root = s.root;
-  work = s.work;
-  greet = await toolNameOf(s.state, "fx.main/greet");
-  sum = await toolNameOf(s.state, "fx.main/sum");
-});
-
-afterAll(() => {
-  if (work) cleanup(work);
+  greet = await toolNameOf(at.state, "fx.main/greet");
+  sum = await toolNameOf(at.state, "fx.main/sum");
 });
 
 type Era = "modern" | "legacy";
@@ -29,7 +21,7 @@ async function connectV2(era: Era): Promise<Client> {
     { name: "rukh-test", version: "1.0.0" },
     era === "modern" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
   );
-  await client.connect(new StdioClientTransport(serverParams(root)));
+  await client.connect(new StdioClientTransport(serverParams(at.root)));
   return client;
 }
 
@@ -72,7 +64,7 @@ describe("SDK 2.x client, auto negotiation", () => {
       { name: "rukh-test", version: "1.0.0" },
       { versionNegotiation: { mode: "auto" } },
     );
-    await client.connect(new StdioClientTransport(serverParams(root)));
+    await client.connect(new StdioClientTransport(serverParams(at.root)));
     try {
       expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
       const hello = await client.callTool({ name: greet, arguments: { name: "al" } });
@@ -86,7 +78,7 @@ describe("SDK 2.x client, auto negotiation", () => {
 describe("SDK 1.x client (legacy)", () => {
   it("negotiates 2025-11-25, lists and calls", async () => {
     const client = new LegacyClient({ name: "rukh-test-v1", version: "1.0.0" });
-    await client.connect(new LegacyStdioClientTransport(serverParams(root)));
+    await client.connect(new LegacyStdioClientTransport(serverParams(at.root)));
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toContain(sum);
@@ -97,7 +89,7 @@ describe("SDK 1.x client (legacy)", () => {
       });
       const failed = await client.callTool({
         name: await toolNameOf(
-          new (await import("@rukh/profile")).StateDirectory(root),
+          new (await import("@rukh/profile")).StateDirectory(at.root),
           "fx.main/fail",
         ),
         arguments: {},
@@ -115,7 +107,7 @@ describe("list changes reach real clients", () => {
   const publish = async () => {
     const { StateDirectory } = await import("@rukh/profile");
     const { ownerConfig } = await import("./_helpers.js");
-    await new StateDirectory(root).setConfig(
+    await new StateDirectory(at.root).setConfig(
       JSON.stringify(ownerConfig({ endpointNamespace: `acme-clients-${n++}` })),
     );
   };
@@ -132,7 +124,7 @@ describe("list changes reach real clients", () => {
         listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => changed() } },
       },
     );
-    await client.connect(new StdioClientTransport(serverParams(root)));
+    await client.connect(new StdioClientTransport(serverParams(at.root)));
     try {
       const sub = era === "modern" ? await client.listen({ toolsListChanged: true }) : undefined;
       await new Promise((r) => setTimeout(r, 300));
@@ -152,7 +144,7 @@ describe("list changes reach real clients", () => {
     const seen = new Promise<void>((r) =>
       client.setNotificationHandler(ToolListChangedNotificationSchema, async () => r()),
     );
-    await client.connect(new LegacyStdioClientTransport(serverParams(root)));
+    await client.connect(new LegacyStdioClientTransport(serverParams(at.root)));
     try {
       await new Promise((r) => setTimeout(r, 300));
       await publish();

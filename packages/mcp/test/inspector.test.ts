@@ -1,25 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, inspector, makeState, toolNameOf, type Wire } from "./_helpers.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { inspector, toolNameOf, useState, type Wire } from "./_helpers.js";
 
-let root: string;
-let work: string;
+const at = useState();
 let greet: string;
 let sum: string;
 
 beforeAll(async () => {
-  const s = await makeState();
-  root = s.root;
-  work = s.work;
-  greet = await toolNameOf(s.state, "fx.main/greet");
-  sum = await toolNameOf(s.state, "fx.main/sum");
-});
-
-afterAll(() => {
-  if (work) cleanup(work);
+  greet = await toolNameOf(at.state, "fx.main/greet");
+  sum = await toolNameOf(at.state, "fx.main/sum");
 });
 
 async function inspect(era: "legacy" | "modern", ...args: string[]): Promise<Wire> {
-  const { out, stderr } = await inspector(root, work)(era, ...args);
+  const { out, stderr } = await inspector(at.root, at.work)(era, ...args);
   // The server logs the era it serves on stderr, which the Inspector passes through.
   expect(stderr).toContain(`"era":"${era}"`);
   return out;

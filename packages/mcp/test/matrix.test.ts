@@ -9,13 +9,15 @@ import { StdioClientTransport as LegacyStdioClientTransport } from "@modelcontex
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { readJournal } from "@rukh/core";
 import type { StateDirectory } from "@rukh/profile";
-import { fixtureState } from "@rukh/testkit";
+import { commandsDescriptor, fixtureState } from "@rukh/testkit";
+import { makeExtension } from "@rukh/testkit/extension";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  COMMANDS,
   cleanup,
   inspector,
-  makeExtension,
   ownerConfig,
+  PROGRAMS,
   SERVE,
   serverParams,
   toolNameOf,
@@ -50,8 +52,8 @@ beforeAll(async () => {
       },
     }),
     packages: async (dir) => [
-      await makeExtension(dir, "fx.main", "1.0.0"),
-      await makeExtension(dir, "fx.many", "1.0.0", MANY),
+      await makeExtension(dir, commandsDescriptor("fx.main", "1.0.0", COMMANDS), PROGRAMS),
+      await makeExtension(dir, commandsDescriptor("fx.many", "1.0.0", MANY), PROGRAMS),
     ],
     install: "each",
   });

@@ -1,9 +1,10 @@
 import { PassThrough } from "node:stream";
 import type { HostBinding } from "@rukh/core";
 import { freePort } from "@rukh/testkit";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpHttpHost, type McpStdioHost, serveHttp, serveStdio } from "../src/index.js";
-import { MODERN_META, toolNameOf, useState, type Wire } from "./_helpers.js";
+import { toolNameOf, useState, type Wire } from "./_helpers.js";
 
 // The same request, sent over stdio and over HTTP, gets the same answer:
 // one protocol object answers both, and the transports only move bytes. The

@@ -30,6 +30,56 @@ export function otherKey(): { privateKey: KeyObject; publicKey: string } {
   return { privateKey, publicKey: publicKeyBase64(privateKey) };
 }
 
+/** The execute block of a fixture command: `bin/run.mjs` (which {@link makePackage} writes) under Node, answering text. */
+export function textExecute(): object {
+  return { mapping: "managed", program: "bin/run.mjs", runtime: "node", result: { kind: "text" } };
+}
+
+/** The machine block of a command agents may call (`eligible`), with its `interaction` when one is given. */
+export function toolMachine(interaction?: string, eligible = true): object {
+  return {
+    eligible,
+    ...(interaction !== undefined && { interaction }),
+    requiredFeatures: ["rukh.command-result/1"],
+  };
+}
+
+/** What `fn` throws, or undefined when it returns: for a test that reads the error's fields. */
+export function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  return undefined;
+}
+
+/**
+ * A `rukh.profile/1` revision record, as validateRevision reads one: the
+ * fixture owner config and one installed extension, `jane.hello` at
+ * `version`, with `fields` added to its entry.
+ */
+export function janeRevision(version: string, fields: object = {}): object {
+  return {
+    format: "rukh.profile/1",
+    sequence: 1,
+    parent: null,
+    createdAt: "2026-01-01T00:00:00.000Z",
+    config: ownerConfig(),
+    extensions: [
+      {
+        id: "jane.hello",
+        version,
+        publisher: "jane",
+        digest: "a".repeat(64),
+        enabled: true,
+        ...fields,
+      },
+    ],
+    commandGeneration: 1,
+  };
+}
+
 export interface CommandDef {
   readonly id: string;
   readonly path?: readonly string[];
@@ -49,17 +99,8 @@ export function descriptor(id: string, publisher: string, commands: readonly Com
       ...(c.aliases && { aliases: c.aliases }),
       summary: `Run ${c.id}`,
       inputs: [{ id: "name", type: "string", maxLength: 64, summary: "A name", required: true }],
-      execute: {
-        mapping: "managed",
-        program: "bin/run.mjs",
-        runtime: "node",
-        result: { kind: "text" },
-      },
-      machine: {
-        eligible: c.eligible ?? true,
-        interaction: "none",
-        requiredFeatures: ["rukh.command-result/1"],
-      },
+      execute: textExecute(),
+      machine: toolMachine("none", c.eligible ?? true),
     })),
   };
 }

@@ -14,16 +14,16 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { nodeTestPasses, removeDir } from "@rukh/testkit";
+import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error: a plain ESM script without types
 import { buildExamples } from "../../scripts/examples.mjs";
 import { authorWork, mcpRequests, toolCall } from "../_author.js";
 import { nobodyRukh } from "../_nobody.js";
-import { RUKH_BIN } from "../_sleeper.js";
 
 // An author's keys and signature, from the built CLI: keygen, ext sign, and
 // an owner who trusts the new key installing and running the package.
-const { work, rukh } = authorWork("rukh-cli-author-");
+const { work, env, rukh } = authorWork("rukh-cli-author-");
 
 describe("keygen and ext sign", () => {
   it("make a key pair only the owner can read, sign a package that installs and runs, and never print the private key", async () => {
@@ -153,7 +153,7 @@ describe("keygen and ext sign", () => {
       (t: { identity: string }) => t.identity === "acme.tools/misbehave",
     ).name;
     const [reply] = await mcpRequests(
-      { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: join(work, "home") },
+      env,
       ["--preset", "default"],
       [toolCall(name, { mode: "bad-result" })],
     );
@@ -266,11 +266,7 @@ describe("keygen and ext sign", () => {
 
     // Another owner, another state directory: the file alone is enough.
     const other = join(work, "other-home");
-    const there = (...args: string[]) =>
-      spawnSync(RUKH_BIN, args, {
-        encoding: "utf8",
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: other },
-      });
+    const there = (...args: string[]) => runCli({ args, stateDir: other });
     expect(there("trust", "add", join(work, "jane.pub"), "--publisher", "jane").status).toBe(0);
     const installed = there("ext", "install", out);
     expect(installed.status, installed.stderr).toBe(0);

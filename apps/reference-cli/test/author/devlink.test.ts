@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { beforeAll, describe, expect, it } from "vitest";
-import { authorWork, MODERN_META, mcpRequests, toolCall } from "../_author.js";
+import { authorWork, mcpRequests, toolCall } from "../_author.js";
 
 // The development loop from the built CLI: `ext link` runs an unsigned
 // package from its directory, every edit is what the next call runs, it is

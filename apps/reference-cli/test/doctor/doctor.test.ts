@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import {
   appendFileSync,
   chmodSync,
@@ -11,15 +10,15 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
+import { spawnCli } from "@rukh/testkit/cli";
 import { expect, it } from "vitest";
-import { RUKH_BIN, useSleeperCli } from "../_sleeper.js";
+import { useSleeperCli } from "../_sleeper.js";
 
-const bin = RUKH_BIN;
 const { at, env, rukh } = useSleeperCli("rukh-cli-doctor-");
 
 /** Starts a long call and kill -9s its host once the call's start is journaled. */
 async function loseAHost(): Promise<void> {
-  const host = spawn(bin, ["nap", "--wait-ms", "60000"], { env: env(), stdio: "ignore" });
+  const host = spawnCli({ args: ["nap", "--wait-ms", "60000"], env: env() }, "ignore");
   const live = join(at.root, "journal", "live");
   // Lost only once its call is journaled: its start and its process records
   // are in the live segment (under load a segment can exist well before them).
@@ -75,7 +74,7 @@ it("doctor notes a lost host and temporary debris; --repair finishes the host, r
 });
 
 it("doctor --repair leaves a running host alone", async () => {
-  const host = spawn(bin, ["nap", "--wait-ms", "3000"], { env: env(), stdio: "ignore" });
+  const host = spawnCli({ args: ["nap", "--wait-ms", "3000"], env: env() }, "ignore");
   const exited = new Promise<number | null>((r) => host.once("exit", r));
   await new Promise((r) => setTimeout(r, 700));
   const r = rukh("doctor", "--repair");

@@ -13,7 +13,6 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { computeManifest } from "@rukh/profile/package";
 import {
   FIXTURE_PUB,
@@ -23,10 +22,10 @@ import {
   tempDir,
   writeNpmFixturePackage,
 } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { registryMissing, startRegistry, type TestRegistry } from "@rukh/testkit/registry";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
-const bin = fileURLToPath(new URL("../../bin/rukh", import.meta.url));
 const missing = registryMissing();
 if (missing !== undefined) console.log(`skipped: ${missing}`);
 const work = tempDir("rukh-cli-registry-");
@@ -64,13 +63,12 @@ afterAll(async () => {
 const home = join(work, "state");
 const project = join(work, "project");
 function rukh(args: string[], over: Record<string, string> = {}, cwd = project) {
-  return spawnSync(bin, args, {
+  return runCli({
+    args,
     cwd,
-    encoding: "utf8",
+    stateDir: home,
     env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: join(work, "home"),
-      RUKH_HOME: home,
       npm_config_userconfig: registry.npmrc,
       npm_config_fetch_retries: "0",
       ...registryCaEnv(),

@@ -1,7 +1,5 @@
-import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { StateDirectory } from "@rukh/profile";
 import {
   FIXTURE_PUB,
@@ -11,29 +9,27 @@ import {
   tempDir,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { afterAll, expect, it } from "vitest";
 
 // Installing a new extension is one publication: there is no revision in
 // which it is installed but not allowed, so no crash can leave it that way.
-const bin = fileURLToPath(new URL("../../bin/rukh", import.meta.url));
 const work = tempDir("rukh-cli-install-");
 afterAll(() => removeDir(work));
 
-it("publishes a new extension and its default-preset pattern in one revision, from an empty state too", async () => {
-  const root = join(work, "home");
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root };
-  const rukh = (...args: string[]) => spawnSync(bin, args, { encoding: "utf8", env });
-  const pkg = await writeFixturePackage({
+/** A signed package of extension `id` with one command, `hi`, at the word `word`, which answers that word. */
+const oneCommand = (id: string, word: string) =>
+  writeFixturePackage({
     parent: work,
     descriptor: {
       format: "rukh.extension/2",
-      id: "fx.one",
+      id,
       version: "1.0.0",
       publisher: "acme",
       commands: [
         {
           id: "hi",
-          path: ["hi"],
+          path: [word],
           summary: "Say hi",
           inputs: [],
           execute: managed({ kind: "text" }, "bin/hi.mjs"),
@@ -42,9 +38,14 @@ it("publishes a new extension and its default-preset pattern in one revision, fr
       ],
     },
     programs: {
-      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "fx.one/hi": () => textResult("hi") } });\n`,
+      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${id}/hi": () => textResult("${word}") } });\n`,
     },
   });
+
+it("publishes a new extension and its default-preset pattern in one revision, from an empty state too", async () => {
+  const root = join(work, "home");
+  const rukh = (...args: string[]) => runCli({ args, stateDir: root });
+  const pkg = await oneCommand("fx.one", "hi");
   const key = join(work, "acme.pub");
   writeFileSync(key, `${FIXTURE_PUB}\n`);
   const state = new StateDirectory(root);
@@ -62,35 +63,15 @@ it("publishes a new extension and its default-preset pattern in one revision, fr
 
 it("installs several packages in one publication, and refuses all of them if one is refused", async () => {
   const root = join(work, "several");
-  const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root };
-  const rukh = (...args: string[]) => spawnSync(bin, args, { encoding: "utf8", env });
-  const pkg = (id: string, path: string) =>
-    writeFixturePackage({
-      parent: work,
-      descriptor: {
-        format: "rukh.extension/2",
-        id,
-        version: "1.0.0",
-        publisher: "acme",
-        commands: [
-          {
-            id: "hi",
-            path: [path],
-            summary: "Say hi",
-            inputs: [],
-            execute: managed({ kind: "text" }, "bin/hi.mjs"),
-            machine: machine(),
-          },
-        ],
-      },
-      programs: {
-        "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${id}/hi": () => textResult("${path}") } });\n`,
-      },
-    });
+  const rukh = (...args: string[]) => runCli({ args, stateDir: root });
   const key = join(work, "acme-several.pub");
   writeFileSync(key, `${FIXTURE_PUB}\n`);
   expect(rukh("trust", "add", key, "--publisher", "acme", "--namespace", "fx.*").status).toBe(0);
-  const [a, b, clash] = [await pkg("fx.a", "aa"), await pkg("fx.b", "bb"), await pkg("fx.c", "aa")];
+  const [a, b, clash] = [
+    await oneCommand("fx.a", "aa"),
+    await oneCommand("fx.b", "bb"),
+    await oneCommand("fx.c", "aa"),
+  ];
   const state = new StateDirectory(root);
   const before = (await state.history()).length;
   const refused = rukh("ext", "install", a, clash);

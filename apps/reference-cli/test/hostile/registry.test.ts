@@ -2,7 +2,7 @@
 // lies on purpose (issue 43): its owner's credentials never leave the
 // places they are configured for, no download runs forever, an integrity
 // that checks nothing is refused, and no dist-tag reaches a table unchecked.
-import { type SpawnSyncReturns, spawnSync } from "node:child_process";
+import type { SpawnSyncReturns } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   copyFileSync,
@@ -14,9 +14,9 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { canonicalJson, type JsonValue, sha256Hex } from "@rukh/json";
 import { FIXTURE_PUB, removeDir, tempDir, writeNpmFixturePackage } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import {
   type HostileRegistry,
   type HostileVersion,
@@ -25,7 +25,6 @@ import {
 } from "@rukh/testkit/hostile-registry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
-const bin = fileURLToPath(new URL("../../bin/rukh", import.meta.url));
 const work = tempDir("rukh-hostile-registry-");
 const home = join(work, "state");
 const npmrc = join(work, "user.npmrc");
@@ -55,16 +54,15 @@ afterAll(async () => {
 
 /** The CLI against the hostile registry; every stream it writes is kept for the secret scan. */
 function rukh(args: string[], over: Record<string, string> = {}): SpawnSyncReturns<string> {
-  const r = spawnSync(bin, args, {
+  const r = runCli({
+    args,
     cwd: work,
-    encoding: "utf8",
     // A download that never ends fails the test instead of hanging it.
     timeout: 30_000,
     killSignal: "SIGKILL",
+    stateDir: home,
     env: {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
       HOME: join(work, "home"),
-      RUKH_HOME: home,
       npm_config_userconfig: npmrc,
       npm_config_fetch_retries: "0",
       ...over,

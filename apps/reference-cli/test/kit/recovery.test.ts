@@ -3,17 +3,10 @@ import { generateKeyPairSync } from "node:crypto";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { publicKeyBase64 } from "@rukh/profile";
-import {
-  FIXTURE_PUB,
-  int,
-  machine,
-  managed,
-  removeDir,
-  tempDir,
-  writeFixturePackage,
-} from "@rukh/testkit";
+import { FIXTURE_PUB, removeDir, tempDir, writeFixturePackage } from "@rukh/testkit";
+import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RUKH_BIN, useSleeperCli } from "../_sleeper.js";
+import { sleeperDescriptor, useSleeperCli } from "../_sleeper.js";
 
 // Every failure of an administrative command ends with a command that runs:
 // a `  $ rukh …` line, in the brand's own name, that a shell runs as printed
@@ -41,22 +34,7 @@ beforeAll(async () => {
   // fx.sleep 1.0.0 again, with other content: a version may name one content only.
   files.reused = await writeFixturePackage({
     parent: fresh,
-    descriptor: {
-      format: "rukh.extension/2",
-      id: "fx.sleep",
-      version: "1.0.0",
-      publisher: "acme",
-      commands: [
-        {
-          id: "nap",
-          path: ["nap"],
-          summary: "Sleep a while",
-          inputs: [int("wait_ms", { default: 1 })],
-          execute: managed({ kind: "text" }, "bin/nap.mjs"),
-          machine: machine(),
-        },
-      ],
-    },
+    descriptor: sleeperDescriptor(1),
     programs: { "bin/nap.mjs": "// other content\n" },
   });
 });
@@ -120,12 +98,7 @@ const failures = (): [keyof ReturnType<typeof homes>, string[], number, string][
 ];
 
 function run(home: string, args: readonly string[]) {
-  return spawnSync(RUKH_BIN, args, {
-    encoding: "utf8",
-    env: { ...env(), RUKH_HOME: home },
-    cwd: fresh,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  return runCli({ args, stateDir: home, cwd: fresh, stdin: "ignore" });
 }
 
 it("ends every refusal of an administrative command with a line, in the brand's name, that runs as printed and exits 0", () => {

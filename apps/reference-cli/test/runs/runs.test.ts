@@ -1,11 +1,11 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { spawnCli } from "@rukh/testkit/cli";
 import { describe, expect, it } from "vitest";
-import { RUKH_BIN, useSleeperCli } from "../_sleeper.js";
+import { useSleeperCli } from "../_sleeper.js";
 
-const bin = RUKH_BIN;
 const { at, env, rukh } = useSleeperCli("rukh-cli-runs-");
 
 /** Lines of a child's stdout as they come, until `enough` says so. */
@@ -39,10 +39,10 @@ describe("rukh runs", () => {
     const [older, newer] = listed.map((l) => l.split("  ")[1]!);
     expect(older! <= newer!).toBe(true);
 
-    const follow = spawn(bin, ["--json", "runs", "tail", "-f", "--limit", "1"], {
-      env: env(),
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const follow = spawnCli(
+      { args: ["--json", "runs", "tail", "-f", "--limit", "1"], env: env() },
+      ["ignore", "pipe", "pipe"],
+    );
     const events = collect(follow, (l) => l.filter((x) => x.includes('"ended"')).length >= 2);
     // The listed history comes first, then the follower is in place.
     await collect(follow, (l) => l.some((x) => x.includes('"listed"')));

@@ -1,4 +1,3 @@
-import { spawn, spawnSync } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,15 +10,14 @@ import {
   tempDir,
   writeFixturePackage,
 } from "@rukh/testkit";
+import { RUKH_BIN, runCli, startCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RUKH_BIN } from "../_sleeper.js";
 
 // The trust lifecycle from the built CLI, tried as a trusted-but-hostile
 // publisher and as an owner making mistakes would.
 const work = tempDir("rukh-cli-trust-");
 const root = join(work, "home");
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root };
-const rukh = (...args: string[]) => spawnSync(RUKH_BIN, args, { encoding: "utf8", env });
+const rukh = (...args: string[]) => runCli({ args, stateDir: root });
 afterAll(() => removeDir(work));
 
 const acmeKey = join(work, "acme.pub");
@@ -256,19 +254,11 @@ describe("truthful administration", () => {
   });
 
   it("loses no concurrent edit: each one lands or fails with conflict", async () => {
-    const run = (i: number) =>
-      new Promise<{ code: number | null; pattern: string; err: string }>((resolve) => {
-        const pattern = `acme.tools/c${i}`;
-        const child = spawn(RUKH_BIN, ["preset", "allow", "agent", pattern], {
-          env,
-          stdio: ["ignore", "ignore", "pipe"],
-        });
-        let err = "";
-        child.stderr.on("data", (c: Buffer) => {
-          err += c;
-        });
-        child.once("exit", (code) => resolve({ code, pattern, err }));
-      });
+    const run = async (i: number) => {
+      const pattern = `acme.tools/c${i}`;
+      const r = await startCli({ args: ["preset", "allow", "agent", pattern], stateDir: root });
+      return { code: r.status, pattern, err: r.stderr };
+    };
     const results = await Promise.all(Array.from({ length: 8 }, (_, i) => run(i)));
     const config = JSON.parse(rukh("--json", "profile", "show").stdout).result.config;
     for (const r of results) {

@@ -48,7 +48,7 @@ describe("exit codes of the built binary", () => {
     "%s",
     async (_name, args, env, code) => {
       const r = await acme(home, args as string[], env as Record<string, string>);
-      expect({ code: r.code, stderr: r.stderr }).toMatchObject({ code });
+      expect({ code: r.status, stderr: r.stderr }).toMatchObject({ code });
     },
     20_000,
   );
@@ -56,7 +56,7 @@ describe("exit codes of the built binary", () => {
   it("passes every word after a passthrough route to the program unchanged", async () => {
     const args = ["--help", "-x", "--json", "0x10", "--", "--exit=0", "a b"];
     const r = await acme(home, ["kit", "pt", ...args]);
-    expect(r.code).toBe(0);
+    expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(args);
   });
 });
@@ -73,7 +73,7 @@ describe("signals", () => {
       await started(root);
       run.child.kill(signal);
       const r = await run;
-      expect(r.code).toBe(code);
+      expect(r.status).toBe(code);
       expect(JSON.parse(r.stdout).outcome).toMatchObject({
         outcome: "cancelled",
         reason: "owner_cancel",
@@ -92,7 +92,7 @@ describe("signals", () => {
     const at = Date.now();
     run.child.kill("SIGINT");
     const r = await run;
-    expect(r.code).toBe(EXIT_CODES.interrupted);
+    expect(r.status).toBe(EXIT_CODES.interrupted);
     // The core's own escalation would take CANCEL_GRACE_MS (1 s) before SIGTERM.
     expect(Date.now() - at).toBeLessThan(900);
     expect(r.stderr).toContain("interrupted again");
@@ -141,7 +141,7 @@ describe("recovery lines", () => {
       expect(lines.has(recovery.split(" ").slice(1).join(" ")), recovery).toBe(true);
     }
     const results = await Promise.all(
-      [...lines.values()].map(async (l) => [l.join(" "), (await acme(home, l)).code] as const),
+      [...lines.values()].map(async (l) => [l.join(" "), (await acme(home, l)).status] as const),
     );
     for (const [line, code] of results) expect({ line, code }).toEqual({ line, code: 0 });
   }, 60_000);
@@ -153,9 +153,9 @@ describe("listing, help and completion read only the cached route table", () => 
     rmSync(join(root, "store"), { recursive: true });
     for (const args of [["--help"], ["files", "count", "--help"], ["__complete", "--", "fi"]]) {
       const r = await acme(root, args);
-      expect({ args, code: r.code, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });
+      expect({ args, code: r.status, stderr: r.stderr }).toEqual({ args, code: 0, stderr: "" });
     }
-    expect((await acme(root, ["hello", "x"])).code).toBe(EXIT_CODES.internal);
+    expect((await acme(root, ["hello", "x"])).status).toBe(EXIT_CODES.internal);
     expect(starts(root)).toBe(0);
   }, 30_000);
 });

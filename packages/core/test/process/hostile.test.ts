@@ -30,6 +30,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeConfinement } from "../../src/index.js";
 import { WATCHDOG_NAME } from "../../src/process/_watchdog.js";
+import { NOBODY, nobodyCannotRun } from "../_helpers.js";
 
 // The hostile-command suite: signed commands that try, as an attacker would,
 // to reach past the strict profile or to outlive their invocation. Each runs
@@ -37,7 +38,6 @@ import { WATCHDOG_NAME } from "../../src/process/_watchdog.js";
 // check is made from outside: the host's files, processes, sockets and /proc.
 
 const here = (f: string) => new URL(`../hostile/${f}`, import.meta.url).pathname;
-const NOBODY = 65_534;
 const isRoot = process.getuid?.() === 0;
 const confinement = await describeConfinement();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -330,23 +330,6 @@ async function gone(marker: string, withinMs = 3_000): Promise<number[]> {
   return processesWith(marker);
 }
 
-/** Why uid 65534 cannot run the driver here (a checkout only root can read), or undefined. */
-function nobodyCannotRun(): string | undefined {
-  const r = spawnSync(
-    "setpriv",
-    [
-      `--reuid=${NOBODY}`,
-      `--regid=${NOBODY}`,
-      "--clear-groups",
-      process.execPath,
-      here("can-run.mjs"),
-    ],
-    { encoding: "utf8" },
-  );
-  return r.status === 0
-    ? undefined
-    : `uid ${NOBODY} cannot load the checkout: ${(r.stderr || r.error?.message || "").split("\n")[0]}`;
-}
 const nobodySkip = isRoot ? nobodyCannotRun() : undefined;
 const modes: { mode: string; uid: number; skip?: string }[] = [
   isRoot

@@ -10,9 +10,19 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { describeConfinement, readJournal } from "@rukh/core";
-import { processesWith } from "@rukh/testkit";
+import { commandsDescriptor, processesWith } from "@rukh/testkit";
+import { makeExtension } from "@rukh/testkit/extension";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { call, cleanup, MAIN_COMMANDS, makeExtension, makeState, openCore } from "../_helpers.js";
+import {
+  call,
+  cleanup,
+  MAIN_COMMANDS,
+  makeState,
+  NOBODY,
+  nobodyCannotRun,
+  openCore,
+  PROGRAMS,
+} from "../_helpers.js";
 
 // Processes started ahead of a call (`readyProcesses`, what MCP hosts use).
 // A ready process is Node and the runtime's hold bootstrap: the command's
@@ -23,7 +33,6 @@ import { call, cleanup, MAIN_COMMANDS, makeExtension, makeState, openCore } from
 // a host process of its own, as root and as uid 65534.
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const NOBODY = 65_534;
 const isRoot = process.getuid?.() === 0;
 const driverFile = new URL("../fixtures/ready-driver.mjs", import.meta.url).pathname;
 
@@ -40,20 +49,6 @@ const noTree =
     ? undefined
     : `host-trusted commands get no pid namespace here: ${tree.detail}`;
 
-function nobodyCannotRun(): string | undefined {
-  const r = spawnSync(
-    "setpriv",
-    [
-      `--reuid=${NOBODY}`,
-      `--regid=${NOBODY}`,
-      "--clear-groups",
-      process.execPath,
-      new URL("../hostile/can-run.mjs", import.meta.url).pathname,
-    ],
-    { encoding: "utf8" },
-  );
-  return r.status === 0 ? undefined : `uid ${NOBODY} cannot load the checkout`;
-}
 const modes = [
   { mode: "as its own user", uid: process.getuid?.() ?? 0, skip: noTree },
   {
@@ -289,7 +284,11 @@ for (const m of modes) {
       if (change.op === "disable") await state.enable("fx.main");
       else
         await state.install(
-          await makeExtension(own.work, "fx.hidden", "1.0.0", [{ id: "secret" }]),
+          await makeExtension(
+            own.work,
+            commandsDescriptor("fx.hidden", "1.0.0", [{ id: "secret" }]),
+            PROGRAMS,
+          ),
         );
       if (m.uid !== process.getuid?.()) spawnSync("chown", ["-R", `${m.uid}:${m.uid}`, own.work]);
     });
@@ -386,7 +385,13 @@ describe.skipIf(noTree !== undefined)("ready processes in this process", () => {
           commandResult: { text: "1.0.0" },
         });
       expect(await until(() => alive().length > 0)).toBe(true);
-      await own.state.install(await makeExtension(own.work, "fx.main", "2.0.0", MAIN_COMMANDS));
+      await own.state.install(
+        await makeExtension(
+          own.work,
+          commandsDescriptor("fx.main", "2.0.0", MAIN_COMMANDS),
+          PROGRAMS,
+        ),
+      );
       expect(await c.invoke(call("fx.main/version"))).toMatchObject({
         outcome: "succeeded",
         commandResult: { text: "2.0.0" },

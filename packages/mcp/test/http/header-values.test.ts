@@ -1,7 +1,8 @@
 import { freePort } from "@rukh/testkit";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpHttpHost, serveHttp } from "../../src/index.js";
-import { MODERN_META, useState, type Wire } from "../_helpers.js";
+import { useState, type Wire } from "../_helpers.js";
 
 // Every header the HTTP host sets is a value Node can send: an
 // authenticator's challenge (any authenticator, not only @rukh/oauth's) may

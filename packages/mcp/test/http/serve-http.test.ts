@@ -4,11 +4,13 @@ import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { readJournal } from "@rukh/core";
 import { createResourceServer } from "@rukh/oauth";
-import { freePort } from "@rukh/testkit";
+import { commandsDescriptor, freePort } from "@rukh/testkit";
+import { makeExtension } from "@rukh/testkit/extension";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpHttpHost, serveHttp } from "../../src/index.js";
-import { MODERN_META, makeExtension, toolNameOf, useState, type Wire } from "../_helpers.js";
+import { PROGRAMS, toolNameOf, useState, type Wire } from "../_helpers.js";
 
 // MCP 2026-07-28 over Streamable HTTP, with a real authorization server's
 // tokens: nothing is listed or run without one, each request runs under the
@@ -23,7 +25,9 @@ let hostHeader: string;
 beforeAll(async () => {
   // More tools than one page holds, so lists have cursors.
   const many = Array.from({ length: 40 }, (_, i) => ({ id: `c${i}` }));
-  await at.state.install(await makeExtension(at.work, "fx.hidden", "2.0.0", many));
+  await at.state.install(
+    await makeExtension(at.work, commandsDescriptor("fx.hidden", "2.0.0", many), PROGRAMS),
+  );
   const port = await freePort();
   hostHeader = `127.0.0.1:${port}`;
   resource = `http://${hostHeader}/mcp`;

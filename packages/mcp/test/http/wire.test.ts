@@ -5,10 +5,11 @@ import { join } from "node:path";
 import { createResourceServer } from "@rukh/oauth";
 import { freePort } from "@rukh/testkit";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpHttpHost, serveHttp } from "../../src/index.js";
-import { cleanup, MODERN_META, useState } from "../_helpers.js";
+import { cleanup, useState } from "../_helpers.js";
 
 // Requests as an attacker writes them, byte by byte on a socket: request
 // targets that name odd hosts, header values with odd bytes, headers sent

@@ -1,20 +1,16 @@
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, MODERN_META, makeState, RawSession, type Wire } from "../_helpers.js";
+import { RawSession, useState, type Wire } from "../_helpers.js";
 
-let root: string;
-let work: string;
+const at = useState();
 let session: RawSession;
 
-beforeAll(async () => {
-  const s = await makeState();
-  root = s.root;
-  work = s.work;
-  session = new RawSession(root);
+beforeAll(() => {
+  session = new RawSession(at.root);
 });
 
 afterAll(async () => {
   await session?.close();
-  if (work) cleanup(work);
 });
 
 const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`;
@@ -221,7 +217,7 @@ describe("legacy era through initialize", () => {
     ["2025-11-25", "2025-11-25"],
     ["2024-11-05", "2025-11-25"],
   ])("a client asking for %s is answered with %s", async (asked, got) => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     try {
       s.send({ jsonrpc: "2.0", id: 1, method: "tools/list" });
       expect((await s.reply(1)).error.code).toBe(-32602);
@@ -264,7 +260,7 @@ describe("legacy era through initialize", () => {
 
 describe("transport deadlines and end of input", () => {
   it("closes the transport when a line stays incomplete for 2 s", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     await s.ping();
     const started = Date.now();
     s.write(`{"jsonrpc":"2.0","id":1,`);
@@ -274,7 +270,7 @@ describe("transport deadlines and end of input", () => {
   });
 
   it("closes the transport when the client stops reading (bounded queue)", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     await s.ping();
     s.child.stdout.pause();
     s.child.stdout.removeAllListeners("data");
@@ -291,7 +287,7 @@ describe("transport deadlines and end of input", () => {
   });
 
   it("answers every request of a 10,000-request burst in one write from a client that reads", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     try {
       await s.ping();
       const ping = `{"jsonrpc":"2.0","id":"p","method":"ping"}\n`;
@@ -310,7 +306,7 @@ describe("transport deadlines and end of input", () => {
   });
 
   it("bounds open listen streams apart from requests, and keeps reading while they are open", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     try {
       for (let i = 0; i < 33; i++)
         s.send({
@@ -330,7 +326,7 @@ describe("transport deadlines and end of input", () => {
   });
 
   it("answers requests already read, then exits on end of input", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     s.send({ jsonrpc: "2.0", id: "last", method: "ping" });
     s.child.stdin.end();
     expect(await s.exited).toBe(0);
@@ -341,7 +337,7 @@ describe("transport deadlines and end of input", () => {
 
 describe("a launch preset the active profile does not define", () => {
   it("gets an explicit list error, never an empty list, and unknown-tool answers", async () => {
-    const s = new RawSession(root, "no-such-preset");
+    const s = new RawSession(at.root, "no-such-preset");
     try {
       const list = await s.request("l", "tools/list");
       const missing = {

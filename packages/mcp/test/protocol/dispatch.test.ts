@@ -1,3 +1,4 @@
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
 import { hostSettings } from "../../src/hosting/index.js";
 import type { HostTools } from "../../src/protocol/_dispatch.js";
@@ -5,12 +6,7 @@ import { createDispatcher, type Request } from "../../src/protocol/_dispatch.js"
 import { RpcError } from "../../src/protocol/_rpc.js";
 import { ListWatcher } from "../../src/tools/_watch.js";
 
-const MODERN = {
-  _meta: {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-  },
-};
+const MODERN = { _meta: MODERN_META };
 const serverInfo = { name: "t", version: "1" };
 
 function dispatcher() {

@@ -1,8 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
-import { PassThrough } from "node:stream";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { serveStdio } from "../../src/index.js";
-import { cleanup, makeState, type Wire } from "../_helpers.js";
+import { expect, it } from "vitest";
+import { stdioTranscript, useState, type Wire } from "../_helpers.js";
 
 // The golden wire corpus: test/fixtures/<protocol-version>/<message-kind>/<case>.json,
 // each `{ send: [messages…], expect: [every message the host writes] }`.
@@ -11,18 +9,7 @@ const CASES = readdirSync(corpus, { recursive: true, encoding: "utf8" })
   .filter((f) => f.endsWith(".json"))
   .sort();
 
-let root: string;
-let work: string;
-
-beforeAll(async () => {
-  const s = await makeState();
-  root = s.root;
-  work = s.work;
-});
-
-afterAll(() => {
-  if (work) cleanup(work);
-});
+const at = useState();
 
 it("has a corpus for every served protocol version", () => {
   expect(new Set(CASES.map((c) => c.split("/")[0]))).toEqual(
@@ -35,22 +22,14 @@ it.each(CASES)("%s", async (file) => {
     send: Wire[];
     expect: Wire[];
   };
-  const input = new PassThrough();
-  const output = new PassThrough();
-  let text = "";
-  output.setEncoding("utf8");
-  output.on("data", (d: string) => {
-    text += d;
-  });
-  const host = await serveStdio({
-    state: root,
-    binding: { subject: "s", actor: "a", taskAuthorityRef: "t", preset: "default" },
-    input,
-    output,
-  });
-  for (const m of c.send) input.write(`${JSON.stringify(m)}\n`);
-  input.end();
-  expect(await host.closed).toBe("eof");
+  const { text, closed } = await stdioTranscript(
+    {
+      state: at.root,
+      binding: { subject: "s", actor: "a", taskAuthorityRef: "t", preset: "default" },
+    },
+    c.send,
+  );
+  expect(closed).toBe("eof");
   expect(text.endsWith("\n")).toBe(true);
   // Requests run concurrently, so responses may come in any order; notifications
   // of one stream keep theirs (checked where it matters, in calls.test.ts).

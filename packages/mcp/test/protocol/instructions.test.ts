@@ -1,9 +1,10 @@
 import type { HostBinding } from "@rukh/core";
 import { connectAnswerBytes } from "@rukh/profile/projection";
 import { freePort } from "@rukh/testkit";
+import { LEGACY_INITIALIZE, MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
 import { serveHttp } from "../../src/index.js";
-import { MODERN_META, stdioAnswers, useState, type Wire } from "../_helpers.js";
+import { stdioAnswers, useState, type Wire } from "../_helpers.js";
 
 // The owner's instructions for an endpoint reach the client where each
 // protocol era puts them: the initialize result (2025 versions) and the
@@ -24,11 +25,7 @@ const initialize = {
   jsonrpc: "2.0",
   id: 1,
   method: "initialize",
-  params: {
-    protocolVersion: "2025-11-25",
-    capabilities: {},
-    clientInfo: { name: "t", version: "1" },
-  },
+  params: LEGACY_INITIALIZE,
 };
 const discover = {
   jsonrpc: "2.0",

@@ -1,26 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanup, makeState, RawSession, toolNameOf } from "../_helpers.js";
+import { RawSession, toolNameOf, useState } from "../_helpers.js";
 
-let root: string;
-let work: string;
+const at = useState();
 let greet: string;
 let sum: string;
 let hidden: string;
 let session: RawSession;
 
 beforeAll(async () => {
-  const s = await makeState();
-  root = s.root;
-  work = s.work;
-  greet = await toolNameOf(s.state, "fx.main/greet");
-  sum = await toolNameOf(s.state, "fx.main/sum");
-  hidden = await toolNameOf(s.state, "fx.hidden/secret");
-  session = new RawSession(root, "narrow");
+  greet = await toolNameOf(at.state, "fx.main/greet");
+  sum = await toolNameOf(at.state, "fx.main/sum");
+  hidden = await toolNameOf(at.state, "fx.hidden/secret");
+  session = new RawSession(at.root, "narrow");
 });
 
 afterAll(async () => {
   await session?.close();
-  if (work) cleanup(work);
 });
 
 describe("2026-07-28 per request", () => {

@@ -1,34 +1,22 @@
 import { findRun, readJournal } from "@rukh/core";
-import type { StateDirectory } from "@rukh/profile";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commandsDescriptor } from "@rukh/testkit";
+import { makeExtension } from "@rukh/testkit/extension";
+import { LEGACY_INITIALIZE, MODERN_META } from "@rukh/testkit/mcp";
+import { describe, expect, it } from "vitest";
 import {
-  cleanup,
-  MODERN_META,
-  makeExtension,
-  makeState,
+  COMMANDS,
   ownerConfig,
+  PROGRAMS,
   RawSession,
   toolNameOf,
+  useState,
   type Wire,
 } from "../_helpers.js";
 
-let root: string;
-let work: string;
-let state: StateDirectory;
-
-beforeAll(async () => {
-  const s = await makeState();
-  root = s.root;
-  work = s.work;
-  state = s.state;
-});
-
-afterAll(() => {
-  if (work) cleanup(work);
-});
+const at = useState();
 
 async function finals(): Promise<Map<string, { outcome: string; reason: string }>> {
-  const { records } = await readJournal(root);
+  const { records } = await readJournal(at.root);
   const out = new Map<string, { outcome: string; reason: string }>();
   for (const r of records) if (r.type === "final") out.set(r.invocationId, r);
   return out;
@@ -36,9 +24,9 @@ async function finals(): Promise<Map<string, { outcome: string; reason: string }
 
 describe("cancellation", () => {
   it("a client cancel stops only that request and it gets no response", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     try {
-      const slow = await toolNameOf(state, "fx.main/slow");
+      const slow = await toolNameOf(at.state, "fx.main/slow");
       const before = new Set((await finals()).keys());
       s.call("a", slow, { wait_ms: 30_000 });
       s.call("b", slow, { wait_ms: 1_500 });
@@ -64,9 +52,9 @@ describe("cancellation", () => {
   });
 
   it("a preset deadline gives a complete cancelled error result", async () => {
-    const s = new RawSession(root, "short");
+    const s = new RawSession(at.root, "short");
     try {
-      s.call("d", await toolNameOf(state, "fx.main/slow"), { wait_ms: 10_000 });
+      s.call("d", await toolNameOf(at.state, "fx.main/slow"), { wait_ms: 10_000 });
       const d = await s.reply("d");
       expect(d.result.isError).toBe(true);
       expect(d.result.structuredContent).toMatchObject({
@@ -79,9 +67,9 @@ describe("cancellation", () => {
   });
 
   it("a transport the host closes (a deadline) cancels running work as transport_lost and finalizes it", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     const before = new Set((await finals()).keys());
-    s.call("o", await toolNameOf(state, "fx.main/slow"), { wait_ms: 30_000 });
+    s.call("o", await toolNameOf(at.state, "fx.main/slow"), { wait_ms: 30_000 });
     await new Promise((r) => setTimeout(r, 400));
     s.write(`{"jsonrpc":`); // never completed: the 2 s partial-read deadline closes the transport
     expect(await s.exited).toBe(0);
@@ -91,8 +79,8 @@ describe("cancellation", () => {
   });
 
   it("an owner shutdown (SIGTERM) answers every call in flight with a complete owner_cancel result, then exits", async () => {
-    const s = new RawSession(root);
-    const slow = await toolNameOf(state, "fx.main/slow");
+    const s = new RawSession(at.root);
+    const slow = await toolNameOf(at.state, "fx.main/slow");
     // An answer means the host serves, and so has its signal handlers (a loaded machine may take a while).
     await s.request("up", "tools/list");
     const before = new Set((await finals()).keys());
@@ -100,7 +88,7 @@ describe("cancellation", () => {
     s.call("t2", slow, { wait_ms: 30_000 });
     // Both calls are running once both start records are on disk.
     for (let i = 0; i < 100; i++) {
-      const { records } = await readJournal(root);
+      const { records } = await readJournal(at.root);
       const starts = records.filter((r) => r.type === "start" && !before.has(r.invocationId));
       if (starts.length >= 2) break;
       await new Promise((r) => setTimeout(r, 50));
@@ -114,7 +102,7 @@ describe("cancellation", () => {
         outcome: "cancelled",
         reason: "owner_cancel",
       });
-      expect(await findRun(root, r.result.structuredContent.invocationId)).toMatchObject({
+      expect(await findRun(at.root, r.result.structuredContent.invocationId)).toMatchObject({
         outcome: "cancelled",
         reason: "owner_cancel",
       });
@@ -125,8 +113,8 @@ describe("cancellation", () => {
   });
 
   it("end of input is the client leaving: running calls end transport_lost at once, not when they finish", async () => {
-    const s = new RawSession(root);
-    s.call("e", await toolNameOf(state, "fx.main/slow"), { wait_ms: 30_000 });
+    const s = new RawSession(at.root);
+    s.call("e", await toolNameOf(at.state, "fx.main/slow"), { wait_ms: 30_000 });
     await new Promise((r) => setTimeout(r, 500));
     const started = Date.now();
     s.child.stdin.end();
@@ -139,16 +127,16 @@ describe("cancellation", () => {
     expect(await s.exited).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(s.stderr).toContain("closed (eof)");
-    expect(await findRun(root, r.result.structuredContent.invocationId)).toMatchObject({
+    expect(await findRun(at.root, r.result.structuredContent.invocationId)).toMatchObject({
       outcome: "cancelled",
       reason: "transport_lost",
     });
   });
 
   it("a client that vanishes (both pipes gone, as after kill -9) ends its calls transport_lost and the host exits", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     const before = new Set((await finals()).keys());
-    s.call("k", await toolNameOf(state, "fx.main/slow"), { wait_ms: 30_000 });
+    s.call("k", await toolNameOf(at.state, "fx.main/slow"), { wait_ms: 30_000 });
     await new Promise((r) => setTimeout(r, 500));
     const started = Date.now();
     s.child.stdout.destroy();
@@ -169,9 +157,9 @@ describe("result mapping", () => {
     ["fx.main/sum", { a: 1, b: 100000000000000000000000 }, true, "rejected"],
     ["fx.main/sum", { a: 3, b: 4 }, false, "succeeded"],
   ])("%s %j → isError %s, %s", async (identity, args, isError, outcome) => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     try {
-      s.call("r", await toolNameOf(state, identity), args);
+      s.call("r", await toolNameOf(at.state, identity), args);
       const r = await s.reply("r");
       expect(r.result.isError).toBe(isError);
       expect(r.result.structuredContent.outcome).toBe(outcome);
@@ -186,7 +174,7 @@ describe("result mapping", () => {
         expect(JSON.parse(r.result.content[1].text).issues.length).toBeGreaterThan(0);
       }
       // Every invocation id handed to the client is in the journal, rejected at the adapter or not.
-      expect(await findRun(root, r.result.structuredContent.invocationId)).toMatchObject({
+      expect(await findRun(at.root, r.result.structuredContent.invocationId)).toMatchObject({
         outcome,
         command: identity,
       });
@@ -199,9 +187,9 @@ describe("result mapping", () => {
 
 describe("noise never reaches the protocol stream", () => {
   it("host log floods, stray console.log and child output floods leave every line parseable", async () => {
-    const s = new RawSession(root, "default", { RUKH_TEST_FLOOD: "1" });
+    const s = new RawSession(at.root, "default", { RUKH_TEST_FLOOD: "1" });
     try {
-      const noisy = await toolNameOf(state, "fx.main/noisy");
+      const noisy = await toolNameOf(at.state, "fx.main/noisy");
       for (let i = 0; i < 3; i++) s.call(`n${i}`, noisy);
       for (let i = 0; i < 3; i++) {
         const r = await s.reply(`n${i}`, 20_000);
@@ -222,17 +210,19 @@ describe("noise never reaches the protocol stream", () => {
 
 describe("a profile change between list and call", () => {
   it("answers the old name as unknown and never runs the new release", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     try {
       const listed = await s.request("l1", "tools/list");
       const oldGreet = listed.result.tools.find((t: Wire) =>
         t.name.startsWith("main_greet__"),
       ).name;
-      await state.install(await makeExtension(work, "fx.main", "2.0.0"));
-      const before = (await readJournal(root)).records.length;
+      await at.state.install(
+        await makeExtension(at.work, commandsDescriptor("fx.main", "2.0.0", COMMANDS), PROGRAMS),
+      );
+      const before = (await readJournal(at.root)).records.length;
       s.call("c1", oldGreet, { name: "x" });
       expect((await s.reply("c1")).error).toEqual({ code: -32602, message: "Unknown tool" });
-      expect((await readJournal(root)).records.length).toBe(before);
+      expect((await readJournal(at.root)).records.length).toBe(before);
       const relisted = await s.request("l2", "tools/list");
       const newGreet = relisted.result.tools.find((t: Wire) =>
         t.name.startsWith("main_greet__"),
@@ -256,7 +246,7 @@ describe("a profile change between list and call", () => {
 
 describe("list changes", () => {
   it("2026-07-28: notifies only a subscribed listen stream, after its acknowledgement", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     try {
       await s.request("l0", "tools/list");
       s.send({
@@ -274,7 +264,7 @@ describe("list changes", () => {
         _meta: { "io.modelcontextprotocol/subscriptionId": "sub" },
       });
       await new Promise((r) => setTimeout(r, 300));
-      await state.setConfig(JSON.stringify(ownerConfig({ endpointNamespace: "acme-changed" })));
+      await at.state.setConfig(JSON.stringify(ownerConfig({ endpointNamespace: "acme-changed" })));
       const note = await s.next((m) => m.method === "notifications/tools/list_changed", 5_000);
       expect(note.params).toEqual({ _meta: { "io.modelcontextprotocol/subscriptionId": "sub" } });
       // Cancelling the stream ends it without a response.
@@ -288,7 +278,7 @@ describe("list changes", () => {
   });
 
   it("2026-07-28: end of input ends an open stream with its listen result", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     s.send({
       jsonrpc: "2.0",
       id: 7,
@@ -314,22 +304,18 @@ describe("list changes", () => {
   });
 
   it("2025-11-25: sends the notification after initialized, and nothing before", async () => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     try {
       s.send({
         jsonrpc: "2.0",
         id: 1,
         method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "t", version: "1" },
-        },
+        params: LEGACY_INITIALIZE,
       });
       await s.reply(1);
       s.send({ jsonrpc: "2.0", method: "notifications/initialized" });
       await new Promise((r) => setTimeout(r, 300));
-      await state.setConfig(JSON.stringify(ownerConfig({ endpointNamespace: "acme-legacy" })));
+      await at.state.setConfig(JSON.stringify(ownerConfig({ endpointNamespace: "acme-legacy" })));
       const note = await s.next((m) => m.method === "notifications/tools/list_changed", 5_000);
       expect(note).toEqual({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
     } finally {
@@ -348,9 +334,9 @@ describe("arguments are judged on their exact JSON text", () => {
     ['{"a":1,"b":2,"a":3}', "parse error"],
     ['{"a":1,"b":2}', "succeeded"],
   ])("%s → %s", async (args, expected) => {
-    const s = new RawSession(root);
+    const s = new RawSession(at.root);
     try {
-      const sum = await toolNameOf(state, "fx.main/sum");
+      const sum = await toolNameOf(at.state, "fx.main/sum");
       s.write(
         `{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":${JSON.stringify(sum)},"arguments":${args},"_meta":${JSON.stringify(MODERN_META)}}}\n`,
       );

@@ -2,22 +2,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { LOST_HOST_SWEEP_MS, readJournal } from "@rukh/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MODERN_META } from "@rukh/testkit/mcp";
+import { describe, expect, it } from "vitest";
 import { MCP_LIMITS, McpError, serveStdio } from "../../src/index.js";
-import { cleanup, MODERN_META, makeState, type Wire } from "../_helpers.js";
+import { useState, type Wire } from "../_helpers.js";
 
-let root: string;
-let work: string;
-
-beforeAll(async () => {
-  const s = await makeState();
-  root = s.root;
-  work = s.work;
-});
-
-afterAll(() => {
-  if (work) cleanup(work);
-});
+const at = useState();
 
 const binding = { subject: "s", actor: "a", taskAuthorityRef: "t", preset: "default" };
 
@@ -49,19 +39,19 @@ describe("serveStdio in process", () => {
   it("refuses limits looser than the defaults and empty binding members", async () => {
     await expect(
       serveStdio({
-        state: root,
+        state: at.root,
         binding,
         endpoint: { limits: { messageMaxBytes: MCP_LIMITS.messageMaxBytes + 1 } },
       }),
     ).rejects.toMatchObject({ code: "invalid_limits" });
     await expect(
-      serveStdio({ state: root, binding: { ...binding, subject: "" } }),
+      serveStdio({ state: at.root, binding: { ...binding, subject: "" } }),
     ).rejects.toBeInstanceOf(McpError);
   });
 
   it("keeps the launch binding immutable", async () => {
     const p = pipe();
-    const host = await serveStdio({ state: root, binding, input: p.input, output: p.output });
+    const host = await serveStdio({ state: at.root, binding, input: p.input, output: p.output });
     expect(Object.isFrozen(host.binding)).toBe(true);
     expect(() => {
       (host.binding as { preset: string }).preset = "narrow";
@@ -73,7 +63,7 @@ describe("serveStdio in process", () => {
   it("sends an error instead of a response over the response limit", async () => {
     const p = pipe();
     const host = await serveStdio({
-      state: root,
+      state: at.root,
       binding,
       input: p.input,
       output: p.output,
@@ -85,7 +75,7 @@ describe("serveStdio in process", () => {
     expect((await p.reply(1)).error).toMatchObject({ code: -32603 });
     const { toolNameOf } = await import("../_helpers.js");
     const { StateDirectory } = await import("@rukh/profile");
-    const greet = await toolNameOf(new StateDirectory(root), "fx.main/greet");
+    const greet = await toolNameOf(new StateDirectory(at.root), "fx.main/greet");
     p.input.write(
       `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: greet, arguments: { name: "x".repeat(250) }, _meta: MODERN_META } })}\n`,
     );
@@ -102,7 +92,12 @@ describe("serveStdio in process", () => {
       `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { ...(cursor !== undefined && { cursor }), _meta: MODERN_META } })}\n`;
     // Every tool, as the default limits list it, and the largest one's size on a page.
     const wide = pipe();
-    const open = await serveStdio({ state: root, binding, input: wide.input, output: wide.output });
+    const open = await serveStdio({
+      state: at.root,
+      binding,
+      input: wide.input,
+      output: wide.output,
+    });
     wide.input.write(list(1));
     const all: Wire[] = (await wide.reply(1)).result.tools;
     wide.input.end();
@@ -114,7 +109,7 @@ describe("serveStdio in process", () => {
     const limit = 2_048 + 2 * largest + 200;
     const p = pipe();
     const host = await serveStdio({
-      state: root,
+      state: at.root,
       binding,
       input: p.input,
       output: p.output,
@@ -139,7 +134,7 @@ describe("serveStdio in process", () => {
     // A limit that cannot carry one tool is answered with what it would take, never an empty page.
     const tight = pipe();
     const small = await serveStdio({
-      state: root,
+      state: at.root,
       binding,
       input: tight.input,
       output: tight.output,
@@ -167,7 +162,7 @@ describe("serveStdio in process", () => {
       },
     });
     const host = await serveStdio({
-      state: root,
+      state: at.root,
       binding,
       input,
       output,
@@ -192,7 +187,7 @@ describe("serveStdio in process", () => {
         return super.activeRevisionId();
       }
     }
-    const state = new SlowState(root);
+    const state = new SlowState(at.root);
     const p = pipe();
     const host = await serveStdio({
       state,
@@ -223,20 +218,20 @@ describe("serveStdio in process", () => {
 
   it("close() cancels and finalizes, and settles closed", async () => {
     const p = pipe();
-    const host = await serveStdio({ state: root, binding, input: p.input, output: p.output });
+    const host = await serveStdio({ state: at.root, binding, input: p.input, output: p.output });
     expect(await host.close()).toBe("closed");
     expect(await host.closed).toBe("closed");
   });
 
   it("finalizes, while it serves, the open call of a host that is gone as host_lost", async () => {
     const p = pipe();
-    const host = await serveStdio({ state: root, binding, input: p.input, output: p.output });
+    const host = await serveStdio({ state: at.root, binding, input: p.input, output: p.output });
     // A host's live segment with a call open, and no one holding the host's
     // liveness lock: it is gone, and went after this host started.
     const id = "22222222-2222-4222-8222-222222222222";
-    mkdirSync(join(root, "journal", "live"), { recursive: true });
+    mkdirSync(join(at.root, "journal", "live"), { recursive: true });
     writeFileSync(
-      join(root, "journal", "live", "gone-host.000001.jsonl"),
+      join(at.root, "journal", "live", "gone-host.000001.jsonl"),
       `${JSON.stringify({
         actor: "a",
         at: new Date().toISOString(),
@@ -254,7 +249,7 @@ describe("serveStdio in process", () => {
       })}\n`,
     );
     const finalOf = async () =>
-      (await readJournal(root)).records.find((r) => r.type === "final" && r.invocationId === id);
+      (await readJournal(at.root)).records.find((r) => r.type === "final" && r.invocationId === id);
     const since = Date.now();
     while ((await finalOf()) === undefined && Date.now() - since < LOST_HOST_SWEEP_MS + 8_000)
       await new Promise((r) => setTimeout(r, 50));

@@ -1,5 +1,6 @@
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { expect, it } from "vitest";
-import { MODERN_META, ownerConfig, stdioAnswers, useState, type Wire } from "../_helpers.js";
+import { ownerConfig, stdioAnswers, useState, type Wire } from "../_helpers.js";
 
 // The annotations a listed tool carries are its binding's preset's: the
 // publisher's hints or the owner's for that preset, and openWorldHint false

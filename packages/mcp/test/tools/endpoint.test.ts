@@ -1,7 +1,9 @@
 import { readJournal } from "@rukh/core";
 import { toolName } from "@rukh/profile/projection";
+import { commandsDescriptor } from "@rukh/testkit";
+import { makeExtension } from "@rukh/testkit/extension";
 import { describe, expect, it } from "vitest";
-import { makeExtension, RawSession, toolNameOf, useState, type Wire } from "../_helpers.js";
+import { COMMANDS, PROGRAMS, RawSession, toolNameOf, useState, type Wire } from "../_helpers.js";
 
 // A host started as an endpoint: its own tool naming and per-call deadline,
 // over a real stdio process.
@@ -32,7 +34,9 @@ describe("a host with an endpoint's naming", () => {
       s.call("c2", await toolNameOf(at.state, "fx.main/greet"), { name: "x" });
       expect((await s.reply("c2")).error).toEqual({ code: -32602, message: "Unknown tool" });
 
-      const next = await at.state.install(await makeExtension(at.work, "fx.main", "3.0.0"));
+      const next = await at.state.install(
+        await makeExtension(at.work, commandsDescriptor("fx.main", "3.0.0", COMMANDS), PROGRAMS),
+      );
       s.call("c3", greet, { name: "x" });
       expect((await s.reply("c3")).error).toEqual({ code: -32602, message: "Unknown tool" });
       expect((await readJournal(at.root)).records.length).toBe(before);

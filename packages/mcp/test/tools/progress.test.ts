@@ -2,15 +2,9 @@ import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { Client as LegacyClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as LegacyStdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  MODERN_META,
-  RawSession,
-  serverParams,
-  toolNameOf,
-  useState,
-  type Wire,
-} from "../_helpers.js";
+import { RawSession, serverParams, toolNameOf, useState, type Wire } from "../_helpers.js";
 
 // A command's progress reaches MCP clients that ask for it with a
 // progressToken: as notifications/progress, before the result, never after.

@@ -1,8 +1,9 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { StateDirectory } from "@rukh/profile";
+import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { cleanup, MODERN_META, makeState, RawSession, toolNameOf } from "../_helpers.js";
+import { cleanup, makeState, RawSession, toolNameOf } from "../_helpers.js";
 
 // An attacker (or an accident) edits a stored program while a long-running
 // MCP host serves it: the next call runs nothing, and a new host's tool list

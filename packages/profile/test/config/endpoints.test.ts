@@ -11,7 +11,14 @@ import {
 } from "../../src/index.js";
 import { checkToolSizes, indexedTool } from "../../src/projection/_tool-projection.js";
 import { clientFitName, toolName } from "../../src/projection.js";
-import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
+import {
+  makePackage,
+  ownerConfig,
+  tempDir,
+  textExecute,
+  thrown,
+  toolMachine,
+} from "../_helpers.js";
 
 // MCP endpoints in the owner configuration: what is accepted, what each
 // endpoint resolves to, and the tools a projection names under an
@@ -219,13 +226,8 @@ describe("a projection under an endpoint's naming", () => {
       path: [`c${i}`],
       summary: `Command ${i}`,
       inputs: [],
-      execute: {
-        mapping: "managed",
-        program: "bin/run.mjs",
-        runtime: "node",
-        result: { kind: "text" },
-      },
-      machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
+      execute: textExecute(),
+      machine: toolMachine("none"),
     }));
     const source = await makePackage(work, {
       format: "rukh.extension/2",
@@ -272,12 +274,9 @@ describe("a projection under an endpoint's naming", () => {
     const first = listTools(own, { preset: "default", cursorKey });
     expect(first.nextCursor).toBeDefined();
     for (const p of [short, other]) {
-      let caught: unknown;
-      try {
-        listTools(p, { preset: "default", cursorKey, cursor: first.nextCursor! });
-      } catch (e) {
-        caught = e;
-      }
+      const caught = thrown(() =>
+        listTools(p, { preset: "default", cursorKey, cursor: first.nextCursor! }),
+      );
       expect((caught as ProfileError).code).toBe("stale_cursor");
     }
   });
@@ -292,13 +291,8 @@ describe("a projection under an endpoint's naming", () => {
       description: "d".repeat(length),
       inputs: [],
       requests: { actions: [], resources: [] },
-      execute: {
-        mapping: "managed",
-        program: "bin/run.mjs",
-        runtime: "node",
-        result: { kind: "text" },
-      },
-      machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
+      execute: textExecute(),
+      machine: toolMachine("none"),
     });
     const check = (config: object, length: number) => {
       const c = command(length);
@@ -321,12 +315,7 @@ describe("a projection under an endpoint's naming", () => {
     const withFull = ownerConfig({
       mcp: { toolNames: "compact", endpoints: { wide: { preset: "default", toolNames: "full" } } },
     });
-    let caught: unknown;
-    try {
-      check(withFull, lo);
-    } catch (e) {
-      caught = e;
-    }
+    const caught = thrown(() => check(withFull, lo));
     expect((caught as ProfileError).code).toBe("tool_too_large");
   });
 });

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { validateOwnerConfig } from "../../src/config.js";
 import { listTools, type ProfileError, StateDirectory, visibleTools } from "../../src/index.js";
 import { validateRevision } from "../../src/publication/_revision-check.js";
-import { descriptor, makePackage, ownerConfig, tempDir } from "../_helpers.js";
+import { descriptor, janeRevision, makePackage, ownerConfig, tempDir } from "../_helpers.js";
 
 // Development links in the profile: an unsigned directory stored and run
 // like a package, trusted by no one, hidden from MCP unless named, linked
@@ -170,24 +170,7 @@ describe("development links", () => {
       ["/mcp/endpoints/dev/devExtensions/0", "invalid_identity"],
       ["/mcp/endpoints/dev/devExtensions/1", "expected_string"],
     ]);
-    const revision = (dev: unknown) => ({
-      format: "rukh.profile/1",
-      sequence: 1,
-      parent: null,
-      createdAt: "2026-01-01T00:00:00.000Z",
-      config: ownerConfig(),
-      extensions: [
-        {
-          id: "jane.hello",
-          version: "1.0.0",
-          publisher: "jane",
-          digest: "a".repeat(64),
-          enabled: true,
-          dev,
-        },
-      ],
-      commandGeneration: 1,
-    });
+    const revision = (dev: unknown) => janeRevision("1.0.0", { dev });
     expect(validateRevision(revision("/src/hello") as never).ok).toBe(true);
     for (const dev of ["relative/dir", 7, `/${"x".repeat(5000)}`, "/src/\u001b[2Jx"])
       expect(validateRevision(revision(dev) as never).ok, String(dev)).toBe(false);

@@ -3,7 +3,7 @@ import { unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { publicKeyBase64, validatePackageDir } from "../../src/index.js";
-import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
+import { makePackage, ownerConfig, tempDir, textExecute } from "../_helpers.js";
 
 // validatePackageDir: install's checks of the package itself, all at once.
 const work = tempDir();
@@ -18,12 +18,7 @@ const descriptor = {
       path: ["a"],
       summary: "A",
       inputs: [],
-      execute: {
-        mapping: "managed",
-        program: "bin/run.mjs",
-        runtime: "node",
-        result: { kind: "text" },
-      },
+      execute: textExecute(),
     },
   ],
 };

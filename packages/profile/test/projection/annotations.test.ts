@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { validateOwnerConfig } from "../../src/config.js";
 import { type McpTool, StateDirectory, type ToolProjection } from "../../src/index.js";
 import { toolAnnotations } from "../../src/projection/_annotations.js";
-import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
+import { makePackage, ownerConfig, tempDir, textExecute, toolMachine } from "../_helpers.js";
 
 // A tool's MCP annotations: the publisher's hints (rukh.extension/3), an
 // owner's per preset in their place, and over both what the preset's
@@ -24,13 +24,8 @@ function command(id: string, hints?: object): object {
     id,
     path: [id],
     summary: `Run ${id}`,
-    execute: {
-      mapping: "managed",
-      program: "bin/run.mjs",
-      runtime: "node",
-      result: { kind: "text" },
-    },
-    machine: { eligible: true, requiredFeatures: ["rukh.command-result/1"] },
+    execute: textExecute(),
+    machine: toolMachine(),
     ...(hints !== undefined && { hints }),
   };
 }

@@ -6,27 +6,20 @@ import { PAGE_MAX_BYTES } from "../../src/model/_limits.js";
 import { checkEndpointPages } from "../../src/projection/_endpoint-pages.js";
 import { clientFitNames, toolName, toolNameLength } from "../../src/projection/_tool-names.js";
 import { connectAnswerBytes } from "../../src/projection.js";
-import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
+import {
+  makePackage,
+  ownerConfig,
+  tempDir,
+  textExecute,
+  thrown,
+  toolMachine,
+} from "../_helpers.js";
 
 // What a preset is shown is what it could run: a tool whose requested
 // actions or resources the preset does not grant is never listed, and an
 // endpoint whose response limit cannot carry the tools it lists is never
 // published.
 const work = tempDir();
-
-const RUNS = {
-  execute: {
-    mapping: "managed",
-    program: "bin/run.mjs",
-    runtime: "node",
-    result: { kind: "text" },
-  },
-};
-const machine = (interaction = "none") => ({
-  eligible: true,
-  interaction,
-  requiredFeatures: ["rukh.command-result/1"],
-});
 
 /** A command of acme.files with what it requests and how it may interact. */
 function command(
@@ -44,9 +37,9 @@ function command(
     summary: `Run ${id}`,
     ...(over.description !== undefined && { description: over.description }),
     inputs: [],
-    ...RUNS,
+    execute: textExecute(),
     requests: { actions: over.actions ?? [], resources: over.resources ?? [] },
-    machine: machine(over.interaction),
+    machine: toolMachine(over.interaction ?? "none"),
   };
 }
 
@@ -135,12 +128,9 @@ describe("listing is admission asked early", () => {
     expect(visibleTools(projection, "computing")).toHaveLength(40);
     const first = listTools(projection, { preset: "computing", cursorKey });
     expect(first.nextCursor).toBeDefined();
-    let caught: unknown;
-    try {
-      listTools(projection, { preset: "default", cursorKey, cursor: first.nextCursor! });
-    } catch (e) {
-      caught = e;
-    }
+    const caught = thrown(() =>
+      listTools(projection, { preset: "default", cursorKey, cursor: first.nextCursor! }),
+    );
     expect((caught as ProfileError).code).toBe("stale_cursor");
   });
 });
@@ -292,16 +282,10 @@ describe("an endpoint's response limit at publication", () => {
   it("refuses a page it cannot build instead of answering with an empty one", async () => {
     const { home } = await installed(tools);
     const projection = await home.projection();
-    let caught: unknown;
-    try {
-      listTools(projection, {
-        preset: "default",
-        cursorKey: await home.cursorKey(),
-        responseMaxBytes: 5000,
-      });
-    } catch (e) {
-      caught = e;
-    }
+    const cursorKey = await home.cursorKey();
+    const caught = thrown(() =>
+      listTools(projection, { preset: "default", cursorKey, responseMaxBytes: 5000 }),
+    );
     expect((caught as ProfileError).code).toBe("tool_too_large");
     expect((caught as ProfileError).message).toMatch(
       /^a tools\/list answer of at most 5000 bytes cannot carry the tool acme\.files\/large \(\d+ bytes\); it needs at least \d+$/,

@@ -2,22 +2,21 @@ import { describe, expect, it } from "vitest";
 import { listTools, ProfileError, StateDirectory, visibleTools } from "../../src/index.js";
 import { PAGE_MAX_BYTES, PAGE_MAX_TOOLS } from "../../src/model/_limits.js";
 import { checkToolSizes, indexedTool } from "../../src/projection/_tool-projection.js";
-import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
+import {
+  makePackage,
+  ownerConfig,
+  tempDir,
+  textExecute,
+  thrown,
+  toolMachine,
+} from "../_helpers.js";
 
 // The page bounds of tools/list, reached for real: tools big enough that 32
 // of them exceed 1 MiB, and the guard that keeps any one tool within a page.
 const work = tempDir();
 
 /** How every command here runs, and that it is a tool. */
-const RUNS = {
-  execute: {
-    mapping: "managed",
-    program: "bin/run.mjs",
-    runtime: "node",
-    result: { kind: "text" },
-  },
-  machine: { eligible: true, interaction: "none", requiredFeatures: ["rukh.command-result/1"] },
-};
+const RUNS = { execute: textExecute(), machine: toolMachine("none") };
 
 /** A command whose input enum makes its tool about 40 KB. */
 function bigCommand(ext: string, c: number) {
@@ -98,16 +97,13 @@ describe("tools/list pages", () => {
       ...indexableCommand(),
       description: "d".repeat(PAGE_MAX_BYTES),
     };
-    let caught: unknown;
-    try {
+    const caught = thrown(() =>
       checkToolSizes(
         ownerConfig() as never,
         [indexedTool(command as never)],
         () => command as never,
-      );
-    } catch (e) {
-      caught = e;
-    }
+      ),
+    );
     expect(caught).toBeInstanceOf(ProfileError);
     expect((caught as ProfileError).code).toBe("tool_too_large");
     expect((caught as ProfileError).message).toContain("must fit one 1048576-byte page");

@@ -16,7 +16,7 @@ import {
   revisionTag,
 } from "../../src/projection/_tool-names.js";
 import { buildProjection } from "../../src/projection/_tool-projection.js";
-import { makePackage, ownerConfig, tempDir } from "../_helpers.js";
+import { makePackage, ownerConfig, tempDir, textExecute, toolMachine } from "../_helpers.js";
 
 // Client-fit names (`toolNames: "compact"`): what a client that prefixes
 // names and hands them to a model API can take, telling two extensions'
@@ -34,13 +34,8 @@ function ext(id: string, commands: readonly string[]): object {
       id: c,
       path: [id.replaceAll(".", "-"), `c${i}`],
       summary: `Run ${c}`,
-      execute: {
-        mapping: "managed",
-        program: "bin/run.mjs",
-        runtime: "node",
-        result: { kind: "text" },
-      },
-      machine: { eligible: true, requiredFeatures: ["rukh.command-result/1"] },
+      execute: textExecute(),
+      machine: toolMachine(),
     })),
   };
 }

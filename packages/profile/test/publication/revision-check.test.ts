@@ -9,7 +9,7 @@ import {
   registryWithoutUserInfo,
   validateRevision,
 } from "../../src/publication/_revision-check.js";
-import { ownerConfig, tempDir } from "../_helpers.js";
+import { janeRevision, tempDir } from "../_helpers.js";
 
 const ORIGIN = {
   registry: "https://registry.test/",
@@ -20,24 +20,7 @@ const ORIGIN = {
 };
 
 function revision(origin: unknown) {
-  return {
-    format: "rukh.profile/1",
-    sequence: 1,
-    parent: null,
-    createdAt: "2026-01-01T00:00:00.000Z",
-    config: ownerConfig(),
-    extensions: [
-      {
-        id: "jane.hello",
-        version: "1.2.0",
-        publisher: "jane",
-        digest: "a".repeat(64),
-        enabled: true,
-        ...(origin !== undefined && { origin }),
-      },
-    ],
-    commandGeneration: 1,
-  };
+  return janeRevision("1.2.0", origin !== undefined ? { origin } : {});
 }
 
 it.each<[string, unknown, string | undefined]>([
