@@ -12,7 +12,13 @@ import type { JsonObject } from "@rukh/json";
 import type { McpLimits } from "../hosting/index.js";
 import { decodeMessage, JSONRPC_ERROR_CODES, type RequestId } from "../protocol/index.js";
 import type { HttpAuthenticator } from "./_authenticator.js";
-import { checkMedia, checkRepeated, checkRouting, checkSource } from "./_checks.js";
+import {
+  checkMedia,
+  checkRepeated,
+  checkRouting,
+  checkSource,
+  type RequestEra,
+} from "./_checks.js";
 import { allowOrigin, answerPreflight } from "./_cors.js";
 import { jsonRpcError, readBody, refuse } from "./_reply.js";
 import { peerOf } from "./_server.js";
@@ -28,6 +34,8 @@ export interface GateContext {
   readonly authenticator: HttpAuthenticator;
   readonly limits: McpLimits;
   closing(): boolean;
+  /** A notification its sender's credential admitted (a 2025-era client's cancellation is one). */
+  notified(binding: HostBinding, method: string, params: JsonObject | undefined): void;
 }
 
 /** A request that passed every check: its binding and its message. */
@@ -36,6 +44,7 @@ export interface Admitted {
   readonly id: RequestId;
   readonly method: string;
   readonly params: JsonObject | undefined;
+  readonly era: RequestEra;
 }
 
 /** `req` admitted, or `undefined` once it has been answered (a refusal, metadata, a notification). */
@@ -78,7 +87,8 @@ export async function gate(
     return refuse(res, {
       status: 405,
       code: JSONRPC_ERROR_CODES.invalidRequest,
-      message: "Method not allowed: this endpoint takes one POST per request (MCP 2026-07-28)",
+      message:
+        "Method not allowed: this endpoint takes one POST per message; it offers no standalone stream and no sessions to end",
       headers: { allow: "POST" },
     });
   if (ctx.closing())
@@ -131,19 +141,25 @@ export async function gate(
       message: "Invalid request: a client sends no responses over HTTP",
     });
   if (msg.kind === "notification") {
-    // Nothing a client notifies is acted on over HTTP (closing a stream cancels).
+    ctx.notified(auth.binding, msg.method, msg.params);
     res.writeHead(202).end();
     return undefined;
   }
   const routing = checkRouting(req.headers, msg.method, msg.params);
-  if (routing !== undefined)
+  if ("status" in routing)
     return jsonRpcError(res, {
       status: routing.status,
       id: msg.id,
       code: routing.code,
       message: routing.message,
     });
-  return { binding: auth.binding, id: msg.id, method: msg.method, params: msg.params };
+  return {
+    binding: auth.binding,
+    id: msg.id,
+    method: msg.method,
+    params: msg.params,
+    era: routing,
+  };
 }
 
 function oneHeader(req: IncomingMessage, name: string): string | undefined {

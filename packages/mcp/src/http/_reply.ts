@@ -14,6 +14,8 @@ const KEEPALIVE_MS = 15_000;
 export interface Reply {
   notify(message: object): void;
   finish(status: number, message: Buffer): void;
+  /** Ends the answer with no message: the client cancelled the request, and a cancelled request is not answered. */
+  abandon(): void;
 }
 
 const jsonText = (message: object | Buffer) =>
@@ -58,6 +60,11 @@ export function jsonReply(res: ServerResponse): Reply {
       res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
       res.end(body);
     },
+    abandon() {
+      if (res.destroyed || res.headersSent) return;
+      // Accepted, and nothing will follow: what HTTP says of a message that gets no answer.
+      res.writeHead(202, { "cache-control": "no-store" }).end();
+    },
   };
 }
 
@@ -92,6 +99,12 @@ export function streamReply(res: ServerResponse): Reply {
       }
       event(message);
       if (!res.writableEnded) res.end();
+    },
+    abandon() {
+      clearInterval(keepalive);
+      if (res.destroyed || res.writableEnded) return;
+      start();
+      res.end();
     },
   };
 }

@@ -23,6 +23,7 @@ import type { HttpAuthenticator } from "./_authenticator.js";
 import { type GateContext, gate } from "./_gate.js";
 import { jsonRpcError } from "./_reply.js";
 import {
+  cancelNotified,
   LISTENS_MAX,
   LISTENS_PER_SUBJECT,
   type ServeContext,
@@ -127,6 +128,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     authenticator: options.authenticator,
     limits: settings.limits,
     closing: () => closing,
+    notified: (binding, method, params) => cancelNotified(serveContext, binding, method, params),
   };
   const serveContext: ServeContext = {
     state,
@@ -140,6 +142,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     logger,
     ownerSignal: owner.signal,
     views: presetViews(state, settings),
+    legacyRequests: new Map(),
   };
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const admitted = await gate(gateContext, req, res);

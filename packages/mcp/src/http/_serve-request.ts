@@ -1,13 +1,21 @@
 // One admitted request served under its binding: the handlers made for
-// this request (as stdio makes them for its one client), the protocol's one answer, sent as
-// JSON or at the end of an event stream; the client closing its side
-// cancels it.
+// this request (as stdio makes them for its one client) in the era it
+// names, the protocol's one answer, sent as JSON or at the end of an event
+// stream; the client closing its side cancels it, and so does a 2025-era
+// client's notifications/cancelled that reaches this replica.
 
 import type { ServerResponse } from "node:http";
+import type { HostBinding } from "@rukh/core";
 import type { JsonObject } from "@rukh/json";
 import type { StateDirectory } from "@rukh/profile";
 import type { HostCore, HostSettings, McpLogger } from "../hosting/index.js";
-import { errorAnswer, JSONRPC_ERROR_CODES, type Protocol } from "../protocol/index.js";
+import {
+  errorAnswer,
+  idKey,
+  JSONRPC_ERROR_CODES,
+  type Protocol,
+  type RequestId,
+} from "../protocol/index.js";
 import { bindingHandlers, type ToolViews } from "../tools/index.js";
 import type { Admitted } from "./_gate.js";
 import { jsonReply, streamReply } from "./_reply.js";
@@ -24,6 +32,32 @@ export interface ServeContext {
   readonly ownerSignal: AbortSignal;
   /** The views of a preset, shared by every request bound to it. */
   views(preset: string): ToolViews;
+  /**
+   * The 2025-era requests in hand, by subject and the id their client gave
+   * them: what a `notifications/cancelled` names (see {@link cancelNotified}).
+   */
+  readonly legacyRequests: Map<string, string>;
+}
+
+const legacyKey = (subject: string, id: RequestId) => `${subject}\u0000${idKey(id)}`;
+
+/**
+ * A 2025-era client's `notifications/cancelled`: the request it names, in
+ * hand on this host under the same subject, is cancelled and gets no answer.
+ * One that names no such request (finished, or running on another replica)
+ * does nothing: the client's closing its request is what reaches every replica.
+ */
+export function cancelNotified(
+  ctx: ServeContext,
+  binding: HostBinding,
+  method: string,
+  params: JsonObject | undefined,
+): void {
+  if (method !== "notifications/cancelled" || params === undefined) return;
+  const id = params.requestId;
+  if (typeof id !== "string" && typeof id !== "number") return;
+  const key = ctx.legacyRequests.get(legacyKey(binding.subject, id));
+  if (key !== undefined) ctx.protocol.cancel(key);
 }
 
 /** Most `subscriptions/listen` streams one subject may hold open. */
@@ -37,7 +71,7 @@ let requests = 0;
 export async function serveRequest(
   ctx: ServeContext,
   res: ServerResponse,
-  { binding, id, method, params }: Admitted,
+  { binding, id, method, params, era }: Admitted,
 ): Promise<void> {
   const { state, core, settings, logger, protocol } = ctx;
   if (ctx.ownerSignal.aborted) {
@@ -52,8 +86,10 @@ export async function serveRequest(
     jsonReply(res).finish(refused.status, refused.bytes);
     return;
   }
+  // A 2025-era call always streams: a cancelled one then ends with no answer, as that era asks.
   const streams =
-    method === "subscriptions/listen" || (method === "tools/call" && hasProgressToken(params));
+    method === "subscriptions/listen" ||
+    (method === "tools/call" && (era.era === "legacy" || hasProgressToken(params)));
   const reply = streams ? streamReply(res) : jsonReply(res);
   // Each POST is its own request: it is known by itself, whatever id its client gave it.
   const open = protocol.open(
@@ -65,6 +101,10 @@ export async function serveRequest(
     reply.finish(open.status, open.bytes);
     return;
   }
+  const named = era.era === "legacy" ? legacyKey(binding.subject, id) : undefined;
+  // Two requests of one subject under one id: a cancellation names the first.
+  if (named !== undefined && !ctx.legacyRequests.has(named))
+    ctx.legacyRequests.set(named, open.key);
   // The client closing its side before the answer is the request's cancellation.
   res.on("close", () => {
     if (!res.writableFinished) protocol.cancel(open.key);
@@ -79,13 +119,18 @@ export async function serveRequest(
     logger,
     // Every request is its own era's first: there is nothing to report per request.
     info: () => {},
+    // A 2025-era request after initialize: the version its client negotiated (with any replica).
+    ...(era.era === "legacy" && era.version !== undefined && { initializedAs: era.version }),
   });
   const stop = () => watcher.stop();
   ctx.ownerSignal.addEventListener("abort", stop, { once: true });
   try {
     const answer = await protocol.answer(open, dispatcher);
     if (answer !== undefined) reply.finish(answer.status, answer.bytes);
+    else reply.abandon();
   } finally {
+    if (named !== undefined && ctx.legacyRequests.get(named) === open.key)
+      ctx.legacyRequests.delete(named);
     ctx.ownerSignal.removeEventListener("abort", stop);
     watcher.stop();
   }
