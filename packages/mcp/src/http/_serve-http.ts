@@ -21,6 +21,7 @@ import { JSONRPC_ERROR_CODES, Protocol } from "../protocol/index.js";
 import { ToolViews } from "../tools/index.js";
 import type { HttpAuthenticator } from "./_authenticator.js";
 import { type GateContext, gate } from "./_gate.js";
+import { LegacyCancels } from "./_legacy-cancels.js";
 import { jsonRpcError } from "./_reply.js";
 import {
   cancelNotified,
@@ -130,19 +131,21 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     closing: () => closing,
     notified: (binding, method, params) => cancelNotified(serveContext, binding, method, params),
   };
+  const protocol = new Protocol({
+    limits: settings.limits,
+    logger,
+    listens: { perSubject: LISTENS_PER_SUBJECT, total: LISTENS_MAX },
+  });
+  const legacyCancels = new LegacyCancels(state, (key) => protocol.cancel(key));
   const serveContext: ServeContext = {
     state,
     core,
     settings,
-    protocol: new Protocol({
-      limits: settings.limits,
-      logger,
-      listens: { perSubject: LISTENS_PER_SUBJECT, total: LISTENS_MAX },
-    }),
+    protocol,
     logger,
     ownerSignal: owner.signal,
     views: presetViews(state, settings),
-    legacyRequests: new Map(),
+    legacyCancels,
   };
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const admitted = await gate(gateContext, req, res);
@@ -154,6 +157,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     async close() {
       if (closing) return;
       closing = true;
+      legacyCancels.stop();
       await shutDown({ server, owner, work, core });
     },
   };

@@ -2,22 +2,17 @@
 // this request (as stdio makes them for its one client) in the era it
 // names, the protocol's one answer, sent as JSON or at the end of an event
 // stream; the client closing its side cancels it, and so does a 2025-era
-// client's notifications/cancelled that reaches this replica.
+// client's notifications/cancelled, whichever replica it reaches.
 
 import type { ServerResponse } from "node:http";
 import type { HostBinding } from "@rukh/core";
 import type { JsonObject } from "@rukh/json";
 import type { StateDirectory } from "@rukh/profile";
 import type { HostCore, HostSettings, McpLogger } from "../hosting/index.js";
-import {
-  errorAnswer,
-  idKey,
-  JSONRPC_ERROR_CODES,
-  type Protocol,
-  type RequestId,
-} from "../protocol/index.js";
+import { errorAnswer, JSONRPC_ERROR_CODES, type Protocol } from "../protocol/index.js";
 import { bindingHandlers, type ToolViews } from "../tools/index.js";
 import type { Admitted } from "./_gate.js";
+import type { LegacyCancels } from "./_legacy-cancels.js";
 import { jsonReply, streamReply } from "./_reply.js";
 
 /** What every request of one HTTP host is served with. */
@@ -32,20 +27,15 @@ export interface ServeContext {
   readonly ownerSignal: AbortSignal;
   /** The views of a preset, shared by every request bound to it. */
   views(preset: string): ToolViews;
-  /**
-   * The 2025-era requests in hand, by subject and the id their client gave
-   * them: what a `notifications/cancelled` names (see {@link cancelNotified}).
-   */
-  readonly legacyRequests: Map<string, string>;
+  /** The 2025-era requests in hand, and the cancellations left for them (see {@link cancelNotified}). */
+  readonly legacyCancels: LegacyCancels;
 }
 
-const legacyKey = (subject: string, id: RequestId) => `${subject}\u0000${idKey(id)}`;
-
 /**
- * A 2025-era client's `notifications/cancelled`: the request it names, in
- * hand on this host under the same subject, is cancelled and gets no answer.
- * One that names no such request (finished, or running on another replica)
- * does nothing: the client's closing its request is what reaches every replica.
+ * A 2025-era client's `notifications/cancelled`: the request it names, of
+ * the same subject, is cancelled and gets no answer, on this replica or on
+ * the one that holds it (see {@link LegacyCancels}). One that names no such
+ * request does nothing.
  */
 export function cancelNotified(
   ctx: ServeContext,
@@ -56,8 +46,11 @@ export function cancelNotified(
   if (method !== "notifications/cancelled" || params === undefined) return;
   const id = params.requestId;
   if (typeof id !== "string" && typeof id !== "number") return;
-  const key = ctx.legacyRequests.get(legacyKey(binding.subject, id));
-  if (key !== undefined) ctx.protocol.cancel(key);
+  void ctx.legacyCancels
+    .notified(binding.subject, id)
+    .catch((e: unknown) =>
+      ctx.logger.log("warn", "a cancellation could not be passed on", { error: String(e) }),
+    );
 }
 
 /** Most `subscriptions/listen` streams one subject may hold open. */
@@ -101,10 +94,8 @@ export async function serveRequest(
     reply.finish(open.status, open.bytes);
     return;
   }
-  const named = era.era === "legacy" ? legacyKey(binding.subject, id) : undefined;
-  // Two requests of one subject under one id: a cancellation names the first.
-  if (named !== undefined && !ctx.legacyRequests.has(named))
-    ctx.legacyRequests.set(named, open.key);
+  const named =
+    era.era === "legacy" ? ctx.legacyCancels.hold(binding.subject, id, open.key) : undefined;
   // The client closing its side before the answer is the request's cancellation.
   res.on("close", () => {
     if (!res.writableFinished) protocol.cancel(open.key);
@@ -129,8 +120,7 @@ export async function serveRequest(
     if (answer !== undefined) reply.finish(answer.status, answer.bytes);
     else reply.abandon();
   } finally {
-    if (named !== undefined && ctx.legacyRequests.get(named) === open.key)
-      ctx.legacyRequests.delete(named);
+    if (named !== undefined) ctx.legacyCancels.release(named, open.key);
     ctx.ownerSignal.removeEventListener("abort", stop);
     watcher.stop();
   }

@@ -19,32 +19,40 @@ const at = useState();
 let op: TestIssuer;
 let host: McpHttpHost;
 let resource: string;
+/** A second replica on the same state directory. */
+let twin: McpHttpHost;
+let twinResource: string;
 let greet: string;
 let slow: string;
 let progress: string;
 
 beforeAll(async () => {
-  const port = await freePort();
+  const [port, twinPort] = [await freePort(), await freePort()];
   resource = `http://127.0.0.1:${port}/mcp`;
-  op = await startIssuer({ resources: [resource], scopes: "mcp mcp.narrow" });
-  host = await serveHttp({
-    state: at.state,
-    resource,
-    listen: { port },
-    authenticator: createResourceServer({
-      resource,
-      issuer: op.issuer,
-      requiredScopes: ["mcp"],
-      presets: [{ scope: "mcp.narrow", preset: "narrow" }],
-      defaultPreset: "default",
-    }),
-  });
+  twinResource = `http://127.0.0.1:${twinPort}/mcp`;
+  op = await startIssuer({ resources: [resource, twinResource], scopes: "mcp mcp.narrow" });
+  const replica = (url: string, p: number) =>
+    serveHttp({
+      state: at.state,
+      resource: url,
+      listen: { port: p },
+      authenticator: createResourceServer({
+        resource: url,
+        issuer: op.issuer,
+        requiredScopes: ["mcp"],
+        presets: [{ scope: "mcp.narrow", preset: "narrow" }],
+        defaultPreset: "default",
+      }),
+    });
+  host = await replica(resource, port);
+  twin = await replica(twinResource, twinPort);
   greet = await toolNameOf(at.state, "fx.main/greet");
   slow = await toolNameOf(at.state, "fx.main/slow");
   progress = await toolNameOf(at.state, "fx.main/progress");
 }, 30_000);
 afterAll(async () => {
   await host?.close();
+  await twin?.close();
   await op?.close();
 });
 
@@ -315,5 +323,40 @@ describe("the 2025 eras on the wire", () => {
     expect(cancel.status).toBe(202);
     expect((await call).text).toContain('"outcome":"succeeded"');
     expect((await lastFinal(since)).outcome).toBe("succeeded");
+  });
+
+  it("a notifications/cancelled that reaches another replica cancels the call where it runs", async () => {
+    const since = (await readJournal(at.root)).records.length;
+    const call = post(
+      {
+        jsonrpc: "2.0",
+        id: 91,
+        method: "tools/call",
+        params: { name: slow, arguments: { wait_ms: 20_000 } },
+      },
+      { "mcp-protocol-version": "2025-11-25" },
+    );
+    await new Promise((r) => setTimeout(r, 800));
+    const t0 = Date.now();
+    const cancel = await fetch(twinResource, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${await op.token("alice-agent", twinResource, "mcp")}`,
+        "mcp-protocol-version": "2025-11-25",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 91 },
+      }),
+    });
+    expect(cancel.status).toBe(202);
+    const answered = await call;
+    // Cancelled: the stream ends with no answer, long before the 20 s nap.
+    expect(answered.text).not.toContain('"result"');
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    expect((await lastFinal(since)).outcome).toBe("cancelled");
   });
 });
