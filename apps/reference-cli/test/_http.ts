@@ -139,7 +139,12 @@ await runCommandProcess({ handlers: {
     context: { ...ctx, signal: undefined, log: undefined },
   }) }),
   "fx.see/nap": async (ctx) => {
-    await new Promise((r) => setTimeout(r, ctx.inputs.wait_ms));
+    // A step every 100 ms, each reported as progress (a client that asked for it hears them).
+    const steps = Math.ceil(ctx.inputs.wait_ms / 100);
+    for (let i = 1; i <= steps; i++) {
+      await new Promise((r) => setTimeout(r, Math.min(100, ctx.inputs.wait_ms)));
+      ctx.progress(i, steps);
+    }
     return structuredResult({ tag: ctx.inputs.tag ?? "" });
   },
 } });
