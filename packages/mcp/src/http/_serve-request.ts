@@ -106,6 +106,7 @@ export async function serveRequest(
     ownerSignal: ctx.ownerSignal,
     settings,
     notify: (message) => reply.notify(message),
+    runs: () => reply.begin(),
     views: ctx.views(binding.preset),
     logger,
     // Every request is its own era's first: there is nothing to report per request.

@@ -285,6 +285,37 @@ describe("the 2025 eras on the wire", () => {
     expect(anonymous.headers.get("www-authenticate")).toMatch(/^Bearer resource_metadata="/);
   });
 
+  it("a 2025-era call's stream opens when the call starts, not with its first event", async () => {
+    // A client may send nothing more until a response begins: the Python SDK
+    // holds its OAuth lock until then, so its cancellation would wait for the call.
+    const since = (await readJournal(at.root)).records.length;
+    const abort = new AbortController();
+    const res = await fetch(resource, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        authorization: `Bearer ${await op.token("alice-agent", resource, "mcp")}`,
+        "mcp-protocol-version": "2025-11-25",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: slow, arguments: { wait_ms: 15_000 } },
+      }),
+      signal: abort.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/event-stream");
+    const records = (await readJournal(at.root)).records.slice(since) as unknown as {
+      type: string;
+    }[];
+    expect(records.filter((r) => r.type === "final")).toEqual([]);
+    abort.abort();
+    expect((await lastFinal(since)).outcome).toBe("cancelled");
+  });
+
   it("GET and DELETE: 405, as for a server with no standalone stream and no sessions", async () => {
     for (const method of ["GET", "DELETE"]) {
       const r = await fetch(resource, {
