@@ -8,6 +8,7 @@
 
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { hostname } from "node:os";
+import { replaceInvisible } from "@rukh/json";
 import { McpError, type McpLogger } from "../hosting/index.js";
 
 const LEVELS: readonly string[] = ["info", "warn", "silent"];
@@ -59,12 +60,26 @@ export interface AccessLogger {
   flush(): void;
 }
 
-/** Most characters of a client's own words (a method, a tool name) a line keeps. */
-const WORD_MAX = 128;
+/** Most characters of a word from outside (a method, a tool name, a subject) a line keeps. */
+const WORD_MAX = 256;
 
-/** A client's word as a line keeps it: at most {@link WORD_MAX} characters. */
-export const logWord = (w: string): string =>
-  w.length <= WORD_MAX ? w : `${w.slice(0, WORD_MAX)}…`;
+// Control characters, and DEL and the C1 controls JSON leaves as they are.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+const visible = (codePoint: number) => `\\u{${codePoint.toString(16)}}`;
+
+/**
+ * A word from outside as a line keeps it: at most {@link WORD_MAX}
+ * characters, each control and hidden character written as a visible escape
+ * (`\u{1b}`, `\u{202e}`), so a line read on a terminal (`tail -f`) shows
+ * what was sent and obeys none of it.
+ */
+export function logWord(w: string): string {
+  const cut = w.length <= WORD_MAX ? w : `${w.slice(0, WORD_MAX)}…`;
+  return replaceInvisible(
+    cut.replace(CONTROL, (c) => visible(c.charCodeAt(0))),
+    visible,
+  );
+}
 
 /** A record that goes nowhere: what a host without an access log fills in. */
 export const unlogged = (): AccessRecord => ({

@@ -126,7 +126,7 @@ export async function gate(
         }),
       },
     });
-  record.subject = auth.binding.subject;
+  record.subject = logWord(auth.binding.subject);
   const media = checkMedia(req.headers);
   if (media !== undefined) return refuse(res, media);
   const body = await readBody(req, limits.messageMaxBytes);

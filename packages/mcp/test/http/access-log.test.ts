@@ -264,6 +264,26 @@ describe("the access log of the HTTP host", () => {
     expect(all).not.toContain("hello");
   });
 
+  it("keeps a client's words short and visible: no control or hidden character reaches a line", async () => {
+    const l = logged.info;
+    const from = l.lines.length;
+    const token = await op.token("alice-agent", l.url, "mcp");
+    // A 2025-era call names its tool in its body only.
+    const name = `evil\u009b2J\u001b]8;;\u202e${"x".repeat(400)}`;
+    const r = await post(l.url, {
+      method: "tools/call",
+      params: { name },
+      token,
+      legacy: "2025-11-25",
+    });
+    expect(r.status).toBe(400);
+    const [line] = await linesOf(l, from, 1);
+    expect(line!.trimEnd()).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/u);
+    const { tool, outcome } = JSON.parse(line!);
+    expect(tool).toBe(`evil\\u{9b}2J\\u{1b}]8;;\\u{202e}${"x".repeat(256 - 13)}…`);
+    expect(outcome).toBe("refused");
+  });
+
   it("at warn, writes only what was refused or did not succeed, under the default replica", async () => {
     const l = logged.warn;
     const from = l.lines.length;
