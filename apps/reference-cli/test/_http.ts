@@ -156,17 +156,31 @@ await runCommandProcess({ handlers: {
   });
 }
 
-/** `rukh mcp serve --endpoint team --http <listen>` as a real process (`env` added to its own), once it listens. */
+/**
+ * `rukh mcp serve --endpoint team --http <listen>` as a real process (`env`
+ * added to its own, `args` after its own), once it listens; what it writes to
+ * stdout (its access lines) and stderr is kept.
+ */
 export async function serveHttpProcess(
   root: string,
   listen: string,
   env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; stderr: () => string; exited: Promise<number | null> }> {
-  const child = spawn(RUKH_BIN, ["mcp", "serve", "--endpoint", "team", "--http", listen], {
+  args: readonly string[] = [],
+): Promise<{
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}> {
+  const child = spawn(RUKH_BIN, ["mcp", "serve", "--endpoint", "team", "--http", listen, ...args], {
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_HOME: root, ...env },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  let out = "";
   let err = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    out += d.toString("utf8");
+  });
   child.stderr!.on("data", (d: Buffer) => {
     err += d.toString("utf8");
   });
@@ -176,7 +190,7 @@ export async function serveHttpProcess(
     await new Promise((r) => setTimeout(r, 25));
   }
   if (!err.includes(" over HTTP at ")) throw new Error(`the server did not start: ${err}`);
-  return { child, stderr: () => err, exited };
+  return { child, stdout: () => out, stderr: () => err, exited };
 }
 
 /** An SDK 2.x client on 2026-07-28, connected to `resource` with a bearer `token`. */

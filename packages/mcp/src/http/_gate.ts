@@ -10,7 +10,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HostBinding } from "@rukh/core";
 import type { JsonObject } from "@rukh/json";
 import type { McpLimits } from "../hosting/index.js";
-import { decodeMessage, JSONRPC_ERROR_CODES, type RequestId } from "../protocol/index.js";
+import {
+  decodeMessage,
+  JSONRPC_ERROR_CODES,
+  legacyVersionFor,
+  MODERN_PROTOCOL_VERSION,
+  type RequestId,
+} from "../protocol/index.js";
+import { type AccessRecord, logWord } from "./_access-log.js";
 import type { HttpAuthenticator } from "./_authenticator.js";
 import {
   checkMedia,
@@ -47,11 +54,16 @@ export interface Admitted {
   readonly era: RequestEra;
 }
 
-/** `req` admitted, or `undefined` once it has been answered (a refusal, metadata, a notification). */
+/**
+ * `req` admitted, or `undefined` once it has been answered (a refusal,
+ * metadata, a notification); what it learns of the request on the way (its
+ * subject, method, tool and era) goes into its access `record`.
+ */
 export async function gate(
   ctx: GateContext,
   req: IncomingMessage,
   res: ServerResponse,
+  record: AccessRecord,
 ): Promise<Admitted | undefined> {
   const { limits } = ctx;
   const repeated = checkRepeated(req.rawHeaders);
@@ -114,6 +126,7 @@ export async function gate(
         }),
       },
     });
+  record.subject = logWord(auth.binding.subject);
   const media = checkMedia(req.headers);
   if (media !== undefined) return refuse(res, media);
   const body = await readBody(req, limits.messageMaxBytes);
@@ -140,6 +153,9 @@ export async function gate(
       code: JSONRPC_ERROR_CODES.invalidRequest,
       message: "Invalid request: a client sends no responses over HTTP",
     });
+  record.method = logWord(msg.method);
+  if (msg.method === "tools/call" && typeof msg.params?.name === "string")
+    record.tool = logWord(msg.params.name);
   if (msg.kind === "notification") {
     ctx.notified(auth.binding, msg.method, msg.params);
     res.writeHead(202).end();
@@ -153,6 +169,7 @@ export async function gate(
       code: routing.code,
       message: routing.message,
     });
+  record.era = eraOf(routing, msg.params);
   return {
     binding: auth.binding,
     id: msg.id,
@@ -160,6 +177,15 @@ export async function gate(
     params: msg.params,
     era: routing,
   };
+}
+
+/** The version a request is served in, as its access line names it. */
+function eraOf(routing: RequestEra, params: JsonObject | undefined): string | null {
+  if (routing.era === "modern") return MODERN_PROTOCOL_VERSION;
+  if (routing.version !== undefined) return routing.version;
+  // An initialize: the version it will be answered in.
+  const requested = params?.protocolVersion;
+  return typeof requested === "string" ? legacyVersionFor(requested) : null;
 }
 
 function oneHeader(req: IncomingMessage, name: string): string | undefined {

@@ -19,6 +19,7 @@ import {
 } from "../hosting/index.js";
 import { JSONRPC_ERROR_CODES, Protocol } from "../protocol/index.js";
 import { ToolViews } from "../tools/index.js";
+import { accessLogger, type HttpAccessLog, unlogged } from "./_access-log.js";
 import type { HttpAuthenticator } from "./_authenticator.js";
 import { type GateContext, gate } from "./_gate.js";
 import { LegacyCancels } from "./_legacy-cancels.js";
@@ -61,6 +62,12 @@ export interface ServeHttpOptions extends McpHostOptions {
   readonly allowedHosts?: readonly string[];
   /** Browser origins allowed besides the resource's own (`https://app.example`). */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * One JSON line per HTTP request, through pino (stdout unless given a
+   * destination); default none. It holds no credential, no header, no
+   * arguments and no result; the diagnostics `logger` is not affected.
+   */
+  readonly accessLog?: HttpAccessLog;
 }
 
 /**
@@ -94,6 +101,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
   const logger = options.logger ?? NO_LOGGER;
   const state = stateOf(options.state);
   const resource = resourceOf(options.resource);
+  const access = await accessLogger(options.accessLog, logger);
   const core = await openCore({ state, settings, readyProcesses: options.readyProcesses });
   const owner = ownerController();
   const work = new Set<Promise<void>>();
@@ -148,8 +156,9 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     legacyCancels,
   };
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const admitted = await gate(gateContext, req, res);
-    if (admitted !== undefined) await serveRequest(serveContext, res, admitted);
+    const record = access?.open(req, res) ?? unlogged();
+    const admitted = await gate(gateContext, req, res, record);
+    if (admitted !== undefined) await serveRequest(serveContext, res, admitted, record);
   }
 
   return {
@@ -159,6 +168,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
       closing = true;
       legacyCancels.stop();
       await shutDown({ server, owner, work, core });
+      access?.flush();
     },
   };
 }

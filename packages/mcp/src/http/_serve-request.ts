@@ -11,6 +11,7 @@ import type { StateDirectory } from "@rukh/profile";
 import type { HostCore, HostSettings, McpLogger } from "../hosting/index.js";
 import { errorAnswer, JSONRPC_ERROR_CODES, type Protocol } from "../protocol/index.js";
 import { bindingHandlers, type ToolViews } from "../tools/index.js";
+import type { AccessRecord } from "./_access-log.js";
 import type { Admitted } from "./_gate.js";
 import type { LegacyCancels } from "./_legacy-cancels.js";
 import { jsonReply, streamReply } from "./_reply.js";
@@ -60,11 +61,15 @@ export const LISTENS_MAX = 256;
 
 let requests = 0;
 
-/** One admitted request, served under its own binding; its answer is JSON or a stream. */
+/**
+ * One admitted request, served under its own binding; its answer is JSON or
+ * a stream. What came of it goes into its access `record`.
+ */
 export async function serveRequest(
   ctx: ServeContext,
   res: ServerResponse,
   { binding, id, method, params, era }: Admitted,
+  record: AccessRecord,
 ): Promise<void> {
   const { state, core, settings, logger, protocol } = ctx;
   if (ctx.ownerSignal.aborted) {
@@ -76,6 +81,7 @@ export async function serveRequest(
         status: 503,
       },
     );
+    record.error = true;
     jsonReply(res).finish(refused.status, refused.bytes);
     return;
   }
@@ -91,6 +97,7 @@ export async function serveRequest(
     binding.subject,
   );
   if ("bytes" in open) {
+    record.error = true;
     reply.finish(open.status, open.bytes);
     return;
   }
@@ -118,8 +125,14 @@ export async function serveRequest(
   ctx.ownerSignal.addEventListener("abort", stop, { once: true });
   try {
     const answer = await protocol.answer(open, dispatcher);
-    if (answer !== undefined) reply.finish(answer.status, answer.bytes);
-    else reply.abandon();
+    if (answer === undefined) {
+      record.outcome = "cancelled";
+      reply.abandon();
+    } else {
+      if (answer.outcome !== undefined) record.outcome = answer.outcome;
+      record.error = answer.error !== undefined;
+      reply.finish(answer.status, answer.bytes);
+    }
   } finally {
     if (named !== undefined) ctx.legacyCancels.release(named, open.key);
     ctx.ownerSignal.removeEventListener("abort", stop);

@@ -11,7 +11,7 @@ import {
   type Era,
   eraOf,
   isObject,
-  LEGACY_PROTOCOL_VERSIONS,
+  legacyVersionFor,
   MODERN_PROTOCOL_VERSION,
 } from "./_era.js";
 import type { IncomingMessage, RequestId } from "./_message.js";
@@ -77,9 +77,7 @@ export function createDispatcher(ctx: DispatchContext): Dispatcher {
         JSONRPC_ERROR_CODES.invalidParams,
         "Invalid params: initialize needs protocolVersion (string) and capabilities (object)",
       );
-    const version = (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
-      ? requested
-      : LEGACY_PROTOCOL_VERSIONS[0];
+    const version = legacyVersionFor(requested);
     legacyVersion = version;
     return {
       protocolVersion: version,
