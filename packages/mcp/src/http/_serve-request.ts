@@ -126,8 +126,12 @@ export async function serveRequest(
   ctx.ownerSignal.addEventListener("abort", stop, { once: true });
   try {
     const answer = await protocol.answer(open, dispatcher);
-    if (answer !== undefined) reply.finish(answer.status, answer.bytes);
-    else reply.abandon();
+    if (answer === undefined) reply.abandon();
+    // The 2025 eras tie no HTTP status to a request's JSON-RPC error: it is
+    // the request's answer, on a 200. Their clients take any other status
+    // for the transport failing (the SDKs throw an HTTP error that has lost
+    // the JSON-RPC code; Python's reads a 404 as its session gone).
+    else reply.finish(era.era === "legacy" ? 200 : answer.status, answer.bytes);
   } finally {
     if (named !== undefined && ctx.legacyRequests.get(named) === open.key)
       ctx.legacyRequests.delete(named);
