@@ -131,7 +131,11 @@ export async function serveRequest(
     } else {
       if (answer.outcome !== undefined) record.outcome = answer.outcome;
       record.error = answer.error !== undefined;
-      reply.finish(answer.status, answer.bytes);
+      // The 2025 eras tie no HTTP status to a request's JSON-RPC error: it is
+      // the request's answer, on a 200. Their clients take any other status
+      // for the transport failing (the SDKs throw an HTTP error that has lost
+      // the JSON-RPC code; Python's reads a 404 as its session gone).
+      reply.finish(era.era === "legacy" ? 200 : answer.status, answer.bytes);
     }
   } finally {
     if (named !== undefined) ctx.legacyCancels.release(named, open.key);

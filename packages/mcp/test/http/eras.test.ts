@@ -169,6 +169,18 @@ describe.each([
     }
   });
 
+  it("gets a JSON-RPC error as that error, not as a failed transport", async () => {
+    const client = await connect();
+    try {
+      // An unknown tool is -32602 to the caller, as over stdio; not an HTTP 400 the client throws.
+      await expect(client.call("no_such_tool__0000", {})).rejects.toMatchObject({ code: -32602 });
+      // And the client goes on.
+      expect(outcomeOf(await client.call(greet, { name: "Cy" }))).toBe("succeeded");
+    } finally {
+      await client.close();
+    }
+  });
+
   it("cancels a call: the command ends cancelled, journaled once", async () => {
     const client = await connect();
     try {
@@ -232,6 +244,51 @@ describe("the 2025 eras on the wire", () => {
         { "mcp-protocol-version": version },
       );
       expect(JSON.parse(ping.text).result).toEqual({});
+    },
+  );
+
+  /** The one JSON-RPC answer of a JSON body or of an event stream (its last message). */
+  const answerOf = (r: { headers: Headers; text: string }) =>
+    r.headers.get("content-type") === "text/event-stream"
+      ? JSON.parse(
+          r.text
+            .split("\n")
+            .filter((l) => l.startsWith("data: "))
+            .at(-1)!
+            .slice(6),
+        )
+      : JSON.parse(r.text);
+
+  it.each(["2025-06-18", "2025-11-25"] satisfies Era2025[])(
+    "%s: an error is the request's answer, on a 200, as that era's clients read it",
+    async (version) => {
+      const h = { "mcp-protocol-version": version };
+      const errors = [
+        [-32601, await post({ jsonrpc: "2.0", id: 5, method: "prompts/list" }, h)],
+        [
+          -32602,
+          await post(
+            { jsonrpc: "2.0", id: 6, method: "tools/list", params: { cursor: "stale" } },
+            h,
+          ),
+        ],
+        [
+          -32602,
+          await post(
+            {
+              jsonrpc: "2.0",
+              id: 7,
+              method: "tools/call",
+              params: { name: "no_such_tool__0000", arguments: {} },
+            },
+            h,
+          ),
+        ],
+      ] as const;
+      for (const [code, r] of errors) {
+        expect([code, r.status]).toEqual([code, 200]);
+        expect(answerOf(r).error.code).toBe(code);
+      }
     },
   );
 
