@@ -140,7 +140,12 @@ await runCommandProcess({ handlers: {
     context: { ...ctx, signal: undefined, log: undefined },
   }) }),
   "fx.see/nap": async (ctx) => {
-    await new Promise((r) => setTimeout(r, ctx.inputs.wait_ms));
+    // A step every 100 ms, each reported as progress (a client that asked for it hears them).
+    const steps = Math.ceil(ctx.inputs.wait_ms / 100);
+    for (let i = 1; i <= steps; i++) {
+      await new Promise((r) => setTimeout(r, Math.min(100, ctx.inputs.wait_ms)));
+      ctx.progress(i, steps);
+    }
     return structuredResult({ tag: ctx.inputs.tag ?? "" });
   },
 } });
@@ -152,17 +157,35 @@ await runCommandProcess({ handlers: {
   });
 }
 
-/** `rukh mcp serve --endpoint team --http <listen>` as a real process (`env` added to its own), once it listens. */
+/**
+ * `rukh mcp serve --endpoint team --http <listen>` as a real process (`env`
+ * added to its own, `args` after its own), once it listens; what it writes to
+ * stdout (its access lines) and stderr is kept.
+ */
 export async function serveHttpProcess(
   root: string,
   listen: string,
   env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; stderr: () => string; exited: Promise<number | null> }> {
+  args: readonly string[] = [],
+): Promise<{
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}> {
   const child = spawnCli(
-    { args: ["mcp", "serve", "--endpoint", "team", "--http", listen], stateDir: root, env },
-    ["ignore", "ignore", "pipe"],
+    {
+      args: ["mcp", "serve", "--endpoint", "team", "--http", listen, ...args],
+      stateDir: root,
+      env,
+    },
+    ["ignore", "pipe", "pipe"],
   );
+  let out = "";
   let err = "";
+  child.stdout!.on("data", (d: Buffer) => {
+    out += d.toString("utf8");
+  });
   child.stderr!.on("data", (d: Buffer) => {
     err += d.toString("utf8");
   });
@@ -172,7 +195,7 @@ export async function serveHttpProcess(
     await new Promise((r) => setTimeout(r, 25));
   }
   if (!err.includes(" over HTTP at ")) throw new Error(`the server did not start: ${err}`);
-  return { child, stderr: () => err, exited };
+  return { child, stdout: () => out, stderr: () => err, exited };
 }
 
 /** An SDK 2.x client on 2026-07-28, connected to `resource` with a bearer `token`. */

@@ -3,7 +3,7 @@ import { removeDir } from "@rukh/testkit";
 import { runCli } from "@rukh/testkit/cli";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectWithToken, freePort, httpState, serveHttpProcess } from "./_http.js";
+import { connectWithToken, freePort, httpState, mcpPost, serveHttpProcess } from "./_http.js";
 
 // `rukh mcp serve --http` as an owner runs it: a real process, a real
 // issuer's tokens, the SDK 2.x Streamable HTTP client; the bearer token
@@ -20,7 +20,7 @@ beforeAll(async () => {
   resource = `http://127.0.0.1:${port}/mcp`;
   op = await startIssuer({ resources: [resource], scopes: "mcp mcp.narrow mcp.sealed" });
   ({ work, root } = await httpState("rukh-cli-http-", resource, op.issuer));
-  server = await serveHttpProcess(root, `127.0.0.1:${port}`);
+  server = await serveHttpProcess(root, `127.0.0.1:${port}`, {}, ["--log-level", "info"]);
 }, 60_000);
 afterAll(async () => {
   server?.child.kill("SIGKILL");
@@ -113,6 +113,43 @@ describe("rukh mcp serve --http", () => {
     },
   );
 
+  it("writes one access line per request on stdout, JSON, with no token in any", async () => {
+    const token = await op.token("alice-agent", resource, "mcp");
+    const from = server.stdout().length;
+    const listed = await mcpPost(resource, token, "tools/list");
+    expect(listed.status).toBe(200);
+    await listed.text();
+    const refused = await mcpPost(resource, "not-a-token", "tools/list");
+    expect(refused.status).toBe(401);
+    await refused.text();
+    for (let i = 0; i < 100 && server.stdout().slice(from).split("\n").length < 3; i++)
+      await new Promise((r) => setTimeout(r, 50));
+    const text = server.stdout().slice(from);
+    const lines = text.trimEnd().split("\n");
+    expect(lines).toHaveLength(2);
+    const [ok, no] = lines.map((l) => JSON.parse(l));
+    expect(ok).toMatchObject({
+      level: 30,
+      msg: "access",
+      era: "2026-07-28",
+      method: "tools/list",
+      tool: null,
+      subject: "alice-agent",
+      outcome: "answered",
+      status: 200,
+    });
+    expect(ok.replica).toMatch(/:\d+$/);
+    expect(typeof ok.time).toBe("string");
+    expect(typeof ok.durationMs).toBe("number");
+    expect(no).toMatchObject({ level: 40, subject: null, outcome: "refused", status: 401 });
+    // Every line the server has written on stdout is an access line; none holds a token.
+    for (const line of server.stdout().trimEnd().split("\n"))
+      expect(JSON.parse(line)).toMatchObject({ msg: "access" });
+    for (const part of [token, ...token.split("."), "not-a-token"])
+      expect(server.stdout()).not.toContain(part);
+    expect(server.stdout().toLowerCase()).not.toContain("bearer");
+  });
+
   it("refuses to serve an endpoint without an http side, and --preset with --http", () => {
     const plain = rukh("mcp", "serve", "--endpoint", "local", "--http", "127.0.0.1:1");
     expect(plain.status).toBe(2);
@@ -125,6 +162,13 @@ describe("rukh mcp serve --http", () => {
     const bad = rukh("mcp", "serve", "--endpoint", "team", "--http", "nowhere");
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--http "nowhere": expected host:port');
+    // Over stdio, stdout is the protocol's: no access line may go there.
+    const stdio = rukh("mcp", "serve", "--endpoint", "local", "--log-level", "info");
+    expect(stdio.status).toBe(2);
+    expect(stdio.stdout).toBe("");
+    expect(stdio.stderr).toContain("--log-level applies to --http only");
+    const level = rukh("mcp", "serve", "--http", "127.0.0.1:1", "--log-level", "debug");
+    expect(level.status).toBe(2);
   });
 
   it("stops on SIGTERM, cleanly", async () => {

@@ -6,6 +6,8 @@ import {
   ClientCredentialsProvider,
   StreamableHTTPClientTransport,
 } from "@modelcontextprotocol/client";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport as V1Transport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type JournalFinalRecord,
   type JournalStartRecord,
@@ -25,6 +27,19 @@ import { freePort, httpState, mcpPost, mcpRequest, serveHttpProcess } from "./_h
 // with SIGKILL under load loses no call to a second run, and the calls it
 // was running are finalized by the one that lives on.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** What a test asks of either SDK's client. */
+interface RealClient {
+  listTools(cursor?: string): Promise<{
+    tools: { name: string; description?: string | undefined }[];
+    nextCursor?: string | undefined;
+  }>;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    options?: { onprogress?: (p: { progress: number }) => void; signal?: AbortSignal },
+  ): Promise<unknown>;
+  close(): Promise<void>;
+}
 const missing = nginxMissing();
 if (missing !== undefined) console.warn(`skipping the replicas behind nginx: ${missing}`);
 
@@ -113,45 +128,137 @@ describe.skipIf(missing !== undefined)("replicas behind nginx", () => {
     expect(new Set(names).size).toBe(42);
   });
 
-  it("serves a real client through nginx that gets its own token with the SDK's OAuth support", async () => {
-    const client = new Client(
-      { name: "through-nginx", version: "1.0.0" },
-      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
-    );
-    // No token given: the client reads the 401's metadata, finds the issuer,
-    // asks it for a token for this resource, and tries again.
-    const oauth = new ClientCredentialsProvider({
-      clientId: "alice-agent",
-      clientSecret: "alice-agent-secret",
-      scope: "mcp",
-      expectedIssuer: op.issuer,
-    });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(resource), { authProvider: oauth }),
-    );
-    expect(oauth.tokens()?.access_token).toMatch(/^eyJ/);
-    try {
+  // Each real client in the era it speaks: it reads the 401's metadata,
+  // finds the issuer, asks it for a token for this resource, and tries
+  // again; then it lists every page, calls with progress and cancels, each
+  // request landing on either replica.
+  describe.each([
+    ["SDK 2.x, 2026-07-28", "2026-07-28"],
+    ["SDK 2.x, its 2025-11-25 handshake", "2025-11-25"],
+    ["SDK 1.x, 2025-11-25", "v1"],
+  ] as const)("a real client through nginx: %s", (_name, kind) => {
+    const oauth = () =>
+      new ClientCredentialsProvider({
+        clientId: "alice-agent",
+        clientSecret: "alice-agent-secret",
+        scope: "mcp",
+        expectedIssuer: op.issuer,
+      });
+    async function connect(): Promise<RealClient> {
+      if (kind === "v1") {
+        const client = new V1Client({ name: "through-nginx-v1", version: "1.0.0" });
+        await client.connect(new V1Transport(new URL(resource), { authProvider: oauth() }));
+        return {
+          listTools: (cursor) => client.listTools(cursor === undefined ? {} : { cursor }),
+          call: (name, args, options) =>
+            client.callTool({ name, arguments: args }, undefined, options),
+          close: () => client.close(),
+        };
+      }
+      const client = new Client(
+        { name: "through-nginx", version: "1.0.0" },
+        kind === "2026-07-28" ? { versionNegotiation: { mode: { pin: "2026-07-28" } } } : {},
+      );
+      const auth = oauth();
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(resource), { authProvider: auth }),
+      );
+      expect(auth.tokens()?.access_token).toMatch(/^eyJ/);
+      expect(client.getProtocolEra()).toBe(kind === "2026-07-28" ? "modern" : "legacy");
+      return {
+        listTools: (cursor) => client.listTools(cursor === undefined ? {} : { cursor }),
+        call: (name, args, options) => client.callTool({ name, arguments: args }, options),
+        close: () => client.close(),
+      };
+    }
+    const napOf = async (client: RealClient) => {
       const tools = [];
       let cursor: string | undefined;
       do {
-        const page = await client.listTools(cursor === undefined ? {} : { cursor });
+        const page = await client.listTools(cursor);
         tools.push(...page.tools);
         cursor = page.nextCursor;
       } while (cursor !== undefined);
       expect(tools).toHaveLength(42);
-      const nap = tools.find((t) => t.description?.includes("Sleep"))!;
-      const seen: number[] = [];
-      const r = await client.callTool(
-        { name: nap.name, arguments: { tag: "lb" } },
-        { onprogress: (p) => seen.push(p.progress) },
-      );
-      expect(r.structuredContent).toMatchObject({
-        outcome: "succeeded",
-        commandResult: { data: { tag: "lb" } },
+      return tools.find((t) => t.description?.includes("Sleep"))!.name;
+    };
+
+    it("lists every page, calls with progress, and is refused without a token", async () => {
+      const client = await connect();
+      try {
+        const nap = await napOf(client);
+        const seen: number[] = [];
+        const r = await client.call(
+          nap,
+          { tag: "lb", wait_ms: 500 },
+          {
+            onprogress: (p) => seen.push(p.progress),
+          },
+        );
+        expect((r as { structuredContent?: unknown }).structuredContent).toMatchObject({
+          outcome: "succeeded",
+          commandResult: { data: { tag: "lb" } },
+        });
+        expect(seen.length).toBeGreaterThan(0);
+        for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThan(seen[i - 1]!);
+      } finally {
+        await client.close();
+      }
+      const anonymous = await fetch(resource, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: "2025-11-25",
+            capabilities: {},
+            clientInfo: { name: "x", version: "1" },
+          },
+        }),
       });
-    } finally {
-      await client.close();
-    }
+      expect(anonymous.status).toBe(401);
+    });
+
+    it("cancels a call, whichever replica its cancellation reaches: journaled once, cancelled", async () => {
+      const client = await connect();
+      try {
+        const nap = await napOf(client);
+        const since = (await readJournal(root)).records.length;
+        const abort = new AbortController();
+        const call = client.call(
+          nap,
+          { tag: `cancel-${kind}`, wait_ms: 25_000 },
+          { signal: abort.signal },
+        );
+        await sleep(1_500);
+        abort.abort();
+        await call.then(
+          (r) => expect((r as { isError?: boolean }).isError).toBe(true),
+          () => {},
+        );
+        // The one call this test started since, and its one final.
+        let final: JournalFinalRecord | undefined;
+        for (let i = 0; i < 100 && final === undefined; i++) {
+          const records = (await readJournal(root)).records.slice(since);
+          const starts = records.filter((x): x is JournalStartRecord => x.type === "start");
+          expect(starts.length).toBeLessThanOrEqual(1);
+          final = records.find(
+            (x): x is JournalFinalRecord =>
+              x.type === "final" && x.invocationId === starts[0]?.invocationId,
+          );
+          if (final === undefined) await sleep(100);
+        }
+        expect(final?.outcome).toBe("cancelled");
+        expect(final?.reason).toBe("client_cancel");
+      } finally {
+        await client.close();
+      }
+    });
   });
 
   it("shows a publication to every replica's next request", async () => {

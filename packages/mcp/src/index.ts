@@ -22,6 +22,7 @@ export {
   McpError,
 } from "./hosting/index.js";
 export type {
+  HttpAccessLog,
   HttpAuthenticator,
   HttpAuthOutcome,
   McpHttpHost,

@@ -206,7 +206,8 @@ export class RawSession {
   }
 }
 
-const INSPECTOR = join(PACKAGE_DIR, "node_modules", ".bin", "mcp-inspector");
+/** The MCP Inspector's launcher (a devDependency). */
+export const INSPECTOR = join(PACKAGE_DIR, "node_modules", ".bin", "mcp-inspector");
 
 /**
  * The MCP Inspector CLI against `serve.mjs` on the state directory `root`

@@ -12,13 +12,18 @@ import { cleanup, makeState } from "./_helpers.js";
 import { expectConformance, installSuite, type SuiteTools } from "./conformance/_suite.js";
 
 // The official MCP conformance suite pointed at the HTTP host itself, no
-// bridge: every scenario 2026-07-28 requires, over Streamable HTTP. The suite
-// sends no credentials, so nginx in front adds a real issuer's token to each
-// request, as a gateway holding a service token would; the host checks it
-// like any other. The checks conformance/not-applicable.json lists for the
-// revision (the same as through the stdio bridge) must fail, each with its
-// reason; every other one must pass.
+// bridge, for each era the one URL serves: every scenario 2026-07-28
+// requires, then every scenario 2025-11-25 requires at that revision's wire
+// (an initialize answered with no session, each later POST naming its
+// version in MCP-Protocol-Version). The suite sends no credentials, so nginx
+// in front adds a real issuer's token to each request, as a gateway holding
+// a service token would; the host checks it like any other. The checks
+// conformance/not-applicable.json lists for the revision (the same as
+// through the stdio bridge), and the ones not-applicable-http.json lists for
+// this host alone, must fail or warn, each with its reason; every other one
+// must pass, and a warning counts as a failure.
 const LIST = fileURLToPath(new URL("./conformance/not-applicable.json", import.meta.url));
+const LIST_HTTP = fileURLToPath(new URL("./conformance/not-applicable-http.json", import.meta.url));
 
 let tools: SuiteTools | undefined;
 let skipped: string | undefined;
@@ -71,9 +76,12 @@ afterAll(async () => {
   if (nginxDir) cleanup(nginxDir);
 });
 
-describe("MCP conformance suite over Streamable HTTP, revision 2026-07-28", () => {
-  it("passes every check of every required scenario but the listed ones, which fail", async (ctx) => {
-    if (skipped !== undefined) ctx.skip(skipped);
-    await expectConformance(tools!, work!, url, "2026-07-28", LIST);
-  }, 900_000);
-});
+describe.each(["2026-07-28", "2025-11-25"])(
+  "MCP conformance suite over Streamable HTTP, revision %s",
+  (revision) => {
+    it("passes every check of every required scenario but the listed ones, which fail", async (ctx) => {
+      if (skipped !== undefined) ctx.skip(skipped);
+      await expectConformance(tools!, work!, url, revision, [LIST, LIST_HTTP]);
+    }, 900_000);
+  },
+);

@@ -39,6 +39,7 @@ it("exports exactly these type names", async () => {
   );
   expect(names.sort()).toMatchInlineSnapshot(`
     [
+      "HttpAccessLog",
       "HttpAuthOutcome",
       "HttpAuthenticator",
       "McpCloseReason",

@@ -1,6 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
@@ -23,6 +21,7 @@ import {
   toolNameOf,
   type Wire,
 } from "./_helpers.js";
+import { pythonMcp } from "./_python.js";
 
 // The client matrix: each real client lists every page of a list longer
 // than one page, calls, sees a failure, cancels, and hears of a list change
@@ -245,29 +244,7 @@ describe.each(["legacy", "modern"] as const)("client matrix: Inspector CLI, %s e
   }, 120_000);
 });
 
-const PYTHON_MCP = "mcp==2.3.0";
 const PYTHON_CLIENT = fileURLToPath(new URL("./fixtures/python_client.py", import.meta.url));
-
-/** A folder with the Python `mcp` package (installed by pip once per machine), or why there is none. */
-function pythonMcp(): { path: string } | { skip: string } {
-  const dir = join(tmpdir(), `rukh-python-${PYTHON_MCP.replace("==", "-")}`);
-  const probe = spawnSync("python3", ["-c", "import mcp"], {
-    encoding: "utf8",
-    env: { ...process.env, PYTHONPATH: dir },
-  });
-  if (probe.error !== undefined) return { skip: "python3 is not installed" };
-  if (probe.status === 0) return { path: dir };
-  const pip = spawnSync(
-    "python3",
-    ["-m", "pip", "install", "--quiet", "--target", dir, PYTHON_MCP],
-    { encoding: "utf8", timeout: 300_000 },
-  );
-  if (pip.status !== 0)
-    return {
-      skip: `pip cannot install ${PYTHON_MCP} here: ${(pip.stderr || String(pip.error)).trim().split("\n").pop()}`,
-    };
-  return { path: dir };
-}
 
 describe("client matrix: Python mcp, 2025-11-25", () => {
   it("lists every page, calls, fails, cancels and hears of a list change", async () => {

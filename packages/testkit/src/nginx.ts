@@ -60,6 +60,7 @@ http {
   upstream rukh_mcp {
 ${upstreams.map((u) => `    server ${u} max_fails=1 fail_timeout=30s;`).join("\n")}
     keepalive 16;
+    keepalive_timeout 4s;
   }
   server {
     listen 127.0.0.1:${port};

@@ -1,7 +1,7 @@
 // What one Streamable HTTP POST must be before its message is dispatched:
 // where it may come from (Host, Origin), what it carries (Content-Type,
-// Accept), and headers that agree with the body (MCP-Protocol-Version,
-// Mcp-Method, Mcp-Name). Each failure is an answer: its HTTP status and the
+// Accept), and the era it is served in, with headers that agree with the
+// body (MCP-Protocol-Version, Mcp-Method, Mcp-Name). Each failure is an answer: its HTTP status and the
 // JSON-RPC error the body carries.
 
 import type { IncomingHttpHeaders } from "node:http";
@@ -9,6 +9,7 @@ import type { JsonObject } from "@rukh/json";
 import {
   isObject,
   JSONRPC_ERROR_CODES,
+  LEGACY_PROTOCOL_VERSIONS,
   META_VERSION,
   MODERN_PROTOCOL_VERSION,
 } from "../protocol/index.js";
@@ -132,25 +133,48 @@ const mismatch = (message: string): HttpRefusal => ({
   message,
 });
 
+/** The era a POST is served in: 2026-07-28 per request, or a 2025 version after `initialize`. */
+export type RequestEra =
+  | { readonly era: "modern" }
+  | {
+      readonly era: "legacy";
+      /** The version its client negotiated, from `MCP-Protocol-Version`; none for `initialize` itself. */
+      readonly version: string | undefined;
+    };
+
 /**
- * The routing headers must say what the body says. Only the 2026-07-28
- * per-request protocol is served over HTTP: a message without its `_meta`
- * version is a 2025-era client, told which version to use.
+ * The era of a request, and whether its headers say what its body says. A
+ * body whose `_meta` names a protocol version is a 2026-07-28 request: its
+ * `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` must match it. Else it
+ * is a 2025-era request: `initialize`, or one that names the version its
+ * client negotiated in `MCP-Protocol-Version` (no session holds it: each
+ * POST says it). Anything else is a 400 that names both ways in.
  */
 export function checkRouting(
   headers: IncomingHttpHeaders,
   method: string,
   params: JsonObject | undefined,
-): HttpRefusal | undefined {
+): HttpRefusal | RequestEra {
   const meta = params?._meta;
   const version = isObject(meta) ? meta[META_VERSION] : undefined;
-  if (version === undefined)
+  const header = one(headers, "mcp-protocol-version");
+  if (version === undefined) {
+    if (method === "initialize") return { era: "legacy", version: undefined };
+    if (header !== undefined && (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(header))
+      return { era: "legacy", version: header };
+    // A 2026-07-28 request whose body lacks the version its header names.
+    if (header === MODERN_PROTOCOL_VERSION)
+      return {
+        status: 400,
+        code: JSONRPC_ERROR_CODES.invalidParams,
+        message: `Invalid params: _meta["${META_VERSION}"] is required in a ${MODERN_PROTOCOL_VERSION} request`,
+      };
     return {
       status: 400,
-      code: JSONRPC_ERROR_CODES.invalidParams,
-      message: `Invalid params: this endpoint serves MCP ${MODERN_PROTOCOL_VERSION} only, per request: _meta["${META_VERSION}"] is required (no initialize, no sessions)`,
+      code: JSONRPC_ERROR_CODES.invalidRequest,
+      message: `Bad request: MCP-Protocol-Version ${JSON.stringify(header ?? null)} is no version this endpoint serves after initialize (${LEGACY_PROTOCOL_VERSIONS.join(", ")}), and the body's _meta["${META_VERSION}"] names none (${MODERN_PROTOCOL_VERSION}, per request)`,
     };
-  const header = one(headers, "mcp-protocol-version");
+  }
   if (header !== version)
     return mismatch(
       `Header mismatch: MCP-Protocol-Version ${JSON.stringify(header ?? null)} differs from _meta["${META_VERSION}"] ${JSON.stringify(version)}`,
@@ -168,5 +192,5 @@ export function checkRouting(
         `Header mismatch: Mcp-Name ${JSON.stringify(raw ?? null)} differs from the tool name in the body`,
       );
   }
-  return undefined;
+  return { era: "modern" };
 }

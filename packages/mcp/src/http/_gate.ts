@@ -10,9 +10,22 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { HostBinding } from "@rukh/core";
 import type { JsonObject } from "@rukh/json";
 import type { McpLimits } from "../hosting/index.js";
-import { decodeMessage, JSONRPC_ERROR_CODES, type RequestId } from "../protocol/index.js";
+import {
+  decodeMessage,
+  JSONRPC_ERROR_CODES,
+  legacyVersionFor,
+  MODERN_PROTOCOL_VERSION,
+  type RequestId,
+} from "../protocol/index.js";
+import { type AccessRecord, logWord } from "./_access-log.js";
 import type { HttpAuthenticator } from "./_authenticator.js";
-import { checkMedia, checkRepeated, checkRouting, checkSource } from "./_checks.js";
+import {
+  checkMedia,
+  checkRepeated,
+  checkRouting,
+  checkSource,
+  type RequestEra,
+} from "./_checks.js";
 import { allowOrigin, answerPreflight } from "./_cors.js";
 import { jsonRpcError, readBody, refuse } from "./_reply.js";
 import { peerOf } from "./_server.js";
@@ -28,6 +41,8 @@ export interface GateContext {
   readonly authenticator: HttpAuthenticator;
   readonly limits: McpLimits;
   closing(): boolean;
+  /** A notification its sender's credential admitted (a 2025-era client's cancellation is one). */
+  notified(binding: HostBinding, method: string, params: JsonObject | undefined): void;
 }
 
 /** A request that passed every check: its binding and its message. */
@@ -36,13 +51,19 @@ export interface Admitted {
   readonly id: RequestId;
   readonly method: string;
   readonly params: JsonObject | undefined;
+  readonly era: RequestEra;
 }
 
-/** `req` admitted, or `undefined` once it has been answered (a refusal, metadata, a notification). */
+/**
+ * `req` admitted, or `undefined` once it has been answered (a refusal,
+ * metadata, a notification); what it learns of the request on the way (its
+ * subject, method, tool and era) goes into its access `record`.
+ */
 export async function gate(
   ctx: GateContext,
   req: IncomingMessage,
   res: ServerResponse,
+  record: AccessRecord,
 ): Promise<Admitted | undefined> {
   const { limits } = ctx;
   const repeated = checkRepeated(req.rawHeaders);
@@ -78,7 +99,8 @@ export async function gate(
     return refuse(res, {
       status: 405,
       code: JSONRPC_ERROR_CODES.invalidRequest,
-      message: "Method not allowed: this endpoint takes one POST per request (MCP 2026-07-28)",
+      message:
+        "Method not allowed: this endpoint takes one POST per message; it offers no standalone stream and no sessions to end",
       headers: { allow: "POST" },
     });
   if (ctx.closing())
@@ -104,6 +126,7 @@ export async function gate(
         }),
       },
     });
+  record.subject = logWord(auth.binding.subject);
   const media = checkMedia(req.headers);
   if (media !== undefined) return refuse(res, media);
   const body = await readBody(req, limits.messageMaxBytes);
@@ -130,20 +153,39 @@ export async function gate(
       code: JSONRPC_ERROR_CODES.invalidRequest,
       message: "Invalid request: a client sends no responses over HTTP",
     });
+  record.method = logWord(msg.method);
+  if (msg.method === "tools/call" && typeof msg.params?.name === "string")
+    record.tool = logWord(msg.params.name);
   if (msg.kind === "notification") {
-    // Nothing a client notifies is acted on over HTTP (closing a stream cancels).
+    ctx.notified(auth.binding, msg.method, msg.params);
     res.writeHead(202).end();
     return undefined;
   }
   const routing = checkRouting(req.headers, msg.method, msg.params);
-  if (routing !== undefined)
+  if ("status" in routing)
     return jsonRpcError(res, {
       status: routing.status,
       id: msg.id,
       code: routing.code,
       message: routing.message,
     });
-  return { binding: auth.binding, id: msg.id, method: msg.method, params: msg.params };
+  record.era = eraOf(routing, msg.params);
+  return {
+    binding: auth.binding,
+    id: msg.id,
+    method: msg.method,
+    params: msg.params,
+    era: routing,
+  };
+}
+
+/** The version a request is served in, as its access line names it. */
+function eraOf(routing: RequestEra, params: JsonObject | undefined): string | null {
+  if (routing.era === "modern") return MODERN_PROTOCOL_VERSION;
+  if (routing.version !== undefined) return routing.version;
+  // An initialize: the version it will be answered in.
+  const requested = params?.protocolVersion;
+  return typeof requested === "string" ? legacyVersionFor(requested) : null;
 }
 
 function oneHeader(req: IncomingMessage, name: string): string | undefined {

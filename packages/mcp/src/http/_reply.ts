@@ -12,8 +12,17 @@ const KEEPALIVE_MS = 15_000;
 
 /** A request's answer: notifications (a stream only), then its one final message, encoded. */
 export interface Reply {
+  /**
+   * The request will take a while (a call starts running): a stream sends
+   * its headers now. A client may wait for them before it sends anything
+   * else — the Python SDK holds its OAuth lock until a response begins — so
+   * a long call must not hold them back until its first event.
+   */
+  begin(): void;
   notify(message: object): void;
   finish(status: number, message: Buffer): void;
+  /** Ends the answer with no message: the client cancelled the request, and a cancelled request is not answered. */
+  abandon(): void;
 }
 
 const jsonText = (message: object | Buffer) =>
@@ -51,12 +60,18 @@ export function refuse(res: ServerResponse, r: HttpRefusal): undefined {
 
 export function jsonReply(res: ServerResponse): Reply {
   return {
+    begin() {},
     notify() {},
     finish(status, message) {
       if (res.destroyed) return;
       const body = jsonText(message);
       res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
       res.end(body);
+    },
+    abandon() {
+      if (res.destroyed || res.headersSent) return;
+      // Accepted, and nothing will follow: what HTTP says of a message that gets no answer.
+      res.writeHead(202, { "cache-control": "no-store" }).end();
     },
   };
 }
@@ -73,6 +88,8 @@ export function streamReply(res: ServerResponse): Reply {
       "cache-control": "no-store",
       "x-accel-buffering": "no",
     });
+    // Out at once, not with the first event (see Reply.begin).
+    res.flushHeaders();
     keepalive = setInterval(() => res.write(":\n\n"), KEEPALIVE_MS);
     keepalive.unref();
   };
@@ -82,6 +99,9 @@ export function streamReply(res: ServerResponse): Reply {
     res.write(`event: message\ndata: ${jsonText(message)}\n\n`);
   };
   return {
+    begin() {
+      if (!res.destroyed && !res.writableEnded) start();
+    },
     notify: event,
     finish(status, message) {
       clearInterval(keepalive);
@@ -92,6 +112,12 @@ export function streamReply(res: ServerResponse): Reply {
       }
       event(message);
       if (!res.writableEnded) res.end();
+    },
+    abandon() {
+      clearInterval(keepalive);
+      if (res.destroyed || res.writableEnded) return;
+      start();
+      res.end();
     },
   };
 }

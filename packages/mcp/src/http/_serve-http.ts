@@ -19,10 +19,13 @@ import {
 } from "../hosting/index.js";
 import { JSONRPC_ERROR_CODES, Protocol } from "../protocol/index.js";
 import { ToolViews } from "../tools/index.js";
+import { accessLogger, type HttpAccessLog, unlogged } from "./_access-log.js";
 import type { HttpAuthenticator } from "./_authenticator.js";
 import { type GateContext, gate } from "./_gate.js";
+import { LegacyCancels } from "./_legacy-cancels.js";
 import { jsonRpcError } from "./_reply.js";
 import {
+  cancelNotified,
   LISTENS_MAX,
   LISTENS_PER_SUBJECT,
   type ServeContext,
@@ -59,6 +62,12 @@ export interface ServeHttpOptions extends McpHostOptions {
   readonly allowedHosts?: readonly string[];
   /** Browser origins allowed besides the resource's own (`https://app.example`). */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * One JSON line per HTTP request, through pino (stdout unless given a
+   * destination); default none. It holds no credential, no header, no
+   * arguments and no result; the diagnostics `logger` is not affected.
+   */
+  readonly accessLog?: HttpAccessLog;
 }
 
 /**
@@ -92,6 +101,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
   const logger = options.logger ?? NO_LOGGER;
   const state = stateOf(options.state);
   const resource = resourceOf(options.resource);
+  const access = await accessLogger(options.accessLog, logger);
   const core = await openCore({ state, settings, readyProcesses: options.readyProcesses });
   const owner = ownerController();
   const work = new Set<Promise<void>>();
@@ -127,23 +137,28 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     authenticator: options.authenticator,
     limits: settings.limits,
     closing: () => closing,
+    notified: (binding, method, params) => cancelNotified(serveContext, binding, method, params),
   };
+  const protocol = new Protocol({
+    limits: settings.limits,
+    logger,
+    listens: { perSubject: LISTENS_PER_SUBJECT, total: LISTENS_MAX },
+  });
+  const legacyCancels = new LegacyCancels(state, (key) => protocol.cancel(key));
   const serveContext: ServeContext = {
     state,
     core,
     settings,
-    protocol: new Protocol({
-      limits: settings.limits,
-      logger,
-      listens: { perSubject: LISTENS_PER_SUBJECT, total: LISTENS_MAX },
-    }),
+    protocol,
     logger,
     ownerSignal: owner.signal,
     views: presetViews(state, settings),
+    legacyCancels,
   };
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const admitted = await gate(gateContext, req, res);
-    if (admitted !== undefined) await serveRequest(serveContext, res, admitted);
+    const record = access?.open(req, res) ?? unlogged();
+    const admitted = await gate(gateContext, req, res, record);
+    if (admitted !== undefined) await serveRequest(serveContext, res, admitted, record);
   }
 
   return {
@@ -151,7 +166,9 @@ export async function serveHttp(options: ServeHttpOptions): Promise<McpHttpHost>
     async close() {
       if (closing) return;
       closing = true;
+      legacyCancels.stop();
       await shutDown({ server, owner, work, core });
+      access?.flush();
     },
   };
 }

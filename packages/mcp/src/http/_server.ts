@@ -57,6 +57,8 @@ export function boundedServer(
     {
       maxHeaderSize: HEADERS_MAX_BYTES,
       requestTimeout: limits.ioDeadlineMs,
+      // An idle connection closes after 5 s: a proxy in front keeps its own idle ones
+      // shorter (the guide's nginx: 4 s), or it may send a request on one being closed.
       keepAliveTimeout: 5_000,
       // Deadlines are checked this often (Node's default, 30 s, would let a slow client hold a socket that long).
       connectionsCheckingInterval: 250,

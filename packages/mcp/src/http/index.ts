@@ -4,8 +4,10 @@
 // (a header sent twice, Host and Origin, the target, CORS, the
 // authenticator, media types, the body, routing headers) → serveRequest
 // (the request's handlers, the protocol's one answer) → a reply (JSON, or an
-// event stream). Imports tools/, protocol/ and hosting/.
+// event stream) → its access line, when the host keeps an access log.
+// Imports tools/, protocol/ and hosting/.
 
+export type { HttpAccessLog } from "./_access-log.js";
 export type { HttpAuthenticator, HttpAuthOutcome } from "./_authenticator.js";
 export type { McpHttpHost, ServeHttpOptions } from "./_serve-http.js";
 export { serveHttp } from "./_serve-http.js";

@@ -11,7 +11,7 @@ import {
   type Era,
   eraOf,
   isObject,
-  LEGACY_PROTOCOL_VERSIONS,
+  legacyVersionFor,
   MODERN_PROTOCOL_VERSION,
 } from "./_era.js";
 import type { IncomingMessage, RequestId } from "./_message.js";
@@ -40,6 +40,11 @@ export interface DispatchContext {
   /** The host's settings: the server info it reports, and its endpoint's instructions (sent in the initialize and server/discover results when the owner wrote some). */
   readonly settings: HostSettings;
   info(message: string, data: Record<string, unknown>): void;
+  /**
+   * The 2025 version its client negotiated in an `initialize` this
+   * dispatcher did not see (an HTTP request names it in its header).
+   */
+  readonly initializedAs?: string;
 }
 
 /** The requests of one host. */
@@ -55,7 +60,7 @@ export function createDispatcher(ctx: DispatchContext): Dispatcher {
   const { serverInfo, endpoint } = ctx.settings;
   const instructions =
     endpoint.instructions === undefined ? {} : { instructions: endpoint.instructions };
-  let legacyVersion: string | undefined;
+  let legacyVersion: string | undefined = ctx.initializedAs;
   const erasSeen = new Set<Era>();
   const complete = (era: Era, result: Record<string, unknown>) =>
     completeFor(era, result, serverInfo);
@@ -72,9 +77,7 @@ export function createDispatcher(ctx: DispatchContext): Dispatcher {
         JSONRPC_ERROR_CODES.invalidParams,
         "Invalid params: initialize needs protocolVersion (string) and capabilities (object)",
       );
-    const version = (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
-      ? requested
-      : LEGACY_PROTOCOL_VERSIONS[0];
+    const version = legacyVersionFor(requested);
     legacyVersion = version;
     return {
       protocolVersion: version,

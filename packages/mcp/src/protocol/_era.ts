@@ -9,6 +9,16 @@ import { JSONRPC_ERROR_CODES, RpcError } from "./_rpc.js";
 export const MODERN_PROTOCOL_VERSION = "2026-07-28";
 /** The earlier versions served through `initialize`, newest first. */
 export const LEGACY_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18"] as const;
+/**
+ * The 2025 version an `initialize` that asks for `requested` is answered in:
+ * that one when this host serves it, else the newest it serves.
+ */
+export function legacyVersionFor(requested: string): string {
+  return (LEGACY_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
+    ? requested
+    : LEGACY_PROTOCOL_VERSIONS[0];
+}
+
 /** Every protocol version this host speaks. */
 export const MCP_PROTOCOL_VERSIONS = [
   MODERN_PROTOCOL_VERSION,

@@ -18,6 +18,10 @@ import { JSONRPC_ERROR_CODES, RpcError } from "./_rpc.js";
 export interface Answer {
   readonly bytes: Buffer;
   readonly status: number;
+  /** The JSON-RPC error code, when the answer is an error. */
+  readonly error?: number;
+  /** The `outcome` of the call envelope a `tools/call` answer carries (in its result, or an oversized one's error data). */
+  readonly outcome?: string;
 }
 
 /** Most listen streams one host holds open: per subject, and in all. */
@@ -85,6 +89,7 @@ export function errorAnswer(
   return {
     bytes: encode({ jsonrpc: "2.0", id, error }),
     status: options.status ?? statusOf(code),
+    error: code,
   };
 }
 
@@ -225,11 +230,12 @@ export class Protocol {
    */
   #result(id: RequestId, result: object): Answer {
     const bytes = encode({ jsonrpc: "2.0", id, result });
-    const max = this.#options.limits.responseMaxBytes;
-    if (bytes.length <= max) return { bytes, status: 200 };
-    this.#options.logger.log("warn", "response too large", { bytes: bytes.length });
     const env = (result as { structuredContent?: Record<string, JsonValue> }).structuredContent;
-    return errorAnswer(
+    const outcome = typeof env?.outcome === "string" ? { outcome: env.outcome } : {};
+    const max = this.#options.limits.responseMaxBytes;
+    if (bytes.length <= max) return { bytes, status: 200, ...outcome };
+    this.#options.logger.log("warn", "response too large", { bytes: bytes.length });
+    const tooLarge = errorAnswer(
       id,
       JSONRPC_ERROR_CODES.internalError,
       `the response would exceed ${max} bytes`,
@@ -240,5 +246,6 @@ export class Protocol {
         }),
       },
     );
+    return { ...tooLarge, ...outcome };
   }
 }

@@ -16,6 +16,7 @@ export {
   completeFor,
   isObject,
   LEGACY_PROTOCOL_VERSIONS,
+  legacyVersionFor,
   MCP_PROTOCOL_VERSIONS,
   META_SERVER_INFO,
   META_SUBSCRIPTION,

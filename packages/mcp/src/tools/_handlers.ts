@@ -12,6 +12,8 @@ export interface HandlersContext extends ToolsContext {
   readonly logger: McpLogger;
   /** What the dispatcher reports of a client (the era it chose). */
   info(message: string, data: Record<string, unknown>): void;
+  /** The 2025 version a request's client negotiated before it (over HTTP, where no session holds it). */
+  readonly initializedAs?: string;
 }
 
 /** The handlers of one binding: answer requests through `dispatcher`; stop `watcher` when done. */
@@ -37,6 +39,7 @@ export function bindingHandlers(ctx: HandlersContext): BindingHandlers {
     watcher,
     settings,
     info: (message, data) => ctx.info(message, data),
+    ...(ctx.initializedAs !== undefined && { initializedAs: ctx.initializedAs }),
   });
   return { dispatcher, watcher };
 }

@@ -45,6 +45,8 @@ export interface ToolsContext {
   notify(message: object): void;
   /** The preset's views, when several hosts' requests share them (default: the tools' own). */
   readonly views?: ToolViews;
+  /** Told when a call is resolved to its command and about to run (over HTTP, a streamed answer then opens). */
+  runs?(): void;
 }
 
 /** One answer for every name that cannot be called, so none reveals more than another. */
@@ -124,6 +126,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
     const tool = resolveTool(now.projection, name);
     if (tool === undefined) throw unknownTool();
     const progress = progressReporter(params, ctx.notify);
+    ctx.runs?.();
     // Resolved here, under this host's naming, and pinned to the revision it
     // was resolved in: a newer revision makes the call fail as unknown.
     const outcome = await core.invoke({

@@ -98,8 +98,13 @@ class Upstream {
   }
 }
 
-/** The HTTP status the transport gives a JSON-RPC answer. */
-function statusOf(m: Message): number {
+/**
+ * The HTTP status the transport gives a JSON-RPC answer: in 2026-07-28 one
+ * by its error code; in the 2025 eras (a session's) 200 for every answer,
+ * an error too, since that era ties no status to it.
+ */
+function statusOf(m: Message, legacy: boolean): number {
+  if (legacy) return 200;
   const code = (m.error as { code?: number } | undefined)?.code;
   if (code === undefined) return 200;
   if (code === -32601) return 404;
@@ -174,7 +179,9 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
       const id = randomUUID();
       sessions.set(id, upstream);
       const r = await upstream.request(m).done;
-      return json(res, statusOf(r), r, { "mcp-session-id": id });
+      // A 2026-07-28 client's initialize (its _meta names the version) is a removed method's 404.
+      const legacy = m.params?._meta?.[VERSION] === undefined;
+      return json(res, statusOf(r, legacy), r, { "mcp-session-id": id });
     } else {
       // Stateless: the headers mirror the body, and must match it.
       const header = req.headers["mcp-protocol-version"];
@@ -216,7 +223,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         });
     });
     const r = await call.done;
-    if (!listen) return json(res, statusOf(r), r);
+    if (!listen) return json(res, statusOf(r, upstream !== shared), r);
     event(r);
     res.end();
   }

@@ -650,24 +650,15 @@ describe("requests that are not what they claim", () => {
     expect(r.json.error.code).toBe(-32020);
   });
 
-  it("a 2025-era initialize: 400, naming the version this endpoint serves", async () => {
+  it("a 2026-07-28 request whose body names no version: 400 invalid params, naming it", async () => {
     const r = await post({
-      method: "initialize",
+      method: "tools/list",
       token: await token(),
-      omit: ["mcp-protocol-version"],
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: {},
-          clientInfo: { name: "x", version: "1" },
-        },
-      }),
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} }),
     });
     expect(r.status).toBe(400);
-    expect(r.json.error.message).toContain("serves MCP 2026-07-28 only");
+    expect(r.json.error.code).toBe(-32602);
+    expect(r.json.error.message).toContain("is required in a 2026-07-28 request");
   });
 
   it("serves only its own path: a query is ignored, any other spelling of the path is 404", async () => {

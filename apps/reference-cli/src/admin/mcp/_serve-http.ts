@@ -1,7 +1,8 @@
 // `mcp serve --http`: an endpoint the owner gave an `http` side, served over
 // Streamable HTTP. Every request is authenticated by its own bearer token
 // against the endpoint's authorization server and runs under the binding
-// that token proves; nothing about the local user is lent to it.
+// that token proves; nothing about the local user is lent to it. Stdout,
+// which carries nothing else over HTTP, is its access log.
 
 import type { BuiltinContext } from "@rukh/cli";
 import { linkAgain } from "@rukh/cli";
@@ -14,14 +15,19 @@ import { announcePlaces } from "./_replica.js";
 /**
  * Serves the endpoint `request` names over HTTP, at `request.listen`
  * (`host:port`, or `configured` for its `http.listen`), until the owner stops
- * it; returns the exit code. An endpoint that cannot start is thrown (a
- * `UsageError` for one the owner named or configured wrong).
+ * it, writing its access log on stdout at `request.logLevel`; returns the
+ * exit code. An endpoint that cannot start is thrown (a `UsageError` for one
+ * the owner named or configured wrong).
  */
 export async function serveMcpHttp(
   ctx: BuiltinContext,
   state: StateDirectory,
   brand: { readonly name: string; readonly version: string },
-  request: { readonly endpoint?: string; readonly listen: string },
+  request: {
+    readonly endpoint?: string;
+    readonly listen: string;
+    readonly logLevel: "info" | "warn" | "silent";
+  },
 ): Promise<number> {
   const [{ serveHttp }, { httpListen, parseListen }, { createResourceServer }] = await Promise.all([
     import("@rukh/mcp"),
@@ -83,6 +89,8 @@ export async function serveMcpHttp(
     ...(http.allowedOrigins !== undefined && { allowedOrigins: http.allowedOrigins }),
     endpoint,
     serverInfo: brand,
+    // Over HTTP stdout carries nothing else: it is the access log's, one JSON line per request.
+    accessLog: { level: request.logLevel, destination: ctx.stdout },
     logger: {
       log(level, message, data) {
         say(`${level}: ${message}${data === undefined ? "" : ` ${JSON.stringify(data)}`}`);

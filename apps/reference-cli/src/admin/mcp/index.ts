@@ -47,6 +47,14 @@ const HTTP = flag(
   { maxLength: 300 },
 );
 
+/** How much of the access log `mcp serve --http` writes on stdout. */
+const ACCESS_LEVELS = ["info", "warn", "silent"] as const;
+const LOG_LEVEL = oneOf(
+  "log_level",
+  "With --http, the access log on stdout, one JSON line per request: info (every request; the default), warn (only those refused, failed or cancelled) or silent",
+  ACCESS_LEVELS,
+);
+
 /** Completes an endpoint or a preset name. */
 const suggest = (id: string, stateDir: string) =>
   candidates(stateDir, id === "endpoint" ? "endpoints" : "presets");
@@ -62,10 +70,10 @@ export function mcpBuiltins(
       path: ["mcp", "serve"],
       summary:
         "Serve the active profile's tools over MCP on stdio (stdout carries protocol only), or over HTTP with --http",
-      inputs: [ENDPOINT, PRESET, HTTP],
+      inputs: [ENDPOINT, PRESET, HTTP, LOG_LEVEL],
       suggest,
       run: guarded(async (ctx, state) => {
-        // A server prints no envelope: its stdout is the protocol's, or nothing over HTTP.
+        // A server prints no envelope: its stdout is the protocol's, or the access log's over HTTP.
         if (ctx.json)
           throw new UsageError(
             "--json does not apply to mcp serve: a server's stdout carries MCP messages only; leave out --json",
@@ -73,6 +81,9 @@ export function mcpBuiltins(
         const endpoint = text(ctx.inputs, "endpoint");
         const preset = text(ctx.inputs, "preset");
         const http = text(ctx.inputs, "http");
+        const logLevel = text(ctx.inputs, "log_level") as
+          | (typeof ACCESS_LEVELS)[number]
+          | undefined;
         if (http !== undefined) {
           if (preset !== undefined)
             throw new UsageError(
@@ -82,9 +93,17 @@ export function mcpBuiltins(
             ctx,
             state,
             { name: brand, version: options.version },
-            { ...(endpoint !== undefined && { endpoint }), listen: http },
+            {
+              ...(endpoint !== undefined && { endpoint }),
+              listen: http,
+              logLevel: logLevel ?? "info",
+            },
           );
         }
+        if (logLevel !== undefined)
+          throw new UsageError(
+            "--log-level applies to --http only: over stdio, stdout carries MCP messages only, and the diagnostics go to stderr as before",
+          );
         return serveMcp(
           ctx,
           state,
