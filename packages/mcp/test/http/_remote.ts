@@ -1,12 +1,16 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { readJournal } from "@rukh/core";
 import { createResourceServer } from "@rukh/oauth";
-import { freePort } from "@rukh/testkit";
+import { freePort, removeDir } from "@rukh/testkit";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
+import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { afterAll, beforeAll } from "vitest";
 import { type McpHttpHost, serveHttp } from "../../src/index.js";
 import { toolNameOf, useState } from "../_helpers.js";
 
-/** One Streamable HTTP host behind the test issuer, as the real-client tests reach it. */
+/** The Streamable HTTP endpoint the real-client tests reach: two replicas behind nginx, and the test issuer. */
 export interface RemoteHost {
   /** The endpoint's URL (the token audience). */
   resource: string;
@@ -23,39 +27,58 @@ export interface RemoteHost {
 }
 
 /**
- * A fresh state directory served by one `serveHttp` host with the test
+ * A fresh state directory served as a team serves it: two `serveHttp`
+ * replicas on it behind nginx (the guide's configuration), with the test
  * issuer's tokens (scope `mcp`), started before a file's tests and closed
- * after them; its fields are set once `beforeAll` has run. Browsers' pages
- * from `allowedOrigins` may call it too.
+ * after them; its fields are set once `beforeAll` has run. Where nginx is
+ * not installed, one replica is reached directly, and a warning says so.
+ * Browsers' pages from `allowedOrigins` may call it too.
  */
 export function useRemoteHost(options: { allowedOrigins?: () => readonly string[] } = {}) {
   const at = useState();
   const remote = {} as RemoteHost;
-  let host: McpHttpHost | undefined;
+  const hosts: McpHttpHost[] = [];
+  let balancer: { stop(): Promise<void> } | undefined;
+  let nginxDir: string | undefined;
   beforeAll(async () => {
-    const port = await freePort();
-    const resource = `http://127.0.0.1:${port}/mcp`;
+    const missing = nginxMissing();
+    if (missing !== undefined) console.warn(`one replica, reached directly: ${missing}`);
+    const [front, ...ports] = [await freePort(), await freePort(), await freePort()];
+    const resource = `http://127.0.0.1:${missing === undefined ? front : ports[0]}/mcp`;
     const op = await startIssuer({ resources: [resource], scopes: "mcp" });
     Object.assign(remote, { resource, op, root: at.root, work: at.work });
-    host = await serveHttp({
-      state: at.state,
-      resource,
-      listen: { port },
-      authenticator: createResourceServer({
-        resource,
-        issuer: op.issuer,
-        requiredScopes: ["mcp"],
-        defaultPreset: "default",
-      }),
-      ...(options.allowedOrigins !== undefined && { allowedOrigins: options.allowedOrigins() }),
-    });
+    for (const port of missing === undefined ? ports : ports.slice(0, 1))
+      hosts.push(
+        await serveHttp({
+          state: at.state,
+          resource,
+          listen: { port },
+          authenticator: createResourceServer({
+            resource,
+            issuer: op.issuer,
+            requiredScopes: ["mcp"],
+            defaultPreset: "default",
+          }),
+          ...(options.allowedOrigins !== undefined && { allowedOrigins: options.allowedOrigins() }),
+        }),
+      );
+    if (missing === undefined) {
+      nginxDir = mkdtempSync(join(tmpdir(), "rukh-mcp-nginx-"));
+      balancer = await startNginx(
+        nginxDir,
+        front!,
+        ports.map((p) => `127.0.0.1:${p}`),
+      );
+    }
     remote.greet = await toolNameOf(at.state, "fx.main/greet");
     remote.progress = await toolNameOf(at.state, "fx.main/progress");
     remote.slow = await toolNameOf(at.state, "fx.main/slow");
   }, 60_000);
   afterAll(async () => {
-    await host?.close();
+    await balancer?.stop();
+    for (const h of hosts) await h.close();
     await remote.op?.close();
+    if (nginxDir !== undefined) removeDir(nginxDir);
   });
   return remote;
 }
