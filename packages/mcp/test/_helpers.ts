@@ -91,6 +91,20 @@ export async function toolNameOf(state: StateDirectory, identity: string): Promi
   return t.name;
 }
 
+/** Calls `each` with every line `stream` writes, parsed as JSON, as the lines come. */
+export function onJsonLines(stream: NodeJS.ReadableStream, each: (message: Wire) => void): void {
+  let buf = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (d: string) => {
+    buf += d;
+    for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
+      const message = JSON.parse(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+      each(message);
+    }
+  });
+}
+
 /**
  * A raw stdio session with `serve.mjs`: write bytes, read parsed lines.
  */
