@@ -1,13 +1,13 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { machine, managed, writeFixturePackage } from "@rukh/testkit";
-import { RUKH_BIN } from "@rukh/testkit/cli";
+import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { beforeAll, expect, it } from "vitest";
 import { useSleeperCli } from "./_sleeper.js";
 
 // Untrusted text meets a real terminal (a pty from script(1)): control
 // characters are shown escaped, never obeyed; a pipe still gets the bytes.
-const { at, env, rukh } = useSleeperCli("rukh-cli-terminal-");
+const { at, rukh } = useSleeperCli("rukh-cli-terminal-");
 const ESC = "\u001b";
 const HOSTILE = `fine${ESC}]0;pwned${ESC}\\${ESC}[2J${ESC}[1A\r\u009b31m`;
 const SHOWN = "fine\\u001b]0;pwned\\u001b\\\\u001b[2J\\u001b[1A\\u000d\\u009b31m";
@@ -23,9 +23,11 @@ if (!hasScript) console.warn("terminal test skipped: script(1) (util-linux) is n
 /** Runs the built CLI on a pseudo-terminal; returns what the terminal received. */
 function onTty(...args: string[]): string {
   const command = [RUKH_BIN, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
-  const r = spawnSync("script", ["-qec", command, "/dev/null"], {
-    encoding: "utf8",
-    env: { ...env(), NO_COLOR: "1", TERM: "dumb" },
+  const r = runCli({
+    bin: "script",
+    args: ["-qec", command, "/dev/null"],
+    stateDir: at.root,
+    env: { NO_COLOR: "1", TERM: "dumb" },
   });
   return r.stdout.replaceAll("\r\n", "\n");
 }

@@ -1,32 +1,15 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { type CliOptions, completionScript, createCli, EXIT_CODES } from "../src/index.js";
 import { makeHome } from "./_helpers.js";
+import { inProcess } from "./_in-process.js";
 
 let home: string;
 beforeAll(async () => {
   home = await makeHome();
 }, 60_000);
 
-function cli(over: Partial<CliOptions> = {}, env: Record<string, string> = {}) {
-  let out = "";
-  let err = "";
-  const c = createCli({
-    brand: "acme",
-    version: "1.0.0",
-    env: { ACME_HOME: home, ...env },
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s) },
-    isTTY: false,
-    handleSignals: false,
-    ...over,
-  });
-  return async (...argv: string[]) => {
-    out = "";
-    err = "";
-    const code = await c.run(argv);
-    return { code, out, err };
-  };
-}
+const cli = (over: Partial<CliOptions> = {}, env: Record<string, string> = {}) =>
+  inProcess(home, over, env);
 
 /** Runs `acme echo …` and returns the typed inputs the command received. */
 async function echo(...args: string[]) {

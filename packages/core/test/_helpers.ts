@@ -2,16 +2,14 @@ import { spawnSync } from "node:child_process";
 import type { InputValue } from "@rukh/descriptor";
 import type { StateDirectory } from "@rukh/profile";
 import {
-  commandsDescriptor,
   type FixtureCommand,
   fixtureOwnerConfig,
   fixturePreset,
-  fixtureState,
   int,
   removeDir,
   str,
 } from "@rukh/testkit";
-import { type FixturePrograms, makeExtension } from "@rukh/testkit/extension";
+import { type FixturePrograms, mainAndHiddenState } from "@rukh/testkit/extension";
 import { afterAll, beforeAll } from "vitest";
 import {
   createInvocationCore,
@@ -97,19 +95,12 @@ export function ownerConfig(): Record<string, unknown> {
 export async function makeState(
   options: { at?: string } = {},
 ): Promise<{ root: string; state: StateDirectory; work: string }> {
-  return fixtureState({
+  return mainAndHiddenState({
     prefix: "rukh-core-",
     ...options,
     config: ownerConfig(),
-    packages: async (work) => [
-      await makeExtension(work, commandsDescriptor("fx.main", "1.0.0", MAIN_COMMANDS), PROGRAMS),
-      await makeExtension(
-        work,
-        commandsDescriptor("fx.hidden", "1.0.0", [{ id: "secret" }]),
-        PROGRAMS,
-      ),
-    ],
-    install: "each",
+    commands: MAIN_COMMANDS,
+    programs: PROGRAMS,
   });
 }
 

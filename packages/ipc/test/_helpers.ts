@@ -9,6 +9,16 @@ import {
   spawnCommandProcess,
 } from "../src/index.js";
 
+/** The `code` of what `fn` throws, or undefined when it returns. */
+export function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+  return undefined;
+}
+
 export const fixture = (name: string) =>
   fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 

@@ -8,20 +8,12 @@ import {
   HOST_TO_CHILD,
 } from "../src/_frame.js";
 import { IPC_MAX_FRAME_BYTES, IpcError, type IpcErrorCode } from "../src/index.js";
+import { codeOf } from "./_helpers.js";
 
 const secret = randomBytes(32);
 const payload = (s: string) => Buffer.from(s, "utf8");
 const frames = (...texts: string[]) =>
   texts.map((t, i) => encodeFrame(secret, CHILD_TO_HOST, i, payload(t)));
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  return undefined;
-}
 
 describe("FrameReader", () => {
   it("reassembles frames split at every byte boundary", () => {

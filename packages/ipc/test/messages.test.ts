@@ -6,6 +6,7 @@ import {
   decodeMessage,
   encodeMessage,
 } from "../src/_messages.js";
+import { codeOf } from "./_helpers.js";
 
 const nonce = "ab".repeat(32);
 const invoke = {
@@ -18,15 +19,6 @@ const invoke = {
   features: ["command-result/1"],
 };
 const completion = { type: "completion", outcome: "succeeded" };
-
-function codeOf(fn: () => unknown): string | undefined {
-  try {
-    fn();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  return undefined;
-}
 
 describe("messages from the host", () => {
   it.each<[string, unknown]>([

@@ -5,16 +5,14 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import type { StateDirectory } from "@rukh/profile";
 import {
-  commandsDescriptor,
   type FixtureCommand,
   fixtureOwnerConfig,
   fixturePreset,
-  fixtureState,
   int,
   removeDir,
   str,
 } from "@rukh/testkit";
-import { type FixturePrograms, makeExtension } from "@rukh/testkit/extension";
+import { type FixturePrograms, mainAndHiddenState } from "@rukh/testkit/extension";
 import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll } from "vitest";
 import { serveStdio } from "../src/index.js";
@@ -77,18 +75,11 @@ export function ownerConfig(over: Record<string, unknown> = {}): Record<string, 
 
 /** A fresh state directory with `fx.main@1.0.0` and `fx.hidden@1.0.0` installed. */
 export async function makeState(): Promise<{ root: string; state: StateDirectory; work: string }> {
-  return fixtureState({
+  return mainAndHiddenState({
     prefix: "rukh-mcp-",
     config: ownerConfig(),
-    packages: async (work) => [
-      await makeExtension(work, commandsDescriptor("fx.main", "1.0.0", COMMANDS), PROGRAMS),
-      await makeExtension(
-        work,
-        commandsDescriptor("fx.hidden", "1.0.0", [{ id: "secret" }]),
-        PROGRAMS,
-      ),
-    ],
-    install: "each",
+    commands: COMMANDS,
+    programs: PROGRAMS,
   });
 }
 
@@ -98,6 +89,20 @@ export async function toolNameOf(state: StateDirectory, identity: string): Promi
   const t = p.tools.find((x) => x.identity === identity);
   if (t === undefined) throw new Error(`no tool for ${identity}`);
   return t.name;
+}
+
+/** Calls `each` with every line `stream` writes, parsed as JSON, as the lines come. */
+export function onJsonLines(stream: NodeJS.ReadableStream, each: (message: Wire) => void): void {
+  let buf = "";
+  stream.setEncoding("utf8");
+  stream.on("data", (d: string) => {
+    buf += d;
+    for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
+      const message = JSON.parse(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+      each(message);
+    }
+  });
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   COMMANDS,
   cleanup,
   inspector,
+  onJsonLines,
   ownerConfig,
   PROGRAMS,
   SERVE,
@@ -267,16 +268,10 @@ describe("client matrix: Python mcp, 2025-11-25", () => {
     child.stderr.on("data", (d: Buffer) => {
       err += d.toString("utf8");
     });
-    let buf = "";
     const listening = new Promise<void>((resolve) =>
-      child.stdout.on("data", (d: Buffer) => {
-        buf += d.toString("utf8");
-        for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
-          const step = JSON.parse(buf.slice(0, nl));
-          buf = buf.slice(nl + 1);
-          steps.push(step);
-          if (step.step === "listening") resolve();
-        }
+      onJsonLines(child.stdout, (step) => {
+        steps.push(step);
+        if (step.step === "listening") resolve();
       }),
     );
     const exited = new Promise<number | null>((r) => child.on("exit", r));

@@ -4,7 +4,7 @@ import { freePort } from "@rukh/testkit";
 import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpHttpHost, type McpStdioHost, serveHttp, serveStdio } from "../src/index.js";
-import { toolNameOf, useState, type Wire } from "./_helpers.js";
+import { onJsonLines, toolNameOf, useState, type Wire } from "./_helpers.js";
 
 // The same request, sent over stdio and over HTTP, gets the same answer:
 // one protocol object answers both, and the transports only move bytes. The
@@ -23,15 +23,7 @@ const output = new PassThrough();
 const replies: Wire[] = [];
 
 beforeAll(async () => {
-  let buf = "";
-  output.setEncoding("utf8");
-  output.on("data", (d: string) => {
-    buf += d;
-    for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
-      replies.push(JSON.parse(buf.slice(0, nl)));
-      buf = buf.slice(nl + 1);
-    }
-  });
+  onJsonLines(output, (m) => replies.push(m));
   const endpoint = { limits: { responseMaxBytes: RESPONSE_MAX } };
   stdio = await serveStdio({ state: at.root, binding, input, output, endpoint });
   const port = await freePort();

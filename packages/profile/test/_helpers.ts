@@ -44,6 +44,11 @@ export function toolMachine(interaction?: string, eligible = true): object {
   };
 }
 
+/** How a fixture tool runs and that agents may call it without asking: its execute and machine blocks. */
+export function textTool(): { execute: object; machine: object } {
+  return { execute: textExecute(), machine: toolMachine("none") };
+}
+
 /** What `fn` throws, or undefined when it returns: for a test that reads the error's fields. */
 export function thrown(fn: () => unknown): unknown {
   try {

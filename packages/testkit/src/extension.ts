@@ -1,10 +1,16 @@
 // The one way the suites with fixture programs of their own (a
 // `commands.mjs` answering every command of their descriptors) write an
 // extension package: their programs, a descriptor, signed as the fixture
-// publisher.
+// publisher; and the state directory those suites start from.
 
 import { readFileSync } from "node:fs";
-import { writeFixturePackage } from "./index.js";
+import {
+  commandsDescriptor,
+  type FixtureCommand,
+  type FixtureState,
+  fixtureState,
+  writeFixturePackage,
+} from "./index.js";
 
 /** A suite's fixture programs, shipped in each package {@link makeExtension} writes. */
 export interface FixturePrograms {
@@ -49,5 +55,48 @@ export function makeExtension(
       }),
       ...(programs.native && { "bin/native": "#!/nonexistent/interpreter\nexit 0\n" }),
     },
+  });
+}
+
+/** What {@link mainAndHiddenState} sets up. */
+export interface MainAndHiddenState {
+  /** Prefix of the temporary work directory. */
+  readonly prefix: string;
+  /** An existing, empty work directory to use instead of a new one. */
+  readonly at?: string;
+  /** The owner config, stored as JSON. */
+  readonly config: object;
+  /** The commands of `fx.main`. */
+  readonly commands: readonly FixtureCommand[];
+  /** The suite's fixture programs, in both packages. */
+  readonly programs: FixturePrograms;
+}
+
+/**
+ * A fresh state directory with the owner config set and two extensions of
+ * the suite's programs installed, one revision each: `fx.main@1.0.0` with
+ * `commands`, and `fx.hidden@1.0.0` with one command, `secret`.
+ *
+ * @example
+ * await mainAndHiddenState({ prefix: "rukh-mcp-", config, commands: COMMANDS, programs: PROGRAMS });
+ */
+export function mainAndHiddenState(options: MainAndHiddenState): Promise<FixtureState> {
+  return fixtureState({
+    prefix: options.prefix,
+    ...(options.at !== undefined && { at: options.at }),
+    config: options.config,
+    packages: async (work) => [
+      await makeExtension(
+        work,
+        commandsDescriptor("fx.main", "1.0.0", options.commands),
+        options.programs,
+      ),
+      await makeExtension(
+        work,
+        commandsDescriptor("fx.hidden", "1.0.0", [{ id: "secret" }]),
+        options.programs,
+      ),
+    ],
+    install: "each",
   });
 }

@@ -1,8 +1,9 @@
 import { FORGED_TEXT as FORGED, forgedLines, hostileEnumInput } from "@rukh/testkit";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type CliOptions, createCli, printEnvelope, terminalBlock } from "../../src/index.js";
+import { type CliOptions, printEnvelope, terminalBlock } from "../../src/index.js";
 import { terminalJson, terminalLine, terminalText } from "../../src/output/index.js";
 import { makeHome } from "../_helpers.js";
+import { inProcess } from "../_in-process.js";
 
 // The one escaping of text from outside on its way to a terminal: control
 // characters would steer it, hidden characters would show the owner less
@@ -92,16 +93,7 @@ describe("what the CLI prints from outside", () => {
 
   const TAGS = "\u{E0049}\u{E0067}";
   function cli(over: Partial<CliOptions> = {}) {
-    let out = "";
-    let err = "";
-    const c = createCli({
-      brand: "acme",
-      version: "1.0.0",
-      env: { ACME_HOME: home },
-      stdout: { write: (s: string) => (out += s) },
-      stderr: { write: (s: string) => (err += s) },
-      isTTY: false,
-      handleSignals: false,
+    return inProcess(home, {
       builtins: [
         {
           path: ["shady"],
@@ -121,12 +113,6 @@ describe("what the CLI prints from outside", () => {
       ],
       ...over,
     });
-    return async (...argv: string[]) => {
-      out = "";
-      err = "";
-      const code = await c.run(argv);
-      return { code, out, err };
-    };
   }
 
   it("help shows hidden characters of a summary and a description escaped", async () => {

@@ -1,11 +1,10 @@
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { IPC_DEFAULT_HANDSHAKE_TIMEOUT_MS } from "@rukh/ipc";
-import type { StateDirectory } from "@rukh/profile";
 import { processesWith } from "@rukh/testkit";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { readJournal } from "../../src/index.js";
-import { call, cleanup, makeState, openCore } from "../_helpers.js";
+import { call, openCore, useCores } from "../_helpers.js";
 
 // A command whose channel closes, breaks the protocol or never opens while its
 // process runs on ends at once: execution_failed/protocol_error, its process
@@ -15,15 +14,11 @@ import { call, cleanup, makeState, openCore } from "../_helpers.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-let state: StateDirectory;
-let root: string;
-let work: string;
+const { at } = useCores();
 let mute: string;
-beforeAll(async () => {
-  ({ state, root, work } = await makeState());
-  mute = join(work, "mute");
+beforeAll(() => {
+  mute = join(at.work, "mute");
 });
-afterAll(() => cleanup(work));
 
 describe("a call whose channel ends while its process runs on", () => {
   it.each([
@@ -33,7 +28,7 @@ describe("a call whose channel ends while its process runs on", () => {
   ] as const)(
     "%s: ends at once, its tree killed and its slot free",
     async (_what, identity, silent, limitMs) => {
-      const c = await openCore(state, "single", {
+      const c = await openCore(at.state, "single", {
         env: { PATH: process.env.PATH ?? "/usr/bin:/bin", RUKH_TEST_MUTE: mute },
       });
       try {
@@ -58,8 +53,8 @@ describe("a call whose channel ends while its process runs on", () => {
         expect(await c.invoke(call("fx.main/hello", { name: "next" }))).toMatchObject({
           outcome: "succeeded",
         });
-        expect(processesWith(`${root}/store/`, "node")).toEqual([]);
-        const finals = (await readJournal(root)).records.filter(
+        expect(processesWith(`${at.root}/store/`, "node")).toEqual([]);
+        const finals = (await readJournal(at.root)).records.filter(
           (r) => r.invocationId === o.invocationId && r.type === "final",
         );
         expect(finals).toEqual([

@@ -1,26 +1,17 @@
 import { readFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
-import type { StateDirectory } from "@rukh/profile";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { InvocationCore } from "../../src/index.js";
-import { call, cleanup, makeState, openCore } from "../_helpers.js";
+import { call, openCore, useCores } from "../_helpers.js";
 
-let state: StateDirectory;
-let root: string;
-let work: string;
+const { at, core } = useCores();
 let strict: InvocationCore;
 let trusted: InvocationCore;
 
 beforeAll(async () => {
-  ({ state, root, work } = await makeState());
-  strict = await openCore(state, "strict");
-  trusted = await openCore(state, "default");
-});
-afterAll(async () => {
-  await strict.close();
-  await trusted.close();
-  cleanup(work);
+  strict = await core("strict");
+  trusted = await core("default");
 });
 
 describe("the strict enforcement profile", () => {
@@ -32,9 +23,9 @@ describe("the strict enforcement profile", () => {
   });
 
   it("lets the command read its own package", async () => {
-    const revision = await state.readRevision((await state.activeRevisionId())!);
+    const revision = await at.state.readRevision((await at.state.activeRevisionId())!);
     const digest = revision.extensions.find((e) => e.id === "fx.main")!.digest;
-    const own = join(root, "store", digest, "rukh-extension.json");
+    const own = join(at.root, "store", digest, "rukh-extension.json");
     const o = await strict.invoke(call("fx.main/read_file", { path: own }));
     expect(o).toMatchObject({ outcome: "succeeded" });
     expect((o.commandResult as { text: string }).text).toBe(
@@ -43,9 +34,9 @@ describe("the strict enforcement profile", () => {
   });
 
   it.each([
-    ["the owner configuration", () => join(root, "config.json")],
+    ["the owner configuration", () => join(at.root, "config.json")],
     ["a system file", () => "/etc/hostname"],
-    ["a file next to the state directory", () => join(work, "marker-outside.txt")],
+    ["a file next to the state directory", () => join(at.work, "marker-outside.txt")],
   ])("denies reading %s (and host-trusted does not)", async (_what, path) => {
     const target = path();
     const denied = await strict.invoke(call("fx.main/read_file", { path: target }));
@@ -79,13 +70,13 @@ describe("the strict enforcement profile", () => {
   });
 
   it("denies spawning child processes", async () => {
-    const o = await strict.invoke(call("fx.main/stubborn", { path: join(work, "never.pid") }));
+    const o = await strict.invoke(call("fx.main/stubborn", { path: join(at.work, "never.pid") }));
     expect(o).toMatchObject({ outcome: "execution_failed", reason: "crashed" });
   });
 
   it("rejects strict calls when the sandbox program cannot set up the sandbox (a refusal, as without user namespaces)", async () => {
     // A trusted program that fails every launch stands in for bubblewrap refused by the kernel.
-    const refusing = await openCore(state, "strict", { sandboxProgram: "/usr/bin/false" });
+    const refusing = await openCore(at.state, "strict", { sandboxProgram: "/usr/bin/false" });
     try {
       expect(await refusing.invoke(call("fx.main/hello", { name: "x" }))).toMatchObject({
         outcome: "rejected",
@@ -98,7 +89,7 @@ describe("the strict enforcement profile", () => {
   });
 
   it("never runs a strict command unconfined: no sandbox program, no call", async () => {
-    const none = await openCore(state, "strict", { sandboxProgram: null });
+    const none = await openCore(at.state, "strict", { sandboxProgram: null });
     try {
       for (const id of ["fx.main/native_tool", "fx.main/hello"])
         expect(

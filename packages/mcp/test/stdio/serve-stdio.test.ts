@@ -5,7 +5,7 @@ import { LOST_HOST_SWEEP_MS, readJournal } from "@rukh/core";
 import { MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
 import { MCP_LIMITS, McpError, serveStdio } from "../../src/index.js";
-import { useState, type Wire } from "../_helpers.js";
+import { onJsonLines, useState, type Wire } from "../_helpers.js";
 
 const at = useState();
 
@@ -15,15 +15,7 @@ function pipe() {
   const input = new PassThrough();
   const output = new PassThrough();
   const messages: Wire[] = [];
-  let buf = "";
-  output.setEncoding("utf8");
-  output.on("data", (d: string) => {
-    buf += d;
-    for (let nl = buf.indexOf("\n"); nl !== -1; nl = buf.indexOf("\n")) {
-      messages.push(JSON.parse(buf.slice(0, nl)));
-      buf = buf.slice(nl + 1);
-    }
-  });
+  onJsonLines(output, (m) => messages.push(m));
   const reply = async (id: unknown): Promise<Wire> => {
     for (let i = 0; i < 500; i++) {
       const m = messages.find((x) => x.id === id);

@@ -11,14 +11,7 @@ import {
 } from "../../src/index.js";
 import { checkToolSizes, indexedTool } from "../../src/projection/_tool-projection.js";
 import { clientFitName, toolName } from "../../src/projection.js";
-import {
-  makePackage,
-  ownerConfig,
-  tempDir,
-  textExecute,
-  thrown,
-  toolMachine,
-} from "../_helpers.js";
+import { makePackage, ownerConfig, tempDir, textTool, thrown } from "../_helpers.js";
 
 // MCP endpoints in the owner configuration: what is accepted, what each
 // endpoint resolves to, and the tools a projection names under an
@@ -226,8 +219,7 @@ describe("a projection under an endpoint's naming", () => {
       path: [`c${i}`],
       summary: `Command ${i}`,
       inputs: [],
-      execute: textExecute(),
-      machine: toolMachine("none"),
+      ...textTool(),
     }));
     const source = await makePackage(work, {
       format: "rukh.extension/2",
@@ -291,8 +283,7 @@ describe("a projection under an endpoint's naming", () => {
       description: "d".repeat(length),
       inputs: [],
       requests: { actions: [], resources: [] },
-      execute: textExecute(),
-      machine: toolMachine("none"),
+      ...textTool(),
     });
     const check = (config: object, length: number) => {
       const c = command(length);

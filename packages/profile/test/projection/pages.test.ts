@@ -2,21 +2,11 @@ import { describe, expect, it } from "vitest";
 import { listTools, ProfileError, StateDirectory, visibleTools } from "../../src/index.js";
 import { PAGE_MAX_BYTES, PAGE_MAX_TOOLS } from "../../src/model/_limits.js";
 import { checkToolSizes, indexedTool } from "../../src/projection/_tool-projection.js";
-import {
-  makePackage,
-  ownerConfig,
-  tempDir,
-  textExecute,
-  thrown,
-  toolMachine,
-} from "../_helpers.js";
+import { makePackage, ownerConfig, tempDir, textTool, thrown } from "../_helpers.js";
 
 // The page bounds of tools/list, reached for real: tools big enough that 32
 // of them exceed 1 MiB, and the guard that keeps any one tool within a page.
 const work = tempDir();
-
-/** How every command here runs, and that it is a tool. */
-const RUNS = { execute: textExecute(), machine: toolMachine("none") };
 
 /** A command whose input enum makes its tool about 40 KB. */
 function bigCommand(ext: string, c: number) {
@@ -26,7 +16,7 @@ function bigCommand(ext: string, c: number) {
     path: [ext, `c${c}`],
     summary: `Command ${c}`,
     inputs: [{ id: "choice", type: "enum", summary: "One of many", values, required: true }],
-    ...RUNS,
+    ...textTool(),
   };
 }
 
@@ -120,6 +110,6 @@ function indexableCommand() {
     summary: "Huge",
     inputs: [],
     requests: { actions: [], resources: [] },
-    ...RUNS,
+    ...textTool(),
   };
 }
