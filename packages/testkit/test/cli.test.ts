@@ -50,9 +50,8 @@ describe("runCli", () => {
 
   it("kills a call past its timeout with the signal asked for", () => {
     const r = runCli({
-      via: [process.execPath, "-e", "setTimeout(() => {}, 60_000)"],
-      bin: "--",
-      args: [],
+      bin: process.execPath,
+      args: ["-e", "setTimeout(() => {}, 60_000)"],
       timeout: 200,
       killSignal: "SIGKILL",
     });
