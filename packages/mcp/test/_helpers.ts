@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import type { HostBinding } from "@rukh/core";
 import type { StateDirectory } from "@rukh/profile";
 import {
   type FixtureCommand,
@@ -15,6 +16,7 @@ import {
 import { type FixturePrograms, mainAndHiddenState } from "@rukh/testkit/extension";
 import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll } from "vitest";
+import type { HttpAuthenticator } from "../src/index.js";
 import { serveStdio } from "../src/index.js";
 
 export type { FixtureCommand } from "@rukh/testkit";
@@ -315,4 +317,19 @@ export async function stdioAnswers(
     .split("\n")
     .map((l) => JSON.parse(l) as Wire);
   return messages.map((m) => got.find((g) => g.id === (m as { id: unknown }).id)!);
+}
+
+/**
+ * An authenticator that takes one fixed bearer token (`Bearer t`) and binds
+ * every request that carries it to `binding`: for suites about the HTTP
+ * transport rather than OAuth.
+ */
+export function fixedTokenAuthenticator(binding: HostBinding, token = "t"): HttpAuthenticator {
+  return {
+    metadata: {},
+    authenticate: async (h) =>
+      h === `Bearer ${token}`
+        ? { ok: true, binding }
+        : { ok: false, status: 401, challenge: "Bearer", message: "no" },
+  };
 }

@@ -4,7 +4,13 @@ import { freePort } from "@rukh/testkit";
 import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpHttpHost, type McpStdioHost, serveHttp, serveStdio } from "../src/index.js";
-import { onJsonLines, toolNameOf, useState, type Wire } from "./_helpers.js";
+import {
+  fixedTokenAuthenticator,
+  onJsonLines,
+  toolNameOf,
+  useState,
+  type Wire,
+} from "./_helpers.js";
 
 // The same request, sent over stdio and over HTTP, gets the same answer:
 // one protocol object answers both, and the transports only move bytes. The
@@ -34,13 +40,7 @@ beforeAll(async () => {
     listen: { port },
     endpoint,
     // Every request carries the one binding stdio was launched with.
-    authenticator: {
-      metadata: {},
-      authenticate: async (h) =>
-        h === "Bearer t"
-          ? { ok: true, binding }
-          : { ok: false, status: 401, challenge: "Bearer", message: "no" },
-    },
+    authenticator: fixedTokenAuthenticator(binding),
   });
 }, 30_000);
 afterAll(async () => {

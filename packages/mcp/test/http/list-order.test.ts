@@ -4,7 +4,7 @@ import { makeExtension } from "@rukh/testkit/extension";
 import { MODERN_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type McpHttpHost, serveHttp } from "../../src/index.js";
-import { PROGRAMS, useState, type Wire } from "../_helpers.js";
+import { fixedTokenAuthenticator, PROGRAMS, useState, type Wire } from "../_helpers.js";
 
 // One tools/list, whoever answers it: two hosts on one state directory (as
 // two replicas behind a balancer are) list the same tools in the same order,
@@ -36,13 +36,7 @@ beforeAll(async () => {
         state: at.root,
         resource: url,
         listen: { port },
-        authenticator: {
-          metadata: {},
-          authenticate: async (h) =>
-            h === "Bearer t"
-              ? { ok: true, binding }
-              : { ok: false, status: 401, challenge: "Bearer", message: "no" },
-        },
+        authenticator: fixedTokenAuthenticator(binding),
       }),
     );
   }
