@@ -25,6 +25,7 @@ it("exports exactly these names", async () => {
       "mountReadOnly",
       "nodeTestPasses",
       "processesWith",
+      "registryCaEnv",
       "removeDir",
       "str",
       "tempDir",
