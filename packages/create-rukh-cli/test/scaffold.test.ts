@@ -27,7 +27,7 @@ describe("scaffold", () => {
     expect(files).toContain("bin/acme");
     expect(statSync(join(dir, "bin/acme")).mode & 0o111).not.toBe(0);
     // The sources name no brand: package.json's bin is the one setting.
-    for (const f of ["src/main.ts", "src/admin/_author-source.ts", "test/cli.test.ts"])
+    for (const f of ["src/main.ts", "src/admin/author/_source.ts", "test/cli.test.ts"])
       expect(readFileSync(join(dir, f), "utf8")).toBe(
         readFileSync(new URL(`../template/${f}`, import.meta.url), "utf8"),
       );
