@@ -18,6 +18,12 @@ import { idKey, type RequestId } from "../protocol/index.js";
 export const MARK_POLL_MS = 200;
 /** How long a mark is kept for a request that no host claims (it had ended). */
 export const MARK_LIFE_MS = 10_000;
+/**
+ * Most marks left at once: a client that sends cancellations for requests
+ * nobody holds cannot fill the journal directory; past this, one is dropped
+ * (the call it names still ends at its deadline, or when its client closes it).
+ */
+export const MARKS_MAX = 256;
 
 interface Held {
   readonly key: string;
@@ -67,6 +73,8 @@ export class LegacyCancels {
     const dir = await this.#dir;
     if (dir === undefined) return;
     mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (this.#sweep(dir) >= MARKS_MAX)
+      throw new Error(`${MARKS_MAX} cancellations are already waiting`);
     writeFileSync(join(dir, name), "", { mode: 0o600 });
   }
 
@@ -77,24 +85,34 @@ export class LegacyCancels {
 
   async #poll(): Promise<void> {
     const dir = await this.#dir;
-    if (dir === undefined) return;
+    if (dir !== undefined) this.#sweep(dir);
+  }
+
+  /**
+   * Claims the marks left for requests this host holds (cancelling them),
+   * removes those past {@link MARK_LIFE_MS}; how many are left.
+   */
+  #sweep(dir: string): number {
     let names: string[];
     try {
       names = readdirSync(dir);
     } catch {
-      return;
+      return 0;
     }
     const now = Date.now();
+    let left = 0;
     for (const name of names) {
       const path = join(dir, name);
-      const left = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
-      if (left === undefined) continue;
+      const at = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+      if (at === undefined) continue;
       const held = this.#held.get(name);
-      if (held !== undefined && left >= held.since) {
+      if (held !== undefined && at >= held.since) {
         rmSync(path, { force: true });
         this.#cancel(held.key);
-      } else if (now - left > MARK_LIFE_MS) rmSync(path, { force: true });
+      } else if (now - at > MARK_LIFE_MS) rmSync(path, { force: true });
+      else left++;
     }
+    return left;
   }
 }
 

@@ -1,3 +1,5 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { ClientCredentialsProvider } from "@modelcontextprotocol/sdk/client/auth-extensions.js";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -7,6 +9,7 @@ import { createResourceServer } from "@rukh/oauth";
 import { freePort } from "@rukh/testkit";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MARKS_MAX } from "../../src/http/_legacy-cancels.js";
 import { type McpHttpHost, serveHttp } from "../../src/index.js";
 import { toolNameOf, useState } from "../_helpers.js";
 
@@ -447,4 +450,21 @@ describe("the 2025 eras on the wire", () => {
     expect(Date.now() - t0).toBeLessThan(10_000);
     expect((await lastFinal(since)).outcome).toBe("cancelled");
   });
+
+  // Last in this file: it leaves the marks it could not avoid leaving.
+  it("a flood of cancellations for requests nobody holds leaves at most 256 marks", async () => {
+    const token = await op.token("alice-agent", resource, "mcp");
+    for (let i = 0; i < MARKS_MAX + 60; i++) {
+      const r = await post(
+        { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: `flood-${i}` } },
+        { "mcp-protocol-version": "2025-11-25" },
+        token,
+      );
+      expect(r.status).toBe(202);
+    }
+    const marks = readdirSync(join(at.root, "journal", "cancels"));
+    expect(marks.length).toBe(MARKS_MAX);
+    // What a mark is named says nothing of who left it or for which request.
+    expect(marks.every((m) => /^[0-9a-f]{64}$/.test(m))).toBe(true);
+  }, 60_000);
 });
