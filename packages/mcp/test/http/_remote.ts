@@ -86,16 +86,29 @@ export function useRemoteHost(options: { allowedOrigins?: () => readonly string[
 // biome-ignore lint/suspicious/noExplicitAny: tests read journal records member by member
 type JournalRecord = Record<string, any>;
 
-/** The journal's records from index `since` on. */
-export async function journalSince(root: string, since = 0): Promise<JournalRecord[]> {
-  return ((await readJournal(root)).records as unknown as JournalRecord[]).slice(since);
+/** The invocations the journal holds now: what a later {@link journalSince} leaves out. */
+export async function journaledIds(root: string): Promise<ReadonlySet<string>> {
+  return new Set((await readJournal(root)).records.map((r) => r.invocationId));
 }
 
-/** Waits for the final record of a call of `identity` that started at index `since` or later. */
+/**
+ * The journal's records of invocations not in `before` (each replica writes
+ * its own segment, so a new record need not come after every old one).
+ */
+export async function journalSince(
+  root: string,
+  before: ReadonlySet<string> = new Set(),
+): Promise<JournalRecord[]> {
+  return ((await readJournal(root)).records as unknown as JournalRecord[]).filter(
+    (r) => !before.has(r.invocationId),
+  );
+}
+
+/** Waits for the final record of a call of `identity` that is not among the invocations `since`. */
 export async function finalOf(
   root: string,
   identity: string,
-  since: number,
+  since: ReadonlySet<string>,
 ): Promise<JournalRecord> {
   for (let i = 0; i < 300; i++) {
     const records = await journalSince(root, since);

@@ -126,10 +126,12 @@ async function finalOf(invocationId: string): Promise<Record<string, unknown> | 
 }
 
 /** Waits until the journal holds a call of `tool` that started and then ended, and returns its final. */
-async function lastFinal(since: number): Promise<Record<string, unknown>> {
+async function lastFinal(since: ReadonlySet<string>): Promise<Record<string, unknown>> {
   for (let i = 0; i < 200; i++) {
     const records = (await readJournal(at.root)).records as unknown as Record<string, unknown>[];
-    const finals = records.slice(since).filter((r) => r.type === "final");
+    const finals = records.filter(
+      (r) => !since.has(r.invocationId as string) && r.type === "final",
+    );
     if (finals.length > 0) return finals.at(-1)!;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -187,7 +189,7 @@ describe.each([
   it("cancels a call: the command ends cancelled, journaled once", async () => {
     const client = await connect();
     try {
-      const since = (await readJournal(at.root)).records.length;
+      const since = new Set((await readJournal(at.root)).records.map((r) => r.invocationId));
       const abort = new AbortController();
       const call = client.call(slow, { wait_ms: 20_000 }, { signal: abort.signal });
       await new Promise((r) => setTimeout(r, 800));
@@ -348,7 +350,7 @@ describe("the 2025 eras on the wire", () => {
   it("a 2025-era call's stream opens when the call starts, not with its first event", async () => {
     // A client may send nothing more until a response begins: the Python SDK
     // holds its OAuth lock until then, so its cancellation would wait for the call.
-    const since = (await readJournal(at.root)).records.length;
+    const since = new Set((await readJournal(at.root)).records.map((r) => r.invocationId));
     const abort = new AbortController();
     const res = await fetch(resource, {
       method: "POST",
@@ -368,7 +370,9 @@ describe("the 2025 eras on the wire", () => {
     });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("text/event-stream");
-    const records = (await readJournal(at.root)).records.slice(since) as unknown as {
+    const records = (await readJournal(at.root)).records.filter(
+      (r) => !since.has(r.invocationId),
+    ) as unknown as {
       type: string;
     }[];
     expect(records.filter((r) => r.type === "final")).toEqual([]);
@@ -392,7 +396,7 @@ describe("the 2025 eras on the wire", () => {
   });
 
   it("a notifications/cancelled from another subject cancels nothing", async () => {
-    const since = (await readJournal(at.root)).records.length;
+    const since = new Set((await readJournal(at.root)).records.map((r) => r.invocationId));
     const alice = await op.token("alice-agent", resource, "mcp");
     const bob = await op.token("bob-agent", resource, "mcp");
     const call = post(
@@ -417,7 +421,7 @@ describe("the 2025 eras on the wire", () => {
   });
 
   it("a notifications/cancelled that reaches another replica cancels the call where it runs", async () => {
-    const since = (await readJournal(at.root)).records.length;
+    const since = new Set((await readJournal(at.root)).records.map((r) => r.invocationId));
     const call = post(
       {
         jsonrpc: "2.0",

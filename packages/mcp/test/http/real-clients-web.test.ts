@@ -7,7 +7,7 @@ import { freePort } from "@rukh/testkit";
 import { describe, expect, it } from "vitest";
 import { INSPECTOR } from "../_helpers.js";
 import { type Browser, launchBrowser, noBrowser } from "./_browser.js";
-import { finalOf, journalSince, useRemoteHost } from "./_remote.js";
+import { finalOf, journaledIds, journalSince, useRemoteHost } from "./_remote.js";
 
 // The MCP Inspector's web interface, as a person uses it, in a headless
 // Chromium: its server (launched with the endpoint's URL and a bearer token
@@ -134,7 +134,7 @@ describe("the MCP Inspector's web interface over Streamable HTTP", () => {
       );
       expect(listed.some((t) => t.includes(remote.slow))).toBe(true);
 
-      const since = (await journalSince(remote.root)).length;
+      const since = await journaledIds(remote.root);
       await browser.evaluate(
         `[...document.querySelectorAll('button')].find((b) => b.innerText.includes(${JSON.stringify(remote.greet)})).click()`,
       );

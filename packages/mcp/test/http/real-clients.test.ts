@@ -5,10 +5,10 @@ import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { INSPECTOR, type Wire } from "../_helpers.js";
 import { pythonMcp } from "../_python.js";
-import { finalOf, journalSince, useRemoteHost } from "./_remote.js";
+import { finalOf, journaledIds, useRemoteHost } from "./_remote.js";
 
-// Clients that are not ours, over Streamable HTTP against one host behind
-// the test issuer: the Python SDK takes its own token and speaks the 2025
+// Clients that are not ours, over Streamable HTTP against two replicas behind
+// nginx, with the test issuer: the Python SDK takes its own token and speaks the 2025
 // handshake era (list, call, progress, cancel, refused without a token); the
 // MCP Inspector's CLI, handed a token as a header, lists and calls in either
 // era, and without one names the endpoint's 401.
@@ -52,7 +52,7 @@ describe("the Python mcp 2.3.0 client over Streamable HTTP", () => {
       ctx.skip(py.skip);
       return;
     }
-    const since = (await journalSince(remote.root)).length;
+    const since = await journaledIds(remote.root);
     const { steps, code, stderr } = await runPython(py.path, [
       remote.resource,
       remote.op.issuer,
