@@ -287,18 +287,41 @@ class Reader {
     }
   }
 
-  private object(): JsonObject {
+  /**
+   * Enters the container whose opening byte is at `pos`; true when `close`
+   * follows at once, the empty container then already left.
+   */
+  private openEmpty(close: number): boolean {
     this.enter();
-    const buf = this.buf;
     this.pos++;
-    const obj: JsonObject = {};
     this.skipWhitespace();
-    if (buf[this.pos] === B.RBrace) {
-      this.pos++;
-      this.depth--;
-      return obj;
-    }
-    for (;;) {
+    if (this.buf[this.pos] !== close) return false;
+    this.pos++;
+    this.depth--;
+    return true;
+  }
+
+  /**
+   * Reads what follows a member or an element: true at a comma (another
+   * follows), false at `close` (the container is left); anything else, or the
+   * end of the input, fails expecting `expected`.
+   */
+  private separator(close: number, expected: string): boolean {
+    this.skipWhitespace();
+    if (this.pos >= this.buf.length) throw this.end(expected);
+    const b = this.buf[this.pos];
+    if (b !== B.Comma && b !== close) throw this.unexpected(expected);
+    this.pos++;
+    if (b === B.Comma) return true;
+    this.depth--;
+    return false;
+  }
+
+  private object(): JsonObject {
+    const obj: JsonObject = {};
+    if (this.openEmpty(B.RBrace)) return obj;
+    const buf = this.buf;
+    do {
       this.skipWhitespace();
       if (this.pos >= buf.length) throw this.end("a string key");
       if (buf[this.pos] !== B.Quote) throw this.unexpected("a string key");
@@ -328,44 +351,18 @@ class Reader {
         obj[key] = member;
       }
       if (this.pendingText !== undefined) this.record(obj, key);
-      this.skipWhitespace();
-      if (this.pos >= buf.length) throw this.end("',' or '}'");
-      const b = buf[this.pos];
-      this.pos++;
-      if (b === B.Comma) continue;
-      if (b === B.RBrace) break;
-      this.pos--;
-      throw this.unexpected("',' or '}'");
-    }
-    this.depth--;
+    } while (this.separator(B.RBrace, "',' or '}'"));
     return obj;
   }
 
   private array(): JsonValue[] {
-    this.enter();
-    const buf = this.buf;
-    this.pos++;
     const arr: JsonValue[] = [];
-    this.skipWhitespace();
-    if (buf[this.pos] === B.RBracket) {
-      this.pos++;
-      this.depth--;
-      return arr;
-    }
-    for (;;) {
+    if (this.openEmpty(B.RBracket)) return arr;
+    do {
       this.countNode();
       arr.push(this.value());
       if (this.pendingText !== undefined) this.record(arr, arr.length - 1);
-      this.skipWhitespace();
-      if (this.pos >= buf.length) throw this.end("',' or ']'");
-      const b = buf[this.pos];
-      this.pos++;
-      if (b === B.Comma) continue;
-      if (b === B.RBracket) break;
-      this.pos--;
-      throw this.unexpected("',' or ']'");
-    }
-    this.depth--;
+    } while (this.separator(B.RBracket, "',' or ']'"));
     return arr;
   }
 
