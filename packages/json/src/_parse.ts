@@ -192,6 +192,8 @@ class Reader {
   // Set by number() in exact mode when the literal must be kept; the container
   // that asked for the value records it under its key.
   private pendingText: string | undefined = undefined;
+  // Set by plainBytes(): whether the bytes it last read were all ASCII.
+  private plainAscii = true;
 
   constructor(
     private readonly buf: Buffer,
@@ -379,40 +381,33 @@ class Reader {
   private string(): string {
     const buf = this.buf;
     const start = ++this.pos;
-    let p = start;
-    let ascii = true;
     // Short strings (most keys) are cheapest byte by byte; past this many bytes
     // the native scanners below win.
-    const shortEnd = Math.min(buf.length, start + SHORT_STRING);
-    for (;;) {
-      const b = p < shortEnd ? buf[p]! : -1;
-      if (b === B.Quote) break;
-      if (b === -1 || b === B.Backslash) {
-        const other = p < buf.length ? this.longString(start) : undefined;
-        return other ?? this.byteString(start);
-      }
-      if (b < 0x20) throw this.control(p);
-      if (b < 0x80) p++;
-      else {
-        p = this.utf8Sequence(p);
-        ascii = false;
-      }
-    }
-    this.pos = p + 1;
-    return ascii ? buf.toString("latin1", start, p) : buf.toString("utf8", start, p);
+    const p = this.plainBytes(start, Math.min(buf.length, start + SHORT_STRING));
+    if (p < buf.length && buf[p] === B.Quote) return this.closeString(start, p);
+    const other = p < buf.length ? this.longString(start) : undefined;
+    return other ?? this.byteString(start);
   }
 
   // The reference reader: byte by byte, exact error offsets. Used for short
   // strings and whenever the native fast path finds something to report.
   private byteString(start: number): string {
     const buf = this.buf;
-    let p = start;
+    const p = this.plainBytes(start, buf.length);
+    if (p >= buf.length) throw this.end("'\"' to close the string", p);
+    if (buf[p] === B.Backslash) return this.escapedString(start, p, this.plainAscii);
+    return this.closeString(start, p);
+  }
+
+  // Checks the bytes of a string from `p` on, before `end`, up to a quote or a
+  // backslash; returns where it stopped (at `end` or past it when neither came
+  // first), with plainAscii telling whether every byte was ASCII.
+  private plainBytes(p: number, end: number): number {
+    const buf = this.buf;
     let ascii = true;
-    for (;;) {
-      if (p >= buf.length) throw this.end("'\"' to close the string", p);
+    while (p < end) {
       const b = buf[p]!;
-      if (b === B.Quote) break;
-      if (b === B.Backslash) return this.escapedString(start, p, ascii);
+      if (b === B.Quote || b === B.Backslash) break;
       if (b < 0x20) throw this.control(p);
       if (b < 0x80) p++;
       else {
@@ -420,8 +415,16 @@ class Reader {
         ascii = false;
       }
     }
+    this.plainAscii = ascii;
+    return p;
+  }
+
+  // The string from `start` up to its closing quote at `p`, read past it.
+  private closeString(start: number, p: number): string {
     this.pos = p + 1;
-    return ascii ? buf.toString("latin1", start, p) : buf.toString("utf8", start, p);
+    return this.plainAscii
+      ? this.buf.toString("latin1", start, p)
+      : this.buf.toString("utf8", start, p);
   }
 
   // Fast path for long strings using native scanners: memchr for the closing
