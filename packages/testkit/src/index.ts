@@ -379,6 +379,61 @@ export async function fixtureState(options: FixtureStateOptions): Promise<Fixtur
   return { work, root, state };
 }
 
+/** What {@link exposedState} sets up. */
+export interface ExposedStateOptions {
+  /** Prefix of the temporary work directory. */
+  readonly prefix: string;
+  /** An existing, empty work directory to use instead of a new one (when paths must be known before). */
+  readonly at?: string;
+  /** The owner config's endpoint namespace. */
+  readonly endpointNamespace: string;
+  /** The owner config's presets; `default` is the default one. */
+  readonly presets: object;
+  /** The rest of the owner config (`mcp`, `journal`, …). */
+  readonly config?: object;
+  /** The extension packages, written under the work directory and installed in order. */
+  readonly packages: readonly ExposedPackage[];
+}
+
+/** One package of {@link exposedState}, written by {@link writeFixturePackage}. */
+export interface ExposedPackage extends Omit<FixturePackage, "parent" | "descriptor"> {
+  /** Written as `rukh-extension.json`; its `id` is exposed. */
+  readonly descriptor: { readonly id: string; readonly [field: string]: unknown };
+}
+
+/**
+ * A fresh state directory (see {@link fixtureState}) with an owner config
+ * trusting the fixture publisher and exposing every extension of `packages`,
+ * each package installed as a revision of its own.
+ *
+ * @example
+ * const { root, work } = await exposedState({
+ *   prefix: "rukh-cli-",
+ *   endpointNamespace: "acme-cli",
+ *   presets: { default: fixturePreset({ commands: ["fx.main/*"], deadlineMs: 10_000 }) },
+ *   packages: [{ descriptor, programs: { "bin/commands.mjs": source } }],
+ * });
+ */
+export function exposedState(options: ExposedStateOptions): Promise<FixtureState> {
+  return fixtureState({
+    prefix: options.prefix,
+    ...(options.at !== undefined && { at: options.at }),
+    config: fixtureOwnerConfig({
+      endpointNamespace: options.endpointNamespace,
+      exposure: { extensions: options.packages.map((p) => p.descriptor.id) },
+      presets: options.presets,
+      ...options.config,
+    }),
+    packages: async (work) => {
+      const dirs: string[] = [];
+      for (const p of options.packages)
+        dirs.push(await writeFixturePackage({ parent: work, ...p }));
+      return dirs;
+    },
+    install: "each",
+  });
+}
+
 /**
  * The baseline the core and MCP benchmarks measure against: spawn `program`
  * with Node and run one invocation of `command` over the bare `@rukh/ipc`
