@@ -222,22 +222,69 @@ export async function writeFixturePackage(pkg: FixturePackage): Promise<string> 
   return dir;
 }
 
-/** What {@link writeNpmFixturePackage} writes. */
-export interface NpmFixturePackage {
+/** What {@link writeHiFixturePackage} writes. */
+export interface HiFixturePackage {
   /** Directory the package directory is created in. */
   readonly parent: string;
-  /** The npm package name: `@jane/hello`. */
-  readonly name: string;
   /** The extension id: `acme.hello`. */
   readonly id: string;
-  /** The extension's and the npm package's version. */
+  /** The extension's version. */
   readonly version: string;
-  /** Its one command's word (default: the id, each non-word character a `-`). */
-  readonly word?: string;
+  /** Its one command's path (default: the id, each non-word character a `-`). */
+  readonly path?: readonly string[];
+  /** What its one command answers (default: `<id> <version>`). */
+  readonly text?: string;
   /** The descriptor's publisher (default the fixture publisher). */
   readonly publisher?: string;
   /** Who signs it (default the fixture publisher's key). */
   readonly signer?: FixturePackage["signer"];
+  /** More files of the package, by package-relative path. */
+  readonly files?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A signed extension package directory with one command, `hi`, that
+ * answers a fixed text. Returns the package directory.
+ *
+ * @example
+ * const dir = await writeHiFixturePackage({ parent: work, id: "acme.tools", version: "1.1.0" });
+ */
+export function writeHiFixturePackage(p: HiFixturePackage): Promise<string> {
+  const text = JSON.stringify(p.text ?? `${p.id} ${p.version}`);
+  return writeFixturePackage({
+    parent: p.parent,
+    descriptor: {
+      format: "rukh.extension/2",
+      id: p.id,
+      version: p.version,
+      publisher: p.publisher ?? FIXTURE_PUBLISHER,
+      commands: [
+        {
+          id: "hi",
+          path: p.path ?? [p.id.replace(/\W/g, "-")],
+          summary: "Say hi",
+          inputs: [],
+          execute: managed({ kind: "text" }, "bin/hi.mjs"),
+          machine: machine(),
+        },
+      ],
+    },
+    programs: {
+      ...p.files,
+      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${p.id}/hi": () => textResult(${text}) } });\n`,
+    },
+    ...(p.signer !== undefined && { signer: p.signer }),
+  });
+}
+
+/** What {@link writeNpmFixturePackage} writes. */
+export interface NpmFixturePackage extends Omit<HiFixturePackage, "path" | "text" | "files"> {
+  /** The npm package name: `@jane/hello`. */
+  readonly name: string;
+  /** The extension's and the npm package's version. */
+  readonly version: string;
+  /** Its one command's word (default: the id, each non-word character a `-`). */
+  readonly word?: string;
 }
 
 /**
@@ -249,29 +296,12 @@ export interface NpmFixturePackage {
  * const dir = await writeNpmFixturePackage({ parent: work, name: "@jane/hello", id: "acme.hello", version: "1.0.0" });
  */
 export function writeNpmFixturePackage(p: NpmFixturePackage): Promise<string> {
-  return writeFixturePackage({
-    parent: p.parent,
-    descriptor: {
-      format: "rukh.extension/2",
-      id: p.id,
-      version: p.version,
-      publisher: p.publisher ?? FIXTURE_PUBLISHER,
-      commands: [
-        {
-          id: "hi",
-          path: [p.word ?? p.id.replace(/\W/g, "-")],
-          summary: "Say hi",
-          inputs: [],
-          execute: managed({ kind: "text" }, "bin/hi.mjs"),
-          machine: machine(),
-        },
-      ],
-    },
-    programs: {
-      "package.json": `${JSON.stringify({ name: p.name, version: p.version, description: "a Rukh extension" }, null, 2)}\n`,
-      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${p.id}/hi": () => textResult("${p.id} ${p.version}") } });\n`,
-    },
-    ...(p.signer !== undefined && { signer: p.signer }),
+  const { name, word, ...hi } = p;
+  const manifest = { name, version: p.version, description: "a Rukh extension" };
+  return writeHiFixturePackage({
+    ...hi,
+    ...(word !== undefined && { path: [word] }),
+    files: { "package.json": `${JSON.stringify(manifest, null, 2)}\n` },
   });
 }
 

@@ -31,6 +31,7 @@ it("exports exactly these names", async () => {
       "str",
       "tempDir",
       "writeFixturePackage",
+      "writeHiFixturePackage",
       "writeNpmFixturePackage",
     ]
   `);
