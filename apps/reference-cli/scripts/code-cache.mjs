@@ -8,29 +8,16 @@
 import { execFileSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import {
-  fixtureOwnerConfig,
-  fixturePreset,
-  fixtureState,
-  machine,
-  managed,
-  removeDir,
-  str,
-  writeFixturePackage,
-} from "@rukh/testkit";
+import { exposedState, fixturePreset, machine, managed, removeDir, str } from "@rukh/testkit";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 rmSync(`${root}dist/code-cache`, { recursive: true, force: true });
-const made = await fixtureState({
+const made = await exposedState({
   prefix: "rukh-code-cache-",
-  config: fixtureOwnerConfig({
-    endpointNamespace: "warm",
-    exposure: { extensions: ["fx.warm"] },
-    presets: { default: fixturePreset({ commands: ["fx.warm/*"], deadlineMs: 30_000 }) },
-  }),
-  packages: async (dir) => [
-    await writeFixturePackage({
-      parent: dir,
+  endpointNamespace: "warm",
+  presets: { default: fixturePreset({ commands: ["fx.warm/*"], deadlineMs: 30_000 }) },
+  packages: [
+    {
       descriptor: {
         format: "rukh.extension/2",
         id: "fx.warm",
@@ -53,9 +40,8 @@ const made = await fixtureState({
 await runCommandProcess({ handlers: { "fx.warm/up": (ctx) => textResult(ctx.inputs.name) } });
 `,
       },
-    }),
+    },
   ],
-  install: "together",
 });
 try {
   for (const args of [

@@ -9,15 +9,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 
 export { freePort } from "@rukh/testkit";
 
-import {
-  fixtureOwnerConfig,
-  fixturePreset,
-  fixtureState,
-  int,
-  machine,
-  managed,
-  writeFixturePackage,
-} from "@rukh/testkit";
+import { exposedState, fixturePreset, int, machine, managed } from "@rukh/testkit";
 import { spawnCli } from "@rukh/testkit/cli";
 import { MODERN_META } from "@rukh/testkit/mcp";
 
@@ -55,20 +47,19 @@ export async function httpState(
     execute: managed(STRUCTURED({ tag: { type: "string", maxLength: 64 } }), "bin/see.mjs"),
     machine: machine(),
   }));
-  return fixtureState({
+  return exposedState({
     prefix,
-    config: fixtureOwnerConfig({
-      endpointNamespace: "acme-http",
-      exposure: { extensions: ["fx.see"] },
-      presets: {
-        default: fixturePreset({ commands: ["fx.see/*"], deadlineMs: 30_000, maxConcurrency: 16 }),
-        narrow: fixturePreset({ commands: ["fx.see/see"], deadlineMs: 30_000 }),
-        sealed: fixturePreset({
-          commands: ["fx.see/see"],
-          deadlineMs: 30_000,
-          enforcement: "strict",
-        }),
-      },
+    endpointNamespace: "acme-http",
+    presets: {
+      default: fixturePreset({ commands: ["fx.see/*"], deadlineMs: 30_000, maxConcurrency: 16 }),
+      narrow: fixturePreset({ commands: ["fx.see/see"], deadlineMs: 30_000 }),
+      sealed: fixturePreset({
+        commands: ["fx.see/see"],
+        deadlineMs: 30_000,
+        enforcement: "strict",
+      }),
+    },
+    config: {
       mcp: {
         endpoints: {
           team: {
@@ -89,10 +80,9 @@ export async function httpState(
           local: { preset: "default" },
         },
       },
-    }),
-    packages: async (dir) => [
-      await writeFixturePackage({
-        parent: dir,
+    },
+    packages: [
+      {
         descriptor: {
           format: "rukh.extension/2",
           id: "fx.see",
@@ -151,9 +141,8 @@ await runCommandProcess({ handlers: {
 } });
 `,
         },
-      }),
+      },
     ],
-    install: "each",
   });
 }
 

@@ -1,19 +1,18 @@
 import {
+  type ExposedPackage,
+  exposedState,
   type FixtureState,
-  fixtureOwnerConfig,
   fixturePreset,
-  fixtureState,
   int,
   machine,
   managed,
   removeDir,
-  writeFixturePackage,
 } from "@rukh/testkit";
 import { runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll } from "vitest";
 
 /** `fx.sleep` 1.0.0: one command, `nap`, that sleeps `--wait-ms` (default `defaultMs`) in `bin/nap.mjs`. */
-export function sleeperDescriptor(defaultMs: number): object {
+export function sleeperDescriptor(defaultMs: number): ExposedPackage["descriptor"] {
   return {
     format: "rukh.extension/2",
     id: "fx.sleep",
@@ -43,23 +42,19 @@ export async function sleeperState(options: {
   maxConcurrency: number;
   config?: object;
 }): Promise<FixtureState> {
-  return fixtureState({
+  return exposedState({
     prefix: options.prefix,
-    config: fixtureOwnerConfig({
-      endpointNamespace: "acme-cli-sleeper",
-      exposure: { extensions: ["fx.sleep"] },
-      presets: {
-        default: fixturePreset({
-          commands: ["fx.sleep/*"],
-          deadlineMs: 30_000,
-          maxConcurrency: options.maxConcurrency,
-        }),
-      },
-      ...options.config,
-    }),
-    packages: async (dir) => [
-      await writeFixturePackage({
-        parent: dir,
+    endpointNamespace: "acme-cli-sleeper",
+    presets: {
+      default: fixturePreset({
+        commands: ["fx.sleep/*"],
+        deadlineMs: 30_000,
+        maxConcurrency: options.maxConcurrency,
+      }),
+    },
+    ...(options.config !== undefined && { config: options.config }),
+    packages: [
+      {
         descriptor: sleeperDescriptor(options.defaultMs),
         programs: {
           "bin/nap.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";
@@ -69,9 +64,8 @@ await runCommandProcess({ handlers: { "fx.sleep/nap": async (ctx) => {
 } } });
 `,
         },
-      }),
+      },
     ],
-    install: "each",
   });
 }
 

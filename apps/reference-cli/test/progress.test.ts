@@ -1,12 +1,4 @@
-import {
-  fixtureOwnerConfig,
-  fixturePreset,
-  fixtureState,
-  machine,
-  managed,
-  removeDir,
-  writeFixturePackage,
-} from "@rukh/testkit";
+import { exposedState, fixturePreset, machine, managed, removeDir } from "@rukh/testkit";
 import { runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mcpLines, toolCall } from "./_author.js";
@@ -20,19 +12,17 @@ const rukh = (...args: string[]) => runCli({ args, stateDir: at.root });
 const BURST = 2_000;
 
 beforeAll(async () => {
-  const made = await fixtureState({
+  const made = await exposedState({
     prefix: "rukh-cli-progress-",
-    config: fixtureOwnerConfig({
-      endpointNamespace: "acme-cli-progress",
-      exposure: { extensions: ["fx.busy"] },
-      presets: { default: fixturePreset({ commands: ["fx.busy/*"], deadlineMs: 30_000 }) },
+    endpointNamespace: "acme-cli-progress",
+    presets: { default: fixturePreset({ commands: ["fx.busy/*"], deadlineMs: 30_000 }) },
+    config: {
       mcp: {
         endpoints: { wide: { preset: "default" }, tight: { preset: "default", deadlineMs: 800 } },
       },
-    }),
-    packages: async (dir) => [
-      await writeFixturePackage({
-        parent: dir,
+    },
+    packages: [
+      {
         descriptor: {
           format: "rukh.extension/2",
           id: "fx.busy",
@@ -78,9 +68,8 @@ await runCommandProcess({ handlers: {
 } });
 `,
         },
-      }),
+      },
     ],
-    install: "each",
   });
   at.work = made.work;
   at.root = made.root;

@@ -1,12 +1,4 @@
-import {
-  fixtureOwnerConfig,
-  fixturePreset,
-  fixtureState,
-  machine,
-  managed,
-  removeDir,
-  writeFixturePackage,
-} from "@rukh/testkit";
+import { exposedState, fixturePreset, machine, managed, removeDir } from "@rukh/testkit";
 import { runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkTool, estimateTokens } from "../src/admin/mcp/tools-check.js";
@@ -185,41 +177,33 @@ describe("tools list --check against hostile descriptors", () => {
   const TOOLS = 256 + 5;
 
   beforeAll(async () => {
-    ({ work, root } = await fixtureState({
+    ({ work, root } = await exposedState({
       prefix: "rukh-check-hostile-",
-      config: fixtureOwnerConfig({
-        endpointNamespace: "acme-check",
-        exposure: { extensions: extensions.map(([id]) => id) },
-        presets: {
-          default: fixturePreset({
-            commands: extensions.map(([id]) => `${id}/*`),
-            deadlineMs: 10_000,
-          }),
-        },
+      endpointNamespace: "acme-check",
+      presets: {
+        default: fixturePreset({
+          commands: extensions.map(([id]) => `${id}/*`),
+          deadlineMs: 10_000,
+        }),
+      },
+      config: {
         mcp: {
           endpoints: {
             fit: { preset: "default", toolNames: "compact" },
             full: { preset: "default", toolNames: "full" },
           },
         },
-      }),
-      packages: async (dir) =>
-        Promise.all(
-          extensions.map(([id, commands]) =>
-            writeFixturePackage({
-              parent: dir,
-              descriptor: {
-                format: "rukh.extension/2",
-                id,
-                version: "1.0.0",
-                publisher: "acme",
-                commands,
-              },
-              programs: { "bin/x.mjs": "" },
-            }),
-          ),
-        ),
-      install: "each",
+      },
+      packages: extensions.map(([id, commands]) => ({
+        descriptor: {
+          format: "rukh.extension/2",
+          id,
+          version: "1.0.0",
+          publisher: "acme",
+          commands,
+        },
+        programs: { "bin/x.mjs": "" },
+      })),
     }));
   }, 120_000);
   afterAll(() => removeDir(work));

@@ -31,7 +31,11 @@ export interface ScaffoldOptions {
   readonly packages?: string;
 }
 
-const RUKH_PACKAGES = [
+/**
+ * The `@rukh` packages a brand depends on, by their names after `@rukh/`; a
+ * folder of tarballs must hold each.
+ */
+export const RUKH_PACKAGES = [
   "cli",
   "command-result",
   "core",

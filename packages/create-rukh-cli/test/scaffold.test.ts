@@ -15,6 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const CREATE = fileURLToPath(new URL("../bin/create-rukh-cli.js", import.meta.url));
 
+import { RUKH_PACKAGES } from "../src/_scaffold.js";
 import { scaffold } from "../src/index.js";
 
 const temp = mkdtempSync(join(tmpdir(), "create-rukh-cli-"));
@@ -60,20 +61,7 @@ describe("scaffold", () => {
   it("runs from a clone under plain node, as the owner guide shows", () => {
     const folder = join(temp, "all");
     mkdirSync(folder);
-    const names = [
-      "cli",
-      "command-result",
-      "core",
-      "descriptor",
-      "harness",
-      "ipc",
-      "json",
-      "mcp",
-      "oauth",
-      "profile",
-      "registry",
-    ];
-    for (const n of names) writeFileSync(join(folder, `rukh-${n}-0.1.0.tgz`), "");
+    for (const n of RUKH_PACKAGES) writeFileSync(join(folder, `rukh-${n}-0.1.0.tgz`), "");
     const dir = join(temp, "plain");
     const r = spawnSync(process.execPath, [CREATE, "acme", dir, "--packages", folder], {
       env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin` },
@@ -84,7 +72,7 @@ describe("scaffold", () => {
     // The brand carries its tarballs and names them relatively: it moves with them.
     expect(pkg.dependencies["@rukh/cli"]).toBe("file:vendor/rukh/rukh-cli-0.1.0.tgz");
     expect(pkg.overrides["@rukh/json"]).toBe("file:vendor/rukh/rukh-json-0.1.0.tgz");
-    for (const n of names)
+    for (const n of RUKH_PACKAGES)
       expect(existsSync(join(dir, `vendor/rukh/rukh-${n}-0.1.0.tgz`))).toBe(true);
     expect(JSON.stringify(pkg)).not.toContain(folder);
   });

@@ -22,6 +22,17 @@ export const JSON_ERROR_CODES = [
 /** One of {@link JSON_ERROR_CODES}. */
 export type JsonErrorCode = (typeof JSON_ERROR_CODES)[number];
 
+// The codes that refuse JSON text for its size, depth, node count or an
+// unsafe integer, or limits that are themselves wrong; every other code says
+// the input is not strict JSON text at all.
+const REFUSAL_CODES: readonly JsonErrorCode[] = [
+  "unsafe_integer",
+  "too_large",
+  "too_deep",
+  "too_many_nodes",
+  "invalid_limits",
+];
+
 /**
  * The codes of {@link JSON_ERROR_CODES} that say the input is not strict JSON
  * text at all (what JSON-RPC answers as a parse error), as opposed to JSON
@@ -32,20 +43,9 @@ export type JsonErrorCode = (typeof JSON_ERROR_CODES)[number];
  * const r = parseJson(line);
  * if (!r.ok && JSON_PARSE_ERROR_CODES.includes(r.error.code)) reply(-32700);
  */
-export const JSON_PARSE_ERROR_CODES: readonly JsonErrorCode[] = Object.freeze([
-  "invalid_utf8",
-  "byte_order_mark",
-  "unexpected_end",
-  "unexpected_token",
-  "invalid_escape",
-  "lone_surrogate",
-  "control_character",
-  "invalid_number",
-  "number_overflow",
-  "duplicate_key",
-  "trailing_content",
-  "not_json",
-]);
+export const JSON_PARSE_ERROR_CODES: readonly JsonErrorCode[] = Object.freeze(
+  JSON_ERROR_CODES.filter((code) => !REFUSAL_CODES.includes(code)),
+);
 
 /**
  * The one error type of `@rukh/json`.

@@ -192,6 +192,8 @@ class Reader {
   // Set by number() in exact mode when the literal must be kept; the container
   // that asked for the value records it under its key.
   private pendingText: string | undefined = undefined;
+  // Set by plainBytes(): whether the bytes it last read were all ASCII.
+  private plainAscii = true;
 
   constructor(
     private readonly buf: Buffer,
@@ -287,18 +289,41 @@ class Reader {
     }
   }
 
-  private object(): JsonObject {
+  /**
+   * Enters the container whose opening byte is at `pos`; true when `close`
+   * follows at once, the empty container then already left.
+   */
+  private openEmpty(close: number): boolean {
     this.enter();
-    const buf = this.buf;
     this.pos++;
-    const obj: JsonObject = {};
     this.skipWhitespace();
-    if (buf[this.pos] === B.RBrace) {
-      this.pos++;
-      this.depth--;
-      return obj;
-    }
-    for (;;) {
+    if (this.buf[this.pos] !== close) return false;
+    this.pos++;
+    this.depth--;
+    return true;
+  }
+
+  /**
+   * Reads what follows a member or an element: true at a comma (another
+   * follows), false at `close` (the container is left); anything else, or the
+   * end of the input, fails expecting `expected`.
+   */
+  private separator(close: number, expected: string): boolean {
+    this.skipWhitespace();
+    if (this.pos >= this.buf.length) throw this.end(expected);
+    const b = this.buf[this.pos];
+    if (b !== B.Comma && b !== close) throw this.unexpected(expected);
+    this.pos++;
+    if (b === B.Comma) return true;
+    this.depth--;
+    return false;
+  }
+
+  private object(): JsonObject {
+    const obj: JsonObject = {};
+    if (this.openEmpty(B.RBrace)) return obj;
+    const buf = this.buf;
+    do {
       this.skipWhitespace();
       if (this.pos >= buf.length) throw this.end("a string key");
       if (buf[this.pos] !== B.Quote) throw this.unexpected("a string key");
@@ -328,44 +353,18 @@ class Reader {
         obj[key] = member;
       }
       if (this.pendingText !== undefined) this.record(obj, key);
-      this.skipWhitespace();
-      if (this.pos >= buf.length) throw this.end("',' or '}'");
-      const b = buf[this.pos];
-      this.pos++;
-      if (b === B.Comma) continue;
-      if (b === B.RBrace) break;
-      this.pos--;
-      throw this.unexpected("',' or '}'");
-    }
-    this.depth--;
+    } while (this.separator(B.RBrace, "',' or '}'"));
     return obj;
   }
 
   private array(): JsonValue[] {
-    this.enter();
-    const buf = this.buf;
-    this.pos++;
     const arr: JsonValue[] = [];
-    this.skipWhitespace();
-    if (buf[this.pos] === B.RBracket) {
-      this.pos++;
-      this.depth--;
-      return arr;
-    }
-    for (;;) {
+    if (this.openEmpty(B.RBracket)) return arr;
+    do {
       this.countNode();
       arr.push(this.value());
       if (this.pendingText !== undefined) this.record(arr, arr.length - 1);
-      this.skipWhitespace();
-      if (this.pos >= buf.length) throw this.end("',' or ']'");
-      const b = buf[this.pos];
-      this.pos++;
-      if (b === B.Comma) continue;
-      if (b === B.RBracket) break;
-      this.pos--;
-      throw this.unexpected("',' or ']'");
-    }
-    this.depth--;
+    } while (this.separator(B.RBracket, "',' or ']'"));
     return arr;
   }
 
@@ -382,40 +381,33 @@ class Reader {
   private string(): string {
     const buf = this.buf;
     const start = ++this.pos;
-    let p = start;
-    let ascii = true;
     // Short strings (most keys) are cheapest byte by byte; past this many bytes
     // the native scanners below win.
-    const shortEnd = Math.min(buf.length, start + SHORT_STRING);
-    for (;;) {
-      const b = p < shortEnd ? buf[p]! : -1;
-      if (b === B.Quote) break;
-      if (b === -1 || b === B.Backslash) {
-        const other = p < buf.length ? this.longString(start) : undefined;
-        return other ?? this.byteString(start);
-      }
-      if (b < 0x20) throw this.control(p);
-      if (b < 0x80) p++;
-      else {
-        p = this.utf8Sequence(p);
-        ascii = false;
-      }
-    }
-    this.pos = p + 1;
-    return ascii ? buf.toString("latin1", start, p) : buf.toString("utf8", start, p);
+    const p = this.plainBytes(start, Math.min(buf.length, start + SHORT_STRING));
+    if (p < buf.length && buf[p] === B.Quote) return this.closeString(start, p);
+    const other = p < buf.length ? this.longString(start) : undefined;
+    return other ?? this.byteString(start);
   }
 
   // The reference reader: byte by byte, exact error offsets. Used for short
   // strings and whenever the native fast path finds something to report.
   private byteString(start: number): string {
     const buf = this.buf;
-    let p = start;
+    const p = this.plainBytes(start, buf.length);
+    if (p >= buf.length) throw this.end("'\"' to close the string", p);
+    if (buf[p] === B.Backslash) return this.escapedString(start, p, this.plainAscii);
+    return this.closeString(start, p);
+  }
+
+  // Checks the bytes of a string from `p` on, before `end`, up to a quote or a
+  // backslash; returns where it stopped (at `end` or past it when neither came
+  // first), with plainAscii telling whether every byte was ASCII.
+  private plainBytes(p: number, end: number): number {
+    const buf = this.buf;
     let ascii = true;
-    for (;;) {
-      if (p >= buf.length) throw this.end("'\"' to close the string", p);
+    while (p < end) {
       const b = buf[p]!;
-      if (b === B.Quote) break;
-      if (b === B.Backslash) return this.escapedString(start, p, ascii);
+      if (b === B.Quote || b === B.Backslash) break;
       if (b < 0x20) throw this.control(p);
       if (b < 0x80) p++;
       else {
@@ -423,8 +415,16 @@ class Reader {
         ascii = false;
       }
     }
+    this.plainAscii = ascii;
+    return p;
+  }
+
+  // The string from `start` up to its closing quote at `p`, read past it.
+  private closeString(start: number, p: number): string {
     this.pos = p + 1;
-    return ascii ? buf.toString("latin1", start, p) : buf.toString("utf8", start, p);
+    return this.plainAscii
+      ? this.buf.toString("latin1", start, p)
+      : this.buf.toString("utf8", start, p);
   }
 
   // Fast path for long strings using native scanners: memchr for the closing

@@ -222,22 +222,69 @@ export async function writeFixturePackage(pkg: FixturePackage): Promise<string> 
   return dir;
 }
 
-/** What {@link writeNpmFixturePackage} writes. */
-export interface NpmFixturePackage {
+/** What {@link writeHiFixturePackage} writes. */
+export interface HiFixturePackage {
   /** Directory the package directory is created in. */
   readonly parent: string;
-  /** The npm package name: `@jane/hello`. */
-  readonly name: string;
   /** The extension id: `acme.hello`. */
   readonly id: string;
-  /** The extension's and the npm package's version. */
+  /** The extension's version. */
   readonly version: string;
-  /** Its one command's word (default: the id, each non-word character a `-`). */
-  readonly word?: string;
+  /** Its one command's path (default: the id, each non-word character a `-`). */
+  readonly path?: readonly string[];
+  /** What its one command answers (default: `<id> <version>`). */
+  readonly text?: string;
   /** The descriptor's publisher (default the fixture publisher). */
   readonly publisher?: string;
   /** Who signs it (default the fixture publisher's key). */
   readonly signer?: FixturePackage["signer"];
+  /** More files of the package, by package-relative path. */
+  readonly files?: Readonly<Record<string, string>>;
+}
+
+/**
+ * A signed extension package directory with one command, `hi`, that
+ * answers a fixed text. Returns the package directory.
+ *
+ * @example
+ * const dir = await writeHiFixturePackage({ parent: work, id: "acme.tools", version: "1.1.0" });
+ */
+export function writeHiFixturePackage(p: HiFixturePackage): Promise<string> {
+  const text = JSON.stringify(p.text ?? `${p.id} ${p.version}`);
+  return writeFixturePackage({
+    parent: p.parent,
+    descriptor: {
+      format: "rukh.extension/2",
+      id: p.id,
+      version: p.version,
+      publisher: p.publisher ?? FIXTURE_PUBLISHER,
+      commands: [
+        {
+          id: "hi",
+          path: p.path ?? [p.id.replace(/\W/g, "-")],
+          summary: "Say hi",
+          inputs: [],
+          execute: managed({ kind: "text" }, "bin/hi.mjs"),
+          machine: machine(),
+        },
+      ],
+    },
+    programs: {
+      ...p.files,
+      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${p.id}/hi": () => textResult(${text}) } });\n`,
+    },
+    ...(p.signer !== undefined && { signer: p.signer }),
+  });
+}
+
+/** What {@link writeNpmFixturePackage} writes. */
+export interface NpmFixturePackage extends Omit<HiFixturePackage, "path" | "text" | "files"> {
+  /** The npm package name: `@jane/hello`. */
+  readonly name: string;
+  /** The extension's and the npm package's version. */
+  readonly version: string;
+  /** Its one command's word (default: the id, each non-word character a `-`). */
+  readonly word?: string;
 }
 
 /**
@@ -249,29 +296,12 @@ export interface NpmFixturePackage {
  * const dir = await writeNpmFixturePackage({ parent: work, name: "@jane/hello", id: "acme.hello", version: "1.0.0" });
  */
 export function writeNpmFixturePackage(p: NpmFixturePackage): Promise<string> {
-  return writeFixturePackage({
-    parent: p.parent,
-    descriptor: {
-      format: "rukh.extension/2",
-      id: p.id,
-      version: p.version,
-      publisher: p.publisher ?? FIXTURE_PUBLISHER,
-      commands: [
-        {
-          id: "hi",
-          path: [p.word ?? p.id.replace(/\W/g, "-")],
-          summary: "Say hi",
-          inputs: [],
-          execute: managed({ kind: "text" }, "bin/hi.mjs"),
-          machine: machine(),
-        },
-      ],
-    },
-    programs: {
-      "package.json": `${JSON.stringify({ name: p.name, version: p.version, description: "a Rukh extension" }, null, 2)}\n`,
-      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${p.id}/hi": () => textResult("${p.id} ${p.version}") } });\n`,
-    },
-    ...(p.signer !== undefined && { signer: p.signer }),
+  const { name, word, ...hi } = p;
+  const manifest = { name, version: p.version, description: "a Rukh extension" };
+  return writeHiFixturePackage({
+    ...hi,
+    ...(word !== undefined && { path: [word] }),
+    files: { "package.json": `${JSON.stringify(manifest, null, 2)}\n` },
   });
 }
 
@@ -377,6 +407,61 @@ export async function fixtureState(options: FixtureStateOptions): Promise<Fixtur
     await state.apply(packages.map((source) => ({ op: "install" as const, source })));
   else for (const source of packages) await state.install(source);
   return { work, root, state };
+}
+
+/** What {@link exposedState} sets up. */
+export interface ExposedStateOptions {
+  /** Prefix of the temporary work directory. */
+  readonly prefix: string;
+  /** An existing, empty work directory to use instead of a new one (when paths must be known before). */
+  readonly at?: string;
+  /** The owner config's endpoint namespace. */
+  readonly endpointNamespace: string;
+  /** The owner config's presets; `default` is the default one. */
+  readonly presets: object;
+  /** The rest of the owner config (`mcp`, `journal`, …). */
+  readonly config?: object;
+  /** The extension packages, written under the work directory and installed in order. */
+  readonly packages: readonly ExposedPackage[];
+}
+
+/** One package of {@link exposedState}, written by {@link writeFixturePackage}. */
+export interface ExposedPackage extends Omit<FixturePackage, "parent" | "descriptor"> {
+  /** Written as `rukh-extension.json`; its `id` is exposed. */
+  readonly descriptor: { readonly id: string; readonly [field: string]: unknown };
+}
+
+/**
+ * A fresh state directory (see {@link fixtureState}) with an owner config
+ * trusting the fixture publisher and exposing every extension of `packages`,
+ * each package installed as a revision of its own.
+ *
+ * @example
+ * const { root, work } = await exposedState({
+ *   prefix: "rukh-cli-",
+ *   endpointNamespace: "acme-cli",
+ *   presets: { default: fixturePreset({ commands: ["fx.main/*"], deadlineMs: 10_000 }) },
+ *   packages: [{ descriptor, programs: { "bin/commands.mjs": source } }],
+ * });
+ */
+export function exposedState(options: ExposedStateOptions): Promise<FixtureState> {
+  return fixtureState({
+    prefix: options.prefix,
+    ...(options.at !== undefined && { at: options.at }),
+    config: fixtureOwnerConfig({
+      endpointNamespace: options.endpointNamespace,
+      exposure: { extensions: options.packages.map((p) => p.descriptor.id) },
+      presets: options.presets,
+      ...options.config,
+    }),
+    packages: async (work) => {
+      const dirs: string[] = [];
+      for (const p of options.packages)
+        dirs.push(await writeFixturePackage({ parent: work, ...p }));
+      return dirs;
+    },
+    install: "each",
+  });
 }
 
 /**

@@ -11,6 +11,7 @@ it("exports exactly these names", async () => {
       "FORGED_TEXT",
       "bareIpcInvocation",
       "commandsDescriptor",
+      "exposedState",
       "fixtureOwnerConfig",
       "fixturePreset",
       "fixtureState",
@@ -30,6 +31,7 @@ it("exports exactly these names", async () => {
       "str",
       "tempDir",
       "writeFixturePackage",
+      "writeHiFixturePackage",
       "writeNpmFixturePackage",
     ]
   `);

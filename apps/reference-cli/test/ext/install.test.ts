@@ -1,14 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { StateDirectory } from "@rukh/profile";
-import {
-  FIXTURE_PUB,
-  machine,
-  managed,
-  removeDir,
-  tempDir,
-  writeFixturePackage,
-} from "@rukh/testkit";
+import { FIXTURE_PUB, removeDir, tempDir, writeHiFixturePackage } from "@rukh/testkit";
 import { runCli } from "@rukh/testkit/cli";
 import { afterAll, expect, it } from "vitest";
 
@@ -19,28 +12,7 @@ afterAll(() => removeDir(work));
 
 /** A signed package of extension `id` with one command, `hi`, at the word `word`, which answers that word. */
 const oneCommand = (id: string, word: string) =>
-  writeFixturePackage({
-    parent: work,
-    descriptor: {
-      format: "rukh.extension/2",
-      id,
-      version: "1.0.0",
-      publisher: "acme",
-      commands: [
-        {
-          id: "hi",
-          path: [word],
-          summary: "Say hi",
-          inputs: [],
-          execute: managed({ kind: "text" }, "bin/hi.mjs"),
-          machine: machine(),
-        },
-      ],
-    },
-    programs: {
-      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${id}/hi": () => textResult("${word}") } });\n`,
-    },
-  });
+  writeHiFixturePackage({ parent: work, id, version: "1.0.0", path: [word], text: word });
 
 it("publishes a new extension and its default-preset pattern in one revision, from an empty state too", async () => {
   const root = join(work, "home");

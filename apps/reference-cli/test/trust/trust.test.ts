@@ -2,14 +2,7 @@ import { generateKeyPairSync } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { publicKeyBase64, StateDirectory } from "@rukh/profile";
-import {
-  FIXTURE_PUB,
-  machine,
-  managed,
-  removeDir,
-  tempDir,
-  writeFixturePackage,
-} from "@rukh/testkit";
+import { FIXTURE_PUB, removeDir, tempDir, writeHiFixturePackage } from "@rukh/testkit";
 import { RUKH_BIN, runCli, startCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -35,29 +28,13 @@ function pkg(
     text?: string;
   } = {},
 ): Promise<string> {
-  const publisher = options.signer?.publisher ?? "acme";
-  return writeFixturePackage({
+  return writeHiFixturePackage({
     parent: work,
-    descriptor: {
-      format: "rukh.extension/2",
-      id,
-      version,
-      publisher,
-      commands: [
-        {
-          id: "hi",
-          path: options.path ?? [id.replace(".", "-")],
-          summary: "Say hi",
-          inputs: [],
-          execute: managed({ kind: "text" }, "bin/hi.mjs"),
-          machine: machine(),
-        },
-      ],
-    },
-    programs: {
-      "bin/hi.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";\nawait runCommandProcess({ handlers: { "${id}/hi": () => textResult(${JSON.stringify(options.text ?? `${id} ${version}`)}) } });\n`,
-    },
-    ...(options.signer && { signer: options.signer }),
+    id,
+    version,
+    ...(options.path !== undefined && { path: options.path }),
+    ...(options.text !== undefined && { text: options.text }),
+    ...(options.signer && { signer: options.signer, publisher: options.signer.publisher }),
   });
 }
 

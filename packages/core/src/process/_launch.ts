@@ -119,6 +119,10 @@ export function strictEnvironment(home: string): Record<string, string> {
   return { PATH: "/usr/bin:/bin", HOME: home, TMPDIR: "/tmp", RUKH_IPC_FD: "3" };
 }
 
+// The host's whole tree as it is, for bubblewrap. A plain bind is nodev:
+// /dev again as devices, or /dev/null cannot be opened.
+const HOST_ROOT = ["--bind", "/", "/", "--dev-bind", "/dev", "/dev"] as const;
+
 const isSystemPath = (env: LaunchEnvironment, p: string) =>
   env.systemEntries.some((e) => e.path === p);
 const withSlash = (dir: string) => (dir.endsWith("/") ? dir : `${dir}/`);
@@ -241,12 +245,7 @@ export function launchPlan(
       return {
         program: env.sandbox.path,
         args: [
-          "--bind",
-          "/",
-          "/",
-          "--dev-bind",
-          "/dev",
-          "/dev",
+          ...HOST_ROOT,
           "--proc",
           "/proc",
           "--unshare-pid",
@@ -291,13 +290,7 @@ export function launchPlan(
         "--cap-drop",
         "ALL",
         "--die-with-parent",
-        "--bind",
-        "/",
-        "/",
-        // A plain bind is nodev: /dev again as devices, or /dev/null cannot be opened.
-        "--dev-bind",
-        "/dev",
-        "/dev",
+        ...HOST_ROOT,
         "--",
       ]
     : [];

@@ -14,10 +14,9 @@ import { connect, createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { STRICT_UIDS_DEFAULT } from "@rukh/profile";
 import {
+  exposedState,
   FIXTURE_PUB,
-  fixtureOwnerConfig,
   fixturePreset,
-  fixtureState,
   int,
   machine,
   managed,
@@ -25,7 +24,6 @@ import {
   removeDir,
   str,
   tempDir,
-  writeFixturePackage,
 } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeConfinement } from "../../src/index.js";
@@ -157,17 +155,13 @@ async function makeWorld(mode: string, uid: number): Promise<World> {
     "bin/remount-tool.sh": `#!/bin/sh\nexec "$(dirname "$0")/remount.sh" '${join(work0, "host-file.txt")}'\n`,
     "bin/admin-tool.sh": `#!/bin/sh\nexec "$(dirname "$0")/admin.sh" '${process.execPath}' '${rukh}' '${root0}' '${join(work0, "acme.pub")}'\n`,
   };
-  const { work, root } = await fixtureState({
+  const { work, root } = await exposedState({
     at: work0,
     prefix: `rukh-hostile-${mode}-`,
-    config: fixtureOwnerConfig({
-      endpointNamespace: "acme-hostile",
-      exposure: { extensions: ["fx.hostile"] },
-      presets: PRESETS,
-    }),
-    packages: async (dir) => [
-      await writeFixturePackage({
-        parent: dir,
+    endpointNamespace: "acme-hostile",
+    presets: PRESETS,
+    packages: [
+      {
         descriptor: DESCRIPTOR,
         programs: Object.fromEntries([
           ["bin/commands.mjs", readFileSync(here("commands.mjs"), "utf8")],
@@ -177,9 +171,8 @@ async function makeWorld(mode: string, uid: number): Promise<World> {
           ),
           ...Object.entries(tools),
         ]),
-      }),
+      },
     ],
-    install: "each",
   });
   // The state directory lives in the attacker's home, as it does by default.
   const home = work;

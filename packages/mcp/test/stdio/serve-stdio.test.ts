@@ -2,10 +2,11 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, Writable } from "node:stream";
 import { LOST_HOST_SWEEP_MS, readJournal } from "@rukh/core";
+import { StateDirectory } from "@rukh/profile";
 import { MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
 import { MCP_LIMITS, McpError, serveStdio } from "../../src/index.js";
-import { onJsonLines, useState, type Wire } from "../_helpers.js";
+import { onJsonLines, toolNameOf, useState, type Wire } from "../_helpers.js";
 
 const at = useState();
 
@@ -27,6 +28,26 @@ function pipe() {
   return { input, output, messages, reply };
 }
 
+/** A request line carrying the 2026-07-28 `_meta`. */
+const request = (id: number, method: string, params: object = {}) =>
+  `${JSON.stringify({ jsonrpc: "2.0", id, method, params: { ...params, _meta: MODERN_META } })}\n`;
+
+/**
+ * `serveStdio` of `state` (the fixture state unless given) over a fresh
+ * pipe, under the endpoint `limits` if any.
+ */
+async function served(limits?: object, state: string | StateDirectory = at.root) {
+  const p = pipe();
+  const host = await serveStdio({
+    state,
+    binding,
+    input: p.input,
+    output: p.output,
+    ...(limits !== undefined && { endpoint: { limits } }),
+  });
+  return { ...p, host };
+}
+
 describe("serveStdio in process", () => {
   it("refuses limits looser than the defaults and empty binding members", async () => {
     await expect(
@@ -42,71 +63,44 @@ describe("serveStdio in process", () => {
   });
 
   it("keeps the launch binding immutable", async () => {
-    const p = pipe();
-    const host = await serveStdio({ state: at.root, binding, input: p.input, output: p.output });
+    const { host, input } = await served();
     expect(Object.isFrozen(host.binding)).toBe(true);
     expect(() => {
       (host.binding as { preset: string }).preset = "narrow";
     }).toThrow();
-    p.input.end();
+    input.end();
     expect(await host.closed).toBe("eof");
   });
 
   it("sends an error instead of a response over the response limit", async () => {
-    const p = pipe();
-    const host = await serveStdio({
-      state: at.root,
-      binding,
-      input: p.input,
-      output: p.output,
-      endpoint: { limits: { responseMaxBytes: 700 } },
-    });
-    p.input.write(
-      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: MODERN_META } })}\n`,
-    );
+    const p = await served({ responseMaxBytes: 700 });
+    p.input.write(request(1, "tools/list"));
     expect((await p.reply(1)).error).toMatchObject({ code: -32603 });
-    const { toolNameOf } = await import("../_helpers.js");
-    const { StateDirectory } = await import("@rukh/profile");
     const greet = await toolNameOf(new StateDirectory(at.root), "fx.main/greet");
-    p.input.write(
-      `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: greet, arguments: { name: "x".repeat(250) }, _meta: MODERN_META } })}\n`,
-    );
+    p.input.write(request(2, "tools/call", { name: greet, arguments: { name: "x".repeat(250) } }));
     expect((await p.reply(2)).error).toMatchObject({
       code: -32603,
       data: { outcome: "succeeded", reason: "completed", invocationId: expect.any(String) },
     });
     p.input.end();
-    await host.closed;
+    await p.host.closed;
   });
 
   it("pages tools/list within its response limit, every tool once, and names the tool a limit cannot carry", async () => {
     const list = (id: number, cursor?: string) =>
-      `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { ...(cursor !== undefined && { cursor }), _meta: MODERN_META } })}\n`;
+      request(id, "tools/list", cursor === undefined ? {} : { cursor });
     // Every tool, as the default limits list it, and the largest one's size on a page.
-    const wide = pipe();
-    const open = await serveStdio({
-      state: at.root,
-      binding,
-      input: wide.input,
-      output: wide.output,
-    });
+    const wide = await served();
     wide.input.write(list(1));
     const all: Wire[] = (await wide.reply(1)).result.tools;
     wide.input.end();
-    await open.closed;
+    await wide.host.closed;
     expect(all.length).toBeGreaterThan(4);
     const largest = Math.max(...all.map((t) => Buffer.byteLength(JSON.stringify(t)) + 1));
 
     // Room for about two tools a page besides the answer's own framing.
     const limit = 2_048 + 2 * largest + 200;
-    const p = pipe();
-    const host = await serveStdio({
-      state: at.root,
-      binding,
-      input: p.input,
-      output: p.output,
-      endpoint: { limits: { responseMaxBytes: limit } },
-    });
+    const p = await served({ responseMaxBytes: limit });
     const seen: string[] = [];
     let cursor: string | undefined;
     let pages = 0;
@@ -121,17 +115,10 @@ describe("serveStdio in process", () => {
     expect(pages).toBeGreaterThan(1);
     expect(seen).toEqual(all.map((t) => t.name));
     p.input.end();
-    await host.closed;
+    await p.host.closed;
 
     // A limit that cannot carry one tool is answered with what it would take, never an empty page.
-    const tight = pipe();
-    const small = await serveStdio({
-      state: at.root,
-      binding,
-      input: tight.input,
-      output: tight.output,
-      endpoint: { limits: { responseMaxBytes: 2_100 } },
-    });
+    const tight = await served({ responseMaxBytes: 2_100 });
     tight.input.write(list(1));
     expect((await tight.reply(1)).error).toMatchObject({
       code: -32603,
@@ -140,7 +127,7 @@ describe("serveStdio in process", () => {
       ),
     });
     tight.input.end();
-    await small.closed;
+    await tight.host.closed;
   });
 
   it("closes on a blocked write and cancels running work as the owner", async () => {
@@ -160,17 +147,12 @@ describe("serveStdio in process", () => {
       output,
       endpoint: { limits: { ioDeadlineMs: 200 } },
     });
-    input.write(
-      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { _meta: MODERN_META } })}\n`,
-    );
-    input.write(
-      `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping", params: { _meta: MODERN_META } })}\n`,
-    );
+    input.write(request(1, "ping"));
+    input.write(request(2, "ping"));
     expect(await host.closed).toBe("blocked_write_timeout");
   });
 
   it("fails a listing that overruns its deadline and never answers a cancelled one", async () => {
-    const { StateDirectory } = await import("@rukh/profile");
     // A state directory whose active pointer takes 300 ms to read.
     class SlowState extends StateDirectory {
       slow = false;
@@ -180,19 +162,9 @@ describe("serveStdio in process", () => {
       }
     }
     const state = new SlowState(at.root);
-    const p = pipe();
-    const host = await serveStdio({
-      state,
-      binding,
-      input: p.input,
-      output: p.output,
-      endpoint: { limits: { listDeadlineMs: 100 } },
-    });
+    const p = await served({ listDeadlineMs: 100 }, state);
     state.slow = true;
-    const list = (id: number) =>
-      p.input.write(
-        `${JSON.stringify({ jsonrpc: "2.0", id, method: "tools/list", params: { _meta: MODERN_META } })}\n`,
-      );
+    const list = (id: number) => p.input.write(request(id, "tools/list"));
     list(1);
     expect((await p.reply(1)).error).toEqual({
       code: -32603,
@@ -205,19 +177,17 @@ describe("serveStdio in process", () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(p.messages.filter((m) => m.id === 2)).toEqual([]);
     p.input.end();
-    await host.closed;
+    await p.host.closed;
   });
 
   it("close() cancels and finalizes, and settles closed", async () => {
-    const p = pipe();
-    const host = await serveStdio({ state: at.root, binding, input: p.input, output: p.output });
+    const { host } = await served();
     expect(await host.close()).toBe("closed");
     expect(await host.closed).toBe("closed");
   });
 
   it("finalizes, while it serves, the open call of a host that is gone as host_lost", async () => {
-    const p = pipe();
-    const host = await serveStdio({ state: at.root, binding, input: p.input, output: p.output });
+    const p = await served();
     // A host's live segment with a call open, and no one holding the host's
     // liveness lock: it is gone, and went after this host started.
     const id = "22222222-2222-4222-8222-222222222222";
@@ -247,6 +217,6 @@ describe("serveStdio in process", () => {
       await new Promise((r) => setTimeout(r, 50));
     expect(await finalOf()).toMatchObject({ outcome: "execution_failed", reason: "host_lost" });
     p.input.end();
-    expect(await host.closed).toBe("eof");
+    expect(await p.host.closed).toBe("eof");
   }, 20_000);
 });
