@@ -1,8 +1,9 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readJournal } from "@rukh/core";
 import { removeDir } from "@rukh/testkit";
 import { RUKH_BIN, runCli, spawnCli } from "@rukh/testkit/cli";
 import { LEGACY_INITIALIZE, MODERN_META } from "@rukh/testkit/mcp";
@@ -59,7 +60,37 @@ function serve(args: readonly string[] = ["--preset", "default"], stateDir = at.
   return { child, call, send, reply, waitFor, exited, stderr: () => err };
 }
 
-const started = (child: ChildProcess) => new Promise((r) => setTimeout(r, 800, child));
+/** The naps whose command the journal shows running (a process record), by invocation id. */
+async function napsRunning(): Promise<Set<string>> {
+  const records = (await readJournal(at.root)).records;
+  const naps = new Set(
+    records
+      .filter((r) => r.type === "start" && r.command === "fx.sleep/nap")
+      .map((r) => r.invocationId),
+  );
+  return new Set(
+    records
+      .filter((r) => r.type === "process" && naps.has(r.invocationId))
+      .map((r) => r.invocationId),
+  );
+}
+
+/**
+ * Waits until a nap not in `before` runs — its process record journaled, a
+ * loaded machine may take seconds to get there — then gives its runtime
+ * `settleMs` to reach the command's handler; gives its invocation id.
+ */
+async function napStarted(before: ReadonlySet<string>, settleMs = 0): Promise<string> {
+  for (let i = 0; i < 600; i++) {
+    const fresh = [...(await napsRunning())].filter((id) => !before.has(id));
+    if (fresh.length > 0) {
+      await new Promise((r) => setTimeout(r, settleMs));
+      return fresh[0]!;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("no nap started within 30 s");
+}
 
 function outcomeOf(invocationId: unknown) {
   return JSON.parse(rukh("--json", "runs", "show", String(invocationId)).stdout).result.run;
@@ -67,9 +98,10 @@ function outcomeOf(invocationId: unknown) {
 
 describe("rukh mcp serve: shutdown and loss", () => {
   it("answers a call in flight with cancelled/owner_cancel on SIGTERM, logs why it closed, and exits", async () => {
+    const before = await napsRunning();
     const s = serve();
     s.call("1", napTool(), { wait_ms: 20_000 });
-    await started(s.child);
+    await napStarted(before);
     s.child.kill("SIGTERM");
     const r = await s.reply("1");
     expect(r.result.structuredContent).toMatchObject({
@@ -95,10 +127,12 @@ describe("rukh mcp serve: shutdown and loss", () => {
   });
 
   it("exits at once on a second signal", async () => {
+    const before = await napsRunning();
     const s = serve();
     // nap ignores its cancel: without the second signal the host would wait out the grace.
     s.call("2", napTool(), { wait_ms: 20_000 });
-    await started(s.child);
+    // Once in its handler (a runtime cancelled before it gets there ends at once).
+    await napStarted(before, 800);
     s.child.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 100));
     const second = Date.now();
@@ -110,7 +144,7 @@ describe("rukh mcp serve: shutdown and loss", () => {
   });
 
   it("ends a call transport_lost and exits promptly when its client is killed with kill -9", async () => {
-    const since = new Date().toISOString();
+    const before = await napsRunning();
     // A real client process between the test and the server: it is the one killed.
     const client = spawn(
       process.execPath,
@@ -136,7 +170,7 @@ setInterval(() => {}, 1000);`,
         client.stdout!.once("data", (c: Buffer) => resolve(c.toString("utf8"))),
       ),
     );
-    await started(client);
+    const id = await napStarted(before);
     const killed = Date.now();
     client.kill("SIGKILL");
     // The server is an orphan now: it must notice and end on its own.
@@ -150,16 +184,7 @@ setInterval(() => {}, 1000);`,
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(Date.now() - killed).toBeLessThan(5_000);
-    // This call's run: the only nap started since the client was (runs of the tests before
-    // may be finalized later, by recovery, and listed first).
-    const runs = JSON.parse(rukh("--json", "runs", "list", "--limit", "20").stdout).result.runs as {
-      invocationId: string;
-      command: string;
-      startedAt: string;
-    }[];
-    const mine = runs.filter((r) => r.command === "fx.sleep/nap" && r.startedAt >= since);
-    expect(mine).toHaveLength(1);
-    expect(outcomeOf(mine[0]!.invocationId)).toMatchObject({
+    expect(outcomeOf(id)).toMatchObject({
       outcome: "cancelled",
       reason: "transport_lost",
     });
@@ -175,7 +200,8 @@ describe("rukh mcp serve --endpoint", () => {
     expect(rukh("profile", "set-config", file).status).toBe(0);
     const s = serve(["--endpoint", "tight"]);
     try {
-      await started(s.child);
+      for (let i = 0; i < 600 && !s.stderr().includes("endpoint tight ("); i++)
+        await new Promise((r) => setTimeout(r, 50));
       expect(s.stderr()).toContain("endpoint tight (preset default, full tool names)");
       // A message the default limit (1 MiB) takes is refused at this endpoint's.
       s.send(

@@ -177,7 +177,8 @@ it("prints one schema-valid envelope on stdout for every command, extension comm
     const [e] = checked(words, r);
     expect(e).toMatchObject({ error: { code, exitCode, recovery: expect.any(String) } });
   }
-});
+  // About seventy CLI runs, each a process: on a busy runner that is more than a minute.
+}, 180_000);
 
 it("describes the outcomes and reasons the core returns, no more and no fewer", () => {
   const outcome = rawSchema.$defs.outcome.properties;

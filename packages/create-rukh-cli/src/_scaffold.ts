@@ -134,6 +134,9 @@ export function scaffold(options: ScaffoldOptions): string[] {
       2,
     )}\n`,
     "tsconfig.build.json": `${JSON.stringify({ extends: "./tsconfig.json" }, null, 2)}\n`,
+    // Each test starts the built CLI, a process or more: on a busy runner that takes seconds,
+    // past vitest's default bound of 5.
+    "vitest.config.ts": `import { defineConfig } from "vitest/config";\n\n// Each test starts the built CLI; on a busy machine that takes seconds.\nexport default defineConfig({ test: { testTimeout: 30_000 } });\n`,
     ".gitignore": "node_modules/\ndist/\n",
     "README.md": `# ${name}\n\nA branded command-line tool built on Rukh. Its commands come from trusted, installable extensions; the same commands are served to AI agents over MCP (\`${name} mcp serve\`).\n\n\`\`\`sh\nnpm install && npm run build && npm test\n./bin/${name} --help\n./bin/${name} doctor\n\`\`\`\n`,
     // The reference CLI runs its bundle; a scaffold builds with tsc alone and runs its output,

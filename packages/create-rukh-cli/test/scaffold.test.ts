@@ -35,6 +35,8 @@ describe("scaffold", () => {
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     expect(pkg.bin).toEqual({ acme: "./bin/acme" });
     expect(Object.keys(pkg.dependencies)).toContain("@rukh/mcp");
+    // Its tests start processes: their bound allows a busy machine.
+    expect(readFileSync(join(dir, "vitest.config.ts"), "utf8")).toContain("testTimeout: 30_000");
   });
 
   it.each(["Acme", "1acme", "acme cli", "", "a".repeat(40)])("rejects the name %j", (name) => {

@@ -1,6 +1,5 @@
-import { dirname, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import {
-  allSegments,
   idHashes,
   indexRead,
   journalPaths,
@@ -16,6 +15,7 @@ import {
   readWhole,
   type SegmentIndex,
   type SegmentStamp,
+  segmentNames,
   spanOf,
   timedRanges,
 } from "../journal/index.js";
@@ -105,12 +105,21 @@ const INDEXES_AHEAD = 8;
 /**
  * Segments newest first — live ones, then the archive from its end, then
  * the earlier versions' file — each with its index when it has one that
- * holds, loaded a few segments ahead.
+ * holds, loaded a few segments ahead. The archive is listed only once the
+ * live segments are read: a host archiving one meanwhile appends it to the
+ * archive before removing it, so it is found in one place or both (the
+ * newest wins), never in neither — even in an archive segment that did not
+ * exist when `live/` was listed.
  */
 async function* newestFirst(
   stateRoot: string,
 ): AsyncGenerator<readonly [string, SegmentIndex | undefined]> {
-  const files = (await allSegments(stateRoot)).reverse();
+  const p = journalPaths(stateRoot);
+  for (const name of (await segmentNames(p.live)).reverse()) yield [join(p.live, name), undefined];
+  const files = [
+    ...(await segmentNames(p.archive)).reverse().map((n) => join(p.archive, n)),
+    p.legacy,
+  ];
   const ahead: Promise<SegmentIndex | undefined>[] = [];
   for (let i = 0; i < files.length; i++) {
     while (ahead.length < INDEXES_AHEAD && i + ahead.length < files.length) {

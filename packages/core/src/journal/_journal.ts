@@ -402,16 +402,6 @@ export async function segmentNames(dir: string): Promise<string[]> {
   }
 }
 
-/** Every segment of the journal, oldest history first, live segments last. */
-export async function allSegments(stateRoot: string): Promise<string[]> {
-  const p = journalPaths(stateRoot);
-  return [
-    p.legacy,
-    ...(await segmentNames(p.archive)).map((n) => join(p.archive, n)),
-    ...(await segmentNames(p.live)).map((n) => join(p.live, n)),
-  ];
-}
-
 /** Runs `fn` on `file` opened for reading, or gives `undefined` when it cannot be opened. */
 export async function readingFile<T>(
   file: string,
@@ -439,14 +429,47 @@ export async function readingFile<T>(
  * `journal_corrupt` naming the segment and line (start-up never reads
  * history, and moves a damaged segment aside instead). No journal is empty.
  *
+ * A host may archive a segment while this reads: it appends the segment to
+ * the archive, then removes it from `live/`. So `live/` is read first and the
+ * history listed only after: a moving segment is found in one place or both,
+ * never in neither, and a record found twice (or carried into a host's next
+ * part) is given once, where it stands first.
+ *
  * @example
  * const { records } = await readJournal(state.root);
  * const lost = records.filter((r) => r.type === "final" && r.reason === "host_lost");
  */
 export async function readJournal(stateRoot: string): Promise<JournalContents> {
+  const p = journalPaths(stateRoot);
+  const live = await readSegments(
+    stateRoot,
+    (await segmentNames(p.live)).map((n) => join(p.live, n)),
+  );
+  const legacy = await readSegments(stateRoot, [p.legacy]);
+  const archive = await readSegments(
+    stateRoot,
+    (await segmentNames(p.archive)).map((n) => join(p.archive, n)),
+  );
+  const seen = new Set<string>();
+  const records: JournalRecord[] = [];
+  for (const r of [...legacy.records, ...archive.records, ...live.records]) {
+    const line = JSON.stringify(r);
+    if (seen.has(line)) continue;
+    seen.add(line);
+    records.push(r);
+  }
+  const tornTailBytes = legacy.tornTailBytes + archive.tornTailBytes + live.tornTailBytes;
+  return { file: p.dir, records, tornTailBytes };
+}
+
+/** The records of `files`, in order; a file that is gone is passed over, a damaged line fails. */
+async function readSegments(
+  stateRoot: string,
+  files: readonly string[],
+): Promise<{ records: JournalRecord[]; tornTailBytes: number }> {
   const records: JournalRecord[] = [];
   let tornTailBytes = 0;
-  for (const file of await allSegments(stateRoot)) {
+  for (const file of files) {
     const bytes = await readSegment(file);
     if (bytes === undefined) continue;
     const seg = parseSegment(bytes, relative(stateRoot, file));
@@ -455,7 +478,7 @@ export async function readJournal(stateRoot: string): Promise<JournalContents> {
     records.push(...seg.records);
     tornTailBytes += seg.tornTailBytes;
   }
-  return { file: journalPaths(stateRoot).dir, records, tornTailBytes };
+  return { records, tornTailBytes };
 }
 
 /** Reads one segment for recovery: undefined when it is gone. */

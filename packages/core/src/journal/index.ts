@@ -22,7 +22,6 @@ export { HostJournal } from "./_host-journal.js";
 export { idHashes, mayHold } from "./_index-ids.js";
 export type { JournalRecord } from "./_journal.js";
 export {
-  allSegments,
   inputsFields,
   journalPaths,
   parseSegment,

@@ -224,3 +224,89 @@ describe("retention on a clock that disagrees with the journal", () => {
     expect(segments.at(-1)).toBe("0000000003.jsonl");
   });
 });
+
+describe("reading the journal while a host archives", () => {
+  // An archiver appends a live segment to the archive, then removes it: a
+  // reader between the two steps finds its records in both places, and one
+  // that read the archive before the append and `live/` after the removal
+  // would find them in neither.
+  const setUp = (name: string, segments: number) => {
+    const root = join(work, name);
+    const live = join(root, "journal", "live");
+    mkdirSync(live, { recursive: true });
+    const files: string[] = [];
+    for (let s = 0; s < segments; s++) {
+      const file = join(live, `h${s}.000000.jsonl`);
+      writeFileSync(
+        file,
+        `${JSON.stringify(record(2 * s))}\n${JSON.stringify(record(2 * s + 1))}\n`,
+      );
+      files.push(file);
+    }
+    const o = {
+      stateRoot: root,
+      locks: stateLocks(realpathSync(root)),
+      host: "me",
+      retention: async () => ({ maxAgeMs: 30 * 86_400_000, maxBytes: 1e9 }),
+    };
+    return { root, live, files, o };
+  };
+
+  it("reads a segment found both in the archive and in live/ once", async () => {
+    const { root, live, files } = setUp("archiving-both", 1);
+    // The moment between the archive's append and the live file's removal.
+    const archive = join(root, "journal", "archive");
+    mkdirSync(archive, { recursive: true });
+    writeFileSync(join(archive, "0000000001.jsonl"), readFileSync(files[0]!));
+    expect(readdirSync(live)).toHaveLength(1);
+    const ids = (await readJournal(root)).records.map((r) => r.invocationId);
+    expect(ids).toEqual([record(0).invocationId, record(1).invocationId]);
+  });
+
+  it("sees every record exactly once in every read while segments move to the archive", async () => {
+    const { root, files, o } = setUp("archiving-race", 40);
+    let moving = true;
+    const mover = (async () => {
+      for (const f of files) await archiveSegment(f, o);
+      moving = false;
+    })();
+    let reads = 0;
+    while (moving) {
+      const { records } = await readJournal(root);
+      expect(records).toHaveLength(2 * files.length);
+      expect(new Set(records.map((r) => r.invocationId)).size).toBe(2 * files.length);
+      reads++;
+    }
+    await mover;
+    expect(reads).toBeGreaterThan(0);
+    expect((await readJournal(root)).records).toHaveLength(2 * files.length);
+  });
+
+  it("lists every run exactly once while segments move to new archive segments", async () => {
+    const { root, files, o } = setUp("archiving-listing", 30);
+    const archive = join(root, "journal", "archive");
+    mkdirSync(archive, { recursive: true });
+    let moving = true;
+    const mover = (async () => {
+      for (const f of files) {
+        // The newest archive segment is full: each move begins a new one, a name no earlier listing had.
+        const names = readdirSync(archive)
+          .filter((n) => n.endsWith(".jsonl"))
+          .sort();
+        const newest = join(archive, names.at(-1) ?? "0000000001.jsonl");
+        if (names.length === 0) writeFileSync(newest, "");
+        truncateSync(newest, ARCHIVE_SEGMENT_BYTES);
+        await archiveSegment(f, o);
+      }
+      moving = false;
+    })();
+    let reads = 0;
+    while (moving) {
+      const runs = await listRuns(root, { limit: 500 });
+      expect(runs).toHaveLength(2 * files.length);
+      reads++;
+    }
+    await mover;
+    expect(reads).toBeGreaterThan(0);
+  });
+});
