@@ -19,7 +19,9 @@ const unitOnly = process.env.RUKH_TESTS === "unit";
  * before vitest's default (one fewer than the cores: one at a time here).
  * RUKH_TEST_WORKERS sets another number.
  */
-const workers = Number(process.env.RUKH_TEST_WORKERS ?? Math.max(3, Math.ceil(availableParallelism() * 1.5)));
+const workers = Number(
+  process.env.RUKH_TEST_WORKERS ?? Math.max(3, Math.ceil(availableParallelism() * 1.5)),
+);
 
 export default defineConfig({
   test: {
