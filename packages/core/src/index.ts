@@ -62,6 +62,8 @@ export type {
 export { readJournal } from "./journal/_journal.js";
 export type { JournalRepair } from "./journal/_recovery.js";
 export { repairJournal } from "./journal/_recovery.js";
+export type { KeptResult, ResultLimits } from "./journal/_results.js";
+export { readKeptResult, resultLimitsOf } from "./journal/_results.js";
 export type { RunFilter, RunSummary } from "./journal/_run-model.js";
 export type { ConfinementReport } from "./process/_confinement.js";
 export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./process/_confinement.js";

@@ -32,7 +32,9 @@ it("exports exactly these names", async () => {
       "outcomeDiagnostic",
       "outcomeEnvelope",
       "readJournal",
+      "readKeptResult",
       "repairJournal",
+      "resultLimitsOf",
       "throttleProgress",
     ]
   `);

@@ -25,6 +25,7 @@ export type {
   OwnerConfig,
   ProfileErrorCode,
   ProfileRevision,
+  ResultsRetention,
   StrictUids,
   TaskPreset,
   ToolNaming,

@@ -25,6 +25,7 @@ import {
   type ToolProjection,
 } from "@rukh/profile";
 import type { HostBinding, InvocationRequest, OutcomeReason } from "../contract/index.js";
+import { type ResultLimits, resultLimitsOf } from "../journal/index.js";
 import {
   type Confinement,
   type LaunchPlan,
@@ -65,6 +66,8 @@ export interface Admitted {
   readonly validated: ValidatedInputs;
   readonly limits: ResourceLimits;
   readonly resultMaxBytes: number;
+  /** How the call's result is kept to be read again. */
+  readonly keptResults: ResultLimits;
   /** Whether the journal keeps the inputs themselves, not only their digest. */
   readonly recordInputs: boolean;
   /** Whether the package is a development link (unsigned, the local user's own). */
@@ -228,6 +231,7 @@ export function admit(
     validated: validated.value,
     limits: { ...PRESET_RESOURCE_DEFAULTS, ...granted.limits },
     resultMaxBytes: config.limits?.maxCommandResultBytes ?? 131_072,
+    keptResults: resultLimitsOf(config.journal, config.limits?.maxCommandResultBytes ?? 131_072),
     recordInputs: config.journal?.recordInputs === true,
     dev: extension.dev !== undefined,
     strictUids: config.sandbox?.uids ?? STRICT_UIDS_DEFAULT,

@@ -6,7 +6,7 @@ import type { ExtensionDescriptor } from "@rukh/descriptor";
 import type { StateLocks } from "@rukh/profile";
 import type { InvocationHostOptions } from "../contract/index.js";
 import type { DiagnosticsSink } from "../diagnostics/index.js";
-import type { HostJournal } from "../journal/index.js";
+import type { HostJournal, ResultKeeper } from "../journal/index.js";
 import type { ReadyProcesses } from "../process/index.js";
 import type { Cause } from "./_verdict.js";
 
@@ -24,6 +24,8 @@ export interface CoreHost {
   readonly locks: StateLocks;
   readonly sink: DiagnosticsSink;
   readonly journal: HostJournal;
+  /** Keeps each call's validated result, beside the journal, to be read again. */
+  readonly results: ResultKeeper;
   /** The per-invocation diagnostics cap, never above {@link DIAGNOSTICS_MAX_BYTES}. */
   readonly diagnosticsMax: number;
   /** The complete environment of a command process whose plan does not set one. */

@@ -171,10 +171,20 @@ async function runStarted(call: Call, planned: Planned): Promise<InvocationOutco
   );
   const run = planned.command.execute.mapping === "passthrough" ? runPassthrough : runManaged;
   const result = await run(call.execution, { invocationId, admitted: planned, request, budget });
-  return finalize(call, {
-    command: planned.command.identity,
-    outcome: outcomeOf(invocationId, revisionId, result),
-  });
+  const outcome = outcomeOf(invocationId, revisionId, result);
+  // On disk before the final: a call the journal says ended has its result where it can be read.
+  if (outcome.commandResult !== undefined)
+    call.host.results.keep(
+      {
+        invocationId,
+        command: planned.command.identity,
+        binding: call.binding,
+        outcome: outcome.outcome,
+        result: outcome.commandResult,
+      },
+      planned.keptResults,
+    );
+  return finalize(call, { command: planned.command.identity, outcome });
 }
 
 /** Appends the call's start record; `false` when the journal cannot take it. */

@@ -20,6 +20,7 @@ import {
   HostJournal,
   ownerRetention,
   type RecoveryContext,
+  ResultKeeper,
   recoverLostHosts,
 } from "../journal/index.js";
 import { ReadyProcesses } from "../process/index.js";
@@ -83,6 +84,7 @@ export async function openHost(options: InvocationHostOptions): Promise<OpenedHo
     locks,
     sink,
     journal,
+    results: new ResultKeeper(journalRoot, id, sink.logger),
     diagnosticsMax: Math.min(
       options.diagnosticsMaxBytes ?? DIAGNOSTICS_MAX_BYTES,
       DIAGNOSTICS_MAX_BYTES,
@@ -146,6 +148,7 @@ export async function closeHost({ host, liveness, sweep }: OpenedHost): Promise<
   await Promise.allSettled([...host.pending]);
   // It writes to the log and archives: it ends before they close.
   await swept;
+  await host.results.settled();
   await host.journal.close();
   host.sink.close();
   hostsInThisProcess.delete(host.id);

@@ -182,6 +182,17 @@ async function journalClock(files: readonly string[], exceptHost?: string): Prom
 }
 
 /**
+ * How this process's clock stands against the archive's newest record time,
+ * `host`'s own records left out: what age-based retention of anything kept
+ * beside the journal is measured by.
+ */
+export async function archiveClock(stateRoot: string, host: string): Promise<ClockReading> {
+  const { archive } = journalPaths(stateRoot);
+  const files = (await segmentNames(archive)).map((n) => join(archive, n));
+  return journalClock(files.slice(-2), host);
+}
+
+/**
  * Deletes the oldest archive segments past the size budget, or past the age
  * budget measured between their records and the journal's newest — only
  * while this process's clock agrees with that record time. Never the newest.

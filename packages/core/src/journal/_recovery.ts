@@ -26,6 +26,7 @@ import {
   readSegmentLeniently,
   segmentNames,
 } from "./_journal.js";
+import { dropKeptResults } from "./_results.js";
 
 /** What {@link recoverLostHosts} needs from the core starting up. */
 export interface RecoveryContext {
@@ -147,6 +148,8 @@ async function recoverSegments(
     writer.close();
   }
   if (!finished) return;
+  // A result kept just before its host was lost has no outcome the journal vouches for.
+  dropKeptResults(ctx.stateRoot, recovered);
   for (const { file, seg } of parts) {
     if (seg.damaged.length > 0) {
       const to = await quarantineSegment(ctx.stateRoot, file);

@@ -15,6 +15,7 @@
 //  9. _index-file.ts     the index file, byte by byte
 // 10. _index-ids.ts      the ids of a segment: a sorted list and a filter
 // 11. _recovery.ts       finish the calls of hosts that are gone; repair a damaged journal
+// 12. _results.ts        the validated results of calls, kept beside the journal to be read again
 //
 // The door: what the other rooms of the core use from here.
 export { ownerRetention } from "./_archive.js";
@@ -42,5 +43,16 @@ export {
 } from "./_journal-index.js";
 export type { RecoveryContext } from "./_recovery.js";
 export { recoverLostHosts } from "./_recovery.js";
+export type { KeptResult, ResultLimits } from "./_results.js";
+export {
+  dropKeptResults,
+  pruneResults,
+  RESULTS_MAX_AGE_DAYS_DEFAULT,
+  RESULTS_MAX_BYTES_DEFAULT,
+  ResultKeeper,
+  readKeptResult,
+  resultLimitsOf,
+  resultsDir,
+} from "./_results.js";
 export type { Mutable, RunFilter, RunSummary } from "./_run-model.js";
 export { absorb, matches, when } from "./_run-model.js";

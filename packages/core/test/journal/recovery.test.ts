@@ -136,6 +136,30 @@ describe("journal and recovery", () => {
     },
   );
 
+  it("drops the result kept for a call whose host was lost before its final: the journal says host_lost", async () => {
+    const { state, root, work } = await makeState();
+    try {
+      const id = "22222222-2222-4222-8222-222222222222";
+      mkdirSync(join(root, "journal", "live"), { recursive: true });
+      writeFileSync(
+        join(root, "journal", "live", "lost-host.000000.jsonl"),
+        `${JSON.stringify(startRecord(id, "lost-host"))}\n`,
+      );
+      const kept = join(root, "journal", "results", `${id}.json`);
+      mkdirSync(join(root, "journal", "results"), { recursive: true });
+      writeFileSync(
+        kept,
+        JSON.stringify({ invocationId: id, result: { kind: "text", text: "x" } }),
+      );
+      const c = await createInvocationCore({ state, binding: binding() });
+      expect(c.recovered).toEqual([id]);
+      await c.close();
+      expect(existsSync(kept)).toBe(false);
+    } finally {
+      cleanup(work);
+    }
+  });
+
   it("rejects a command of a disabled extension on the CLI as not_exposed", async () => {
     const { state, work } = await makeState();
     try {

@@ -94,9 +94,14 @@ export class OwnerConfigChecker extends JsonChecker<ConfigIssueCode> {
     v: JsonValue | undefined,
     max: number,
     maxName: string,
+    min: 0 | 1 = 1,
   ): number | undefined {
-    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 1) {
-      this.add(path, "expected_integer", "expected a positive integer");
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < min) {
+      this.add(
+        path,
+        "expected_integer",
+        min === 0 ? "expected a non-negative integer" : "expected a positive integer",
+      );
       return undefined;
     }
     if (v > max) {

@@ -105,26 +105,7 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
       c.add("/mcp/toolNames", "invalid_value", 'expected "full" or "compact"');
     if (m?.endpoints !== undefined) checkEndpoints(c, m.endpoints, root.presets);
   }
-  if (root.journal !== undefined) {
-    const j = c.object(
-      "/journal",
-      root.journal,
-      [],
-      ["maxAgeDays", "maxBytes", "recordInputs", "dir"],
-    );
-    if (j?.dir !== undefined && !isJournalDir(j.dir))
-      c.add(
-        "/journal/dir",
-        "invalid_value",
-        "expected an absolute directory, without . or .. segments, of at most 4096 bytes",
-      );
-    if (j?.recordInputs !== undefined && typeof j.recordInputs !== "boolean")
-      c.add("/journal/recordInputs", "invalid_value", "expected true or false");
-    if (j?.maxAgeDays !== undefined)
-      c.integer("/journal/maxAgeDays", j.maxAgeDays, 36_500, "100 years");
-    if (j?.maxBytes !== undefined)
-      c.integer("/journal/maxBytes", j.maxBytes, Number.MAX_SAFE_INTEGER, "2^53 - 1");
-  }
+  if (root.journal !== undefined) checkJournal(c, root.journal);
   if (root.sandbox !== undefined) {
     const sb = c.object("/sandbox", root.sandbox, [], ["program", "uids"]);
     if (
@@ -136,6 +117,42 @@ export function validateOwnerConfig(value: JsonValue): Validation<OwnerConfig, C
   }
   if (c.issues.length > 0) return { ok: false, issues: c.issues };
   return { ok: true, value: value as unknown as OwnerConfig };
+}
+
+/** The owner's journal settings: where it is, what it keeps and for how long. */
+function checkJournal(c: OwnerConfigChecker, journal: JsonValue): void {
+  const j = c.object(
+    "/journal",
+    journal,
+    [],
+    ["maxAgeDays", "maxBytes", "recordInputs", "dir", "results"],
+  );
+  if (j?.dir !== undefined && !isJournalDir(j.dir))
+    c.add(
+      "/journal/dir",
+      "invalid_value",
+      "expected an absolute directory, without . or .. segments, of at most 4096 bytes",
+    );
+  if (j?.recordInputs !== undefined && typeof j.recordInputs !== "boolean")
+    c.add("/journal/recordInputs", "invalid_value", "expected true or false");
+  if (j?.maxAgeDays !== undefined)
+    c.integer("/journal/maxAgeDays", j.maxAgeDays, 36_500, "100 years");
+  if (j?.maxBytes !== undefined)
+    c.integer("/journal/maxBytes", j.maxBytes, Number.MAX_SAFE_INTEGER, "2^53 - 1");
+  if (j?.results !== undefined) {
+    const r = c.object(
+      "/journal/results",
+      j.results,
+      [],
+      ["maxResultBytes", "maxBytes", "maxAgeDays"],
+    );
+    if (r?.maxResultBytes !== undefined)
+      c.integer("/journal/results/maxResultBytes", r.maxResultBytes, 16_777_216, "16 MiB", 0);
+    if (r?.maxBytes !== undefined)
+      c.integer("/journal/results/maxBytes", r.maxBytes, Number.MAX_SAFE_INTEGER, "2^53 - 1");
+    if (r?.maxAgeDays !== undefined)
+      c.integer("/journal/results/maxAgeDays", r.maxAgeDays, 36_500, "100 years");
+  }
 }
 
 /** An absolute, normalized path of at most 4096 bytes: where a journal directory may be. */

@@ -124,14 +124,31 @@ export interface OwnerConfig {
    * directory that holds the journal, the diagnostics log, the caches that
    * can move and, when the state directory neither holds nor can take one,
    * the cursor key (default: the state directory itself). A host can serve
-   * a read-only state directory only with one.
+   * a read-only state directory only with one. `results`: how the
+   * validated results of calls are kept to be read again (see
+   * {@link ResultsRetention}).
    */
   readonly journal?: {
     readonly maxAgeDays?: number;
     readonly maxBytes?: number;
     readonly recordInputs?: boolean;
     readonly dir?: string;
+    readonly results?: ResultsRetention;
   };
+}
+
+/**
+ * How long, and how much of, the validated results of calls is kept beside
+ * the journal, so that the CLI's owner (`runs show --result`) or the MCP
+ * binding that made a call can read its result again: at most
+ * `maxResultBytes` a result (default the result limit itself, 131072; 0
+ * keeps none), `maxBytes` in all (default 64 MiB, the oldest going first)
+ * and `maxAgeDays` (default 7) by the journal's time.
+ */
+export interface ResultsRetention {
+  readonly maxResultBytes?: number;
+  readonly maxBytes?: number;
+  readonly maxAgeDays?: number;
 }
 
 /**

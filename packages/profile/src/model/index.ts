@@ -52,6 +52,7 @@ export type {
   PackageSignature,
   PresetResourceLimits,
   ProfileRevision,
+  ResultsRetention,
   Routing,
   StrictUids,
   TaskPreset,
