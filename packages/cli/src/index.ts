@@ -24,6 +24,7 @@ export {
   OUTPUT_VERSION,
   outputEnvelope,
   printEnvelope,
+  resultText,
   shellWord,
   terminalBlock,
   terminalLine,

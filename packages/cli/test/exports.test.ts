@@ -17,6 +17,7 @@ it("exports exactly these names", async () => {
       "linkAgain",
       "outputEnvelope",
       "printEnvelope",
+      "resultText",
       "shellWord",
       "terminalBlock",
       "terminalLine",

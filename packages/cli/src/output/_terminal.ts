@@ -88,3 +88,23 @@ export const BLOCK_INDENT = "    ";
 export function terminalBlock(text: string, indent = BLOCK_INDENT): string {
   return terminalText(text).replace(/\n(?=[^\n])/g, `\n${indent}`);
 }
+
+/**
+ * A command's result as the CLI prints it on stdout: text as it is,
+ * structured data as JSON (indented on a terminal) and a newline; on a
+ * terminal its control characters are shown, not obeyed, and a pipe gets
+ * its bytes.
+ *
+ * @example
+ * stdout.write(resultText({ kind: "text", text: "done\n" }, process.stdout.isTTY));
+ */
+export function resultText(
+  result:
+    | { readonly kind: "text"; readonly text: string }
+    | { readonly kind: "structured"; readonly data: unknown },
+  outTTY: boolean,
+): string {
+  if (result.kind === "text") return outTTY ? terminalText(result.text) : result.text;
+  const json = JSON.stringify(result.data, null, outTTY ? 2 : undefined);
+  return `${outTTY ? terminalJson(json) : json}\n`;
+}

@@ -27,6 +27,7 @@ export type { Style } from "./_style.js";
 export { ANSI, PLAIN, RUNNABLE } from "./_style.js";
 export {
   BLOCK_INDENT,
+  resultText,
   terminalBlock,
   terminalJson,
   terminalLine,

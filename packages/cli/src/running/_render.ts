@@ -11,6 +11,7 @@ import {
   exitCodeOf,
   outputEnvelope,
   RUNNABLE,
+  resultText,
   type Session,
   terminalBlock,
   terminalJson,
@@ -39,15 +40,7 @@ export function render(
     stdout.write(outTTY ? terminalJson(line) : line);
     return code;
   }
-  if (o.commandResult !== undefined) {
-    const result = o.commandResult;
-    // On a terminal, a result's control characters are shown, not obeyed; a pipe gets its bytes.
-    if (result.kind === "text") stdout.write(outTTY ? terminalText(result.text) : result.text);
-    else {
-      const json = JSON.stringify(result.data, null, outTTY ? 2 : undefined);
-      stdout.write(`${outTTY ? terminalJson(json) : json}\n`);
-    }
-  }
+  if (o.commandResult !== undefined) stdout.write(resultText(o.commandResult, outTTY));
   if (o.outcome === "succeeded") return code;
   const style = errStyle(s);
   if (o.outcome === "rejected" && o.reason === "invalid_input" && o.issues !== undefined) {

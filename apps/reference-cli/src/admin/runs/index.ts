@@ -2,7 +2,7 @@
 // Its steps: the flags read as one filter, then list, show one run, or tail
 // (with --follow, each call as it starts and ends). It imports the kit room.
 
-import { type CliBuiltin, printEnvelope, terminalLine } from "@rukh/cli";
+import { type CliBuiltin, printEnvelope, resultText, terminalLine } from "@rukh/cli";
 import type { RunSummary } from "@rukh/core";
 import type { InputValue } from "@rukh/descriptor";
 import type { JsonObject } from "@rukh/json";
@@ -86,6 +86,22 @@ function runDetails(run: RunSummary): string {
     .join("\n");
 }
 
+/** Why `runs show --result` has no result to print for `run`. */
+function notKept(
+  run: RunSummary,
+  kept: import("@rukh/core").KeptResult | undefined,
+  limits: import("@rukh/core").ResultLimits,
+): string {
+  const id = run.invocationId;
+  if (kept?.notKept === "too_large")
+    return `the result of ${id} was not kept: it was ${kept.bytes} bytes, above journal.results.maxResultBytes (${limits.maxResultBytes})`;
+  if (run.outcome === undefined)
+    return `${id} has not ended (or its host was lost): it has no result yet`;
+  if (run.outcome !== "succeeded" && run.outcome !== "command_failed")
+    return `${id} ended ${run.outcome}/${run.reason}: it had no result to keep`;
+  return `no result of ${id} is kept: past journal.results' limits (${limits.maxAgeMs / 86_400_000} days, ${limits.maxBytes} bytes in all), or it could not be written`;
+}
+
 /** The `runs` commands. */
 export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): CliBuiltin[] {
   return [
@@ -107,16 +123,37 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
     {
       path: ["runs", "show"],
       summary: "Show one invocation from the journal",
-      inputs: [arg("invocation_id", "The invocation id a caller was given", 0, { maxLength: 64 })],
+      inputs: [
+        arg("invocation_id", "The invocation id a caller was given", 0, { maxLength: 64 }),
+        bool(
+          "result",
+          "Print the call's kept result (its validated result, as the call printed it)",
+        ),
+      ],
       run: guarded(async (ctx, state) => {
         const id = text(ctx.inputs, "invocation_id")!;
-        const { findRun } = await import("@rukh/core");
-        const run = await findRun((await state.places()).journalRoot, id);
+        const core = await import("@rukh/core");
+        const { journalRoot } = await state.places();
+        const run = await core.findRun(journalRoot, id);
         if (run === undefined)
           throw new UsageError(`no invocation ${JSON.stringify(id)} in the journal`, {
             see: ["runs", "list"],
           });
-        print(ctx, runDetails(run), { run });
+        if (ctx.inputs.result !== true) {
+          print(ctx, runDetails(run), { run });
+          return OK;
+        }
+        const active = await state.activeRevisionId();
+        const config = active === null ? undefined : (await state.readRevision(active)).config;
+        const limits = core.resultLimitsOf(
+          config?.journal,
+          config?.limits?.maxCommandResultBytes ?? 131_072,
+        );
+        const kept = await core.readKeptResult(journalRoot, id, limits);
+        if (kept?.result === undefined)
+          throw new UsageError(notKept(run, kept, limits), { see: ["runs", "show", id] });
+        if (ctx.json) printEnvelope(ctx, { result: { run, result: kept.result } });
+        else ctx.stdout.write(resultText(kept.result, ctx.outTTY === true));
         return OK;
       }),
     },
