@@ -26,6 +26,7 @@ export const DESCRIPTOR_ISSUE_CODES = [
   "conflicting_hints",
   "machine_requires_result",
   "machine_requires_managed",
+  "task_requires_machine",
   "unknown_feature",
   "invalid_result_schema",
 ] as const;

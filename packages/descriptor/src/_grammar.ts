@@ -30,6 +30,8 @@ import {
   type MachineSpec,
   REGISTERED_FEATURES,
   type ResultDeclarationSpec,
+  TASK_SUPPORT,
+  type TaskSupport,
 } from "./_model.js";
 import { DESCRIPTION, type DescriptorReader, isObject, SUMMARY, typeName } from "./_reader.js";
 import { commandRules, routeRules } from "./_rules.js";
@@ -49,6 +51,7 @@ const TOP_FIELDS = [
 const SCHEMA_REF_MAX_LENGTH = 2_048;
 const GROUP_FIELDS = ["path", "summary", "description"];
 const COMMAND_FIELDS = [
+  "task",
   "id",
   "path",
   "aliases",
@@ -174,13 +177,15 @@ function readCommand(
     }
   }
   const hints = c.hints === undefined ? undefined : readHints(r, at("hints"), c.hints);
+  const task = c.task === undefined ? undefined : readTask(r, at("task"), c.task);
   if (
     id === undefined ||
     declaration === undefined ||
     execute === undefined ||
     requests === undefined ||
     (c.machine !== undefined && machine === undefined) ||
-    (c.hints !== undefined && hints === undefined)
+    (c.hints !== undefined && hints === undefined) ||
+    (c.task !== undefined && task === undefined)
   ) {
     return undefined;
   }
@@ -192,6 +197,7 @@ function readCommand(
     requests,
     ...(machine !== undefined && { machine }),
     ...(hints !== undefined && { hints }),
+    ...(task !== undefined && { task }),
   };
   r.addAll(commandRules(path, command));
   return command;
@@ -333,6 +339,19 @@ function readHints(r: DescriptorReader, path: string, v: JsonValue): CommandHint
     else out[key] = value;
   }
   return read ? (out as CommandHints) : undefined;
+}
+
+/** A command's `task`: rukh.extension/3's word on running as a task. */
+function readTask(r: DescriptorReader, path: string, v: JsonValue): TaskSupport | undefined {
+  if (r.format !== "rukh.extension/3") {
+    r.add(
+      path,
+      "requires_v3",
+      "task is a rukh.extension/3 field; expected format rukh.extension/3",
+    );
+    return undefined;
+  }
+  return r.oneOf(path, v, TASK_SUPPORT) as TaskSupport | undefined;
 }
 
 function readRequests(

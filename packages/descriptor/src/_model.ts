@@ -107,6 +107,18 @@ export interface CommandHints {
 /** The hints a command may declare, in the order they are checked and listed. */
 export const COMMAND_HINTS = ["readOnly", "destructive", "idempotent", "openWorld"] as const;
 
+/**
+ * Whether an MCP call of a command may run as a task — answered at once
+ * with a task id, its outcome read later — (rukh.extension/3 only):
+ * `forbidden` (the default: always a call that holds its request until the
+ * command ends), `optional` (a task when the client can take one) or
+ * `required` (only as a task). The publisher's word; an owner's preset may
+ * decide otherwise.
+ */
+export const TASK_SUPPORT = ["forbidden", "optional", "required"] as const;
+/** One of {@link TASK_SUPPORT}. */
+export type TaskSupport = (typeof TASK_SUPPORT)[number];
+
 /** Actions and resources a command asks for; asking grants nothing. */
 export interface RequestsSpec {
   readonly actions: readonly string[];
@@ -142,6 +154,8 @@ export interface CommandSpec extends CommandDeclaration {
   readonly machine?: MachineSpec;
   /** rukh.extension/3 only. */
   readonly hints?: CommandHints;
+  /** rukh.extension/3 only; absent is `forbidden`. */
+  readonly task?: TaskSupport;
 }
 
 /** A group: a CLI path prefix with its own help text. A group is never a tool. */

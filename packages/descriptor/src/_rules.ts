@@ -174,7 +174,24 @@ export function declarationRules(path: string, c: CommandDeclaration): Issue[] {
 
 /** Every rule over one extension command read at `path`, in the order its issues are reported. */
 export function commandRules(path: string, c: CommandSpec): Issue[] {
-  return [...executionRules(path, c), ...declarationRules(path, c), ...hintRules(path, c)];
+  return [
+    ...executionRules(path, c),
+    ...declarationRules(path, c),
+    ...hintRules(path, c),
+    ...taskRules(path, c),
+  ];
+}
+
+/** A task is an MCP call's way to outlive its request: only a command MCP may call can be one. */
+export function taskRules(path: string, c: CommandSpec): Issue[] {
+  if (c.task === undefined || c.task === "forbidden" || c.machine?.eligible === true) return [];
+  return [
+    issue(
+      `${path}/task`,
+      "task_requires_machine",
+      `task ${c.task} is for commands MCP calls; expected machine.eligible true, or task forbidden or absent`,
+    ),
+  ];
 }
 
 /** A command's hints agree with each other: what changes nothing destroys nothing. */

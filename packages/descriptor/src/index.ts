@@ -33,12 +33,14 @@ export type {
   ScalarSpec,
   ScalarType,
   ScalarValue,
+  TaskSupport,
 } from "./_model.js";
 export {
   COMMAND_HINTS,
   DESCRIPTOR_FORMATS,
   REGISTERED_FEATURES,
   SCALAR_TYPES,
+  TASK_SUPPORT,
 } from "./_model.js";
 export type { CliCommandSpec, CliParameter } from "./_projection.js";
 export { cliSpec, mcpInputSchema } from "./_projection.js";

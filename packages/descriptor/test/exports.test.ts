@@ -20,6 +20,7 @@ it("exports exactly these names", async () => {
       "RESERVED_FLAGS",
       "RESERVED_SHORT_FLAGS",
       "SCALAR_TYPES",
+      "TASK_SUPPORT",
       "cliSpec",
       "compareDecimal",
       "decodeCliInputs",

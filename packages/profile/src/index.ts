@@ -67,6 +67,7 @@ export type {
 export {
   callRefusal,
   cliRoutes,
+  effectiveTaskSupport,
   listedTool,
   listTools,
   resolveTool,

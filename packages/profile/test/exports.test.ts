@@ -23,6 +23,7 @@ it("the main entry exports exactly these names", async () => {
       "cliRoutes",
       "compareVersions",
       "corruptExtension",
+      "effectiveTaskSupport",
       "findTemporaryDebris",
       "holdAbstractLock",
       "journalDirVariable",

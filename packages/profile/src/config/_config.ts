@@ -1,5 +1,10 @@
 import { posix } from "node:path";
-import { COMMAND_HINTS, PUBLISHER_ID_PATTERN, REQUEST_NAME_PATTERN } from "@rukh/descriptor";
+import {
+  COMMAND_HINTS,
+  PUBLISHER_ID_PATTERN,
+  REQUEST_NAME_PATTERN,
+  TASK_SUPPORT,
+} from "@rukh/descriptor";
 import { type JsonValue, parseJson, pointerAppend, type Validation } from "@rukh/json";
 import {
   CONFIG_MAX_BYTES,
@@ -272,7 +277,7 @@ function checkPresets(
         path,
         p,
         ["commands", "actions", "resources", "deadlineMs", "maxConcurrency", "enforcement"],
-        ["limits", "hints"],
+        ["limits", "hints", "tasks"],
       );
       if (o === undefined) continue;
       if (o.commands !== undefined)
@@ -314,6 +319,7 @@ function checkPresets(
       )
         c.add(`${path}/enforcement`, "invalid_value", 'expected "host-trusted" or "strict"');
       if (o.hints !== undefined) checkPresetHints(c, `${path}/hints`, o.hints);
+      if (o.tasks !== undefined) checkPresetTasks(c, `${path}/tasks`, o.tasks);
       if (o.limits !== undefined) {
         const keys = Object.keys(PRESET_RESOURCE_DEFAULTS);
         const l = c.object(`${path}/limits`, o.limits, [], keys);
@@ -344,6 +350,19 @@ function checkPresetHints(c: OwnerConfigChecker, path: string, value: JsonValue)
         "invalid_value",
         "a read-only command destroys nothing; expected destructive false or absent with readOnly true",
       );
+  }
+}
+
+/** A preset's `tasks`: per command identity or `<extension id>/*`, forbidden, optional or required. */
+function checkPresetTasks(c: OwnerConfigChecker, path: string, value: JsonValue): void {
+  const all = c.record(path, value);
+  if (all === undefined) return;
+  for (const [key, v] of Object.entries(all)) {
+    const at = pointerAppend(path, key);
+    if (!isIdentity(key) && !(key.endsWith("/*") && isExtensionId(key.slice(0, -2))))
+      c.add(at, "invalid_identity", `"${key}" is not a command identity or "<extension id>/*"`);
+    if (typeof v !== "string" || !(TASK_SUPPORT as readonly string[]).includes(v))
+      c.add(at, "invalid_value", `expected one of ${TASK_SUPPORT.join(", ")}`);
   }
 }
 

@@ -9,6 +9,7 @@ import type {
   CommandSpec,
   ExtensionDescriptor,
   GroupSpec,
+  TaskSupport,
 } from "@rukh/descriptor";
 import type { JsonObject } from "@rukh/json";
 import type { McpTransportLimits, OwnerLimits } from "./_limits.js";
@@ -66,6 +67,12 @@ export interface TaskPreset {
    * by command identity, or `<extension id>/*` (an identity's own entry wins).
    */
   readonly hints?: { readonly [identityOrPattern: string]: CommandHints };
+  /**
+   * The owner's word, for this preset, on running a tool's MCP calls as
+   * tasks, in place of its publisher's: by command identity, or `<extension
+   * id>/*` (an identity's own entry wins).
+   */
+  readonly tasks?: { readonly [identityOrPattern: string]: TaskSupport };
 }
 
 /** Resource limits of every command process of a preset (kernel resource limits, per process). */
@@ -359,6 +366,8 @@ export interface McpTool {
   readonly identity: string;
   /** What the command's publisher says of its effects (not listed as such: see `toolAnnotations`). */
   readonly hints?: CommandHints | undefined;
+  /** Whether its publisher lets a call run as a task (absent: forbidden; see `effectiveTaskSupport`). */
+  readonly task?: TaskSupport | undefined;
 }
 
 /** One command as the CLI routes it. */

@@ -7,6 +7,7 @@ import {
   type CommandSpec,
   mcpInputSchema,
   type RequestsSpec,
+  type TaskSupport,
 } from "@rukh/descriptor";
 import type { JsonObject } from "@rukh/json";
 import { profileNaming, revisionNamings } from "../config/index.js";
@@ -79,6 +80,9 @@ class LazyTool implements McpTool {
   }
   get hints(): CommandHints | undefined {
     return this.#spec.hints;
+  }
+  get task(): TaskSupport | undefined {
+    return this.#spec.task;
   }
   get inputSchema(): JsonObject {
     if (this.#input === undefined) this.#input = mcpInputSchema(this.#spec);

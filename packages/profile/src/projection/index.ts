@@ -5,7 +5,8 @@
 // (_tool-projection.ts), pages of it for a preset (_tool-list.ts), a tool
 // as a list sends it with its annotations (_listed-tool.ts,
 // _annotations.ts), whether each endpoint's pages can carry its tools
-// (_endpoint-pages.ts), and the outcome envelope both surfaces show
+// (_endpoint-pages.ts), whether a tool's call may run as a task under a
+// preset (_task-support.ts), and the outcome envelope both surfaces show
 // (_envelope.ts). Imports model and config.
 //
 // Steps:
@@ -43,6 +44,7 @@ export {
   routeOf,
   routingOf,
 } from "./_route-claims.js";
+export { effectiveTaskSupport } from "./_task-support.js";
 export type { ListToolsOptions, ToolPage } from "./_tool-list.js";
 export { listTools, visibleTools } from "./_tool-list.js";
 export type { ClientFitNameParts } from "./_tool-names.js";

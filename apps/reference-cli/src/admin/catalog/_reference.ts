@@ -8,6 +8,7 @@ import { builtinCliSpec, type CliBuiltin } from "@rukh/cli";
 import type { CliCommandSpec } from "@rukh/descriptor";
 import type { StateDirectory } from "@rukh/profile";
 import { type Profile, presetOf } from "../kit/index.js";
+import { TASK_WORDS, taskSupport } from "./_task.js";
 
 /**
  * A summary and a description as Markdown: one indented code block, every
@@ -112,11 +113,14 @@ export async function markdown(
     if (tools.length === 0) yield lines(["No tools are visible to this preset.", ""]);
     // A tool's description is its command's, written in the command's section above.
     const pathOf = new Map(routes.commands.map((r) => [r.identity, r.path.join(" ")]));
+    const preset = presetOf(profile, projection.config, name);
     for (const t of tools)
       yield lines([
         `### ${t.title}`,
         "",
         `Name: \`${t.name}\` (command \`${t.identity}\`, \`${brand} ${pathOf.get(t.identity)}\`)`,
+        "",
+        `Task: ${taskSupport(profile, preset, t)} (runs as a task ${TASK_WORDS[taskSupport(profile, preset, t)]}).`,
         "",
       ]);
   })();

@@ -27,6 +27,7 @@ import {
 import { noEndpoint } from "../mcp/index.js";
 import { docsCacheKey, keepDocs, readDocs } from "./_docs-cache.js";
 import { build, markdown } from "./_reference.js";
+import { taskSupport } from "./_task.js";
 
 export { parameterTable } from "./_reference.js";
 
@@ -87,10 +88,12 @@ export function catalogBuiltins(
         }
         const isDev = (t: McpTool) => dev.includes(t.identity.slice(0, t.identity.indexOf("/")));
         // A title is a publisher's text: four spaces in, deeper than a runnable `  $ ` line.
+        const presetSpec = presetOf(profile, projection.config, preset);
+        const task = (t: McpTool) => taskSupport(profile, presetSpec, t);
         const human = tools
           .map(
             (t) =>
-              `${t.name}\n    ${terminalBlock(t.title)}  (${t.identity})${isDev(t) ? " [dev]" : ""}`,
+              `${t.name}\n    ${terminalBlock(t.title)}  (${t.identity})${isDev(t) ? " [dev]" : ""}${task(t) === "forbidden" ? "" : ` [task: ${task(t)}]`}`,
           )
           .join("\n");
         const of = endpoint === undefined ? "" : ` at endpoint ${endpoint}`;
@@ -110,6 +113,7 @@ export function catalogBuiltins(
             tools: tools.map((t) => ({
               ...profile.listedTool(projection, preset, t),
               identity: t.identity,
+              task: task(t),
               ...(isDev(t) && { dev: true }),
             })),
             ...(hidden.length > 0 && {

@@ -1,0 +1,29 @@
+// Whether a tool's MCP call may run as a task under a preset: the owner's
+// word for the preset (its own entry, else its extension's `<id>/*`) in
+// place of the publisher's, `forbidden` when neither says.
+
+import type { TaskSupport } from "@rukh/descriptor";
+import { extensionPattern, type TaskPreset } from "../model/index.js";
+
+/**
+ * How `identity`'s MCP calls run under `preset`: `forbidden` (a call that
+ * holds its request), `optional` (a task when the client takes one) or
+ * `required` (only as a task).
+ *
+ * @example
+ * effectiveTaskSupport(preset, "acme.files/scan", "optional"); // "optional", unless the preset says otherwise
+ */
+export function effectiveTaskSupport(
+  preset: TaskPreset,
+  identity: string,
+  published: TaskSupport | undefined,
+): TaskSupport {
+  const owner = preset.tasks;
+  const own =
+    owner === undefined
+      ? undefined
+      : Object.hasOwn(owner, identity)
+        ? owner[identity]
+        : owner[extensionPattern(identity)];
+  return own ?? published ?? "forbidden";
+}
