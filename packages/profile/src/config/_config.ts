@@ -331,14 +331,20 @@ function checkPresets(
     }
 }
 
+/** `key` of a per-command record at `path`, refused unless an identity or `<extension id>/*`; its pointer. */
+function identityKey(c: OwnerConfigChecker, path: string, key: string): string {
+  const at = pointerAppend(path, key);
+  if (!isIdentity(key) && !(key.endsWith("/*") && isExtensionId(key.slice(0, -2))))
+    c.add(at, "invalid_identity", `"${key}" is not a command identity or "<extension id>/*"`);
+  return at;
+}
+
 /** A preset's `hints`: per command identity or `<extension id>/*`, hints that agree with each other. */
 function checkPresetHints(c: OwnerConfigChecker, path: string, value: JsonValue): void {
   const all = c.record(path, value);
   if (all === undefined) return;
   for (const [key, v] of Object.entries(all)) {
-    const at = pointerAppend(path, key);
-    if (!isIdentity(key) && !(key.endsWith("/*") && isExtensionId(key.slice(0, -2))))
-      c.add(at, "invalid_identity", `"${key}" is not a command identity or "<extension id>/*"`);
+    const at = identityKey(c, path, key);
     const hints = c.object(at, v, [], [...COMMAND_HINTS]);
     if (hints === undefined) continue;
     for (const hint of COMMAND_HINTS)
@@ -358,9 +364,7 @@ function checkPresetTasks(c: OwnerConfigChecker, path: string, value: JsonValue)
   const all = c.record(path, value);
   if (all === undefined) return;
   for (const [key, v] of Object.entries(all)) {
-    const at = pointerAppend(path, key);
-    if (!isIdentity(key) && !(key.endsWith("/*") && isExtensionId(key.slice(0, -2))))
-      c.add(at, "invalid_identity", `"${key}" is not a command identity or "<extension id>/*"`);
+    const at = identityKey(c, path, key);
     if (typeof v !== "string" || !(TASK_SUPPORT as readonly string[]).includes(v))
       c.add(at, "invalid_value", `expected one of ${TASK_SUPPORT.join(", ")}`);
   }

@@ -8,7 +8,7 @@
 
 export type { ProfileErrorCode } from "./_errors.js";
 export { ioError, PROFILE_ERROR_CODES, ProfileError } from "./_errors.js";
-export { extensionOf, extensionPattern } from "./_identity.js";
+export { entryFor, extensionOf, extensionPattern } from "./_identity.js";
 export type { McpTransportLimits, OwnerLimits } from "./_limits.js";
 export {
   CONFIG_MAX_BYTES,

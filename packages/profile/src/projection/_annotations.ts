@@ -5,7 +5,7 @@
 import type { CommandHints } from "@rukh/descriptor";
 import { presetNamed } from "../config/index.js";
 import {
-  extensionPattern,
+  entryFor,
   type McpTool,
   ProfileError,
   type TaskPreset,
@@ -58,14 +58,7 @@ export function effectiveHints(
   identity: string,
   published: CommandHints | undefined,
 ): CommandHints {
-  const owner = preset.hints;
-  const own =
-    owner === undefined
-      ? undefined
-      : Object.hasOwn(owner, identity)
-        ? owner[identity]
-        : owner[extensionPattern(identity)];
-  return { ...(own ?? published), ...provenHints(preset) };
+  return { ...(entryFor(preset.hints, identity) ?? published), ...provenHints(preset) };
 }
 
 /**

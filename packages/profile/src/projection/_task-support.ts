@@ -3,7 +3,7 @@
 // place of the publisher's, `forbidden` when neither says.
 
 import type { TaskSupport } from "@rukh/descriptor";
-import { extensionPattern, type TaskPreset } from "../model/index.js";
+import { entryFor, type TaskPreset } from "../model/index.js";
 
 /**
  * How `identity`'s MCP calls run under `preset`: `forbidden` (a call that
@@ -18,12 +18,5 @@ export function effectiveTaskSupport(
   identity: string,
   published: TaskSupport | undefined,
 ): TaskSupport {
-  const owner = preset.tasks;
-  const own =
-    owner === undefined
-      ? undefined
-      : Object.hasOwn(owner, identity)
-        ? owner[identity]
-        : owner[extensionPattern(identity)];
-  return own ?? published ?? "forbidden";
+  return entryFor(preset.tasks, identity) ?? published ?? "forbidden";
 }
