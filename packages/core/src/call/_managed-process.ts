@@ -128,6 +128,11 @@ export class ManagedProcess {
     const child = proc.child;
     proc.completion.then(
       (c) => {
+        // A completion that comes after the soft deadline answers the deadline's cancel (the
+        // runtime sends it at the same instant, by its own timer): it is the deadline's outcome,
+        // however late this host's timer runs on a loaded machine.
+        if (this.cause === undefined && Date.now() >= this.call.budget.softAt)
+          this.cancel("deadline");
         if (this.cause !== undefined) return;
         this.completion = c;
         this.checked = checkResult(this.call.admitted, c);
