@@ -1,22 +1,4 @@
-// The validated results of calls, kept beside the journal for a while so that
-// they can be read again: by the state directory's owner on the CLI, and by
-// the binding that made a call. One file a call, written whole (a temporary
-// file, flushed, then renamed) before the call's final record, owner-only.
-
-import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fdatasyncSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { constants, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { open, readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { CommandResult } from "@rukh/command-result";
