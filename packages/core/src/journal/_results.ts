@@ -1,3 +1,8 @@
+// The validated results of calls, kept beside the journal for a while so that
+// they can be read again: by the state directory's owner on the CLI, and by
+// the binding that made a call. One file a call, written whole (a temporary
+// file, flushed, then renamed) before the call's final record, owner-only.
+
 import { constants, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { open, readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
