@@ -29,7 +29,8 @@ const STRUCTURED = (properties: object) => ({
  * the endpoint `team` served at `resource`, trusting `issuer`'s tokens with
  * scope `mcp`; scope `mcp.narrow` chooses the preset `narrow` (`see` only),
  * `mcp.sealed` the strict preset `sealed` (`see` only, in the sandbox);
- * `auth` is merged into the endpoint's `auth`.
+ * `auth` is merged into the endpoint's `auth`; with `napTask`, the
+ * descriptor is rukh.extension/3 and `nap` says so of running as a task.
  */
 export async function httpState(
   prefix: string,
@@ -37,6 +38,7 @@ export async function httpState(
   issuer: string,
   more = 0,
   auth: object = {},
+  napTask?: "optional" | "required",
 ) {
   // Each extra command is one more tool, so lists can span pages.
   const extra = Array.from({ length: more }, (_, i) => ({
@@ -84,7 +86,7 @@ export async function httpState(
     packages: [
       {
         descriptor: {
-          format: "rukh.extension/2",
+          format: napTask === undefined ? "rukh.extension/2" : "rukh.extension/3",
           id: "fx.see",
           version: "1.0.0",
           publisher: "acme",
@@ -113,6 +115,7 @@ export async function httpState(
                 "bin/see.mjs",
               ),
               machine: machine(),
+              ...(napTask !== undefined && { task: napTask }),
             },
             ...extra,
           ],
@@ -218,6 +221,8 @@ export interface McpRequest {
   readonly method: string;
   readonly params?: Record<string, unknown>;
   readonly signal?: AbortSignal;
+  /** The request's `_meta` (default: no client capabilities). */
+  readonly meta?: object;
 }
 
 /** {@link mcpPost}, with a signal that aborts the request (and so cancels its call). */
@@ -227,7 +232,10 @@ export function mcpRequest({
   method,
   params = {},
   signal,
+  meta = MODERN_META,
 }: McpRequest): Promise<Response> {
+  // Mcp-Name: the tool a call names, or the task a tasks/* request is about.
+  const named = typeof params.name === "string" ? params.name : params.taskId;
   return fetch(url, {
     method: "POST",
     headers: {
@@ -236,13 +244,13 @@ export function mcpRequest({
       accept: "application/json, text/event-stream",
       "mcp-protocol-version": "2026-07-28",
       "mcp-method": method,
-      ...(typeof params.name === "string" && { "mcp-name": params.name }),
+      ...(typeof named === "string" && { "mcp-name": named }),
     },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
       method,
-      params: { ...params, _meta: MODERN_META },
+      params: { ...params, _meta: meta },
     }),
     ...(signal !== undefined && { signal }),
   });

@@ -18,7 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeDir, tempDir } from "@rukh/testkit";
-import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
+import { RUKH_BIN } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorWork } from "./_author.js";
 import { NOBODY, nobodyRukh } from "./_nobody.js";

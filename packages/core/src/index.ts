@@ -65,5 +65,7 @@ export { repairJournal } from "./journal/_recovery.js";
 export type { KeptResult, ResultLimits } from "./journal/_results.js";
 export { readKeptResult, resultLimitsOf } from "./journal/_results.js";
 export type { RunFilter, RunSummary } from "./journal/_run-model.js";
+export type { TaskRecord } from "./journal/_tasks.js";
+export { findTask, newTaskId, recordTask } from "./journal/_tasks.js";
 export type { ConfinementReport } from "./process/_confinement.js";
 export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./process/_confinement.js";

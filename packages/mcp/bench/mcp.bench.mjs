@@ -18,7 +18,7 @@ import {
   lineRpc,
   FIXTURE_PUB as pub,
 } from "@rukh/testkit";
-import { MODERN_META } from "@rukh/testkit/mcp";
+import { MODERN_META, TASKS_META } from "@rukh/testkit/mcp";
 
 const EXTENSIONS = 1_000;
 const COMMANDS = 10;
@@ -79,12 +79,20 @@ export async function setup() {
   await writePackage(
     noopDir,
     {
-      format: "rukh.extension/2",
+      format: "rukh.extension/3",
       id: "bench.noop",
       version: "1.0.0",
       publisher: "acme",
       commands: [
-        { id: "noop", path: ["noop"], summary: "Nothing", inputs: [], execute: managed, machine },
+        {
+          id: "noop",
+          path: ["noop"],
+          summary: "Nothing",
+          inputs: [],
+          execute: managed,
+          machine,
+          task: "optional",
+        },
       ],
     },
     PROGRAM,
@@ -118,14 +126,37 @@ export async function setup() {
   return { work, root: state.root, noop, program, tools: projection.tools.length };
 }
 
-/** The modern era over the server's stdio: every request carries its `_meta`. */
-function connect(root) {
+/** The modern era over the server's stdio: every request carries its `_meta` (`meta`). */
+function connect(root, meta = MODERN_META) {
   return lineRpc(
     process.execPath,
     [SERVE, "default"],
     { PATH: process.env.PATH ?? "", RUKH_HOME: root },
-    { _meta: MODERN_META },
+    { _meta: meta },
   );
+}
+
+/**
+ * A task's create answer against the plain call it replaces, over stdio:
+ * each sample times `tools/call` from a client that declares the tasks
+ * extension until the answer with the task id (the call's start and the task
+ * record flushed first), then waits, untimed, for the task to end.
+ */
+async function taskCreates(tasker, noop, samples) {
+  const times = [];
+  for (let i = 0; i < samples; i++) {
+    const t0 = process.hrtime.bigint();
+    const created = await tasker.request("tools/call", { name: noop, arguments: {} });
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (created.resultType !== "task") throw new Error(`not a task: ${JSON.stringify(created)}`);
+    for (;;) {
+      const t = await tasker.request("tasks/get", { taskId: created.taskId });
+      if (t.status === "completed") break;
+      if (t.status !== "working") throw new Error(`task ended ${t.status}`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+  return [...times].sort((a, b) => a - b)[times.length >> 1];
 }
 
 /**
@@ -236,6 +267,17 @@ export default async function run(suite) {
       "MCP adapter's share (tools/call median − core.invoke median)",
       call.cases[1] - call.cases[0],
     );
+    const tasker = connect(root, TASKS_META);
+    try {
+      suite.report(
+        "mcp: tools/call of a trivial managed command",
+        "as a task: until the create answer (start and task record on disk), against the plain call",
+        await taskCreates(tasker, noop, 40),
+        call.cases[1],
+      );
+    } finally {
+      await tasker.close();
+    }
     const bursts = [];
     for (let i = 0; i < 5; i++) bursts.push(await burst(root));
     const mid = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];

@@ -25,3 +25,18 @@ export const LEGACY_INITIALIZE = {
   capabilities: {},
   clientInfo: { name: "t", version: "1" },
 };
+
+/**
+ * The `_meta` of a 2026-07-28 request whose client declares the tasks
+ * extension (`io.modelcontextprotocol/tasks`): a server may answer a
+ * `tools/call` of it with a task.
+ *
+ * @example
+ * const call = { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: {}, _meta: TASKS_META } };
+ */
+export const TASKS_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {
+    extensions: { "io.modelcontextprotocol/tasks": {} },
+  },
+};

@@ -165,6 +165,9 @@ async function runStarted(call: Call, planned: Planned): Promise<InvocationOutco
       message: "the invocation journal cannot be written (is the disk full?); nothing was run",
       diagnostics: NO_DIAGNOSTICS,
     });
+  try {
+    request.onStart?.(invocationId);
+  } catch {}
   const budget = budgetOf(
     call.startedAt,
     deadlineOf(planned.preset.deadlineMs, request.deadlineMs),

@@ -131,6 +131,13 @@ export interface InvocationRequest {
    * an error thrown here is ignored.
    */
   readonly onProgress?: (progress: InvocationProgress) => void;
+  /**
+   * Called once, synchronously, as soon as the call's start record is on
+   * disk and before its command starts, with its invocation id: what a task
+   * answers its client with must wait for this. Not called for a call
+   * refused before it started. An error thrown here is ignored.
+   */
+  readonly onStart?: (invocationId: string) => void;
   /** Raw arguments of a passthrough program (CLI only). */
   readonly passthroughArgs?: readonly string[];
   /** Working directory of the command process; default this process's. */

@@ -3,20 +3,7 @@
 // the binding that made a call. One file a call, written whole (a temporary
 // file, flushed, then renamed) before the call's final record, owner-only.
 
-import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  constants,
-  fdatasyncSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { constants, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { open, readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { CommandResult } from "@rukh/command-result";
@@ -25,6 +12,7 @@ import type { HostBinding, OutcomeKind } from "../contract/index.js";
 import type { Logger } from "../diagnostics/index.js";
 import { archiveClock } from "./_archive.js";
 import { journalPaths } from "./_journal.js";
+import { writeWhole } from "./_whole-file.js";
 
 /** The owner's bounds on kept results (see `ResultsRetention` in @rukh/profile). */
 export interface ResultLimits {
@@ -193,27 +181,6 @@ export class ResultKeeper {
   /** Resolves once no prune runs. */
   settled(): Promise<void> {
     return this.#pruning.then(() => {});
-  }
-}
-
-/** Writes `text` to `file` whole or not at all: a private temporary file, flushed, renamed over. */
-function writeWhole(file: string, text: string): void {
-  const dir = join(file, "..");
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const tmp = join(dir, `.${randomBytes(8).toString("hex")}.tmp`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-  try {
-    const bytes = Buffer.from(text);
-    for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
-    fdatasyncSync(fd);
-    closeSync(fd);
-    renameSync(tmp, file);
-  } catch (e) {
-    try {
-      closeSync(fd);
-    } catch {}
-    rmSync(tmp, { force: true });
-    throw e;
   }
 }
 

@@ -16,6 +16,8 @@
 // 10. _index-ids.ts      the ids of a segment: a sorted list and a filter
 // 11. _recovery.ts       finish the calls of hosts that are gone; repair a damaged journal
 // 12. _results.ts        the validated results of calls, kept beside the journal to be read again
+// 13. _tasks.ts          task ids recorded beside the journal: the call each names, and who made it
+// 14. _whole-file.ts     a small private file written whole or not at all
 //
 // The door: what the other rooms of the core use from here.
 export { ownerRetention } from "./_archive.js";

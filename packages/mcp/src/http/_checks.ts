@@ -14,6 +14,9 @@ import {
   MODERN_PROTOCOL_VERSION,
 } from "../protocol/index.js";
 
+/** The tasks/* requests whose Mcp-Name header carries their taskId. */
+const TASK_METHODS: ReadonlySet<string> = new Set(["tasks/get", "tasks/cancel", "tasks/update"]);
+
 /** A refusal of a request before (or instead of) dispatch. */
 export interface HttpRefusal {
   readonly status: number;
@@ -184,12 +187,14 @@ export function checkRouting(
     return mismatch(
       `Header mismatch: Mcp-Method ${JSON.stringify(sent ?? null)} differs from the method ${JSON.stringify(method)}`,
     );
-  if (method === "tools/call") {
+  // What Mcp-Name names: a call's tool, or the task a tasks/* request is about.
+  const named = method === "tools/call" ? "name" : TASK_METHODS.has(method) ? "taskId" : undefined;
+  if (named !== undefined) {
     const raw = one(headers, "mcp-name");
     const name = raw === undefined ? undefined : decodedHeader(raw.trim());
-    if (name !== params?.name)
+    if (name !== params?.[named])
       return mismatch(
-        `Header mismatch: Mcp-Name ${JSON.stringify(raw ?? null)} differs from the tool name in the body`,
+        `Header mismatch: Mcp-Name ${JSON.stringify(raw ?? null)} differs from the ${named === "name" ? "tool name" : "taskId"} in the body`,
       );
   }
   return { era: "modern" };

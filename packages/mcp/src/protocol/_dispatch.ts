@@ -8,11 +8,14 @@ import type { JsonObject } from "@rukh/json";
 import type { HostSettings } from "../hosting/index.js";
 import {
   completeFor,
+  declaresTasks,
   type Era,
   eraOf,
   isObject,
   legacyVersionFor,
   MODERN_PROTOCOL_VERSION,
+  TASKS_EXTENSION,
+  tasksRequired,
 } from "./_era.js";
 import type { IncomingMessage, RequestId } from "./_message.js";
 import { JSONRPC_ERROR_CODES, methodNotFound, RpcError } from "./_rpc.js";
@@ -26,6 +29,8 @@ export interface HostTools {
   list(era: Era, params: JsonObject | undefined): Promise<object>;
   /** `signal`: the client's cancellation of this request. */
   call(era: Era, params: JsonObject | undefined, signal: AbortSignal): Promise<object>;
+  /** `tasks/get`, `tasks/cancel` and `tasks/update` of a client that declared the tasks extension. */
+  task(era: Era, method: string, params: JsonObject | undefined): Promise<object>;
 }
 
 /** What answers `subscriptions/listen`: the streams that hear of list changes. */
@@ -97,13 +102,26 @@ export function createDispatcher(ctx: DispatchContext): Dispatcher {
       "server/discover": async (era) =>
         complete(era, {
           supportedVersions: [MODERN_PROTOCOL_VERSION],
-          capabilities: { tools: { listChanged: true } },
+          capabilities: {
+            tools: { listChanged: true },
+            extensions: { [TASKS_EXTENSION]: {} },
+          },
           ttlMs: 0,
           cacheScope: "private",
           ...instructions,
         } satisfies DiscoverResult),
       "subscriptions/listen": async (_era, msg, signal) =>
         watcher.listen(msg.id, msg.params, signal),
+      // No tasks/list (a task is found only by its id) and no tasks/result (tasks/get carries it).
+      ...Object.fromEntries(
+        ["tasks/get", "tasks/cancel", "tasks/update"].map((method) => [
+          method,
+          async (era: Era, msg: Request) => {
+            if (!declaresTasks(msg.params)) throw tasksRequired(method);
+            return tools.task(era, method, msg.params);
+          },
+        ]),
+      ),
     },
     legacy: {
       ...shared,

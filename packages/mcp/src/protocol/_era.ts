@@ -30,7 +30,24 @@ export const META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 export const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 export const META_SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
 
-/** The form of a protocol version: a date. */
+/** The 2026-07-28 tasks extension's id (SEP-2663): a client declares it per request, a server in server/discover. */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+
+/** Whether a 2026-07-28 request's client declared the tasks extension in this request's capabilities. */
+export function declaresTasks(params: JsonObject | undefined): boolean {
+  const meta = params?._meta;
+  const caps = isObject(meta) ? meta[META_CAPABILITIES] : undefined;
+  const ext = isObject(caps) ? caps.extensions : undefined;
+  return isObject(ext) && isObject(ext[TASKS_EXTENSION]);
+}
+
+/** The error of a request that needs the tasks extension from a client that did not declare it. */
+export const tasksRequired = (what: string) =>
+  new RpcError(
+    JSONRPC_ERROR_CODES.missingClientCapability,
+    `Missing required client capability: ${what} needs the ${TASKS_EXTENSION} extension`,
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+  );
 
 export type Era = "modern" | "legacy";
 

@@ -18,6 +18,8 @@ export const JSONRPC_ERROR_CODES = Object.freeze({
   unsupportedProtocolVersion: -32022,
   /** An HTTP request's routing headers disagree with its body (or are missing). */
   headerMismatch: -32020,
+  /** The request needs a capability its client did not declare (the tasks extension); `data.requiredCapabilities` names it. */
+  missingClientCapability: -32021,
   /** The installed profile cannot be served (a stored package failed its check, say); `data.reason` says why. */
   profileUnavailable: -32001,
 } as const);

@@ -14,6 +14,7 @@ export { createDispatcher } from "./_dispatch.js";
 export type { Era } from "./_era.js";
 export {
   completeFor,
+  declaresTasks,
   isObject,
   LEGACY_PROTOCOL_VERSIONS,
   legacyVersionFor,
@@ -22,6 +23,8 @@ export {
   META_SUBSCRIPTION,
   META_VERSION,
   MODERN_PROTOCOL_VERSION,
+  TASKS_EXTENSION,
+  tasksRequired,
 } from "./_era.js";
 export type { IncomingMessage, RequestId } from "./_message.js";
 export { decodeMessage, idKey } from "./_message.js";

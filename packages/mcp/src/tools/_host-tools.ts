@@ -14,20 +14,25 @@ import {
 } from "@rukh/core";
 import type { JsonObject } from "@rukh/json";
 import {
+  effectiveTaskSupport,
   listedTool,
   listTools,
   ProfileError,
+  presetNamed,
   resolveTool,
   type StateDirectory,
 } from "@rukh/profile";
 import type { HostSettings } from "../hosting/index.js";
 import {
   completeFor,
+  declaresTasks,
   type Era,
   type HostTools,
   JSONRPC_ERROR_CODES,
   RpcError,
+  tasksRequired,
 } from "../protocol/index.js";
+import { cancelTask, getTask, startTask, type TaskContext, updateTask } from "./_tasks.js";
 import { presetMissing, ToolViews } from "./_views.js";
 
 /** What the tools of one binding are made with. */
@@ -116,7 +121,8 @@ export function hostTools(ctx: ToolsContext): HostTools {
         JSONRPC_ERROR_CODES.invalidParams,
         "Invalid params: name must be a string",
       );
-    if (params !== undefined && Object.hasOwn(params, "task"))
+    // The 2025-11-25 task form is not served; a 2026-07-28 request's `task` is ignored, as that era says.
+    if (era === "legacy" && params !== undefined && Object.hasOwn(params, "task"))
       throw new RpcError(
         JSONRPC_ERROR_CODES.invalidParams,
         "Invalid params: tasks are not supported",
@@ -125,26 +131,55 @@ export function hostTools(ctx: ToolsContext): HostTools {
     if (now === null || !now.visible.has(name)) throw unknownTool();
     const tool = resolveTool(now.projection, name);
     if (tool === undefined) throw unknownTool();
-    const progress = progressReporter(params, ctx.notify);
-    ctx.runs?.();
+    const preset = presetNamed(now.projection.config, binding.preset);
+    if (preset === undefined) throw presetMissing();
+    const support = effectiveTaskSupport(preset, tool.identity, tool.task);
+    const asTask = era === "modern" && declaresTasks(params) && support !== "forbidden";
+    if (support === "required" && !asTask)
+      throw era === "modern"
+        ? tasksRequired(`tool ${name}`)
+        : new RpcError(
+            JSONRPC_ERROR_CODES.invalidRequest,
+            "Invalid request: this tool runs only as a task, which this protocol version cannot take",
+          );
     // Resolved here, under this host's naming, and pinned to the revision it
     // was resolved in: a newer revision makes the call fail as unknown.
-    const outcome = await core.invoke({
+    const request = {
       command: { identity: tool.identity },
       // The core decodes them against the command it admits: the name is resolved once, here.
       supplied: { json: args },
-      surface: "mcp",
+      surface: "mcp" as const,
       revisionId: now.projection.revisionId,
-      signal,
       ownerSignal: ctx.ownerSignal,
-      ...(ctx.transportSignal !== undefined && { transportSignal: ctx.transportSignal }),
       ...(settings.endpoint.deadlineMs !== undefined && {
         deadlineMs: settings.endpoint.deadlineMs,
       }),
+    };
+    if (asTask) {
+      // A task outlives its request and its client's connection: only tasks/cancel and the owner end it early.
+      const { journalRoot } = await state.places();
+      const started = await startTask(
+        { journalRoot, core, config: now.projection.config },
+        (taskSignal, onStart) => core.invoke({ ...request, signal: taskSignal, onStart }),
+      );
+      if ("outcome" in started) return answer(era, started.outcome);
+      return { ...complete(era, started.created), resultType: "task" };
+    }
+    const progress = progressReporter(params, ctx.notify);
+    ctx.runs?.();
+    const outcome = await core.invoke({
+      ...request,
+      signal,
+      ...(ctx.transportSignal !== undefined && { transportSignal: ctx.transportSignal }),
       ...(progress !== undefined && { onProgress: progress.report }),
     });
     // Nothing about a call follows its result.
     progress?.end();
+    return answer(era, outcome);
+  }
+
+  /** A call's answer: its tool result, or unknown tool for a name that stopped naming one. */
+  function answer(era: Era, outcome: InvocationOutcome): object {
     if (
       outcome.outcome === "rejected" &&
       (outcome.reason === "not_found" || outcome.reason === "obsolete_revision")
@@ -153,7 +188,21 @@ export function hostTools(ctx: ToolsContext): HostTools {
     return toolResult(era, outcome);
   }
 
-  function toolResult(era: Era, o: InvocationOutcome): object {
+  const taskContext: TaskContext = {
+    state,
+    core,
+    config: async () => (await current())?.projection.config,
+    toolResult: (o) => callToolResult(o),
+  };
+
+  async function task(era: Era, method: string, params: JsonObject | undefined): Promise<object> {
+    if (method === "tasks/get") return complete(era, await getTask(taskContext, params));
+    if (method === "tasks/cancel") await cancelTask(taskContext, params);
+    else await updateTask(taskContext, params);
+    return complete(era, {});
+  }
+
+  function callToolResult(o: InvocationOutcome): CallToolResult & Record<string, unknown> {
     const envelope = outcomeEnvelope(o);
     const content: { type: "text"; text: string }[] = [
       { type: "text", text: JSON.stringify(envelope) },
@@ -161,15 +210,14 @@ export function hostTools(ctx: ToolsContext): HostTools {
     // The safe diagnostic: the message, and the input or result issues.
     const diagnostic = outcomeDiagnostic(o);
     if (diagnostic !== undefined) content.push({ type: "text", text: JSON.stringify(diagnostic) });
-    const result: CallToolResult = {
-      content,
-      structuredContent: envelope,
-      isError: o.outcome !== "succeeded",
-    };
-    return complete(era, result);
+    return { content, structuredContent: envelope, isError: o.outcome !== "succeeded" };
   }
 
-  return { list, call };
+  function toolResult(era: Era, o: InvocationOutcome): object {
+    return complete(era, callToolResult(o));
+  }
+
+  return { list, call, task };
 }
 
 /**

@@ -20,6 +20,10 @@ function dispatcher() {
       calls.push(`call/${era}`);
       return {};
     },
+    task: async (era, method) => {
+      calls.push(`${method}/${era}`);
+      return {};
+    },
   };
   const sent: object[] = [];
   const watcher = new ListWatcher({

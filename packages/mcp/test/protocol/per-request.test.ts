@@ -23,7 +23,11 @@ describe("2026-07-28 per request", () => {
     const r = await session.request(1, "server/discover");
     expect(r.result).toEqual({
       supportedVersions: ["2026-07-28"],
-      capabilities: { tools: { listChanged: true } },
+      // No legacy capabilities.tasks: the tasks extension is how 2026-07-28 offers tasks.
+      capabilities: {
+        tools: { listChanged: true },
+        extensions: { "io.modelcontextprotocol/tasks": {} },
+      },
       ttlMs: 0,
       cacheScope: "private",
       resultType: "complete",
