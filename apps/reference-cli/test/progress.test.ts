@@ -18,7 +18,7 @@ beforeAll(async () => {
     presets: { default: fixturePreset({ commands: ["fx.busy/*"], deadlineMs: 30_000 }) },
     config: {
       mcp: {
-        endpoints: { wide: { preset: "default" }, tight: { preset: "default", deadlineMs: 800 } },
+        endpoints: { wide: { preset: "default" }, tight: { preset: "default", deadlineMs: 3_000 } },
       },
     },
     packages: [
@@ -126,10 +126,10 @@ describe("progress over MCP under pressure", () => {
       outcome: "cancelled",
       reason: "deadline",
     });
-    // The endpoint allows 800 ms; the preset would allow 30 s (the bound
-    // leaves room for a loaded machine starting the host and the command).
+    // The endpoint allows 3 s (its cancel goes at 2 s, so even a loaded
+    // machine has started the command by then); the preset would allow 30 s.
     expect(elapsed).toBeLessThan(15_000);
-    // Its reports flowed (how many fit in 800 ms depends on the machine's load).
+    // Its reports flowed (how many fit before the deadline depends on the machine's load).
     expect(notes.length).toBeGreaterThanOrEqual(1);
     // Nothing follows the reply.
     expect(lines.at(-1)).toBe(reply);
