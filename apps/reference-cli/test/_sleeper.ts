@@ -85,3 +85,27 @@ export function useSleeperCli(prefix: string) {
   const rukh = (...args: string[]) => runCli({ args, stateDir: at.root });
   return { at, env, rukh };
 }
+
+/**
+ * `fx.jobs` 1.0.0 (rukh.extension/3): the sleeper's `nap` as a tool that may
+ * run as a task (`task: optional`), `wait` that runs only as one
+ * (`required`), and `ping` that never does (no `task`) when `ping` is set;
+ * all three run `bin/nap.mjs`.
+ */
+export function jobsDescriptor(ping = false): {
+  readonly id: string;
+  readonly [k: string]: unknown;
+} {
+  const nap = (sleeperDescriptor(1) as unknown as { commands: object[] }).commands[0]!;
+  return {
+    format: "rukh.extension/3",
+    id: "fx.jobs",
+    version: "1.0.0",
+    publisher: "acme",
+    commands: [
+      { ...nap, task: "optional" },
+      { ...nap, id: "wait", path: ["wait"], task: "required" },
+      ...(ping ? [{ ...nap, id: "ping", path: ["ping"] }] : []),
+    ],
+  };
+}

@@ -4,7 +4,7 @@ import { exposedState, fixturePreset, removeDir } from "@rukh/testkit";
 import { runCli, spawnCli } from "@rukh/testkit/cli";
 import { MODERN_META, TASKS_META } from "@rukh/testkit/mcp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sleeperDescriptor } from "./_sleeper.js";
+import { jobsDescriptor } from "./_sleeper.js";
 
 // MCP tasks (2026-07-28 tasks extension) over `rukh mcp serve`, with real
 // processes: a call that becomes a task answers at once with a task id that
@@ -12,7 +12,6 @@ import { sleeperDescriptor } from "./_sleeper.js";
 // the journal, after a cancel, and after the host was killed with kill -9.
 const at = { root: "", work: "" };
 beforeAll(async () => {
-  const nap = (sleeperDescriptor(1) as unknown as { commands: object[] }).commands[0]!;
   const program = `import { runCommandProcess, textResult } from "@rukh/ipc";
 await runCommandProcess({ handlers: { "fx.jobs/nap": async (ctx) => {
   await new Promise((r) => setTimeout(r, ctx.inputs.wait_ms));
@@ -30,16 +29,7 @@ await runCommandProcess({ handlers: { "fx.jobs/nap": async (ctx) => {
       },
       packages: [
         {
-          descriptor: {
-            format: "rukh.extension/3",
-            id: "fx.jobs",
-            version: "1.0.0",
-            publisher: "acme",
-            commands: [
-              { ...nap, task: "optional" },
-              { ...nap, id: "wait", path: ["wait"], task: "required" },
-            ],
-          },
+          descriptor: jobsDescriptor(),
           programs: { "bin/nap.mjs": program },
         },
       ],

@@ -3,13 +3,12 @@ import { join } from "node:path";
 import { exposedState, fixturePreset, removeDir } from "@rukh/testkit";
 import { runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { sleeperDescriptor } from "../_sleeper.js";
+import { jobsDescriptor } from "../_sleeper.js";
 
 // A command's word on running as an MCP task (rukh.extension/3 `task`), and
 // an owner's per preset in its place, as `tools list` and `docs` show them.
 const at = { root: "", work: "" };
 beforeAll(async () => {
-  const nap = (sleeperDescriptor(1) as unknown as { commands: object[] }).commands[0]!;
   const made = await exposedState({
     prefix: "rukh-cli-task-",
     endpointNamespace: "acme-cli-task",
@@ -19,17 +18,7 @@ beforeAll(async () => {
     },
     packages: [
       {
-        descriptor: {
-          format: "rukh.extension/3",
-          id: "fx.jobs",
-          version: "1.0.0",
-          publisher: "acme",
-          commands: [
-            { ...nap, task: "optional" },
-            { ...nap, id: "wait", path: ["wait"], task: "required" },
-            { ...nap, id: "ping", path: ["ping"] },
-          ],
-        },
+        descriptor: jobsDescriptor(true),
         programs: { "bin/nap.mjs": "" },
       },
     ],
