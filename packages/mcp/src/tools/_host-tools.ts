@@ -192,7 +192,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
     state,
     core,
     config: async () => (await current())?.projection.config,
-    toolResult: (o) => callToolResult(o),
+    toolResult: callToolResult,
   };
 
   async function task(era: Era, method: string, params: JsonObject | undefined): Promise<object> {
@@ -202,22 +202,23 @@ export function hostTools(ctx: ToolsContext): HostTools {
     return complete(era, {});
   }
 
-  function callToolResult(o: InvocationOutcome): CallToolResult & Record<string, unknown> {
-    const envelope = outcomeEnvelope(o);
-    const content: { type: "text"; text: string }[] = [
-      { type: "text", text: JSON.stringify(envelope) },
-    ];
-    // The safe diagnostic: the message, and the input or result issues.
-    const diagnostic = outcomeDiagnostic(o);
-    if (diagnostic !== undefined) content.push({ type: "text", text: JSON.stringify(diagnostic) });
-    return { content, structuredContent: envelope, isError: o.outcome !== "succeeded" };
-  }
-
   function toolResult(era: Era, o: InvocationOutcome): object {
     return complete(era, callToolResult(o));
   }
 
   return { list, call, task };
+}
+
+/** The tool result a call with outcome `o` answers with: its envelope, and the safe diagnostic of a failure. */
+function callToolResult(o: InvocationOutcome): CallToolResult & Record<string, unknown> {
+  const envelope = outcomeEnvelope(o);
+  const content: { type: "text"; text: string }[] = [
+    { type: "text", text: JSON.stringify(envelope) },
+  ];
+  // The safe diagnostic: the message, and the input or result issues.
+  const diagnostic = outcomeDiagnostic(o);
+  if (diagnostic !== undefined) content.push({ type: "text", text: JSON.stringify(diagnostic) });
+  return { content, structuredContent: envelope, isError: o.outcome !== "succeeded" };
 }
 
 /**
