@@ -231,7 +231,7 @@ export function admit(
     validated: validated.value,
     limits: { ...PRESET_RESOURCE_DEFAULTS, ...granted.limits },
     resultMaxBytes: config.limits?.maxCommandResultBytes ?? 131_072,
-    keptResults: resultLimitsOf(config.journal, config.limits?.maxCommandResultBytes ?? 131_072),
+    keptResults: resultLimitsOf(config),
     recordInputs: config.journal?.recordInputs === true,
     dev: extension.dev !== undefined,
     strictUids: config.sandbox?.uids ?? STRICT_UIDS_DEFAULT,

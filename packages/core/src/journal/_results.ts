@@ -6,7 +6,7 @@
 import { constants, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { open, readdir, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import type { CommandResult } from "@rukh/command-result";
+import { COMMAND_RESULT_MAX_BYTES, type CommandResult } from "@rukh/command-result";
 import type { OwnerConfig } from "@rukh/profile";
 import type { HostBinding, OutcomeKind } from "../contract/index.js";
 import type { Logger } from "../diagnostics/index.js";
@@ -32,14 +32,17 @@ export const RESULTS_MAX_AGE_DAYS_DEFAULT = 7;
 /** No kept-result file is read past this many bytes (a result is at most 16 MiB, plus its header). */
 const RESULT_FILE_MAX_BYTES = 16_777_216 + 65_536;
 
-/** The owner's result limits, with `resultMaxBytes` (the call's own result limit) as the default per result. */
+/**
+ * The result limits `config` sets (none: the defaults); a result is never
+ * kept past the owner's result limit itself (`limits.maxCommandResultBytes`).
+ */
 export function resultLimitsOf(
-  journal: OwnerConfig["journal"],
-  resultMaxBytes: number,
+  config: Pick<OwnerConfig, "journal" | "limits"> | undefined,
 ): ResultLimits {
-  const r = journal?.results;
+  const r = config?.journal?.results;
+  const resultMax = config?.limits?.maxCommandResultBytes ?? COMMAND_RESULT_MAX_BYTES;
   return {
-    maxResultBytes: Math.min(r?.maxResultBytes ?? resultMaxBytes, resultMaxBytes),
+    maxResultBytes: Math.min(r?.maxResultBytes ?? resultMax, resultMax),
     maxBytes: r?.maxBytes ?? RESULTS_MAX_BYTES_DEFAULT,
     maxAgeMs: (r?.maxAgeDays ?? RESULTS_MAX_AGE_DAYS_DEFAULT) * DAY_MS,
   };

@@ -70,16 +70,21 @@ describe("a call's result, kept", () => {
 
 describe("the owner's limits on kept results", () => {
   it("default to the call's result limit a result, 64 MiB in all and 7 days; an owner lowers them", () => {
-    expect(resultLimitsOf(undefined, 131_072)).toEqual({
+    expect(resultLimitsOf(undefined)).toEqual({
       maxResultBytes: 131_072,
       maxBytes: 67_108_864,
       maxAgeMs: 7 * DAY,
     });
     expect(
-      resultLimitsOf({ results: { maxResultBytes: 10, maxBytes: 20, maxAgeDays: 1 } }, 131_072),
+      resultLimitsOf({ journal: { results: { maxResultBytes: 10, maxBytes: 20, maxAgeDays: 1 } } }),
     ).toEqual({ maxResultBytes: 10, maxBytes: 20, maxAgeMs: DAY });
     // Never above the result limit itself.
-    expect(resultLimitsOf({ results: { maxResultBytes: 1e6 } }, 1_000).maxResultBytes).toBe(1_000);
+    expect(
+      resultLimitsOf({
+        journal: { results: { maxResultBytes: 1e6 } },
+        limits: { maxCommandResultBytes: 1_000 } as never,
+      }).maxResultBytes,
+    ).toBe(1_000);
   });
 
   it("keep only a note, with its size, of a result larger than maxResultBytes, and nothing when it is 0", async () => {

@@ -64,8 +64,7 @@ function pollMarks(): void {
 type TaskBody = Record<string, unknown>;
 
 /** How long a task can be read: as long as its result is kept. */
-const ttlOf = (config: OwnerConfig) =>
-  resultLimitsOf(config.journal, config.limits?.maxCommandResultBytes ?? 131_072).maxAgeMs;
+const ttlOf = (config: OwnerConfig) => resultLimitsOf(config).maxAgeMs;
 
 /**
  * Starts `invoke` as a task: resolves once its start and its task record are
@@ -180,7 +179,7 @@ export async function getTask(ctx: TaskContext, params: JsonObject | undefined):
       base,
       "the host running the call was lost; its outcome is unknown, and it is not run again",
     );
-  const limits = config === undefined ? undefined : resultLimitsOf(config.journal, 131_072);
+  const limits = config === undefined ? undefined : resultLimitsOf(config);
   const kept = await readKeptResult(journalRoot, task.invocationId, limits);
   if (run.outcome === "succeeded" && kept?.result === undefined)
     return failed(base, "the call succeeded, but its result is no longer kept");

@@ -145,10 +145,7 @@ export function runsBuiltins(guarded: (fn: AdminBody) => CliBuiltin["run"]): Cli
         }
         const active = await state.activeRevisionId();
         const config = active === null ? undefined : (await state.readRevision(active)).config;
-        const limits = core.resultLimitsOf(
-          config?.journal,
-          config?.limits?.maxCommandResultBytes ?? 131_072,
-        );
+        const limits = core.resultLimitsOf(config);
         const kept = await core.readKeptResult(journalRoot, id, limits);
         if (kept?.result === undefined)
           throw new UsageError(notKept(run, kept, limits), { see: ["runs", "show", id] });
