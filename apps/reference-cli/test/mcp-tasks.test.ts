@@ -190,6 +190,15 @@ describe("rukh mcp serve: tasks", () => {
       expect((await other.request("tasks/cancel", { taskId })).error).toMatchObject({
         code: -32602,
       });
+      // tasks/update, as the extension shapes it, is acknowledged: no task here waits for input.
+      expect(
+        (await s.request("tasks/update", { taskId, inputResponses: {} })).result,
+      ).toMatchObject({
+        resultType: "complete",
+      });
+      expect(
+        (await other.request("tasks/update", { taskId, inputResponses: {} })).error,
+      ).toMatchObject({ code: -32602 });
       const ack = await s.request("tasks/cancel", { taskId });
       expect(ack.result).toEqual({
         resultType: "complete",

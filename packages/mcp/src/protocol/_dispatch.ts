@@ -136,9 +136,11 @@ export function createDispatcher(ctx: DispatchContext): Dispatcher {
     },
     async handle(msg, signal) {
       const params = msg.params;
+      // tasks/update carries inputResponses by definition (acknowledged: no task here waits for input).
       if (
         params !== undefined &&
-        (Object.hasOwn(params, "requestState") || Object.hasOwn(params, "inputResponses"))
+        (Object.hasOwn(params, "requestState") ||
+          (Object.hasOwn(params, "inputResponses") && msg.method !== "tasks/update"))
       )
         throw new RpcError(
           JSONRPC_ERROR_CODES.invalidParams,
