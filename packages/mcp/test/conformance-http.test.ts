@@ -8,8 +8,15 @@ import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { type McpHttpHost, serveHttp } from "../src/index.js";
-import { cleanup, makeState } from "./_helpers.js";
-import { expectConformance, installSuite, type SuiteTools } from "./conformance/_suite.js";
+import { cleanup } from "./_helpers.js";
+import { startRenamer } from "./conformance/_renamer.js";
+import {
+  expectConformance,
+  installSuite,
+  type SuiteTools,
+  TASK_SCENARIOS,
+} from "./conformance/_suite.js";
+import { conformanceState } from "./conformance/_tasks-fixture.js";
 
 // The official MCP conformance suite pointed at the HTTP host itself, no
 // bridge, for each era the one URL serves: every scenario 2026-07-28
@@ -21,7 +28,8 @@ import { expectConformance, installSuite, type SuiteTools } from "./conformance/
 // conformance/not-applicable.json lists for the revision (the same as
 // through the stdio bridge), and the ones not-applicable-http.json lists for
 // this host alone, must fail or warn, each with its reason; every other one
-// must pass, and a warning counts as a failure.
+// must pass, and a warning counts as a failure. The tasks extension's
+// scenarios run last, against the suite's task fixtures.
 const LIST = fileURLToPath(new URL("./conformance/not-applicable.json", import.meta.url));
 const LIST_HTTP = fileURLToPath(new URL("./conformance/not-applicable-http.json", import.meta.url));
 
@@ -32,6 +40,7 @@ let nginxDir: string | undefined;
 let op: TestIssuer | undefined;
 let host: McpHttpHost | undefined;
 let lb: Awaited<ReturnType<typeof startNginx>> | undefined;
+let renamer: Awaited<ReturnType<typeof startRenamer>> | undefined;
 let url = "";
 
 beforeAll(async () => {
@@ -47,7 +56,7 @@ beforeAll(async () => {
   const [front, back] = [await freePort(), await freePort()];
   url = `http://127.0.0.1:${front}/mcp`;
   op = await startIssuer({ resources: [url], scopes: "mcp" });
-  const s = await makeState();
+  const s = await conformanceState();
   work = s.work;
   host = await serveHttp({
     state: s.state,
@@ -66,9 +75,11 @@ beforeAll(async () => {
   lb = await startNginx(nginxDir, front, [`127.0.0.1:${back}`], {
     Authorization: `Bearer ${await op.token("alice-agent", url, "mcp")}`,
   });
+  renamer = await startRenamer(url);
 }, 900_000);
 
 afterAll(async () => {
+  await renamer?.close();
   await lb?.stop();
   await host?.close();
   await op?.close();
@@ -81,7 +92,24 @@ describe.each(["2026-07-28", "2025-11-25"])(
   (revision) => {
     it("passes every check of every required scenario but the listed ones, which fail", async (ctx) => {
       if (skipped !== undefined) ctx.skip(skipped);
-      await expectConformance(tools!, work!, url, revision, [LIST, LIST_HTTP]);
+      await expectConformance(tools!, work!, { url, revision }, [LIST, LIST_HTTP]);
     }, 900_000);
   },
 );
+
+// The tasks extension's scenarios, through the renamer (which gives the
+// suite's fixture tools the names it calls them by) in front of nginx: each
+// by itself, at 2026-07-28's wire. The whole suite runs without it, so that
+// the host itself answers the DNS-rebinding scenario's foreign Host.
+describe("MCP conformance suite over Streamable HTTP, tasks extension", () => {
+  it("passes every check of the tasks scenarios but the listed ones, which fail", async (ctx) => {
+    if (skipped !== undefined) ctx.skip(skipped);
+    const run = {
+      url: renamer!.url,
+      revision: "2026-07-28",
+      scenarios: "only",
+      also: TASK_SCENARIOS,
+    } as const;
+    await expectConformance(tools!, work!, run, [LIST, LIST_HTTP]);
+  }, 900_000);
+});

@@ -13,6 +13,7 @@ import {
   findTask,
   type InvocationOutcome,
   newTaskId,
+  outcomeEnvelope,
   type RunSummary,
   readKeptResult,
   recordTask,
@@ -174,10 +175,16 @@ export async function getTask(ctx: TaskContext, params: JsonObject | undefined):
   if (run?.outcome === undefined || run.reason === undefined) return { ...base, status: "working" };
   if (run.outcome === "cancelled")
     return { ...base, status: "cancelled", statusMessage: `cancelled (${run.reason})` };
-  if (run.reason === "host_lost")
+  // A call that failed to execute (its host lost, its process broke the
+  // channel's protocol or crashed, its result invalid) is a failed task; a
+  // command that reported its own error completes with that tool error.
+  if (run.outcome === "execution_failed")
     return failed(
       base,
-      "the host running the call was lost; its outcome is unknown, and it is not run again",
+      run.reason === "host_lost"
+        ? "the host running the call was lost; its outcome is unknown, and it is not run again"
+        : `the call failed to execute (${run.reason})`,
+      outcomeEnvelope(outcomeOf(run, undefined)),
     );
   const limits = config === undefined ? undefined : resultLimitsOf(config);
   const kept = await readKeptResult(journalRoot, task.invocationId, limits);
@@ -214,12 +221,17 @@ export async function updateTask(ctx: TaskContext, params: JsonObject | undefine
   await taskOf(ctx, params);
 }
 
-function failed(base: TaskBody, message: string): TaskBody {
+/** A failed task: its error says why, with the call's outcome envelope as its data when it ended. */
+function failed(base: TaskBody, message: string, envelope?: object): TaskBody {
   return {
     ...base,
     status: "failed",
     statusMessage: message,
-    error: { code: JSONRPC_ERROR_CODES.internalError, message },
+    error: {
+      code: JSONRPC_ERROR_CODES.internalError,
+      message,
+      ...(envelope !== undefined && { data: envelope }),
+    },
   };
 }
 

@@ -3,17 +3,21 @@
 // host. It adds only what the HTTP transport itself defines: header checks,
 // status codes, sessions for the 2025 era and SSE framing. Every JSON-RPC
 // answer comes from a real `serveStdio` process; nothing here answers a
-// method itself. It is test code: it lets the suite judge the stdio host;
+// method itself, and it changes nothing in a message but the names of the
+// suite's task fixtures (see _tasks-fixture.ts). It is test code: it lets the suite judge the stdio host;
 // the product's own HTTP transport (serveHttp) is judged directly.
 
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { hostNames, toHost, toSuite } from "./_tasks-fixture.js";
 
 const SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
 const VERSION = "io.modelcontextprotocol/protocolVersion";
 const BODY_MAX = 1_048_576;
+/** The tasks/* requests whose Mcp-Name carries their taskId. */
+const TASK_METHODS = new Set(["tasks/get", "tasks/update", "tasks/cancel"]);
 
 // biome-ignore lint/suspicious/noExplicitAny: the bridge reads wire messages member by member
 type Message = Record<string, unknown> & { id?: unknown; method?: string; params?: any };
@@ -156,6 +160,28 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
   const shared = start();
   const sessions = new Map<string, Upstream>();
   let port = 0;
+  // Each server's names of the suite's fixtures, listed once in the era of the request that asked.
+  const lookups = new Map<Upstream, ReturnType<typeof hostNames>>();
+  const names = (upstream: Upstream, m: Message) => {
+    let lookup = lookups.get(upstream);
+    if (lookup === undefined) {
+      const meta = m.params?._meta;
+      lookup = hostNames(
+        (cursor) =>
+          upstream.request({
+            jsonrpc: "2.0",
+            id: 0,
+            method: "tools/list",
+            params: {
+              ...(cursor !== undefined && { cursor }),
+              ...(meta !== undefined && { _meta: meta }),
+            },
+          }).done,
+      );
+      lookups.set(upstream, lookup);
+    }
+    return lookup;
+  };
 
   async function onPost(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const text = await bodyOf(req);
@@ -193,7 +219,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         m.id !== undefined &&
         (header !== version ||
           (method !== undefined && method !== m.method) ||
-          (name !== undefined && m.method === "tools/call" && name !== m.params?.name))
+          (name !== undefined && m.method === "tools/call" && name !== m.params?.name) ||
+          (TASK_METHODS.has(m.method ?? "") && name !== m.params?.taskId))
       )
         return json(
           res,
@@ -202,6 +229,8 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
         );
       upstream = shared;
     }
+    const asked = m;
+    m = await toHost(m, (suite) => names(upstream, asked)(suite));
     if (m.id === undefined) {
       upstream.send(m);
       res.writeHead(202).end();
@@ -222,7 +251,7 @@ export async function startBridge(options: BridgeOptions): Promise<Bridge> {
           params: { requestId: call.id },
         });
     });
-    const r = await call.done;
+    const r = asked.method === "tools/list" ? toSuite(await call.done) : await call.done;
     if (!listen) return json(res, statusOf(r, upstream !== shared), r);
     event(r);
     res.end();
