@@ -66,6 +66,6 @@ export type { KeptResult, ResultLimits } from "./journal/_results.js";
 export { readKeptResult, resultLimitsOf } from "./journal/_results.js";
 export type { RunFilter, RunSummary } from "./journal/_run-model.js";
 export type { TaskRecord } from "./journal/_tasks.js";
-export { findTask, newTaskId, recordTask } from "./journal/_tasks.js";
+export { findTask, listTasks, newTaskId, recordTask } from "./journal/_tasks.js";
 export type { ConfinementReport } from "./process/_confinement.js";
 export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./process/_confinement.js";

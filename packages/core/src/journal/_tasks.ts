@@ -6,7 +6,7 @@
 
 import { createHash, randomBytes } from "node:crypto";
 import { constants } from "node:fs";
-import { open } from "node:fs/promises";
+import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { HostBinding } from "../contract/index.js";
 import { journalPaths } from "./_journal.js";
@@ -74,9 +74,15 @@ export async function findTask(
   binding: HostBinding,
 ): Promise<TaskRecord | undefined> {
   if (!TASK_ID.test(taskId)) return undefined;
+  const t = await readRecord(fileOf(journalRoot, taskId));
+  return t?.taskId === taskId && isBy(t, binding) ? t : undefined;
+}
+
+/** The task record in `file`, or `undefined` when it is not one (missing, a link, too large, not JSON). */
+async function readRecord(file: string): Promise<TaskRecord | undefined> {
   let text: string;
   try {
-    const h = await open(fileOf(journalRoot, taskId), constants.O_RDONLY | constants.O_NOFOLLOW);
+    const h = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
     try {
       const s = await h.stat();
       if (!s.isFile() || s.size > 4_096) return undefined;
@@ -87,20 +93,46 @@ export async function findTask(
   } catch {
     return undefined;
   }
-  let t: TaskRecord;
   try {
-    t = JSON.parse(text) as TaskRecord;
+    const t = JSON.parse(text) as TaskRecord;
+    return typeof t?.taskId === "string" && TASK_ID.test(t.taskId) ? t : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Whether `binding` made task `t`: the same subject, actor, task authority and preset. */
+function isBy(t: TaskRecord, binding: HostBinding): boolean {
   const by = t.by;
-  if (
-    t.taskId !== taskId ||
-    by?.subject !== binding.subject ||
-    by.actor !== binding.actor ||
-    by.taskAuthorityRef !== binding.taskAuthorityRef ||
-    by.preset !== binding.preset
-  )
-    return undefined;
-  return t;
+  return (
+    by?.subject === binding.subject &&
+    by.actor === binding.actor &&
+    by.taskAuthorityRef === binding.taskAuthorityRef &&
+    by.preset === binding.preset
+  );
+}
+
+/**
+ * Every task `binding` made that is still recorded, oldest first (ties by
+ * id): what a 2025-11-25 `tasks/list` answers, never another binding's.
+ */
+export async function listTasks(journalRoot: string, binding: HostBinding): Promise<TaskRecord[]> {
+  const dir = join(journalPaths(journalRoot).dir, "tasks");
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const found: TaskRecord[] = [];
+  for (const name of names) {
+    if (!name.endsWith(".json")) continue;
+    const t = await readRecord(join(dir, name));
+    if (t !== undefined && isBy(t, binding)) found.push(t);
+  }
+  return found.sort((a, b) =>
+    a.createdAt === b.createdAt
+      ? a.taskId.localeCompare(b.taskId)
+      : a.createdAt.localeCompare(b.createdAt),
+  );
 }

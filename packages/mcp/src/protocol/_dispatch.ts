@@ -8,13 +8,16 @@ import type { JsonObject } from "@rukh/json";
 import type { HostSettings } from "../hosting/index.js";
 import {
   completeFor,
-  declaresTasks,
   type Era,
   eraOf,
   isObject,
+  LEGACY_TASKS_CAPABILITY,
+  LEGACY_TASKS_VERSION,
   legacyVersionFor,
   MODERN_PROTOCOL_VERSION,
   TASKS_EXTENSION,
+  type TaskForm,
+  taskFormOf,
   tasksRequired,
 } from "./_era.js";
 import type { IncomingMessage, RequestId } from "./_message.js";
@@ -24,13 +27,27 @@ import { JSONRPC_ERROR_CODES, methodNotFound, RpcError } from "./_rpc.js";
 export type Request = Extract<IncomingMessage, { kind: "request" }>;
 type Handler = (era: Era, msg: Request, signal: AbortSignal) => Promise<object>;
 
-/** `tools/list` and `tools/call` of one host. */
+/** `tools/list`, `tools/call` and `tasks/*` of one host; `form`: the tasks the request's client takes. */
 export interface HostTools {
-  list(era: Era, params: JsonObject | undefined): Promise<object>;
+  list(era: Era, params: JsonObject | undefined, form: TaskForm): Promise<object>;
   /** `signal`: the client's cancellation of this request. */
-  call(era: Era, params: JsonObject | undefined, signal: AbortSignal): Promise<object>;
-  /** `tasks/get`, `tasks/cancel` and `tasks/update` of a client that declared the tasks extension. */
-  task(era: Era, method: string, params: JsonObject | undefined): Promise<object>;
+  call(
+    era: Era,
+    params: JsonObject | undefined,
+    signal: AbortSignal,
+    form: TaskForm,
+  ): Promise<object>;
+  /**
+   * A `tasks/*` request: `tasks/get`, `tasks/cancel` and `tasks/update` of
+   * the extension, or `tasks/get`, `tasks/result`, `tasks/list` and
+   * `tasks/cancel` of 2025-11-25.
+   */
+  task(
+    form: Exclude<TaskForm, "none">,
+    method: string,
+    params: JsonObject | undefined,
+    signal: AbortSignal,
+  ): Promise<object>;
 }
 
 /** What answers `subscriptions/listen`: the streams that hear of list changes. */
@@ -86,16 +103,32 @@ export function createDispatcher(ctx: DispatchContext): Dispatcher {
     legacyVersion = version;
     return {
       protocolVersion: version,
-      capabilities: { tools: { listChanged: true } },
+      capabilities: {
+        tools: { listChanged: true },
+        ...(version === LEGACY_TASKS_VERSION && { tasks: LEGACY_TASKS_CAPABILITY }),
+      },
       serverInfo,
       ...instructions,
     } satisfies InitializeResult;
   }
 
+  const formOf = (era: Era, msg: Request) => taskFormOf(era, msg.params, legacyVersion);
   const shared: Record<string, Handler> = {
-    "tools/list": (era, msg) => tools.list(era, msg.params),
-    "tools/call": (era, msg, signal) => tools.call(era, msg.params, signal),
+    "tools/list": (era, msg) => tools.list(era, msg.params, formOf(era, msg)),
+    "tools/call": (era, msg, signal) => tools.call(era, msg.params, signal, formOf(era, msg)),
   };
+  /** The `tasks/*` methods of a task form: a request without that form may not use them. */
+  const taskMethods = (form: "extension" | "legacy", names: readonly string[]) =>
+    Object.fromEntries(
+      names.map((method): [string, Handler] => [
+        method,
+        async (era, msg, signal) => {
+          if (formOf(era, msg) !== form)
+            throw form === "extension" ? tasksRequired(method) : methodNotFound(method);
+          return tools.task(form, method, msg.params, signal);
+        },
+      ]),
+    );
   const methods: Record<Era, Record<string, Handler>> = {
     modern: {
       ...shared,
@@ -113,18 +146,12 @@ export function createDispatcher(ctx: DispatchContext): Dispatcher {
       "subscriptions/listen": async (_era, msg, signal) =>
         watcher.listen(msg.id, msg.params, signal),
       // No tasks/list (a task is found only by its id) and no tasks/result (tasks/get carries it).
-      ...Object.fromEntries(
-        ["tasks/get", "tasks/cancel", "tasks/update"].map((method) => [
-          method,
-          async (era: Era, msg: Request) => {
-            if (!declaresTasks(msg.params)) throw tasksRequired(method);
-            return tools.task(era, method, msg.params);
-          },
-        ]),
-      ),
+      ...taskMethods("extension", ["tasks/get", "tasks/cancel", "tasks/update"]),
     },
     legacy: {
       ...shared,
+      // 2025-11-25's tasks, for a client that initialized that version.
+      ...taskMethods("legacy", ["tasks/get", "tasks/result", "tasks/list", "tasks/cancel"]),
       ping: async (era) => complete(era, {}),
       initialize: async (_era, msg) => initialize(msg.params),
     },

@@ -51,6 +51,33 @@ export const tasksRequired = (what: string) =>
 
 export type Era = "modern" | "legacy";
 
+/**
+ * Which form of tasks a request may use: the 2026-07-28 extension (its
+ * client declared it on this request), 2025-11-25's own (its client
+ * initialized that version), or none (2025-06-18, or an undeclaring client).
+ */
+export type TaskForm = "extension" | "legacy" | "none";
+
+/** The version whose `initialize` brings 2025-11-25's tasks. */
+export const LEGACY_TASKS_VERSION = "2025-11-25";
+
+/** The tasks capability an `initialize` of that version answers with: task calls, listing, cancelling. */
+export const LEGACY_TASKS_CAPABILITY = {
+  list: {},
+  cancel: {},
+  requests: { tools: { call: {} } },
+} as const;
+
+/** The task form of a request in `era` with `params`, its client initialized as `legacyVersion`. */
+export function taskFormOf(
+  era: Era,
+  params: JsonObject | undefined,
+  legacyVersion: string | undefined,
+): TaskForm {
+  if (era === "modern") return declaresTasks(params) ? "extension" : "none";
+  return legacyVersion === LEGACY_TASKS_VERSION ? "legacy" : "none";
+}
+
 export function isObject(v: unknown): v is JsonObject {
   return v !== null && typeof v === "object" && !Array.isArray(v);
 }

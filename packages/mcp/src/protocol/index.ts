@@ -11,7 +11,7 @@
 
 export type { Dispatcher, HostTools, ListenStreams, Request } from "./_dispatch.js";
 export { createDispatcher } from "./_dispatch.js";
-export type { Era } from "./_era.js";
+export type { Era, TaskForm } from "./_era.js";
 export {
   completeFor,
   declaresTasks,

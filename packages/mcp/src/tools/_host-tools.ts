@@ -25,13 +25,15 @@ import {
 import type { HostSettings } from "../hosting/index.js";
 import {
   completeFor,
-  declaresTasks,
   type Era,
   type HostTools,
+  isObject,
   JSONRPC_ERROR_CODES,
   RpcError,
+  type TaskForm,
   tasksRequired,
 } from "../protocol/index.js";
+import { legacyCancel, legacyGet, legacyList, legacyResult, legacyTask } from "./_legacy-tasks.js";
 import { cancelTask, getTask, startTask, type TaskContext, updateTask } from "./_tasks.js";
 import { presetMissing, ToolViews } from "./_views.js";
 
@@ -69,7 +71,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
   const complete = (era: Era, result: Record<string, unknown>) =>
     completeFor(era, result, settings.serverInfo);
 
-  async function list(era: Era, params: JsonObject | undefined): Promise<object> {
+  async function list(era: Era, params: JsonObject | undefined, form: TaskForm): Promise<object> {
     const cursor = params?.cursor;
     if (cursor !== undefined && typeof cursor !== "string")
       throw new RpcError(
@@ -84,6 +86,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
       return complete(era, { tools: [], ...hints });
     }
     const cursorKey = await views.cursorKey();
+    const preset = presetNamed(now.projection.config, binding.preset);
     try {
       const page = listTools(now.projection, {
         preset: binding.preset,
@@ -94,7 +97,17 @@ export function hostTools(ctx: ToolsContext): HostTools {
       });
       const result: ListToolsResult = {
         // Profile built both schemas as closed JSON Schema objects (checked at publication).
-        tools: page.tools.map((t) => listedTool(now.projection, binding.preset, t) as Tool),
+        tools: page.tools.map((t) => {
+          const listed = listedTool(now.projection, binding.preset, t) as Tool;
+          // A 2025-11-25 client learns a tool's task support from the list.
+          const support =
+            form === "legacy" && preset !== undefined
+              ? effectiveTaskSupport(preset, t.identity, t.task)
+              : "forbidden";
+          return support === "forbidden"
+            ? listed
+            : { ...listed, execution: { taskSupport: support } };
+        }),
         ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
       };
       return complete(era, { ...result, ...hints });
@@ -113,6 +126,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
     era: Era,
     params: JsonObject | undefined,
     signal: AbortSignal,
+    form: TaskForm,
   ): Promise<object> {
     const name = params?.name;
     const args = params?.arguments;
@@ -121,12 +135,6 @@ export function hostTools(ctx: ToolsContext): HostTools {
         JSONRPC_ERROR_CODES.invalidParams,
         "Invalid params: name must be a string",
       );
-    // The 2025-11-25 task form is not served; a 2026-07-28 request's `task` is ignored, as that era says.
-    if (era === "legacy" && params !== undefined && Object.hasOwn(params, "task"))
-      throw new RpcError(
-        JSONRPC_ERROR_CODES.invalidParams,
-        "Invalid params: tasks are not supported",
-      );
     const now = await current();
     if (now === null || !now.visible.has(name)) throw unknownTool();
     const tool = resolveTool(now.projection, name);
@@ -134,14 +142,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
     const preset = presetNamed(now.projection.config, binding.preset);
     if (preset === undefined) throw presetMissing();
     const support = effectiveTaskSupport(preset, tool.identity, tool.task);
-    const asTask = era === "modern" && declaresTasks(params) && support !== "forbidden";
-    if (support === "required" && !asTask)
-      throw era === "modern"
-        ? tasksRequired(`tool ${name}`)
-        : new RpcError(
-            JSONRPC_ERROR_CODES.invalidRequest,
-            "Invalid request: this tool runs only as a task, which this protocol version cannot take",
-          );
+    const asTask = runsAsTask(era, form, params, support);
     // Resolved here, under this host's naming, and pinned to the revision it
     // was resolved in: a newer revision makes the call fail as unknown.
     const request = {
@@ -163,6 +164,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
         (taskSignal, onStart) => core.invoke({ ...request, signal: taskSignal, onStart }),
       );
       if ("outcome" in started) return answer(era, started.outcome);
+      if (form === "legacy") return { task: legacyTask(started.created) };
       return { ...complete(era, started.created), resultType: "task" };
     }
     const progress = progressReporter(params, ctx.notify);
@@ -195,11 +197,17 @@ export function hostTools(ctx: ToolsContext): HostTools {
     toolResult: callToolResult,
   };
 
-  async function task(era: Era, method: string, params: JsonObject | undefined): Promise<object> {
-    if (method === "tasks/get") return complete(era, await getTask(taskContext, params));
+  async function task(
+    form: Exclude<TaskForm, "none">,
+    method: string,
+    params: JsonObject | undefined,
+    signal: AbortSignal,
+  ): Promise<object> {
+    if (form === "legacy") return legacyTaskMethod(taskContext, method, params, signal);
+    if (method === "tasks/get") return complete("modern", await getTask(taskContext, params));
     if (method === "tasks/cancel") await cancelTask(taskContext, params);
     else await updateTask(taskContext, params);
-    return complete(era, {});
+    return complete("modern", {});
   }
 
   function toolResult(era: Era, o: InvocationOutcome): object {
@@ -207,6 +215,53 @@ export function hostTools(ctx: ToolsContext): HostTools {
   }
 
   return { list, call, task };
+}
+
+/**
+ * Whether a call runs as a task: the tool's task support under the preset,
+ * and the form of tasks the request takes (the extension's: whenever the
+ * tool allows one; 2025-11-25's: when the call asks with `params.task`).
+ * Throws for a call that cannot run as asked.
+ */
+function runsAsTask(
+  era: Era,
+  form: TaskForm,
+  params: JsonObject | undefined,
+  support: "forbidden" | "optional" | "required",
+): boolean {
+  // A 2025-11-25 call asks for a task with `params.task`; elsewhere that member is ignored, as each era says.
+  const asked = form === "legacy" && params !== undefined && Object.hasOwn(params, "task");
+  if (asked && !isObject(params?.task))
+    throw new RpcError(JSONRPC_ERROR_CODES.invalidParams, "Invalid params: task must be an object");
+  if (asked && support === "forbidden")
+    throw new RpcError(
+      JSONRPC_ERROR_CODES.methodNotFound,
+      "Method not found: this tool does not run as a task (its execution.taskSupport is forbidden)",
+    );
+  const asTask = support !== "forbidden" && (form === "extension" || asked);
+  if (support === "required" && !asTask)
+    throw era === "modern"
+      ? tasksRequired(`tool ${params?.name}`)
+      : new RpcError(
+          JSONRPC_ERROR_CODES.invalidRequest,
+          form === "legacy"
+            ? "Invalid request: this tool runs only as a task: call it with params.task"
+            : "Invalid request: this tool runs only as a task, which this protocol version cannot take",
+        );
+  return asTask;
+}
+
+/** A 2025-11-25 `tasks/*` request, answered in that revision's form. */
+function legacyTaskMethod(
+  ctx: TaskContext,
+  method: string,
+  params: JsonObject | undefined,
+  signal: AbortSignal,
+): Promise<object> {
+  if (method === "tasks/get") return legacyGet(ctx, params);
+  if (method === "tasks/result") return legacyResult(ctx, params, signal);
+  if (method === "tasks/list") return legacyList(ctx, params);
+  return legacyCancel(ctx, params, signal);
 }
 
 /** The tool result a call with outcome `o` answers with: its envelope, and the safe diagnostic of a failure. */

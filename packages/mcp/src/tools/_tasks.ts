@@ -62,7 +62,7 @@ function pollMarks(): void {
 }
 
 /** A task's wire fields, without `resultType` (its answer adds it). */
-type TaskBody = Record<string, unknown>;
+export type TaskBody = Record<string, unknown>;
 
 /** How long a task can be read: as long as its result is kept. */
 const ttlOf = (config: OwnerConfig) => resultLimitsOf(config).maxAgeMs;
@@ -142,7 +142,7 @@ export interface TaskContext {
 }
 
 /** The task `params.taskId` names, as this binding may see it; `-32602` when it may not. */
-async function taskOf(
+export async function taskOf(
   ctx: TaskContext,
   params: JsonObject | undefined,
 ): Promise<{ task: TaskRecord; journalRoot: string }> {
@@ -160,9 +160,25 @@ async function taskOf(
   return { task, journalRoot };
 }
 
-/** `tasks/get`: the task as its call's run and kept result say it is now. */
-export async function getTask(ctx: TaskContext, params: JsonObject | undefined): Promise<TaskBody> {
-  const { task, journalRoot } = await taskOf(ctx, params);
+/**
+ * What a task is now: its 2026-07-28 body (for `tasks/get`), and the
+ * `CallToolResult` its call answered once it ended with one (a cancelled
+ * call's too, which that body leaves out).
+ */
+export interface TaskState {
+  readonly body: TaskBody;
+  readonly toolResult?: Record<string, unknown>;
+}
+
+/** The task states that are final. */
+export const TERMINAL: ReadonlySet<unknown> = new Set(["completed", "failed", "cancelled"]);
+
+/** Task `task` as its call's run and kept result say it is now. */
+export async function stateOf(
+  ctx: TaskContext,
+  task: TaskRecord,
+  journalRoot: string,
+): Promise<TaskState> {
   const config = await ctx.config();
   const run = await findRun(journalRoot, task.invocationId);
   const base = {
@@ -172,29 +188,38 @@ export async function getTask(ctx: TaskContext, params: JsonObject | undefined):
     ttlMs: config === undefined ? null : ttlOf(config),
     pollIntervalMs: TASK_POLL_INTERVAL_MS,
   };
-  if (run?.outcome === undefined || run.reason === undefined) return { ...base, status: "working" };
+  if (run?.outcome === undefined || run.reason === undefined)
+    return { body: { ...base, status: "working" } };
   if (run.outcome === "cancelled")
-    return { ...base, status: "cancelled", statusMessage: `cancelled (${run.reason})` };
+    return {
+      body: { ...base, status: "cancelled", statusMessage: `cancelled (${run.reason})` },
+      toolResult: ctx.toolResult(outcomeOf(run, undefined)),
+    };
   // A call that failed to execute (its host lost, its process broke the
   // channel's protocol or crashed, its result invalid) is a failed task; a
   // command that reported its own error completes with that tool error.
   if (run.outcome === "execution_failed")
-    return failed(
-      base,
-      run.reason === "host_lost"
-        ? "the host running the call was lost; its outcome is unknown, and it is not run again"
-        : `the call failed to execute (${run.reason})`,
-      outcomeEnvelope(outcomeOf(run, undefined)),
-    );
+    return {
+      body: failed(
+        base,
+        run.reason === "host_lost"
+          ? "the host running the call was lost; its outcome is unknown, and it is not run again"
+          : `the call failed to execute (${run.reason})`,
+        outcomeEnvelope(outcomeOf(run, undefined)),
+      ),
+    };
   const limits = config === undefined ? undefined : resultLimitsOf(config);
   const kept = await readKeptResult(journalRoot, task.invocationId, limits);
   if (run.outcome === "succeeded" && kept?.result === undefined)
-    return failed(base, "the call succeeded, but its result is no longer kept");
-  return {
-    ...base,
-    status: "completed",
-    result: ctx.toolResult(outcomeOf(run, kept?.result)),
-  };
+    return { body: failed(base, "the call succeeded, but its result is no longer kept") };
+  const toolResult = ctx.toolResult(outcomeOf(run, kept?.result));
+  return { body: { ...base, status: "completed", result: toolResult }, toolResult };
+}
+
+/** `tasks/get`: the task as its call's run and kept result say it is now. */
+export async function getTask(ctx: TaskContext, params: JsonObject | undefined): Promise<TaskBody> {
+  const { task, journalRoot } = await taskOf(ctx, params);
+  return (await stateOf(ctx, task, journalRoot)).body;
 }
 
 /**

@@ -234,7 +234,13 @@ describe("legacy era through initialize", () => {
       const init = await s.reply(2);
       expect(init.result).toEqual({
         protocolVersion: got,
-        capabilities: { tools: { listChanged: true } },
+        capabilities: {
+          tools: { listChanged: true },
+          // 2025-11-25 brings its own tasks; 2025-06-18 has none.
+          ...(got === "2025-11-25" && {
+            tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
+          }),
+        },
         serverInfo: { name: "rukh", version: "0.1.0" },
       });
       s.send({ jsonrpc: "2.0", method: "notifications/initialized" });

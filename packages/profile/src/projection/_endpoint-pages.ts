@@ -20,6 +20,7 @@ import {
 } from "../model/index.js";
 import { ANNOTATIONS_MAX_BYTES } from "./_annotations.js";
 import { presetCheck } from "./_callable.js";
+import { EXECUTION_MAX_BYTES } from "./_task-support.js";
 import { toolNameLength } from "./_tool-names.js";
 
 /** What the check reads of a candidate revision. */
@@ -97,8 +98,12 @@ function largestListed(
   let largest: { identity: string; bytes: number } | undefined;
   for (const [identity, bytes, , actions, resources] of input.tools()) {
     if (hidden.has(extensionOf(identity))) continue;
-    // As a page measures it: with room for the annotations a preset gives it.
-    const size = bytes + toolNameLength(identity, endpoint.naming.style) + ANNOTATIONS_MAX_BYTES;
+    // As a page measures it: with room for the annotations a preset gives it, and its task support.
+    const size =
+      bytes +
+      toolNameLength(identity, endpoint.naming.style) +
+      ANNOTATIONS_MAX_BYTES +
+      EXECUTION_MAX_BYTES;
     if (largest !== undefined && size <= largest.bytes) continue;
     if (presets.some((refuse) => refuse({ identity, actions, resources }) === null))
       largest = { identity, bytes: size };

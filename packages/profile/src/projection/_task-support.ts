@@ -20,3 +20,12 @@ export function effectiveTaskSupport(
 ): TaskSupport {
   return entryFor(preset.tasks, identity) ?? published ?? "forbidden";
 }
+
+/**
+ * The longest `execution` member a tool listed to a 2025-11-25 client can
+ * carry (its task support, when not `forbidden`), with its comma: a page
+ * leaves room for it beside each tool's measured size.
+ */
+export const EXECUTION_MAX_BYTES: number = Buffer.byteLength(
+  `,"execution":${JSON.stringify({ taskSupport: "required" satisfies TaskSupport })}`,
+);

@@ -18,6 +18,7 @@ import {
 } from "../model/index.js";
 import { ANNOTATIONS_MAX_BYTES } from "./_annotations.js";
 import { presetCheck } from "./_callable.js";
+import { EXECUTION_MAX_BYTES } from "./_task-support.js";
 import { checkedSize, projectionInternals } from "./_tool-projection.js";
 
 function visibleFor(
@@ -190,8 +191,8 @@ function pageEnd(
       size = checkedSize(tool);
       sizes.set(tool, size);
     }
-    // Room for the annotations the preset gives the tool, whatever they are.
-    const room = size + ANNOTATIONS_MAX_BYTES;
+    // Room for the annotations the preset gives the tool, whatever they are, and its task support.
+    const room = size + ANNOTATIONS_MAX_BYTES + EXECUTION_MAX_BYTES;
     if (used + room > max) {
       if (end === start)
         throw new ProfileError(
