@@ -69,6 +69,26 @@ async function ask(url: string, token: string, method: string, params: Record<st
 
 const at = (i: number) => `http://${direct[i]}/mcp`;
 
+/** One 2025-11-25 request to `url` (sessionless: its version in MCP-Protocol-Version), its JSON-RPC answer from a JSON or SSE body. */
+async function askLegacy(url: string, token: string, method: string, params: object) {
+  const r = await fetch(url, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${token}`,
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const text = await r.text();
+  const data = text.split("\n").filter((l) => l.startsWith("data: ") && l.length > 6);
+  return JSON.parse(data.length > 0 ? data.at(-1)!.slice(6) : text) as {
+    result?: Record<string, unknown>;
+    error?: Record<string, unknown>;
+  };
+}
+
 async function settled(url: string, taskId: string) {
   for (let i = 0; i < 300; i++) {
     const r = await ask(url, alice, "tasks/get", { taskId });
@@ -112,6 +132,34 @@ describe("rukh mcp serve --http: tasks", () => {
     expect(ack.result).toMatchObject({ resultType: "complete" });
     const ended = await settled(at(1), taskId);
     expect(ended.result).toMatchObject({ status: "cancelled" });
+  });
+
+  it("2025-11-25's form: a task made at one replica is listed, waited for and read at the other; the 2026 form reads it too", async () => {
+    const created = await askLegacy(at(0), alice, "tools/call", {
+      name: nap,
+      arguments: { wait_ms: 800, tag: "legacy" },
+      task: { ttl: 60_000 },
+    });
+    const task = created.result!.task as { taskId: string; status: string };
+    expect(task.status).toBe("working");
+    const listed = await askLegacy(at(1), alice, "tasks/list", {});
+    expect((listed.result!.tasks as { taskId: string }[]).map((t) => t.taskId)).toContain(
+      task.taskId,
+    );
+    expect(
+      ((await askLegacy(at(1), bob, "tasks/list", {})).result!.tasks as { taskId: string }[]).map(
+        (t) => t.taskId,
+      ),
+    ).not.toContain(task.taskId);
+    const result = await askLegacy(at(1), alice, "tasks/result", { taskId: task.taskId });
+    expect(result.result).toMatchObject({
+      isError: false,
+      structuredContent: { commandResult: { data: { tag: "legacy" } } },
+      _meta: { "io.modelcontextprotocol/related-task": { taskId: task.taskId } },
+    });
+    expect((await ask(at(0), alice, "tasks/get", { taskId: task.taskId })).result).toMatchObject({
+      status: "completed",
+    });
   });
 
   it("refuses a tasks/* request whose Mcp-Name is not its taskId, -32020", async () => {
