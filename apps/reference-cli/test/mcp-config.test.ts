@@ -37,6 +37,25 @@ function setEndpoint(name: string, endpoint: object): void {
   expect(r.status, r.stderr).toBe(0);
 }
 
+/** The launch reference `mcp config` or `mcp install` gave `client`'s configuration for an endpoint or a preset. */
+function launchOf(client: string, of: { endpoint?: string; preset?: string }): string {
+  const all = JSON.parse(rukh("--json", "mcp", "launches").stdout).result.launches as {
+    id: string;
+    client: string;
+    endpoint?: string;
+    preset?: string;
+    revokedAt?: string;
+  }[];
+  const found = all.find(
+    (l) =>
+      l.client === client &&
+      l.revokedAt === undefined &&
+      (of.endpoint !== undefined ? l.endpoint === of.endpoint : l.preset === of.preset),
+  );
+  if (found === undefined) throw new Error(`no launch of ${client} for ${JSON.stringify(of)}`);
+  return found.id;
+}
+
 /** The tool names `rukh mcp serve <args>` lists, read from a real server process. */
 function servedNames(args: string[]): string[] {
   const list = {
@@ -73,6 +92,8 @@ describe("rukh mcp config", () => {
       "serve",
       "--preset",
       "default",
+      "--launch",
+      launchOf("inspector", { preset: "default" }),
       "--method",
       "tools/list",
     ]);
@@ -133,11 +154,13 @@ describe("rukh mcp config", () => {
     expect(listed.preset).toBe("default");
     expect(listed.tools.map((t: { name: string }) => t.name)).toEqual(names);
     const code = config("--client", "claude-code", "--preset", "default");
-    expect(words(code.stdout.trim()).slice(-4)).toEqual([
+    expect(words(code.stdout.trim()).slice(-6)).toEqual([
       "mcp",
       "serve",
       "--endpoint",
       "claude-code-default",
+      "--launch",
+      launchOf("claude-code", { endpoint: "claude-code-default" }),
     ]);
     // The profile's own names stay full: only the endpoint's are compact.
     for (const n of servedNames(["--preset", "default"])) expect(n.length).toBeGreaterThan(64);
@@ -151,6 +174,8 @@ describe("rukh mcp config", () => {
       "serve",
       "--endpoint",
       "claude-code-default",
+      "--launch",
+      launchOf("vscode", { endpoint: "claude-code-default" }),
     ]);
     const missing = config("--client", "vscode", "--endpoint", "nope");
     expect(missing.status).toBe(2);
@@ -205,27 +230,41 @@ describe("rukh mcp config", () => {
       "serve",
       "--preset",
       "default",
+      "--launch",
+      launchOf("claude-code", { preset: "default" }),
     ]);
-    const server = {
+    // Each client's configuration gets its own launch reference.
+    const server = (client: string) => ({
       command: RUKH_BIN,
-      args: ["mcp", "serve", "--preset", "default"],
+      args: [
+        "mcp",
+        "serve",
+        "--preset",
+        "default",
+        "--launch",
+        launchOf(client, { preset: "default" }),
+      ],
       env: { RUKH_HOME: at.root },
-    };
-    for (const [client, expected] of [
-      ["claude-desktop", { mcpServers: { rukh: server } }],
-      ["cursor", { mcpServers: { rukh: server } }],
-      ["vscode", { servers: { rukh: { type: "stdio", ...server } } }],
-    ] as const) {
+    });
+    for (const client of ["claude-desktop", "cursor", "vscode"] as const) {
       const r = config("--client", client, "--preset", "default");
       expect(r.status, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toEqual(expected);
+      expect(JSON.parse(r.stdout)).toEqual(
+        client === "vscode"
+          ? { servers: { rukh: { type: "stdio", ...server(client) } } }
+          : { mcpServers: { rukh: server(client) } },
+      );
     }
+    const ids = ["claude-code", "claude-desktop", "cursor", "vscode"].map((c) =>
+      launchOf(c, { preset: "default" }),
+    );
+    expect(new Set(ids).size).toBe(4);
     const codex = config("--client", "codex", "--preset", "default");
     expect(codex.status, codex.stderr).toBe(0);
     expect(codex.stdout.trim().split("\n")).toEqual([
       "[mcp_servers.rukh]",
       `command = ${JSON.stringify(RUKH_BIN)}`,
-      'args = ["mcp", "serve", "--preset", "default"]',
+      `args = ["mcp", "serve", "--preset", "default", "--launch", "${launchOf("codex", { preset: "default" })}"]`,
       `env = { RUKH_HOME = ${JSON.stringify(at.root)} }`,
     ]);
   });

@@ -28,9 +28,36 @@ beforeAll(() => {
 
 const dir = () => mkdtempSync(join(tmpdir(), "rukh-mcp-install-"));
 const install = (...args: string[]) => rukh("mcp", "install", "--preset", "default", ...args);
-const server = () => ({
+/** The launch reference `mcp config` or `mcp install` gave `client`'s configuration for an endpoint or a preset. */
+function launchOf(client: string, of: { endpoint?: string; preset?: string }): string {
+  const all = JSON.parse(rukh("--json", "mcp", "launches").stdout).result.launches as {
+    id: string;
+    client: string;
+    endpoint?: string;
+    preset?: string;
+    revokedAt?: string;
+  }[];
+  const found = all.find(
+    (l) =>
+      l.client === client &&
+      l.revokedAt === undefined &&
+      (of.endpoint !== undefined ? l.endpoint === of.endpoint : l.preset === of.preset),
+  );
+  if (found === undefined) throw new Error(`no launch of ${client} for ${JSON.stringify(of)}`);
+  return found.id;
+}
+
+/** What `client`'s configuration starts: this server, with the launch reference it was given. */
+const server = (client: string) => ({
   command: RUKH_BIN,
-  args: ["mcp", "serve", "--preset", "default"],
+  args: [
+    "mcp",
+    "serve",
+    "--preset",
+    "default",
+    "--launch",
+    launchOf(client, { preset: "default" }),
+  ],
   env: { RUKH_HOME: at.root },
 });
 const backups = (d: string) => readdirSync(d).filter((f) => f.endsWith(".bak"));
@@ -40,7 +67,9 @@ describe("rukh mcp install", () => {
     const file = join(dir(), "sub", "mcp.json");
     const r = install("--client", "cursor", "--file", file);
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({ mcpServers: { rukh: server() } });
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
+      mcpServers: { rukh: server("cursor") },
+    });
     expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
@@ -53,7 +82,7 @@ describe("rukh mcp install", () => {
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({
       theme: "dark",
-      mcpServers: { other: { command: "other", args: [] }, rukh: server() },
+      mcpServers: { other: { command: "other", args: [] }, rukh: server("claude-desktop") },
     });
     const [backup] = backups(d);
     expect(readFileSync(join(d, backup!), "utf8")).toBe(JSON.stringify(before, null, 4));
@@ -117,7 +146,7 @@ describe("rukh mcp install", () => {
         "",
         "[mcp_servers.rukh]",
         `command = ${JSON.stringify(RUKH_BIN)}`,
-        'args = ["mcp", "serve", "--preset", "default"]',
+        `args = ["mcp", "serve", "--preset", "default", "--launch", "${launchOf("codex", { preset: "default" })}"]`,
         `env = { RUKH_HOME = ${JSON.stringify(at.root)} }`,
         "",
         "[mcp_servers.other]",
@@ -169,7 +198,7 @@ describe("rukh mcp install", () => {
     expect(r.status, r.stderr).toBe(0);
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     expect(JSON.parse(readFileSync(real, "utf8"))).toEqual({
-      mcpServers: { rukh: { ...server(), disabled: false, autoApprove: ["x"] } },
+      mcpServers: { rukh: { ...server("cursor"), disabled: false, autoApprove: ["x"] } },
     });
   });
 
@@ -178,7 +207,7 @@ describe("rukh mcp install", () => {
     const r = spawnIn(d, "--client", "claude-code");
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(readFileSync(join(d, ".mcp.json"), "utf8"))).toEqual({
-      mcpServers: { rukh: server() },
+      mcpServers: { rukh: server("claude-code") },
     });
     expect(existsSync(join(d, ".mcp.json"))).toBe(true);
   });

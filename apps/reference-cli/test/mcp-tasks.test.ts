@@ -41,9 +41,9 @@ afterAll(() => removeDir(at.work));
 type Reply = { id: unknown; result?: Record<string, unknown>; error?: Record<string, unknown> };
 
 /** `rukh mcp serve` on the state directory, its replies read by id as they come. */
-function serve(preset = "default") {
+function serve(preset = "default", args = ["mcp", "serve", "--preset", preset]) {
   const child: ChildProcess = spawnCli({
-    args: ["mcp", "serve", "--preset", preset],
+    args,
     stateDir: at.root,
   });
   const replies = new Map<unknown, Reply>();
@@ -215,6 +215,71 @@ describe("rukh mcp serve: tasks", () => {
         await h.exited;
       }
     }
+  });
+
+  it("binds each client configuration's launch apart: a task made under one launch is not found under another's; a revoked launch does not start", async () => {
+    // Two clients configured for the same preset: each gets its launch reference.
+    const argsOf = (client: string) => {
+      const r = runCli({
+        args: ["--json", "mcp", "config", "--client", client, "--preset", "default"],
+        stateDir: at.root,
+      });
+      expect(r.status, r.stderr).toBe(0);
+      return JSON.parse(JSON.parse(r.stdout).result.snippet).mcpServers.rukh.args as string[];
+    };
+    const [desktopArgs, cursorArgs] = [argsOf("claude-desktop"), argsOf("cursor")];
+    const [desktop, cursor] = [desktopArgs.at(-1)!, cursorArgs.at(-1)!];
+    expect(desktop).toMatch(/^lch_/);
+    expect(desktop).not.toBe(cursor);
+    const a = serve("default", desktopArgs);
+    const b = serve("default", cursorArgs);
+    try {
+      const listed = (await a.request("tools/list", {})).result!.tools as { name: string }[];
+      const nap = listed.find((t) => t.name.includes("nap"))!.name;
+      const created = (await a.request("tools/call", { name: nap, arguments: { wait_ms: 1 } }))
+        .result!;
+      const taskId = created.taskId as string;
+      expect((await settled(a, taskId)).result).toMatchObject({ status: "completed" });
+      // Another launch, the same preset, user and journal: no such task.
+      expect((await b.request("tasks/get", { taskId })).error).toMatchObject({ code: -32602 });
+      // The journal says which launch made the call.
+      const runs = JSON.parse(
+        runCli({ args: ["--json", "runs", "list", "--limit", "1"], stateDir: at.root }).stdout,
+      ).result.runs as { invocationId: string }[];
+      const shown = runCli({ args: ["runs", "show", runs[0]!.invocationId], stateDir: at.root });
+      expect(shown.stdout).toContain(`taskAuthorityRef: launch:${desktop}`);
+    } finally {
+      a.child.kill("SIGTERM");
+      b.child.kill("SIGTERM");
+      await Promise.all([a.exited, b.exited]);
+    }
+    // Revoked: its server refuses to start, saying how to configure the client again.
+    expect(
+      runCli({ args: ["mcp", "launches", "--revoke", cursor], stateDir: at.root }).status,
+    ).toBe(0);
+    const refused = runCli({
+      args: cursorArgs,
+      stateDir: at.root,
+      input: "",
+    });
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toContain(`--launch ${cursor} was revoked at`);
+    expect(refused.stderr).toContain("mcp install --client cursor");
+    // Issued for one preset, not another; and one never issued.
+    const other = runCli({
+      args: ["mcp", "serve", "--preset", "other", "--launch", desktop],
+      stateDir: at.root,
+      input: "",
+    });
+    expect(other.stderr).toContain(
+      `--launch ${desktop} was issued for claude-desktop and endpoint`,
+    );
+    const unknown = runCli({
+      args: ["mcp", "serve", "--preset", "default", "--launch", "lch_AAAAAAAAAAAAAAAA"],
+      stateDir: at.root,
+      input: "",
+    });
+    expect(unknown.stderr).toContain("no such launch reference in this state directory");
   });
 
   it("after kill -9 of the host, the restarted host answers the task failed, its host lost, never run again", async () => {

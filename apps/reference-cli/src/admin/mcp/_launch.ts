@@ -11,6 +11,8 @@ import { noEndpoint } from "./_endpoint.js";
 export interface ServeRequest {
   readonly endpoint?: string;
   readonly preset?: string;
+  /** The launch reference the client's configuration was given. */
+  readonly launch?: string;
 }
 
 /** An endpoint as a server starts it; without a naming, each revision's own naming applies. */

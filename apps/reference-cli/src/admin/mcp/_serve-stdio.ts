@@ -5,9 +5,10 @@
 import { userInfo } from "node:os";
 import { type BuiltinContext, linkAgain } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
-import { note, OK, STATE } from "../kit/index.js";
+import { note, OK, STATE, UsageError } from "../kit/index.js";
 import { unconfinedWarning } from "./_endpoint.js";
-import { launchEndpoint, type ServeRequest } from "./_launch.js";
+import { type Launch, launchEndpoint, type ServeRequest } from "./_launch.js";
+import { readLaunch } from "./_launches.js";
 import { announcePlaces } from "./_replica.js";
 
 /**
@@ -27,6 +28,7 @@ export async function serveMcp(
   await announcePlaces(ctx, brand.name, state);
   // What cannot start is thrown, for the command's guard to report.
   const endpoint = await launchEndpoint(ctx, state, brand.name, request);
+  const authority = launchAuthority(state, brand.name, request, endpoint);
   note(
     ctx,
     `${brand.name} mcp: endpoint ${endpoint.name} (preset ${endpoint.preset}${endpoint.naming === undefined ? "" : `, ${endpoint.naming.style} tool names`})\n`,
@@ -51,7 +53,7 @@ export async function serveMcp(
     binding: {
       subject: userInfo().username,
       actor: `${brand.name}-mcp`,
-      taskAuthorityRef: "local",
+      taskAuthorityRef: authority,
       preset: endpoint.preset,
     },
     // The endpoint as read from the owner configuration, whole: its naming,
@@ -63,4 +65,36 @@ export async function serveMcp(
   const why = await host.closed;
   note(ctx, `${brand.name} mcp: closed (${why})\n`);
   return why === "eof" || why === "closed" ? OK : STATE;
+}
+
+/**
+ * The task authority a stdio server binds its calls to: `launch:<id>` for
+ * the launch reference its client's configuration was given (issued here,
+ * not revoked, for the endpoint served), or `local` for a server the owner
+ * starts by hand.
+ */
+function launchAuthority(
+  state: StateDirectory,
+  brand: string,
+  request: ServeRequest,
+  endpoint: Launch,
+): string {
+  if (request.launch === undefined) return "local";
+  const r = readLaunch(state, request.launch);
+  const again = (client: string) => `${brand} mcp install --client ${client}`;
+  if (r === undefined)
+    throw new UsageError(
+      `--launch ${JSON.stringify(request.launch)}: no such launch reference in this state directory; write the client's configuration again (${brand} mcp install --client <client>, or mcp config)`,
+    );
+  if (r.revokedAt !== undefined)
+    throw new UsageError(
+      `--launch ${r.id} was revoked at ${r.revokedAt}: this server does not start for it; write ${r.client}'s configuration again (${again(r.client)})`,
+    );
+  const serves =
+    r.endpoint !== undefined ? endpoint.name === r.endpoint : endpoint.preset === r.preset;
+  if (!serves)
+    throw new UsageError(
+      `--launch ${r.id} was issued for ${r.client} and ${r.endpoint !== undefined ? `endpoint ${r.endpoint}` : `preset ${r.preset}`}, not for endpoint ${endpoint.name} (preset ${endpoint.preset}); write its configuration again (${again(r.client)})`,
+    );
+  return `launch:${r.id}`;
 }

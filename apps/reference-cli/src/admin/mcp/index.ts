@@ -27,6 +27,7 @@ import {
 import { clientConfig, MCP_CLIENTS, type McpClient, type ServerLaunch } from "./_clients.js";
 import { endpointFor } from "./_endpoint.js";
 import { clientFile, lineDiff, mergedConfig, readConfigFile, writeConfigFile } from "./_install.js";
+import { issueLaunch, listLaunches, revokeLaunch } from "./_launches.js";
 import { serveMcpHttp } from "./_serve-http.js";
 import { serveMcp } from "./_serve-stdio.js";
 
@@ -41,6 +42,11 @@ const PRESET = flag("preset", "The task preset the server binds (default: agent)
 const ENDPOINT = flag("endpoint", "The owner configuration's MCP endpoint to serve", {
   maxLength: 64,
 });
+const LAUNCH = flag(
+  "launch",
+  "The launch reference the client's configuration was given (mcp config and mcp install write it): every call is bound to it",
+  { maxLength: 64 },
+);
 const HTTP = flag(
   "http",
   "Serve the endpoint over Streamable HTTP at host:port (or `configured`: its http.listen), each request authenticated by its bearer token",
@@ -70,7 +76,7 @@ export function mcpBuiltins(
       path: ["mcp", "serve"],
       summary:
         "Serve the active profile's tools over MCP on stdio (stdout carries protocol only), or over HTTP with --http",
-      inputs: [ENDPOINT, PRESET, HTTP, LOG_LEVEL],
+      inputs: [ENDPOINT, PRESET, LAUNCH, HTTP, LOG_LEVEL],
       suggest,
       run: guarded(async (ctx, state) => {
         // A server prints no envelope: its stdout is the protocol's, or the access log's over HTTP.
@@ -81,6 +87,7 @@ export function mcpBuiltins(
         const endpoint = text(ctx.inputs, "endpoint");
         const preset = text(ctx.inputs, "preset");
         const http = text(ctx.inputs, "http");
+        const launch = text(ctx.inputs, "launch");
         const logLevel = text(ctx.inputs, "log_level") as
           | (typeof ACCESS_LEVELS)[number]
           | undefined;
@@ -88,6 +95,10 @@ export function mcpBuiltins(
           if (preset !== undefined)
             throw new UsageError(
               "--preset does not apply to --http: a token's scopes choose its preset (see the endpoint's http.auth.presets)",
+            );
+          if (launch !== undefined)
+            throw new UsageError(
+              "--launch does not apply to --http: each request is bound to its token's subject and id",
             );
           return serveMcpHttp(
             ctx,
@@ -111,8 +122,43 @@ export function mcpBuiltins(
           {
             ...(endpoint !== undefined && { endpoint }),
             ...(preset !== undefined && { preset }),
+            ...(launch !== undefined && { launch }),
           },
         );
+      }),
+    },
+    {
+      path: ["mcp", "launches"],
+      summary:
+        "List the launch references client configurations were given (one per client and endpoint), or revoke one",
+      inputs: [
+        flag("revoke", "Revoke this launch reference: the server it starts no longer starts", {
+          maxLength: 64,
+        }),
+      ],
+      run: guarded(async (ctx, state) => {
+        const revoke = text(ctx.inputs, "revoke");
+        if (revoke !== undefined) {
+          const r = revokeLaunch(state, revoke);
+          if (r === undefined)
+            throw new UsageError(
+              `--revoke ${JSON.stringify(revoke)}: no such launch reference here`,
+              {
+                see: ["mcp", "launches"],
+              },
+            );
+          print(
+            ctx,
+            `revoked ${r.id} (${r.client}); to configure ${r.client} again: ${brand} mcp install --client ${r.client}`,
+            { launch: r },
+          );
+          return OK;
+        }
+        const all = listLaunches(state);
+        const line = (r: (typeof all)[number]) =>
+          `${r.id}  ${r.client}  ${r.endpoint !== undefined ? `endpoint ${r.endpoint}` : `preset ${r.preset}`}  issued ${r.issuedAt} by ${r.issuedBy}${r.revokedAt === undefined ? "" : `  revoked ${r.revokedAt}`}`;
+        print(ctx, all.map(line).join("\n") || "no launch references issued", { launches: all });
+        return OK;
       }),
     },
     {
@@ -219,10 +265,20 @@ async function clientLaunch(
     ...(preset !== undefined && { preset }),
     dryRun: ctx.inputs.dry_run === true,
   });
+  // The launch reference this client's configuration is given (the one it had, when it had one).
+  const issued = issueLaunch(
+    state,
+    {
+      client,
+      ...(choice.endpoint !== undefined && { endpoint: choice.endpoint }),
+      preset: choice.preset,
+    },
+    ctx.inputs.dry_run === true,
+  );
   const launch: ServerLaunch = {
     name: brand,
     command: options.executable,
-    args: choice.args,
+    args: [...choice.args, "--launch", issued?.id ?? "<issued when written>"],
     // The client starts the server from a directory of its own: the path must be absolute.
     env: { [stateDirVariable(brand)]: resolve(ctx.stateDir) },
   };
