@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { removeDir } from "@rukh/testkit";
+import { runCli } from "@rukh/testkit/cli";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { TASKS_META } from "@rukh/testkit/mcp";
 import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
@@ -25,12 +26,12 @@ let nginxDir: string | undefined;
 let alice: string;
 let bob: string;
 let nap: string;
+let root: string;
 
 beforeAll(async () => {
   const ports = [await freePort(), await freePort(), await freePort()];
   const resource = `http://127.0.0.1:${ports[0]}/mcp`;
   op = await startIssuer({ resources: [resource], scopes: "mcp mcp.narrow" });
-  let root: string;
   ({ work, root } = await httpState(
     "rukh-cli-http-tasks-",
     resource,
@@ -205,4 +206,29 @@ describe("rukh mcp serve --http: tasks", () => {
       expect(ended.result).toMatchObject({ status: "cancelled" });
     },
   );
+
+  // Last: it kills a replica.
+  it("a replica killed with kill -9 mid-task: the survivor answers the task failed, its host lost, once, never run again", async () => {
+    const created = await ask(at(0), alice, "tools/call", {
+      name: nap,
+      arguments: { wait_ms: 30_000, tag: "lost" },
+    });
+    const taskId = created.result!.taskId as string;
+    replicas[0]!.child.kill("SIGKILL");
+    await new Promise((r) => replicas[0]!.child.once("exit", r));
+    // The survivor's sweep finds the lost host's call (every 2 s) and finalizes it.
+    const ended = await settled(at(1), taskId);
+    expect(ended.result).toMatchObject({
+      status: "failed",
+      error: { code: -32603, message: expect.stringContaining("lost") },
+    });
+    expect((await ask(at(1), alice, "tasks/get", { taskId })).result).toMatchObject({
+      status: "failed",
+    });
+    // One run ended host_lost in the journal (this file's only one): recorded once, never started again.
+    const lost = JSON.parse(
+      runCli({ args: ["--json", "runs", "list", "--reason", "host_lost"], stateDir: root }).stdout,
+    ).result.runs as { outcome?: string }[];
+    expect(lost).toEqual([expect.objectContaining({ outcome: "execution_failed" })]);
+  });
 });
