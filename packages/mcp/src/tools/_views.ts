@@ -3,6 +3,7 @@
 // per revision (the four newest kept) and shared by every request of that
 // preset, on stdio and over HTTP alike.
 
+import { randomBytes } from "node:crypto";
 import {
   ProfileError,
   type StateDirectory,
@@ -19,6 +20,9 @@ export const presetMissing = (): RpcError =>
     "the host's task preset is not defined in the active profile",
   );
 
+/** Why a cursor key could not be written that leaves listing possible: no room, or a read-only file system. */
+const NO_ROOM: ReadonlySet<string> = new Set(["ENOSPC", "EDQUOT", "EROFS"]);
+
 /** The active revision as one preset sees it. */
 export interface ToolView {
   readonly projection: ToolProjection;
@@ -34,6 +38,7 @@ export class ToolViews {
   readonly #endpoint: McpEndpointSettings;
   readonly #views = new Map<string, ToolView>();
   #cursorKey: Buffer | undefined;
+  #processKey: Buffer | undefined;
 
   constructor(state: StateDirectory, preset: string, endpoint: McpEndpointSettings) {
     this.#state = state;
@@ -77,9 +82,24 @@ export class ToolViews {
     return view;
   }
 
-  /** The state directory's cursor key (every host of it shares one). */
+  /**
+   * The state directory's cursor key (every host of it shares one). When it
+   * cannot be created because its file system has no room (or cannot be
+   * written), the list is still served: under a key of this process alone,
+   * until the shared one can be made (each list tries again). A cursor then
+   * holds only here; elsewhere it is a stale cursor, and the client lists
+   * again from the start.
+   */
   async cursorKey(): Promise<Buffer> {
-    this.#cursorKey ??= await this.#state.cursorKey();
-    return this.#cursorKey;
+    if (this.#cursorKey !== undefined) return this.#cursorKey;
+    try {
+      this.#cursorKey = await this.#state.cursorKey();
+      return this.#cursorKey;
+    } catch (e) {
+      const code = ((e as { cause?: { code?: string } }).cause ?? {}).code;
+      if (!(e instanceof ProfileError) || !NO_ROOM.has(code ?? "")) throw e;
+      this.#processKey ??= randomBytes(32);
+      return this.#processKey;
+    }
   }
 }

@@ -24,18 +24,19 @@ import {
   type Wire,
 } from "../_helpers.js";
 
-// A task on a full disk, for real: the state directory on a small tmpfs
-// (root only), filled up while a host serves it. Whether the call's start
-// or its task record is what cannot be written, the client gets no task it
-// could never read: a plain answer saying why, or -32603; nothing is left
-// running, no task record half written.
-const mountPoint = tempDir("rukh-tasks-full-");
+// A full disk, for real: the state directory on a small tmpfs (root only),
+// filled up while a host serves it. A first list still lists (its cursor
+// key cannot be written). Whether a call's start or its task record is what
+// cannot be written, the client gets no task it could never read: a plain
+// answer saying why, or -32603; nothing is left running, no task record
+// half written.
+const mountPoint = tempDir("rukh-mcp-full-");
 const mounted =
   process.platform === "linux" &&
   spawnSync("mount", ["-t", "tmpfs", "-o", "size=32m", "tmpfs", mountPoint]).status === 0;
 if (!mounted)
   console.warn(
-    `full-disk task case skipped: ${process.getuid?.() === 0 ? "mount -t tmpfs was refused" : "mounting a tmpfs needs root"}`,
+    `full-disk cases skipped: ${process.getuid?.() === 0 ? "mount -t tmpfs was refused" : "mounting a tmpfs needs root"}`,
   );
 afterAll(() => {
   if (mounted) spawnSync("umount", ["-l", mountPoint]);
@@ -55,37 +56,68 @@ function fill(dir: string): string {
   return filler;
 }
 
-describe.skipIf(!mounted)("a task on a full disk", () => {
-  it("is never half made: the call is answered plainly or -32603, nothing keeps running, no task record is left", async () => {
-    const work = join(mountPoint, "work");
-    mkdirSync(work);
-    const s = await mainAndHiddenState({
-      prefix: "unused",
-      at: work,
-      config: ownerConfig({
-        presets: {
-          default: {
-            ...fixturePreset({ commands: ["fx.main/*"], deadlineMs: 20_000 }),
-            tasks: { "fx.main/slow": "optional" },
-          },
+/** The MCP suites' state on the tmpfs, in `name`, with `fx.main/slow` optional as a task. */
+async function stateOnTmpfs(name: string) {
+  const work = join(mountPoint, name);
+  mkdirSync(work);
+  return mainAndHiddenState({
+    prefix: "unused",
+    at: work,
+    config: ownerConfig({
+      presets: {
+        default: {
+          ...fixturePreset({ commands: ["fx.main/*"], deadlineMs: 20_000 }),
+          tasks: { "fx.main/slow": "optional" },
         },
-      }),
-      commands: COMMANDS,
-      programs: PROGRAMS,
-    });
+      },
+    }),
+    commands: COMMANDS,
+    programs: PROGRAMS,
+  });
+}
+
+/** `serve.mjs` on `root`, its replies by id. */
+function serveOn(root: string) {
+  const child: ChildProcess = spawn(process.execPath, [SERVE, "default"], {
+    env: { PATH: process.env.PATH ?? "", RUKH_HOME: root },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  const replies = new Map<number, Wire>();
+  onJsonLines(child.stdout!, (m) => replies.set(m.id, m));
+  const exited = new Promise((r) => child.once("exit", r));
+  const request = async (id: number, method: string, params: object) => {
+    child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
+    for (let i = 0; i < 400 && !replies.has(id); i++) await new Promise((r) => setTimeout(r, 50));
+    return replies.get(id);
+  };
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await exited;
+  };
+  return { request, stop };
+}
+
+describe.skipIf(!mounted)("a host on a full disk", () => {
+  it("lists its tools the first time, though the cursor key cannot be written", async () => {
+    const s = await stateOnTmpfs("list");
+    expect(existsSync(join(s.root, "keys", "cursor.key"))).toBe(false);
+    const filler = fill(mountPoint);
+    const host = serveOn(s.root);
+    try {
+      const list = await host.request(1, "tools/list", { _meta: MODERN_META });
+      expect(list.error).toBeUndefined();
+      expect(list.result.tools.length).toBeGreaterThan(0);
+      expect(existsSync(join(s.root, "keys", "cursor.key"))).toBe(false);
+    } finally {
+      await host.stop();
+      rmSync(filler);
+    }
+  }, 60_000);
+
+  it("makes no task half: the call is answered plainly or -32603, nothing keeps running, no task record is left", async () => {
+    const s = await stateOnTmpfs("tasks");
     const name = await toolNameOf(s.state, "fx.main/slow");
-    const child: ChildProcess = spawn(process.execPath, [SERVE, "default"], {
-      env: { PATH: process.env.PATH ?? "", RUKH_HOME: s.root },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    const replies = new Map<number, Wire>();
-    onJsonLines(child.stdout!, (m) => replies.set(m.id, m));
-    const exited = new Promise((r) => child.once("exit", r));
-    const request = async (id: number, method: string, params: object) => {
-      child.stdin!.write(`${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`);
-      for (let i = 0; i < 400 && !replies.has(id); i++) await new Promise((r) => setTimeout(r, 50));
-      return replies.get(id);
-    };
+    const { request, stop } = serveOn(s.root);
     try {
       // One task while there is room: the journal and its folders exist.
       const first = await request(1, "tools/call", {
@@ -130,8 +162,7 @@ describe.skipIf(!mounted)("a task on a full disk", () => {
       const tasks = join(s.root, "journal", "tasks");
       expect(existsSync(tasks) ? readdirSync(tasks).length : 0).toBe(1);
     } finally {
-      child.kill("SIGTERM");
-      await exited;
+      await stop();
     }
   }, 60_000);
 });
