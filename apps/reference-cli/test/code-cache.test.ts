@@ -1,6 +1,10 @@
+import { spawnSync } from "node:child_process";
 import {
+  chmodSync,
+  chownSync,
   cpSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -13,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { removeDir } from "@rukh/testkit";
 import { runCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { NOBODY, nobodyRukh } from "./_nobody.js";
 
 // The bundle's files compile from the code cache the build made for them
 // (bin/code-cache.js), and a cache is used only for the very Node build and
@@ -96,9 +101,13 @@ function usageChunk(dir: string): { file: string; cache: string } {
   };
 }
 
-/** The runtime folder the build left: the Node that ran the build. */
+/**
+ * The runtime folders in the build's cache: the build's own, and those other
+ * Nodes made on their first runs of this checkout (its Node matrix among them).
+ */
 const built = readdirSync(join(app, "dist/code-cache"));
-const ownBuild = built.length === 1 && built[0] === runtime();
+/** Whether this Node has its cache beside the build's (made by the build, or by a first run). */
+const ownBuild = built.includes(runtime());
 /** The cases that read this Node's own cache need the build to have run on it. */
 const onBuildNode = it.skipIf(!ownBuild);
 if (!ownBuild)
@@ -106,9 +115,9 @@ if (!ownBuild)
     `the build ran on another Node (${built.join(", ")}), not ${runtime()}: only the cases for a Node without its own cache run`,
   );
 
-it("the build leaves a cache for the Node that ran it, and no other", () => {
-  expect(built).toHaveLength(1);
-  expect(built[0]).toMatch(/^node-\d+\.\d+\.\d+-[a-z0-9]+-v8-/);
+it("keeps caches by runtime: one folder for each Node build, named by its version, machine and V8", () => {
+  expect(built.length).toBeGreaterThan(0);
+  for (const b of built) expect(b).toMatch(/^node-\d+\.\d+\.\d+-[a-z0-9]+-v8-/);
   expect(help(app).stdout).toContain("Usage: rukh");
 });
 
@@ -118,19 +127,44 @@ onBuildNode("hands V8 the cache of every file help compiles, and V8 takes it", (
     expect(s, file).toEqual({ given: true, taken: true });
 });
 
-it("gives another Node build no cache: not its own folder's, nor one copied there from the build's", () => {
+/** This process saying it is a Node build no cache was made for. */
+const OTHER = { node: "99.0.0", v8: "99.0.0.0-node.0" };
+const otherRuntime = runtime({ ...process.versions, ...OTHER });
+
+it("gives another Node build no cache made by another: not one copied to where it looks", () => {
   const dir = copy("other-node");
-  // On the build's Node, this process says it is another; elsewhere it is one.
-  const other = ownBuild ? { node: "99.0.0", v8: "99.0.0.0-node.0" } : undefined;
-  const otherRuntime = runtime({ ...process.versions, ...other });
-  for (const [file, s] of watchedHelp(dir, other))
-    expect(s, file).toEqual({ given: false, taken: false });
-  // The build's caches, placed where that Node looks: made by another runtime, so never used.
-  cpSync(join(dir, "dist/code-cache", built[0]!), join(dir, "dist/code-cache", otherRuntime), {
+  const made = readdirSync(join(dir, "dist/code-cache")).find((b) => b !== otherRuntime)!;
+  // Another runtime's caches, placed where this one looks: never used.
+  cpSync(join(dir, "dist/code-cache", made), join(dir, "dist/code-cache", otherRuntime), {
     recursive: true,
   });
-  for (const [file, s] of watchedHelp(dir, other))
+  for (const [file, s] of watchedHelp(dir, OTHER))
     expect(s, file).toEqual({ given: false, taken: false });
+});
+
+it("lets a Node without a cache make its own on its first run and use it from then on", () => {
+  const dir = copy("first-run");
+  for (const [file, s] of watchedHelp(dir, OTHER))
+    expect(s, file).toEqual({ given: false, taken: false });
+  expect(readdirSync(join(dir, "dist/code-cache", otherRuntime)).length).toBeGreaterThan(0);
+  for (const [file, s] of watchedHelp(dir, OTHER))
+    expect(s, file).toEqual({ given: true, taken: true });
+});
+
+it("never hands V8 a cache damaged after its digests, and makes it again", () => {
+  const dir = copy("damaged-payload");
+  watchedHelp(dir, OTHER);
+  const folder = join(dir, "dist/code-cache", otherRuntime);
+  for (const f of readdirSync(folder)) {
+    const bytes = readFileSync(join(folder, f));
+    // Both digests stay; one byte of the cache after them changes.
+    bytes[bytes.length - 1] ^= 0xff;
+    writeFileSync(join(folder, f), bytes);
+  }
+  for (const [file, s] of watchedHelp(dir, OTHER))
+    expect(s, file).toEqual({ given: false, taken: false });
+  for (const [file, s] of watchedHelp(dir, OTHER))
+    expect(s, file).toEqual({ given: true, taken: true });
 });
 
 onBuildNode("runs a file edited to the same length as edited, never its stale cache", () => {
@@ -151,8 +185,8 @@ onBuildNode("compiles afresh past a cache V8 cannot use, and one that is not the
   const damaged = copy("damaged");
   const { cache } = usageChunk(damaged);
   const bytes = readFileSync(cache);
-  // The digest stays right; what follows it is garbage.
-  writeFileSync(cache, Buffer.concat([bytes.subarray(0, 32), Buffer.alloc(bytes.length - 32, 7)]));
+  // The digests stay right; what follows them is garbage.
+  writeFileSync(cache, Buffer.concat([bytes.subarray(0, 64), Buffer.alloc(bytes.length - 64, 7)]));
   const r = help(damaged);
   expect(r.status, r.stderr).toBe(0);
   expect(r.stdout).toContain("Usage: rukh");
@@ -160,3 +194,68 @@ onBuildNode("compiles afresh past a cache V8 cannot use, and one that is not the
   removeDir(join(none, "dist/code-cache"));
   expect(help(none).stdout).toContain("Usage: rukh");
 });
+
+// A user who may not write beside the build's caches (a root-owned global
+// install run by someone else) keeps the caches of their Node in their own
+// cache folder, and only while no one else may write that folder.
+const nobody = nobodyRukh();
+it.skipIf(typeof nobody === "string")(
+  "as an unprivileged user: caches in the user's own cache folder, never in one others may write",
+  () => {
+    if (typeof nobody === "string") return;
+    const tmp = mkdtempSync(join(tmpdir(), "rukh-code-cache-user-"));
+    try {
+      chmodSync(tmp, 0o755);
+      const cacheHome = join(tmp, "cache");
+      const home = join(tmp, "home");
+      for (const d of [cacheHome, home]) {
+        mkdirSync(d, { mode: 0o700 });
+        chownSync(d, NOBODY, NOBODY);
+      }
+      const log = join(home, "compiled.json");
+      const hook = join(tmp, "watch.cjs");
+      writeFileSync(
+        hook,
+        `const vm = require("node:vm");
+const seen = [];
+const Script = vm.Script;
+vm.Script = class extends Script {
+  constructor(source, options) {
+    super(source, options);
+    seen.push({ given: options.cachedData !== undefined, taken: options.cachedData !== undefined && !this.cachedDataRejected });
+  }
+};
+Object.defineProperty(process, "versions", { value: { ...process.versions, ...${JSON.stringify(OTHER)} } });
+process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(log)}, JSON.stringify(seen)));
+`,
+      );
+      const run = () => {
+        const { command, args } = nobody(["--help"]);
+        const r = spawnSync(command, args, {
+          encoding: "utf8",
+          env: {
+            PATH: process.env.PATH,
+            HOME: home,
+            XDG_CACHE_HOME: cacheHome,
+            RUKH_HOME: join(home, "state"),
+            NODE_OPTIONS: `--require ${hook}`,
+          },
+        });
+        expect(r.status, r.stderr).toBe(0);
+        return JSON.parse(readFileSync(log, "utf8")) as { given: boolean; taken: boolean }[];
+      };
+      expect(run().every((s) => !s.given)).toBe(true);
+      // Nothing beside the build's (not this user's to write); all in the user's folder.
+      expect(existsSync(join(app, "dist/code-cache", otherRuntime))).toBe(false);
+      const mine = join(cacheHome, "reference-cli-code-cache");
+      const [digest] = readdirSync(mine);
+      expect(readdirSync(join(mine, digest!, otherRuntime)).length).toBeGreaterThan(0);
+      expect(run().every((s) => s.given && s.taken)).toBe(true);
+      // A cache folder others may write is neither read nor written.
+      chmodSync(join(mine, digest!, otherRuntime), 0o777);
+      expect(run().every((s) => !s.given)).toBe(true);
+    } finally {
+      removeDir(tmp);
+    }
+  },
+);
