@@ -1,7 +1,9 @@
 // The global flags of a command line: those before the command path, read
-// into the session; a word it does not know is a usage error.
+// into the session; a word it does not know is a usage error, and so is a
+// command line that is not UTF-8.
 
 import { type Session, usage } from "../output/index.js";
+import { undecodableArgument } from "./_bytes.js";
 
 /**
  * Reads the flags before the command path into `s.g`: the words after them,
@@ -14,6 +16,13 @@ export function readGlobals(s: Session, argv: readonly string[]): readonly strin
   let end = 0;
   while (end < argv.length && argv[end]!.startsWith("-")) end += argv[end] === "--home" ? 2 : 1;
   g.json = argv.slice(0, end).includes("--json");
+  const bad = undecodableArgument(argv);
+  if (bad !== undefined)
+    return usage(
+      s,
+      `argument ${bad.index + 1} (${JSON.stringify(argv[bad.index])}) is not valid UTF-8: byte ${bad.offset} is 0x${bad.byte.toString(16).padStart(2, "0")}; expected a UTF-8 command line (MCP refuses the same bytes)`,
+      [s.brand, "--help"],
+    );
   let i = 0;
   for (; i < argv.length && argv[i]!.startsWith("-"); i++) {
     const t = argv[i]!;
