@@ -180,6 +180,25 @@ it("prints one schema-valid envelope on stdout for every command, extension comm
   // About seventy CLI runs, each a process: on a busy runner that is more than a minute.
 }, 180_000);
 
+it("prints help and --version with --json as a result envelope too, its text what they print without it", () => {
+  for (const words of [
+    ["--json", "--version"],
+    ["--json", "--help"],
+    ["--json", "runs"],
+    ["runs", "--json"],
+    ["--json", "runs", "show", "--help"],
+    ["nap", "--json", "--help"],
+  ]) {
+    const r = rukh(...words);
+    expect(r.status, `${words.join(" ")}: ${r.stderr}`).toBe(0);
+    const [e] = checked(words, r);
+    const plain = rukh(...words.filter((w) => w !== "--json"));
+    expect((e!.result as { text: string }).text, words.join(" ")).toBe(plain.stdout);
+  }
+  const version = checked(["--json", "--version"], rukh("--json", "--version"))[0]!;
+  expect(version.result).toMatchObject({ name: "rukh", version: expect.any(String) });
+});
+
 it("describes the outcomes and reasons the core returns, no more and no fewer", () => {
   const outcome = rawSchema.$defs.outcome.properties;
   expect(outcome.outcome.enum).toEqual([...OUTCOME_KINDS]);

@@ -20,6 +20,7 @@ import {
   internal,
   readerSafe,
   type Session,
+  shown,
 } from "./output/index.js";
 import { ownFlags, readGlobals, wantsHelp } from "./parsing/index.js";
 import { NO_COMMANDS, RouteIndex, stateDirOf } from "./routes/index.js";
@@ -67,7 +68,10 @@ export function createCli(options: CliOptions): Cli {
     const rest = readGlobals(s, argv);
     if (typeof rest === "number") return rest;
     if (s.g.version && rest.length === 0 && !s.g.help) {
-      stdout.write(`${brand} ${options.version ?? "(unknown version)"}\n`);
+      shown(s, () => `${brand} ${options.version ?? "(unknown version)"}\n`, {
+        name: brand,
+        version: options.version ?? null,
+      });
       return EXIT_CODES.success;
     }
     const root = stateDirOf(brand, s.env, s.g.home ?? options.stateDir);

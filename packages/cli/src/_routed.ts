@@ -6,7 +6,7 @@
 import type { CliBuiltin, CliOptions } from "./declarations/index.js";
 import { help, intrinsics, unknownCommand } from "./help/index.js";
 import { internal, type Session, usage } from "./output/index.js";
-import { wantsHelp } from "./parsing/index.js";
+import { ownFlags, wantsHelp } from "./parsing/index.js";
 import {
   focusOf,
   type LoadedTable,
@@ -98,17 +98,28 @@ async function runResolved(line: CommandLine, { loaded, index }: IndexedTable): 
   if (r.kind === "unknown") return unknownCommand(s, index, r.typed);
   const after = rest.slice(r.words);
   if (r.kind === "group") {
-    if (s.g.help || wantsHelp(after) || after.length === 0)
+    // The CLI's own flags after a group (`acme files --json`) still show its help, as they ask.
+    const own = after.filter((w) => w !== "--json" && w !== "--no-color");
+    s.g.json ||= after.includes("--json");
+    s.g.noColor ||= after.includes("--no-color");
+    if (s.g.help || wantsHelp(after) || own.length === 0)
       return help(s, index, rest.slice(0, r.words));
     return usage(
       s,
-      `"${brand} ${r.group.path.join(" ")}" is a group; expected one of its commands, not ${JSON.stringify(after[0])}`,
+      `"${brand} ${r.group.path.join(" ")}" is a group; expected one of its commands, not ${JSON.stringify(own[0])}`,
       [brand, ...r.group.path, "--help"],
     );
   }
   const entry = r.entry;
+  // Help asked for after the path, with --json there too, is a result envelope
+  // (a passthrough program's words after its path are its own).
+  const helpFor = (passthrough = false) => {
+    s.command = entry.path;
+    if (!passthrough) s.g.json ||= ownFlags(after).includes("--json");
+    return help(s, index, entry.path);
+  };
   if (entry.target.kind === "builtin") {
-    if (s.g.help || wantsHelp(after)) return help(s, index, entry.path);
+    if (s.g.help || wantsHelp(after)) return helpFor();
     return runBuiltin(s, {
       builtin: entry.target.builtin,
       path: entry.path,
@@ -120,7 +131,8 @@ async function runResolved(line: CommandLine, { loaded, index }: IndexedTable): 
   // Loaded above (a target is resolved from the same words): no second read.
   const route = entry.target.load();
   // A passthrough program owns every word after its path, --help included.
-  if (s.g.help || (!route.cli.passthrough && wantsHelp(after))) return help(s, index, entry.path);
+  if (s.g.help || (!route.cli.passthrough && wantsHelp(after)))
+    return helpFor(route.cli.passthrough === true);
   // Only a command run loads what running needs (the core among it).
   return runCommand(s, {
     options,

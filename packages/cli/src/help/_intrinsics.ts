@@ -2,7 +2,7 @@
 // completion scripts, and the completion candidates those scripts ask for.
 
 import { type CliBuiltin, declared } from "../declarations/index.js";
-import { EXIT_CODES, outStyle, type Session, usage } from "../output/index.js";
+import { EXIT_CODES, type Session, shown, usage } from "../output/index.js";
 import type { RouteIndex } from "../routes/index.js";
 import { COMPLETION_SHELLS, complete, completionScript } from "./_completion.js";
 import { builtinHelp, commandHelp, groupHelp, rootHelp } from "./_help.js";
@@ -59,24 +59,24 @@ export async function help(
   words: readonly string[],
 ): Promise<number> {
   const r = index.resolve(words);
-  const style = outStyle(s);
   switch (r.kind) {
     case "root":
-      s.stdout.write(rootHelp(index, s.brand, s.version, style));
+      shown(s, (style) => rootHelp(index, s.brand, s.version, style));
       return EXIT_CODES.success;
     case "group":
       if (r.words < words.length) return unknownCommand(s, index, words.slice(0, r.words + 1));
-      s.stdout.write(groupHelp(index, r.group, s.brand, style));
+      shown(s, (style) => groupHelp(index, r.group, s.brand, style));
       return EXIT_CODES.success;
     case "target": {
       const t = r.entry.target;
       if (t.kind === "command") {
-        s.stdout.write(commandHelp(s.brand, t.load().cli, style, r.entry.dev));
+        const cli = t.load().cli;
+        shown(s, (style) => commandHelp(s.brand, cli, style, r.entry.dev));
         return EXIT_CODES.success;
       }
       // A declared built-in's help is an extension command's: the same generator.
       const d = await declared(t.builtin);
-      s.stdout.write(
+      shown(s, (style) =>
         d !== undefined
           ? commandHelp(s.brand, d.cli, style)
           : builtinHelp(s.brand, t.builtin, style),

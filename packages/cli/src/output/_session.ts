@@ -45,6 +45,19 @@ export function errStyle(s: Session): Style {
 }
 
 /**
+ * Prints what people read — help, the version — as it is, or with `--json`
+ * as the envelope's `result` (its text without color, and `data` beside it).
+ */
+export function shown(s: Session, text: (style: Style) => string, data: object = {}): void {
+  if (!s.g.json) {
+    s.stdout.write(text(outStyle(s)));
+    return;
+  }
+  const line = outputEnvelope(s.command, { result: { ...data, text: text(PLAIN) } });
+  s.stdout.write(s.outTTY ? terminalJson(line) : line);
+}
+
+/**
  * Reports why the command stopped: with `--json` as the error envelope on
  * stdout (and nothing on stderr), otherwise `human` on stderr. Returns the
  * error's exit code.

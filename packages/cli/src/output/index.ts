@@ -16,6 +16,7 @@ export {
   errStyle,
   internal,
   outStyle,
+  shown,
   stopped,
   usage,
   usageLines,
