@@ -1,6 +1,8 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { removeDir } from "@rukh/testkit";
 import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
@@ -305,6 +307,24 @@ describe("an agent given a preset whose commands run unconfined", () => {
       const expected = preset === "default" ? 1 : 0;
       for (const [i, stderr] of said.entries())
         expect(stderr.split(WARNING).length - 1, `${preset} ${i}: ${stderr}`).toBe(expected);
+    }
+  });
+});
+
+describe("the hint of a missing endpoint", () => {
+  it("is a command that runs as written, not a template", () => {
+    const fresh = mkdtempSync(join(tmpdir(), "rukh-mcp-hint-"));
+    try {
+      const home = join(fresh, "home");
+      const r = runCli({ args: ["mcp", "serve", "--endpoint", "nope"], stateDir: home, input: "" });
+      expect(r.status).toBe(2);
+      const hint = /`(rukh mcp config [^`]+)`/.exec(r.stderr)?.[1];
+      expect(hint, r.stderr).toBeDefined();
+      expect(hint).not.toMatch(/[<>]/);
+      const ran = runCli({ args: words(hint!).slice(1), stateDir: home });
+      expect(ran.status, ran.stderr).toBe(0);
+    } finally {
+      removeDir(fresh);
     }
   });
 });

@@ -126,7 +126,9 @@ it("ends every refusal of an administrative command with a line, in the brand's 
   }
   // Nothing a refusal printed names a command other than by the brand.
   const endpoint = run(homes().sleeper, ["mcp", "serve", "--endpoint", "nope"]).stderr;
-  expect(endpoint).toContain("`rukh mcp config --client <client>` creates one");
+  expect(endpoint).toContain(
+    "`rukh mcp config --client claude-code` (or --client claude-desktop, vscode, cursor, codex, inspector) creates one",
+  );
   for (const [key, root] of lines) {
     const line = key.slice(key.indexOf("\0") + 1);
     const ran = spawnSync("sh", ["-c", line], {

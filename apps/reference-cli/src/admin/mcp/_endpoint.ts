@@ -4,7 +4,7 @@
 
 import type { OwnerConfig, StateDirectory } from "@rukh/profile";
 import { current, ENDPOINT_OR_PRESET, type Profile, presetOf, UsageError } from "../kit/index.js";
-import { type McpClient, nameLimit } from "./_clients.js";
+import { MCP_CLIENTS, type McpClient, nameLimit } from "./_clients.js";
 
 /** What a client was asked to start. */
 export interface EndpointRequest {
@@ -165,7 +165,8 @@ export function noEndpoint(
   name: string | undefined,
 ): UsageError {
   const names = Object.keys(config?.mcp?.endpoints ?? {});
-  const creates = `\`${brand} mcp config --client <client>\` creates one`;
+  const [first, ...others] = MCP_CLIENTS;
+  const creates = `\`${brand} mcp config --client ${first}\` (or --client ${others.join(", ")}) creates one`;
   const why =
     config === undefined
       ? `nothing is published yet: ${creates}`

@@ -6,6 +6,7 @@ import { userInfo } from "node:os";
 import { type BuiltinContext, linkAgain } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
 import { note, OK, STATE, UsageError } from "../kit/index.js";
+import { MCP_CLIENTS } from "./_clients.js";
 import { unconfinedWarning } from "./_endpoint.js";
 import { type Launch, launchEndpoint, type ServeRequest } from "./_launch.js";
 import { readLaunch } from "./_launches.js";
@@ -84,7 +85,7 @@ function launchAuthority(
   const again = (client: string) => `${brand} mcp install --client ${client}`;
   if (r === undefined)
     throw new UsageError(
-      `--launch ${JSON.stringify(request.launch)}: no such launch reference in this state directory; write the client's configuration again (${brand} mcp install --client <client>, or mcp config)`,
+      `--launch ${JSON.stringify(request.launch)}: no such launch reference in this state directory; write the client's configuration again (${brand} mcp install --client ${MCP_CLIENTS[0]}, or the client it is for; ${brand} mcp launches lists those issued here)`,
     );
   if (r.revokedAt !== undefined)
     throw new UsageError(
