@@ -1,48 +1,12 @@
 import { spawnSync } from "node:child_process";
-import { exposedState, fixturePreset, machine, managed, removeDir, str } from "@rukh/testkit";
 import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useEchoState } from "./_echo.js";
 
 // One grammar of bytes on every surface: a command line that is not UTF-8
 // is refused, naming the argument and the byte, before anything runs — as
 // MCP refuses the same bytes — while U+FFFD written as UTF-8 is just text.
-const at = { root: "", work: "" };
-beforeAll(async () => {
-  Object.assign(
-    at,
-    await exposedState({
-      prefix: "rukh-cli-bytes-",
-      endpointNamespace: "acme-bytes",
-      presets: { default: fixturePreset({ commands: ["fx.echo/*"], deadlineMs: 30_000 }) },
-      packages: [
-        {
-          descriptor: {
-            format: "rukh.extension/2",
-            id: "fx.echo",
-            version: "1.0.0",
-            publisher: "acme",
-            commands: [
-              {
-                id: "say",
-                path: ["say"],
-                summary: "Say a name back",
-                inputs: [str("name", { required: true })],
-                execute: managed({ kind: "text" }, "bin/say.mjs"),
-                machine: machine(),
-              },
-            ],
-          },
-          programs: {
-            "bin/say.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";
-await runCommandProcess({ handlers: { "fx.echo/say": (ctx) => textResult(ctx.inputs.name) } });
-`,
-          },
-        },
-      ],
-    }),
-  );
-});
-afterAll(() => removeDir(at.work));
+const at = useEchoState("rukh-cli-bytes-");
 
 /** `rukh <words…> --name <bytes>`, the bytes written by the shell's printf (octal escapes). */
 function withBytes(words: string, printf: string) {

@@ -74,19 +74,31 @@ async function invokeOpen(call: Call): Promise<InvocationOutcome> {
   return notStarting(call, planned) ?? (await runCounted(call, planned));
 }
 
-/** An admission that failed on the state directory itself: the call is finalized as not loaded. */
+/**
+ * An admission that failed on the state directory itself: the call is
+ * finalized as not loaded. One that failed because a module the host
+ * itself runs on is missing (a copy of the CLI without its dependencies)
+ * says so: the installation, not the state directory, is what to repair.
+ */
 function unresolved(call: Call, e: unknown): InvocationOutcome {
   const { invocationId } = call;
+  const code = (e as { code?: unknown } | null)?.code;
+  const missing = code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND";
   call.host.sink.logger.error(
     { invocationId, err: e },
-    "cannot resolve the command in the state directory",
+    missing
+      ? "a module this host runs on is missing"
+      : "cannot resolve the command in the state directory",
   );
+  const name = missing ? /'([^']+)'/.exec((e as Error).message)?.[1] : undefined;
   return finalize(call, {
     command: undefined,
     outcome: outcomeOf(invocationId, undefined, {
       outcome: "execution_failed",
-      reason: "state_unavailable",
-      message: "the installed command could not be loaded",
+      reason: missing ? "spawn_failed" : "state_unavailable",
+      message: missing
+        ? `this installation is incomplete: ${name ?? "a module it needs"} cannot be found beside it (a copy without its node_modules?); install it again`
+        : "the installed command could not be loaded",
       diagnostics: NO_DIAGNOSTICS,
     }),
     by: call.binding,
