@@ -14,12 +14,14 @@
 // only while it is this user's and no one else may write it.
 //
 // What a cache is checked for before V8 sees it: each begins with the
-// SHA-256 of the runtime (Node version, machine, V8) and the exact source
-// it was made from, then the SHA-256 of the cache that follows. So a cache
-// of another Node or another source is never used (V8 itself checks no more
-// than the source's length), nor one damaged or cut short; a cache V8 still
-// rejects (other flags) is compiled afresh and made again. Every other file
-// loads as Node loads it.
+// SHA-256 of the runtime (Node version, machine, V8), the file's path and
+// the exact source it was made from, then the SHA-256 of the cache that
+// follows. So a cache of another Node, another source or another place is
+// never used (V8 itself checks no more than the source's length, and would
+// report the code's errors at the path the cache was made at), nor one
+// damaged or cut short; a cache V8 still rejects (other flags) is compiled
+// afresh and made again. A copy of the CLI elsewhere makes its own on its
+// first run. Every other file loads as Node loads it.
 //
 // With RUKH_CODE_CACHE=write (the build's training runs) the caches of all
 // the files a process loaded are written beside the build's as it exits.
@@ -126,7 +128,8 @@ exports.install = (where) => {
     const dir = dirname(filename);
     if (dir !== dist && dir !== chunks) return plain(module, filename);
     const source = readFileSync(filename, "utf8");
-    const digest = hash("sha256", `${runtime}\0${source}`, "buffer");
+    // The file's path too: V8 keeps the name a cache was made under for the stack traces of its code.
+    const digest = hash("sha256", `${runtime}\0${filename}\0${source}`, "buffer");
     const name = `${basename(filename)}.v8`;
     let cachedData;
     for (const folder of where_.read) {

@@ -33,12 +33,17 @@ beforeAll(() => {
 });
 afterAll(() => removeDir(work));
 
-/** A copy of the built CLI (bin, dist, its manifest; dependencies linked). */
-function copy(name: string): string {
+/**
+ * A copy of the built CLI (bin, dist, its manifest; dependencies linked),
+ * run once unless `warm` is false: a cache is for the path it was made at,
+ * so a copy makes its own on that first run.
+ */
+function copy(name: string, warm = true): string {
   const dir = join(work, name);
   for (const part of ["bin", "dist", "package.json"])
     cpSync(join(app, part), join(dir, part), { recursive: true });
   symlinkSync(join(app, "node_modules"), join(dir, "node_modules"));
+  if (warm) expect(help(dir).status).toBe(0);
   return dir;
 }
 
@@ -140,6 +145,12 @@ it("gives another Node build no cache made by another: not one copied to where i
   });
   for (const [file, s] of watchedHelp(dir, OTHER))
     expect(s, file).toEqual({ given: false, taken: false });
+});
+
+onBuildNode("gives a copy elsewhere none of the caches made at the build's path; it makes its own", () => {
+  const dir = copy("moved", false);
+  for (const [file, s] of watchedHelp(dir)) expect(s, file).toEqual({ given: false, taken: false });
+  for (const [file, s] of watchedHelp(dir)) expect(s, file).toEqual({ given: true, taken: true });
 });
 
 it("lets a Node without a cache make its own on its first run and use it from then on", () => {
