@@ -117,7 +117,7 @@ const ownBuild = built.includes(runtime());
 const onBuildNode = it.skipIf(!ownBuild);
 if (!ownBuild)
   console.log(
-    `the build ran on another Node (${built.join(", ")}), not ${runtime()}: only the cases for a Node without its own cache run`,
+    `no cache of ${runtime()} at the build's path yet (${built.join(", ")}): the case that reads one there is skipped`,
   );
 
 it("keeps caches by runtime: one folder for each Node build, named by its version, machine and V8", () => {
@@ -126,9 +126,10 @@ it("keeps caches by runtime: one folder for each Node build, named by its versio
   expect(help(app).stdout).toContain("Usage: rukh");
 });
 
-onBuildNode("hands V8 the cache of every file help compiles, and V8 takes it", () => {
-  expect(existsSync(usageChunk(app).cache)).toBe(true);
-  for (const [file, s] of watchedHelp(copy("taken")))
+it("hands V8 the cache of every file help compiles, and V8 takes it", () => {
+  const dir = copy("taken");
+  expect(existsSync(usageChunk(dir).cache)).toBe(true);
+  for (const [file, s] of watchedHelp(dir))
     expect(s, file).toEqual({ given: true, taken: true });
 });
 
@@ -178,7 +179,7 @@ it("never hands V8 a cache damaged after its digests, and makes it again", () =>
     expect(s, file).toEqual({ given: true, taken: true });
 });
 
-onBuildNode("runs a file edited to the same length as edited, never its stale cache", () => {
+it("runs a file edited to the same length as edited, never its stale cache", () => {
   const dir = copy("edited");
   const { file, cache } = usageChunk(dir);
   expect(existsSync(cache)).toBe(true);
@@ -192,7 +193,7 @@ onBuildNode("runs a file edited to the same length as edited, never its stale ca
   expect(r.stdout).not.toContain("Usage: ");
 });
 
-onBuildNode("compiles afresh past a cache V8 cannot use, and one that is not there", () => {
+it("compiles afresh past a cache V8 cannot use, and one that is not there", () => {
   const damaged = copy("damaged");
   const { cache } = usageChunk(damaged);
   const bytes = readFileSync(cache);
