@@ -16,17 +16,19 @@
 // What a cache is checked for before V8 sees it: each begins with the
 // SHA-256 of the runtime (Node version, machine, V8), the file's path and
 // the exact source it was made from, then the SHA-256 of the cache that
-// follows. So a cache of another Node, another source or another place is
+// follows. So a cache of another Node, another place or another source is
 // never used (V8 itself checks no more than the source's length, and would
 // report the code's errors at the path the cache was made at), nor one
-// damaged or cut short; a cache V8 still rejects (other flags) is compiled
-// afresh and made again. A copy of the CLI elsewhere makes its own on its
-// first run. Every other file loads as Node loads it.
+// damaged or cut short (V8 checks no checksum of its own in a release
+// build); a cache V8 still rejects (other flags) is compiled afresh and
+// made again. A copy of the CLI elsewhere makes its own on its first run.
+// (node:crypto is the start's largest single cost, but the route cache's
+// reader hashes with it on the same path, so it is paid once either way.)
+// Every other file loads as Node loads it.
 //
 // With RUKH_CODE_CACHE=write (the build's training runs) the caches of all
 // the files a process loaded are written beside the build's as it exits.
 
-const { hash } = require("node:crypto");
 const {
   accessSync,
   constants,
@@ -38,11 +40,13 @@ const {
   writeFileSync,
 } = require("node:fs");
 const Module = require("node:module");
+const { hash } = require("node:crypto");
 const { homedir } = require("node:os");
 const { basename, dirname, join } = require("node:path");
 const vm = require("node:vm");
 
 const DIGEST_BYTES = 32;
+/** Two SHA-256s: of runtime, path and source; of the cache. */
 const HEAD_BYTES = 2 * DIGEST_BYTES;
 
 /** Whether this process may create files in `dir` (or, when it does not exist yet, in its parent). */
@@ -79,7 +83,10 @@ function places(dist, runtime, training) {
   return { read: [beside, mine], write: mine };
 }
 
-/** The cache in `file` made for `digest`'s runtime and source, whole; otherwise `undefined`. */
+/** The digest a cache of `source` at `place` (runtime and path) begins with. */
+const digestOf = (place, source) => hash("sha256", `${place}\0${source}`, "buffer");
+
+/** The cache in `file` made for `digest`'s runtime, path and source, whole; otherwise `undefined`. */
 function checked(file, digest) {
   let kept;
   try {
@@ -94,7 +101,7 @@ function checked(file, digest) {
     : undefined;
 }
 
-/** Writes `data`, the cache of `digest`'s runtime and source, to `file` whole (a private temporary file renamed). */
+/** Writes `data`, the cache `digest` names, to `file` whole (a private temporary file renamed). */
 function keep(file, digest, data) {
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -129,7 +136,7 @@ exports.install = (where) => {
     if (dir !== dist && dir !== chunks) return plain(module, filename);
     const source = readFileSync(filename, "utf8");
     // The file's path too: V8 keeps the name a cache was made under for the stack traces of its code.
-    const digest = hash("sha256", `${runtime}\0${filename}\0${source}`, "buffer");
+    const digest = digestOf(`${runtime}\0${filename}`, source);
     const name = `${basename(filename)}.v8`;
     let cachedData;
     for (const folder of where_.read) {

@@ -163,13 +163,13 @@ it("lets a Node without a cache make its own on its first run and use it from th
     expect(s, file).toEqual({ given: true, taken: true });
 });
 
-it("never hands V8 a cache damaged after its digests, and makes it again", () => {
+it("never hands V8 a cache damaged after its checksums, and makes it again", () => {
   const dir = copy("damaged-payload");
   watchedHelp(dir, OTHER);
   const folder = join(dir, "dist/code-cache", otherRuntime);
   for (const f of readdirSync(folder)) {
     const bytes = readFileSync(join(folder, f));
-    // Both digests stay; one byte of the cache after them changes.
+    // The checksums stay; one byte of the cache after them changes.
     bytes[bytes.length - 1] ^= 0xff;
     writeFileSync(join(folder, f), bytes);
   }
@@ -197,7 +197,7 @@ it("compiles afresh past a cache V8 cannot use, and one that is not there", () =
   const damaged = copy("damaged");
   const { cache } = usageChunk(damaged);
   const bytes = readFileSync(cache);
-  // The digests stay right; what follows them is garbage.
+  // The digests of runtime, path and source, and of the cache, stay; what follows them is garbage.
   writeFileSync(cache, Buffer.concat([bytes.subarray(0, 64), Buffer.alloc(bytes.length - 64, 7)]));
   const r = help(damaged);
   expect(r.status, r.stderr).toBe(0);
