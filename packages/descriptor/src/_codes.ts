@@ -14,6 +14,7 @@ export const DESCRIPTOR_ISSUE_CODES = [
   "duplicate_id",
   "route_conflict",
   "flag_conflict",
+  "flag_drift",
   "reserved_flag",
   "positional_conflict",
   "required_with_default",

@@ -44,6 +44,7 @@ const INPUT_COMMON = [
   "required",
   "default",
   "flag",
+  "flagDiffers",
   "short",
   "positional",
 ];
@@ -134,16 +135,70 @@ function readCli(
     );
     return undefined;
   }
+  const differs = readFlagDiffers(r, path, v, id, flag);
   if (
     id === undefined ||
     (v.positional !== undefined && positional === undefined) ||
     (v.flag !== undefined && flag === undefined) ||
-    (v.short !== undefined && short === undefined)
+    (v.short !== undefined && short === undefined) ||
+    differs === false
   ) {
     return undefined;
   }
   if (positional !== undefined) return { positional };
   return { flag: flag ?? defaultFlag(id), ...(short !== undefined && { short }) };
+}
+
+/**
+ * One name for an input on every surface: the MCP property is its id, the
+ * CLI flag the id with `_` spelled `-` (the audit's drift #3 was a flag
+ * that named something else). In rukh.extension/3 a `flag` other than that
+ * is refused unless `flagDiffers` says why (a sentence the docs show); in
+ * rukh.extension/2 it stays as published. `false` when refused.
+ */
+function readFlagDiffers(
+  r: DescriptorReader,
+  path: string,
+  v: JsonObject,
+  id: string | undefined,
+  flag: string | undefined,
+): boolean {
+  const at = (k: string) => pointerAppend(path, k);
+  if (v.flagDiffers !== undefined) {
+    if (r.format !== "rukh.extension/3") {
+      r.add(
+        at("flagDiffers"),
+        "requires_v3",
+        "flagDiffers is a rukh.extension/3 field; expected format rukh.extension/3",
+      );
+      return false;
+    }
+    const why = r.text(at("flagDiffers"), v.flagDiffers, SUMMARY);
+    if (why === undefined) return false;
+    if (flag === undefined || id === undefined || flag === defaultFlag(id)) {
+      r.add(
+        at("flagDiffers"),
+        "invalid_value",
+        `flagDiffers declares a difference there is none of: the flag is --${flag ?? (id === undefined ? "?" : defaultFlag(id))}, input ${id}'s own name; expected it left out`,
+      );
+      return false;
+    }
+    return true;
+  }
+  if (
+    r.format === "rukh.extension/3" &&
+    flag !== undefined &&
+    id !== undefined &&
+    flag !== defaultFlag(id)
+  ) {
+    r.add(
+      at("flag"),
+      "flag_drift",
+      `--${flag} names input ${id}, which MCP calls ${id} and the CLI would call --${defaultFlag(id)}; expected flag ${defaultFlag(id)} (or none), or flagDiffers saying why they differ`,
+    );
+    return false;
+  }
+  return true;
 }
 
 function readList(r: DescriptorReader, path: string, v: JsonObject): ListSpec | undefined {

@@ -90,6 +90,7 @@ describe("docs/schemas/rukh.extension.schema.json agrees with the parser", () =>
         "duplicate_id",
         "route_conflict",
         "flag_conflict",
+        "flag_drift",
         "reserved_flag",
         "positional_conflict",
         "invalid_default",
