@@ -51,8 +51,8 @@ export const RESULT_MAX_DEPTH = 16;
  */
 export const RESULT_MAX_NODES = 2_048;
 /**
- * Default bound on the CPU time of validating one commandResult, in milliseconds (the
- * process's CPU time where Node gives it, so time spent waiting for a core does not count).
+ * Default bound on the time validating one commandResult may take, elapsed, in
+ * milliseconds (the most a caller may set; an owner may lower it).
  *
  * @example
  * RESULT_VALIDATION_MAX_MS; // 100

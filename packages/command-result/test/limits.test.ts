@@ -1,6 +1,6 @@
 import { canonicalJson, type JsonValue } from "@rukh/json";
 import { describe, expect, it } from "vitest";
-import { validateWithClock } from "../src/_validate.js";
+import { validateWithClock, validationClock } from "../src/_validate.js";
 import {
   COMMAND_RESULT_LIMITS,
   COMMAND_RESULT_MAX_BYTES,
@@ -371,5 +371,12 @@ describe("elapsed validation time", () => {
     };
     expect(codesOf(validateWithClock(nulls, big, undefined, ticking))).toEqual([["", "too_slow"]]);
     expect(calls).toBeLessThan(5); // the walk was abandoned, not finished
+  });
+
+  it("keeps the bound in elapsed time: a wait that uses no CPU counts", () => {
+    const t0 = validationClock();
+    // Blocks this thread for 60 ms without running anything.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60);
+    expect(validationClock() - t0).toBeGreaterThanOrEqual(55);
   });
 });

@@ -3,6 +3,7 @@
 // projection and the stored descriptor; nothing here touches a file or a clock.
 
 import { isAbsolute, join, relative } from "node:path";
+import { COMMAND_RESULT_MAX_BYTES, RESULT_VALIDATION_MAX_MS } from "@rukh/command-result";
 import {
   type CommandSpec,
   decodeJsonInputs,
@@ -66,6 +67,8 @@ export interface Admitted {
   readonly validated: ValidatedInputs;
   readonly limits: ResourceLimits;
   readonly resultMaxBytes: number;
+  /** How long validating the call's result may take, elapsed, in ms (the owner's `limits.maxResultValidationMs`). */
+  readonly resultValidationMaxMs: number;
   /** How the call's result is kept to be read again. */
   readonly keptResults: ResultLimits;
   /** Whether the journal keeps the inputs themselves, not only their digest. */
@@ -230,7 +233,8 @@ export function admit(
     preset: granted,
     validated: validated.value,
     limits: { ...PRESET_RESOURCE_DEFAULTS, ...granted.limits },
-    resultMaxBytes: config.limits?.maxCommandResultBytes ?? 131_072,
+    resultMaxBytes: config.limits?.maxCommandResultBytes ?? COMMAND_RESULT_MAX_BYTES,
+    resultValidationMaxMs: config.limits?.maxResultValidationMs ?? RESULT_VALIDATION_MAX_MS,
     keptResults: resultLimitsOf(config),
     recordInputs: config.journal?.recordInputs === true,
     dev: extension.dev !== undefined,

@@ -82,7 +82,10 @@ export function checkResult(admitted: Planned, c: CompletionMessage): CheckedRes
       ? { ok: false, reason: "missing_result" }
       : { ok: true };
   const v = validateCommandResult(declaration ?? { kind: "text" }, c.commandResult, {
-    limits: { resultMaxBytes: admitted.resultMaxBytes },
+    limits: {
+      resultMaxBytes: admitted.resultMaxBytes,
+      validationMaxMs: admitted.resultValidationMaxMs,
+    },
   });
   if (v.ok) return { ok: true, result: v.value };
   return {

@@ -233,12 +233,16 @@ describe("admission", () => {
           ...withPreset("default", { limits: { processes: 9 } })(r),
           config: {
             ...withPreset("default", { limits: { processes: 9 } })(r).config,
-            limits: { maxCommandResultBytes: 4096 },
+            limits: { maxCommandResultBytes: 4096, maxResultValidationMs: 20 },
           },
         }),
       },
     );
-    expect(d).toMatchObject({ limits: { processes: 9, openFiles: 1024 }, resultMaxBytes: 4096 });
+    expect(d).toMatchObject({
+      limits: { processes: 9, openFiles: 1024 },
+      resultMaxBytes: 4096,
+      resultValidationMaxMs: 20,
+    });
   });
 
   it("rejects a request resolved in another revision, and everything when nothing is installed", () => {

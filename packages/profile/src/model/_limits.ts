@@ -1,3 +1,5 @@
+import { RESULT_VALIDATION_MAX_MS } from "@rukh/command-result";
+
 /** Largest accepted compressed `.tgz` package: 32 MiB. */
 export const PACKAGE_MAX_COMPRESSED_BYTES = 33_554_432;
 /** Largest accepted package content (sum of regular file sizes, and the unpacked tar stream): 64 MiB. */
@@ -77,6 +79,8 @@ export interface OwnerLimits {
   readonly maxDeadlineMs: number;
   readonly maxConcurrency: number;
   readonly maxCommandResultBytes: number;
+  /** How long validating one result may take, elapsed, in ms (the command result package's bound). */
+  readonly maxResultValidationMs: number;
 }
 
 /** The default (and largest allowed) owner limits. */
@@ -87,6 +91,7 @@ export const DEFAULT_OWNER_LIMITS: OwnerLimits = Object.freeze({
   maxDeadlineMs: 600_000,
   maxConcurrency: 16,
   maxCommandResultBytes: 131_072,
+  maxResultValidationMs: RESULT_VALIDATION_MAX_MS,
 });
 
 /**

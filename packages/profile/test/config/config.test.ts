@@ -135,6 +135,18 @@ describe("validateOwnerConfig", () => {
       "limit_not_tighter",
     ],
     [
+      "result validation bound above the default",
+      ownerConfig({ limits: { maxResultValidationMs: 101 } }),
+      "/limits/maxResultValidationMs",
+      "limit_not_tighter",
+    ],
+    [
+      "result validation bound zero",
+      ownerConfig({ limits: { maxResultValidationMs: 0 } }),
+      "/limits/maxResultValidationMs",
+      "expected_integer",
+    ],
+    [
       "unknown limit",
       ownerConfig({ limits: { maxWidgets: 1 } }),
       "/limits/maxWidgets",
