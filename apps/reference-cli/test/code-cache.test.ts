@@ -170,7 +170,7 @@ it("never hands V8 a cache damaged after its checksums, and makes it again", () 
   for (const f of readdirSync(folder)) {
     const bytes = readFileSync(join(folder, f));
     // The checksums stay; one byte of the cache after them changes.
-    bytes[bytes.length - 1] ^= 0xff;
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 0xff, bytes.length - 1);
     writeFileSync(join(folder, f), bytes);
   }
   for (const [file, s] of watchedHelp(dir, OTHER))

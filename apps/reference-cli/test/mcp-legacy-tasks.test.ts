@@ -56,7 +56,11 @@ async function connect(): Promise<Client> {
 type Message = { type: string; task?: { taskId: string }; result?: unknown; error?: Error };
 
 /** Every message of the SDK's task stream of a call. */
-async function stream(client: Client, name: string, args: object): Promise<Message[]> {
+async function stream(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<Message[]> {
   const out: Message[] = [];
   for await (const m of client.experimental.tasks.callToolStream({ name, arguments: args }))
     out.push(m as Message);

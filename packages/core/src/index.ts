@@ -68,4 +68,8 @@ export type { RunFilter, RunSummary } from "./journal/_run-model.js";
 export type { TaskRecord } from "./journal/_tasks.js";
 export { findTask, listTasks, newTaskId, recordTask } from "./journal/_tasks.js";
 export type { ConfinementReport } from "./process/_confinement.js";
-export { describeConfinement, SANDBOX_PROGRAM_CANDIDATES } from "./process/_confinement.js";
+export {
+  describeConfinement,
+  SANDBOX_PROGRAM_CANDIDATES,
+  strictUnavailable,
+} from "./process/_confinement.js";

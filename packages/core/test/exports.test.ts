@@ -29,6 +29,7 @@ it("exports exactly these names", async () => {
       "findTask",
       "followRuns",
       "listRuns",
+      "listTasks",
       "newTaskId",
       "openInvocationHost",
       "outcomeDiagnostic",
@@ -38,6 +39,7 @@ it("exports exactly these names", async () => {
       "recordTask",
       "repairJournal",
       "resultLimitsOf",
+      "strictUnavailable",
       "throttleProgress",
     ]
   `);

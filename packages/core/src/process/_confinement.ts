@@ -203,6 +203,28 @@ export function detectConfinement(
   return found;
 }
 
+/**
+ * Why a strict preset's calls cannot run here (what admission would refuse
+ * them with, `enforcement_unavailable`), or `null` when they can: for the
+ * sandbox program an owner configuration names (`sandbox.program`, or the
+ * default places when it names none), from the same probe and its record
+ * beside the journal at `journalRoot`. What lists a strict preset's tools
+ * asks it first, so that no list offers tools that can never run.
+ *
+ * @example
+ * const why = await strictUnavailable(config.sandbox?.program, journalRoot);
+ */
+export async function strictUnavailable(
+  program: string | null | undefined,
+  journalRoot?: string,
+): Promise<string | null> {
+  const c = await detectConfinement(
+    program,
+    journalRoot === undefined ? undefined : { stateDir: journalRoot },
+  );
+  return c.strictUnavailable;
+}
+
 async function probe(
   program: string | null | undefined,
   record: ProbeRecordOptions | undefined,

@@ -10,6 +10,7 @@ import {
   type InvocationProgress,
   outcomeDiagnostic,
   outcomeEnvelope,
+  strictUnavailable,
   throttleProgress,
 } from "@rukh/core";
 import type { JsonObject } from "@rukh/json";
@@ -17,10 +18,12 @@ import {
   effectiveTaskSupport,
   listedTool,
   listTools,
+  type OwnerConfig,
   ProfileError,
   presetNamed,
   resolveTool,
   type StateDirectory,
+  type TaskPreset,
 } from "@rukh/profile";
 import type { HostSettings } from "../hosting/index.js";
 import {
@@ -87,6 +90,7 @@ export function hostTools(ctx: ToolsContext): HostTools {
     }
     const cursorKey = await views.cursorKey();
     const preset = presetNamed(now.projection.config, binding.preset);
+    await strictAvailable(now.projection.config, preset, binding.preset, state);
     try {
       const page = listTools(now.projection, {
         preset: binding.preset,
@@ -215,6 +219,27 @@ export function hostTools(ctx: ToolsContext): HostTools {
   }
 
   return { list, call, task };
+}
+
+/**
+ * Refuses a list of a strict preset's tools where strict confinement is
+ * unavailable: every call of them would be refused (`enforcement_unavailable`),
+ * so an explicit error takes the place of a list that hides it.
+ */
+async function strictAvailable(
+  config: OwnerConfig,
+  preset: TaskPreset | undefined,
+  name: string,
+  state: StateDirectory,
+): Promise<void> {
+  if (preset?.enforcement !== "strict") return;
+  const why = await strictUnavailable(config.sandbox?.program, (await state.places()).journalRoot);
+  if (why !== null)
+    throw new RpcError(
+      JSONRPC_ERROR_CODES.profileUnavailable,
+      `the tools of preset ${name} run strict, and strict confinement is unavailable here: ${why}; no call of them could run (the owner's doctor shows the checks)`,
+      { reason: "enforcement_unavailable" },
+    );
 }
 
 /**

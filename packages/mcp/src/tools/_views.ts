@@ -96,7 +96,7 @@ export class ToolViews {
       this.#cursorKey = await this.#state.cursorKey();
       return this.#cursorKey;
     } catch (e) {
-      const code = ((e as { cause?: { code?: string } }).cause ?? {}).code;
+      const code = (e as { cause?: { code?: string } }).cause?.code;
       if (!(e instanceof ProfileError) || !NO_ROOM.has(code ?? "")) throw e;
       this.#processKey ??= randomBytes(32);
       return this.#processKey;

@@ -24,7 +24,7 @@ import {
   text,
   UsageError,
 } from "../kit/index.js";
-import { noEndpoint } from "../mcp/index.js";
+import { noEndpoint, refuseUnconfinable } from "../mcp/index.js";
 import { docsCacheKey, keepDocs, readDocs } from "./_docs-cache.js";
 import { build, markdown } from "./_reference.js";
 import { taskSupport } from "./_task.js";
@@ -62,6 +62,8 @@ export function catalogBuiltins(
           preset: text(ctx.inputs, "preset"),
           endpoint,
         });
+        // An agent would get an explicit error for this list, not the list: so does the owner.
+        await refuseUnconfinable(state, brand, [preset]);
         if (ctx.inputs.check === true) {
           // Loaded when a check runs: help and completion never load it.
           const { checkReport, checkTool } = await import("../mcp/tools-check.js");

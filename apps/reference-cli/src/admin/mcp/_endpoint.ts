@@ -3,7 +3,14 @@
 // for the 64-character clients) and published with the owner configuration.
 
 import type { OwnerConfig, StateDirectory } from "@rukh/profile";
-import { current, ENDPOINT_OR_PRESET, type Profile, presetOf, UsageError } from "../kit/index.js";
+import {
+  current,
+  ENDPOINT_OR_PRESET,
+  type Profile,
+  presetOf,
+  Refusal,
+  UsageError,
+} from "../kit/index.js";
 import { MCP_CLIENTS, type McpClient, nameLimit } from "./_clients.js";
 
 /** What a client was asked to start. */
@@ -44,6 +51,33 @@ export function unconfinedWarning(
   const preset = Object.hasOwn(presets, name) ? presets[name] : undefined;
   if (preset === undefined || preset.enforcement === "strict") return undefined;
   return `warning: preset ${name} runs commands ${preset.enforcement}, unconfined, as your user: an agent using it can do whatever your user can, ${brand}'s own administration included (trust, install, presets); give agents a strict preset`;
+}
+
+/**
+ * Refuses to serve presets `names` of the active revision when one of them
+ * runs strict and strict confinement is unavailable here: every call of its
+ * tools would be refused, so the server does not start, saying why and
+ * where to look (`doctor`), rather than list tools that can never run.
+ */
+export async function refuseUnconfinable(
+  state: StateDirectory,
+  brand: string,
+  names: readonly string[],
+): Promise<void> {
+  const active = await state.activeRevisionId();
+  if (active === null) return;
+  const config = (await state.readRevision(active)).config;
+  const strict = [...new Set(names)].filter(
+    (n) => Object.hasOwn(config.presets, n) && config.presets[n]!.enforcement === "strict",
+  );
+  if (strict.length === 0) return;
+  const { strictUnavailable } = await import("@rukh/core");
+  const why = await strictUnavailable(config.sandbox?.program, (await state.places()).journalRoot);
+  if (why !== null)
+    throw new Refusal(
+      `preset ${strict.join(", ")} runs its commands strict, and strict confinement is unavailable here: ${why}; no tool it lists could run, so this server does not start. Install bubblewrap (root-owned, at /usr/bin/bwrap) or name it in the owner configuration's sandbox.program; \`${brand} doctor\` shows every check`,
+      { see: ["doctor"] },
+    );
 }
 
 /**

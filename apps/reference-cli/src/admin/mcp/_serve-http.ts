@@ -8,7 +8,7 @@ import type { BuiltinContext } from "@rukh/cli";
 import { linkAgain } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
 import { note, OK, UsageError } from "../kit/index.js";
-import { unconfinedWarning } from "./_endpoint.js";
+import { refuseUnconfinable, unconfinedWarning } from "./_endpoint.js";
 import { launchEndpoint } from "./_launch.js";
 import { announcePlaces } from "./_replica.js";
 
@@ -59,6 +59,10 @@ export async function serveMcpHttp(
     throw new UsageError(
       `endpoint ${endpoint.name} introspects opaque tokens as client ${introspection.clientId}, but its secret variable ${introspection.clientSecretEnv} (/mcp/endpoints/${endpoint.name}/http/auth/introspection/clientSecretEnv) is not set`,
     );
+  await refuseUnconfinable(state, brand.name, [
+    endpoint.preset,
+    ...(http.auth.presets ?? []).map((p) => p.preset),
+  ]);
   const authenticator = createResourceServer({
     resource: http.resource,
     issuer: http.auth.issuer,

@@ -7,7 +7,7 @@ import { type BuiltinContext, linkAgain } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
 import { note, OK, STATE, UsageError } from "../kit/index.js";
 import { MCP_CLIENTS } from "./_clients.js";
-import { unconfinedWarning } from "./_endpoint.js";
+import { refuseUnconfinable, unconfinedWarning } from "./_endpoint.js";
 import { type Launch, launchEndpoint, type ServeRequest } from "./_launch.js";
 import { readLaunch } from "./_launches.js";
 import { announcePlaces } from "./_replica.js";
@@ -30,6 +30,7 @@ export async function serveMcp(
   // What cannot start is thrown, for the command's guard to report.
   const endpoint = await launchEndpoint(ctx, state, brand.name, request);
   const authority = launchAuthority(state, brand.name, request, endpoint);
+  await refuseUnconfinable(state, brand.name, [endpoint.preset]);
   note(
     ctx,
     `${brand.name} mcp: endpoint ${endpoint.name} (preset ${endpoint.preset}${endpoint.naming === undefined ? "" : `, ${endpoint.naming.style} tool names`})\n`,

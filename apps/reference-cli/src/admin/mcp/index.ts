@@ -31,10 +31,10 @@ import { issueLaunch, listLaunches, revokeLaunch } from "./_launches.js";
 import { serveMcpHttp } from "./_serve-http.js";
 import { serveMcp } from "./_serve-stdio.js";
 
-// What the catalog group reads of this one: which endpoint a command names
-// (the client checks of `tools list --check` are the door tools-check.ts,
+// What the catalog group reads of this one: which endpoint a command names,
+// whether a strict preset's tools could run here (the client checks of `tools list --check` are the door tools-check.ts,
 // loaded only when a check runs).
-export { noEndpoint } from "./_endpoint.js";
+export { noEndpoint, refuseUnconfinable } from "./_endpoint.js";
 
 const PRESET = flag("preset", "The task preset the server binds (default: agent)", {
   maxLength: 64,
