@@ -129,8 +129,7 @@ it("keeps caches by runtime: one folder for each Node build, named by its versio
 it("hands V8 the cache of every file help compiles, and V8 takes it", () => {
   const dir = copy("taken");
   expect(existsSync(usageChunk(dir).cache)).toBe(true);
-  for (const [file, s] of watchedHelp(dir))
-    expect(s, file).toEqual({ given: true, taken: true });
+  for (const [file, s] of watchedHelp(dir)) expect(s, file).toEqual({ given: true, taken: true });
 });
 
 /** This process saying it is a Node build no cache was made for. */
@@ -148,11 +147,15 @@ it("gives another Node build no cache made by another: not one copied to where i
     expect(s, file).toEqual({ given: false, taken: false });
 });
 
-onBuildNode("gives a copy elsewhere none of the caches made at the build's path; it makes its own", () => {
-  const dir = copy("moved", false);
-  for (const [file, s] of watchedHelp(dir)) expect(s, file).toEqual({ given: false, taken: false });
-  for (const [file, s] of watchedHelp(dir)) expect(s, file).toEqual({ given: true, taken: true });
-});
+onBuildNode(
+  "gives a copy elsewhere none of the caches made at the build's path; it makes its own",
+  () => {
+    const dir = copy("moved", false);
+    for (const [file, s] of watchedHelp(dir))
+      expect(s, file).toEqual({ given: false, taken: false });
+    for (const [file, s] of watchedHelp(dir)) expect(s, file).toEqual({ given: true, taken: true });
+  },
+);
 
 it("lets a Node without a cache make its own on its first run and use it from then on", () => {
   const dir = copy("first-run");

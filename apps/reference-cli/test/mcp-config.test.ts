@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { removeDir } from "@rukh/testkit";
+import { FIXTURE_AGENT_CONSENT, removeDir } from "@rukh/testkit";
 import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
@@ -273,40 +273,75 @@ describe("rukh mcp config", () => {
 });
 
 describe("an agent given a preset whose commands run unconfined", () => {
-  const WARNING =
-    "warning: preset default runs commands host-trusted, unconfined, as your user: an agent using it can do whatever your user can, rukh's own administration included (trust, install, presets); give agents a strict preset";
-
-  it("is warned of by mcp config, mcp install and a stdio mcp serve, and a strict preset is not", () => {
+  const RISK =
+    "preset default runs commands host-trusted, unconfined, as your user: an agent using it can do whatever your user can, rukh's own administration included (trust, install, presets)";
+  const WARNING = `warning: ${RISK}; served with your consent: ${JSON.stringify(FIXTURE_AGENT_CONSENT)}`;
+  const target = () => join(at.work, "vscode-mcp.json");
+  /** What mcp config, mcp install and a stdio mcp serve say of `preset`. */
+  const said = (preset: string) => [
+    config("--client", "inspector", "--preset", preset),
+    rukh(
+      "mcp",
+      "install",
+      "--client",
+      "vscode",
+      "--preset",
+      preset,
+      "--file",
+      target(),
+      "--dry-run",
+    ),
+    runCli({ args: ["mcp", "serve", "--preset", preset], stateDir: at.root, input: "" }),
+  ];
+  /** Publishes the owner configuration with `change` made to it. */
+  type Config = { presets: Record<string, Record<string, unknown>> } & Record<string, unknown>;
+  const publish = (name: string, change: (config: Config) => object) => {
     const show = JSON.parse(rukh("--json", "profile", "show").stdout).result.config;
-    const file = join(at.work, "with-strict.json");
-    writeFileSync(
-      file,
-      JSON.stringify({
+    const file = join(at.work, `${name}.json`);
+    writeFileSync(file, JSON.stringify(change(show)));
+    const r = rukh("profile", "set-config", file);
+    expect(r.status, r.stderr).toBe(0);
+  };
+
+  it("is served with the owner's recorded consent, quoting it; a strict preset needs none", () => {
+    publish("with-strict", (show: Config) => {
+      const { agentConsent: _, ...strict } = show.presets.default!;
+      return {
         ...show,
-        presets: { ...show.presets, sandboxed: { ...show.presets.default, enforcement: "strict" } },
-      }),
-    );
-    expect(rukh("profile", "set-config", file).status).toBe(0);
-    const target = join(at.work, "vscode-mcp.json");
+        presets: { ...show.presets, sandboxed: { ...strict, enforcement: "strict" } },
+      };
+    });
     for (const preset of ["default", "sandboxed"]) {
-      const said = [
-        config("--client", "inspector", "--preset", preset).stderr,
-        rukh(
-          "mcp",
-          "install",
-          "--client",
-          "vscode",
-          "--preset",
-          preset,
-          "--file",
-          target,
-          "--dry-run",
-        ).stderr,
-        runCli({ args: ["mcp", "serve", "--preset", preset], stateDir: at.root, input: "" }).stderr,
-      ];
       const expected = preset === "default" ? 1 : 0;
-      for (const [i, stderr] of said.entries())
-        expect(stderr.split(WARNING).length - 1, `${preset} ${i}: ${stderr}`).toBe(expected);
+      for (const [i, r] of said(preset).entries()) {
+        expect(r.status, `${preset} ${i}: ${r.stderr}`).toBe(0);
+        expect(r.stderr.split(WARNING).length - 1, `${preset} ${i}: ${r.stderr}`).toBe(expected);
+      }
+    }
+  });
+
+  it("is refused without it, saying how to consent, and nothing is written", () => {
+    publish("without-consent", (show: Config) => {
+      const { agentConsent: _, ...bare } = show.presets.default!;
+      return { ...show, presets: { ...show.presets, default: bare } };
+    });
+    try {
+      for (const [i, r] of said("default").entries()) {
+        expect(r.status, `${i}: ${r.stderr}`).toBe(4);
+        expect(r.stderr).toContain(RISK);
+        expect(r.stderr).toContain(
+          "it is given to agents only with your consent, recorded in the owner configuration: set /presets/default/agentConsent",
+        );
+      }
+      expect(existsSync(target())).toBe(false);
+    } finally {
+      publish("consent-again", (show: Config) => ({
+        ...show,
+        presets: {
+          ...show.presets,
+          default: { ...show.presets.default, agentConsent: FIXTURE_AGENT_CONSENT },
+        },
+      }));
     }
   });
 });

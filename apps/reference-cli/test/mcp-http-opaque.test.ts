@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/client";
-import { removeDir } from "@rukh/testkit";
+import { FIXTURE_AGENT_CONSENT, removeDir } from "@rukh/testkit";
 import { runCli } from "@rukh/testkit/cli";
 import { INTROSPECTING_CLIENT, startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { nginxMissing, startNginx } from "@rukh/testkit/nginx";
@@ -108,7 +108,7 @@ describe("rukh mcp serve --http with opaque tokens", () => {
 
   it("says it introspects, and as whom, and warns that an unconfined command could read the secret", () => {
     expect(server.stderr()).toContain(
-      `rukh mcp: warning: preset default runs commands host-trusted, unconfined, as your user: an agent using it can do whatever your user can, rukh's own administration included (trust, install, presets); give agents a strict preset; over HTTP they could also read this server's memory, where bearer tokens pass, and its environment, where ${SECRET_VAR} is`,
+      `rukh mcp: warning: preset default runs commands host-trusted, unconfined, as your user: an agent using it can do whatever your user can, rukh's own administration included (trust, install, presets); served with your consent: ${JSON.stringify(FIXTURE_AGENT_CONSENT)}; over HTTP they could also read this server's memory, where bearer tokens pass, and its environment, where ${SECRET_VAR} is`,
     );
     expect(server.stderr()).toContain(
       `(preset default; tokens of ${op.issuer}, opaque ones introspected as ${INTROSPECTING_CLIENT.clientId})`,

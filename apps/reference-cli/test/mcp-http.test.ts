@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { removeDir } from "@rukh/testkit";
+import { FIXTURE_AGENT_CONSENT, removeDir } from "@rukh/testkit";
 import { runCli } from "@rukh/testkit/cli";
 import { startIssuer, type TestIssuer } from "@rukh/testkit/issuer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -33,7 +33,7 @@ const connect = (token: string) => connectWithToken(resource, token);
 describe("rukh mcp serve --http", () => {
   it("says what it serves, where, and whose tokens it takes, and warns of unconfined presets", () => {
     expect(server.stderr()).toContain(
-      "rukh mcp: warning: preset default runs commands host-trusted, unconfined, as your user: an agent using it can do whatever your user can, rukh's own administration included (trust, install, presets); give agents a strict preset; over HTTP they could also read this server's memory, where bearer tokens pass",
+      `rukh mcp: warning: preset default runs commands host-trusted, unconfined, as your user: an agent using it can do whatever your user can, rukh's own administration included (trust, install, presets); served with your consent: ${JSON.stringify(FIXTURE_AGENT_CONSENT)}; over HTTP they could also read this server's memory, where bearer tokens pass`,
     );
     expect(server.stderr()).toContain(
       `rukh mcp: endpoint team over HTTP at http://127.0.0.1:${new URL(resource).port} for ${resource} (preset default; tokens of ${op.issuer})`,

@@ -305,8 +305,13 @@ export function writeNpmFixturePackage(p: NpmFixturePackage): Promise<string> {
   });
 }
 
+/** The consent a host-trusted fixture preset carries, so the suites may serve it to their agents. */
+export const FIXTURE_AGENT_CONSENT = "the test suites' agents may run these fixture commands unconfined";
+
 /**
- * A task preset for fixture owner configs: no actions or resources, four at a time, host-trusted.
+ * A task preset for fixture owner configs: no actions or resources, four at
+ * a time, host-trusted with the owner's consent to serve it to agents
+ * (`FIXTURE_AGENT_CONSENT`; a strict one needs and carries none).
  *
  * @example
  * fixturePreset({ commands: ["fx.main/*"], deadlineMs: 10_000, maxConcurrency: 2 });
@@ -320,6 +325,7 @@ export function fixturePreset({
   deadlineMs: number;
   [key: string]: unknown;
 }): Record<string, unknown> {
+  const strict = over.enforcement === "strict";
   return {
     commands,
     actions: [],
@@ -327,6 +333,7 @@ export function fixturePreset({
     deadlineMs,
     maxConcurrency: 4,
     enforcement: "host-trusted",
+    ...(!strict && { agentConsent: FIXTURE_AGENT_CONSENT }),
     ...over,
   };
 }

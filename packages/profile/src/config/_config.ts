@@ -20,6 +20,7 @@ import {
   isExtensionId,
   isIdentity,
   NAME,
+  type Obj,
   OwnerConfigChecker,
 } from "./_config-checker.js";
 import { checkEndpoints } from "./_endpoints.js";
@@ -277,7 +278,7 @@ function checkPresets(
         path,
         p,
         ["commands", "actions", "resources", "deadlineMs", "maxConcurrency", "enforcement"],
-        ["limits", "hints", "tasks"],
+        ["limits", "hints", "tasks", "agentConsent"],
       );
       if (o === undefined) continue;
       if (o.commands !== undefined)
@@ -318,6 +319,7 @@ function checkPresets(
         o.enforcement !== "strict"
       )
         c.add(`${path}/enforcement`, "invalid_value", 'expected "host-trusted" or "strict"');
+      if (o.agentConsent !== undefined) checkAgentConsent(c, `${path}/agentConsent`, o);
       if (o.hints !== undefined) checkPresetHints(c, `${path}/hints`, o.hints);
       if (o.tasks !== undefined) checkPresetTasks(c, `${path}/tasks`, o.tasks);
       if (o.limits !== undefined) {
@@ -337,6 +339,31 @@ function identityKey(c: OwnerConfigChecker, path: string, key: string): string {
   if (!isIdentity(key) && !(key.endsWith("/*") && isExtensionId(key.slice(0, -2))))
     c.add(at, "invalid_identity", `"${key}" is not a command identity or "<extension id>/*"`);
   return at;
+}
+
+/** Longest consent, in characters. */
+const AGENT_CONSENT_MAX_LENGTH = 300;
+
+/** A preset's `agentConsent`: one line of the owner's words, on a host-trusted preset only. */
+function checkAgentConsent(c: OwnerConfigChecker, path: string, preset: Obj): void {
+  const v = preset.agentConsent;
+  if (
+    typeof v !== "string" ||
+    v.trim() === "" ||
+    /[\u0000-\u001f\u007f]/.test(v) ||
+    [...v].length > AGENT_CONSENT_MAX_LENGTH
+  )
+    c.add(
+      path,
+      "invalid_value",
+      `expected one line of 1 to ${AGENT_CONSENT_MAX_LENGTH} characters saying what agents given this preset may do`,
+    );
+  else if (preset.enforcement === "strict")
+    c.add(
+      path,
+      "invalid_value",
+      "a strict preset needs no consent to be given to agents; expected agentConsent on host-trusted presets only",
+    );
 }
 
 /** A preset's `hints`: per command identity or `<extension id>/*`, hints that agree with each other. */

@@ -73,6 +73,13 @@ export interface TaskPreset {
    * id>/*` (an identity's own entry wins).
    */
   readonly tasks?: { readonly [identityOrPattern: string]: TaskSupport };
+  /**
+   * The owner's consent, in their words, to give this host-trusted preset
+   * to agents (MCP): what its commands may do, unconfined, as the owner's
+   * user. Without it, an agent is not served or configured with a
+   * host-trusted preset. A strict preset needs none.
+   */
+  readonly agentConsent?: string;
 }
 
 /** Resource limits of every command process of a preset (kernel resource limits, per process). */

@@ -38,9 +38,11 @@ export interface EndpointChoice {
 }
 
 /**
- * The warning an owner gets wherever an agent is given preset `name` (a
- * server started, a client configured), when its commands are not confined:
- * they run as the owner's user, with everything that user may do. `undefined`
+ * What an owner is told wherever an agent is given preset `name` (a server
+ * started, a client configured) whose commands are not confined: they run
+ * as the owner's user, with everything that user may do. Without the
+ * owner's recorded consent (the preset's `agentConsent`) that is refused,
+ * saying how to consent; with it, a note quotes the consent. `undefined`
  * for a strict preset or one that is not defined.
  */
 export function unconfinedWarning(
@@ -50,7 +52,13 @@ export function unconfinedWarning(
 ): string | undefined {
   const preset = Object.hasOwn(presets, name) ? presets[name] : undefined;
   if (preset === undefined || preset.enforcement === "strict") return undefined;
-  return `warning: preset ${name} runs commands ${preset.enforcement}, unconfined, as your user: an agent using it can do whatever your user can, ${brand}'s own administration included (trust, install, presets); give agents a strict preset`;
+  const risk = `preset ${name} runs commands ${preset.enforcement}, unconfined, as your user: an agent using it can do whatever your user can, ${brand}'s own administration included (trust, install, presets)`;
+  if (preset.agentConsent === undefined)
+    throw new Refusal(
+      `${risk}; it is given to agents only with your consent, recorded in the owner configuration: set /presets/${name}/agentConsent to one line saying what you allow (${brand} profile set-config), or give agents a strict preset`,
+      { see: ["profile", "show"] },
+    );
+  return `warning: ${risk}; served with your consent: ${JSON.stringify(preset.agentConsent)}`;
 }
 
 /**

@@ -59,10 +59,14 @@ export async function serveMcpHttp(
     throw new UsageError(
       `endpoint ${endpoint.name} introspects opaque tokens as client ${introspection.clientId}, but its secret variable ${introspection.clientSecretEnv} (/mcp/endpoints/${endpoint.name}/http/auth/introspection/clientSecretEnv) is not set`,
     );
-  await refuseUnconfinable(state, brand.name, [
-    endpoint.preset,
-    ...(http.auth.presets ?? []).map((p) => p.preset),
-  ]);
+  const reachable = [endpoint.preset, ...(http.auth.presets ?? []).map((p) => p.preset)];
+  await refuseUnconfinable(state, brand.name, reachable);
+  // A host-trusted preset reaches agents only with the owner's consent (refused here without it).
+  const active = await state.activeRevisionId();
+  const presets = active === null ? {} : (await state.readRevision(active)).config.presets;
+  const warnings = [...new Set(reachable)]
+    .map((name) => unconfinedWarning(name, presets, brand.name))
+    .filter((w): w is string => w !== undefined);
   const authenticator = createResourceServer({
     resource: http.resource,
     issuer: http.auth.issuer,
@@ -102,16 +106,10 @@ export async function serveMcpHttp(
     },
   });
   // A command that is not confined runs as this server's user: it could read this process's memory.
-  const active = await state.activeRevisionId();
-  const presets = active === null ? {} : (await state.readRevision(active)).config.presets;
-  const reachable = [endpoint.preset, ...(http.auth.presets ?? []).map((p) => p.preset)];
-  for (const name of new Set(reachable)) {
-    const warning = unconfinedWarning(name, presets, brand.name);
-    if (warning !== undefined)
-      say(
-        `${warning}; over HTTP they could also read this server's memory, where bearer tokens pass${introspection === undefined ? "" : `, and its environment, where ${introspection.clientSecretEnv} is`}`,
-      );
-  }
+  for (const warning of warnings)
+    say(
+      `${warning}; over HTTP they could also read this server's memory, where bearer tokens pass${introspection === undefined ? "" : `, and its environment, where ${introspection.clientSecretEnv} is`}`,
+    );
   say(
     `endpoint ${endpoint.name} over HTTP at ${started.address} for ${http.resource} (preset ${endpoint.preset}; tokens of ${http.auth.issuer}${introspection === undefined ? "" : `, opaque ones introspected as ${introspection.clientId}`})`,
   );
