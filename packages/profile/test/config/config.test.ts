@@ -135,6 +135,20 @@ describe("validateOwnerConfig", () => {
       "limit_not_tighter",
     ],
     [
+      "agent consent on a strict preset",
+      ownerConfig({
+        presets: { default: { ...preset, enforcement: "strict", agentConsent: "anything" } },
+      }),
+      "/presets/default/agentConsent",
+      "invalid_value",
+    ],
+    [
+      "agent consent that says nothing",
+      ownerConfig({ presets: { default: { ...preset, agentConsent: "  " } } }),
+      "/presets/default/agentConsent",
+      "invalid_value",
+    ],
+    [
       "result validation bound above the default",
       ownerConfig({ limits: { maxResultValidationMs: 101 } }),
       "/limits/maxResultValidationMs",
