@@ -1,7 +1,8 @@
 import { Validator } from "@cfworker/json-schema";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkResultSchema, validateCommandResult } from "../src/index.js";
+import { checkResultSchema } from "../src/index.js";
+import { validateUntimed } from "./_untimed.js";
 
 // In-subset schemas and near-miss data, judged by the interpreter and by
 // @cfworker/json-schema (a full 2020-12 validator); the verdicts must agree.
@@ -227,7 +228,7 @@ describe("differential against @cfworker/json-schema", () => {
           const declaration = { kind: "structured", schema: checked.value } as const;
           // The same verdict from the in-memory value and from its bytes.
           for (const input of [received, Buffer.from(JSON.stringify(received))]) {
-            const r = validateCommandResult(declaration, input);
+            const r = validateUntimed(declaration, input);
             if (r.ok !== expected && !r.ok && explainedByPolicy(received, r.issues)) {
               diverged++;
               continue;

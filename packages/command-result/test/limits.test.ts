@@ -13,8 +13,8 @@ import {
   RESULT_VALIDATION_MAX_MS,
   type ResultDeclaration,
   type ResultSchema,
-  validateCommandResult,
 } from "../src/index.js";
+import { validateUntimed } from "./_untimed.js";
 
 type Codes = [string, CommandResultIssueCode][];
 const codesOf = (r: {
@@ -199,7 +199,7 @@ describe("commandResult limits: at the limit passes, one over fails", () => {
       [["", "too_many_nodes"]],
     ],
   ])("%s", (_name, declaration, received, expected) => {
-    expect(codesOf(validateCommandResult(declaration, received))).toEqual(expected);
+    expect(codesOf(validateUntimed(declaration, received))).toEqual(expected);
   });
 
   it("measures in-memory values exactly as their canonical JSON, escapes and astral characters included", () => {
@@ -218,11 +218,11 @@ describe("commandResult limits: at the limit passes, one over fails", () => {
     ]) {
       const value = { kind: "text", text: s };
       const size = utf8(value);
+      expect(codesOf(validateUntimed(text, value, { limits: { resultMaxBytes: size } }))).toEqual(
+        [],
+      );
       expect(
-        codesOf(validateCommandResult(text, value, { limits: { resultMaxBytes: size } })),
-      ).toEqual([]);
-      expect(
-        codesOf(validateCommandResult(text, value, { limits: { resultMaxBytes: size - 1 } })),
+        codesOf(validateUntimed(text, value, { limits: { resultMaxBytes: size - 1 } })),
       ).toEqual([["/text", "too_large"]]);
     }
     const numbers = { kind: "structured", data: [0, -0, 1.5, -1e-7, 1e21, 123456789, 2 ** 53 - 1] };
@@ -231,13 +231,11 @@ describe("commandResult limits: at the limit passes, one over fails", () => {
       schema: checked({ type: "array", maxItems: 9, items: { type: "number" } }),
     };
     const size = utf8(numbers);
+    expect(codesOf(validateUntimed(decl, numbers, { limits: { resultMaxBytes: size } }))).toEqual(
+      [],
+    );
     expect(
-      codesOf(validateCommandResult(decl, numbers, { limits: { resultMaxBytes: size } })),
-    ).toEqual([]);
-    expect(
-      codesOf(
-        validateCommandResult(decl, numbers, { limits: { resultMaxBytes: size - 1 } }),
-      )[0]?.[1],
+      codesOf(validateUntimed(decl, numbers, { limits: { resultMaxBytes: size - 1 } }))[0]?.[1],
     ).toBe("too_large");
   });
 });
@@ -245,14 +243,14 @@ describe("commandResult limits: at the limit passes, one over fails", () => {
 describe("limits stop work at the first breach", () => {
   it("rejects oversized bytes by their length before parsing", () => {
     const junk = Buffer.alloc(COMMAND_RESULT_MAX_BYTES + 1, 0xff); // not even UTF-8
-    expect(codesOf(validateCommandResult({ kind: "text" }, junk))).toEqual([["", "too_large"]]);
+    expect(codesOf(validateUntimed({ kind: "text" }, junk))).toEqual([["", "too_large"]]);
     const schemaJunk = Buffer.alloc(RESULT_SCHEMA_MAX_BYTES + 1, 0xff);
     expect(codesOf(checkResultSchema(schemaJunk))).toEqual([["", "too_large"]]);
   });
 
   it("stops parsing bytes at the breached count, before later malformed input", () => {
     const text = `{"kind":"structured","data":[${"null,".repeat(RESULT_MAX_NODES)}oops]}`;
-    expect(codesOf(validateCommandResult({ kind: "text" }, Buffer.from(text)))).toEqual([
+    expect(codesOf(validateUntimed({ kind: "text" }, Buffer.from(text)))).toEqual([
       ["", "too_many_nodes"],
     ]);
   });
@@ -264,14 +262,14 @@ describe("limits stop work at the first breach", () => {
         throw new Error("walked past the limit");
       },
     });
-    expect(codesOf(validateCommandResult({ kind: "text" }, { kind: "structured", data }))).toEqual([
+    expect(codesOf(validateUntimed({ kind: "text" }, { kind: "structured", data }))).toEqual([
       ["/data/2046", "too_many_nodes"],
     ]);
   });
 
   it("rejects an over-long string by its length without scanning it", () => {
     const text = "\ud800".repeat(COMMAND_RESULT_MAX_BYTES); // would be not_json if scanned
-    expect(codesOf(validateCommandResult({ kind: "text" }, { kind: "text", text }))).toEqual([
+    expect(codesOf(validateUntimed({ kind: "text" }, { kind: "text", text }))).toEqual([
       ["/text", "too_large"],
     ]);
   });
@@ -288,12 +286,10 @@ describe("caller limits", () => {
   });
 
   it("applies a smaller limit", () => {
-    expect(
-      codesOf(validateCommandResult(nulls, manyNulls(8), { limits: { maxNodes: 10 } })),
-    ).toEqual([]);
-    expect(
-      codesOf(validateCommandResult(nulls, manyNulls(9), { limits: { maxNodes: 10 } })),
-    ).toEqual([["/data/8", "too_many_nodes"]]);
+    expect(codesOf(validateUntimed(nulls, manyNulls(8), { limits: { maxNodes: 10 } }))).toEqual([]);
+    expect(codesOf(validateUntimed(nulls, manyNulls(9), { limits: { maxNodes: 10 } }))).toEqual([
+      ["/data/8", "too_many_nodes"],
+    ]);
     expect(codesOf(checkResultSchema(stringEnum(3), { limits: { maxNodes: 4 } }))).toEqual([
       ["/enum/2", "too_many_nodes"],
     ]);
@@ -304,14 +300,14 @@ describe("caller limits", () => {
 
   it("clamps a larger limit to the default", () => {
     const limits = { maxNodes: 1_000_000, maxDepth: 100, resultMaxBytes: 2 ** 30 };
-    expect(
-      codesOf(validateCommandResult(nulls, manyNulls(RESULT_MAX_NODES - 1), { limits })),
-    ).toEqual([["/data/2046", "too_many_nodes"]]);
+    expect(codesOf(validateUntimed(nulls, manyNulls(RESULT_MAX_NODES - 1), { limits }))).toEqual([
+      ["/data/2046", "too_many_nodes"],
+    ]);
   });
 
   it("treats an undefined limit as unset", () => {
     const limits = { maxNodes: undefined } as unknown as Partial<CommandResultLimits>;
-    expect(codesOf(validateCommandResult(nulls, manyNulls(3), { limits }))).toEqual([]);
+    expect(codesOf(validateUntimed(nulls, manyNulls(3), { limits }))).toEqual([]);
   });
 
   it.each<[string, unknown]>([
@@ -325,9 +321,9 @@ describe("caller limits", () => {
     ["not an object", 5],
   ])("rejects %s", (_name, limits) => {
     const options = { limits } as { limits: Partial<CommandResultLimits> };
-    expect(
-      codesOf(validateCommandResult({ kind: "text" }, { kind: "text", text: "" }, options)),
-    ).toEqual([["", "invalid_limits"]]);
+    expect(codesOf(validateUntimed({ kind: "text" }, { kind: "text", text: "" }, options))).toEqual(
+      [["", "invalid_limits"]],
+    );
     expect(codesOf(checkResultSchema({ type: "null" }, options))).toEqual([["", "invalid_limits"]]);
   });
 });

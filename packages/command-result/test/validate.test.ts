@@ -4,8 +4,8 @@ import {
   checkResultSchema,
   type ResultDeclaration,
   type ResultSchema,
-  validateCommandResult,
 } from "../src/index.js";
+import { validateUntimed } from "./_untimed.js";
 
 function checked(schema: unknown): ResultSchema {
   const r = checkResultSchema(schema);
@@ -42,7 +42,7 @@ function issuesOf(
   declaration: ResultDeclaration,
   received: unknown,
 ): [string, CommandResultIssueCode][] {
-  const r = validateCommandResult(declaration, received);
+  const r = validateUntimed(declaration, received);
   return r.ok ? [] : r.issues.map((i) => [i.path, i.code]);
 }
 
@@ -86,7 +86,7 @@ describe("validateCommandResult: the wrapper", () => {
 
   it("returns the received value on success", () => {
     const received = data({ name: "a", count: 3 });
-    expect(validateCommandResult(structured, received)).toEqual({ ok: true, value: received });
+    expect(validateUntimed(structured, received)).toEqual({ ok: true, value: received });
   });
 
   it.each<[string, unknown]>([
@@ -248,7 +248,7 @@ describe("validateCommandResult: from UTF-8 bytes", () => {
   });
 
   it("returns the parsed value", () => {
-    expect(validateCommandResult(text, Buffer.from('{"text":"hi","kind":"text"}'))).toEqual({
+    expect(validateUntimed(text, Buffer.from('{"text":"hi","kind":"text"}'))).toEqual({
       ok: true,
       value: { kind: "text", text: "hi" },
     });

@@ -306,7 +306,8 @@ export function writeNpmFixturePackage(p: NpmFixturePackage): Promise<string> {
 }
 
 /** The consent a host-trusted fixture preset carries, so the suites may serve it to their agents. */
-export const FIXTURE_AGENT_CONSENT = "the test suites' agents may run these fixture commands unconfined";
+export const FIXTURE_AGENT_CONSENT =
+  "the test suites' agents may run these fixture commands unconfined";
 
 /**
  * A task preset for fixture owner configs: no actions or resources, four at

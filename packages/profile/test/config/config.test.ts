@@ -144,7 +144,9 @@ describe("validateOwnerConfig", () => {
     ],
     [
       "agent consent that says nothing",
-      ownerConfig({ presets: { default: { ...preset, agentConsent: "  " } } }),
+      ownerConfig({
+        presets: { default: { ...preset, enforcement: "host-trusted", agentConsent: "  " } },
+      }),
       "/presets/default/agentConsent",
       "invalid_value",
     ],
