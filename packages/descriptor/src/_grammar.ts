@@ -52,6 +52,7 @@ const SCHEMA_REF_MAX_LENGTH = 2_048;
 const GROUP_FIELDS = ["path", "summary", "description"];
 const COMMAND_FIELDS = [
   "task",
+  "confinement",
   "id",
   "path",
   "aliases",
@@ -178,6 +179,8 @@ function readCommand(
   }
   const hints = c.hints === undefined ? undefined : readHints(r, at("hints"), c.hints);
   const task = c.task === undefined ? undefined : readTask(r, at("task"), c.task);
+  const confinement =
+    c.confinement === undefined ? undefined : readConfinement(r, at("confinement"), c.confinement);
   if (
     id === undefined ||
     declaration === undefined ||
@@ -185,7 +188,8 @@ function readCommand(
     requests === undefined ||
     (c.machine !== undefined && machine === undefined) ||
     (c.hints !== undefined && hints === undefined) ||
-    (c.task !== undefined && task === undefined)
+    (c.task !== undefined && task === undefined) ||
+    (c.confinement !== undefined && confinement === undefined)
   ) {
     return undefined;
   }
@@ -198,6 +202,7 @@ function readCommand(
     ...(machine !== undefined && { machine }),
     ...(hints !== undefined && { hints }),
     ...(task !== undefined && { task }),
+    ...(confinement !== undefined && { confinement }),
   };
   r.addAll(commandRules(path, command));
   return command;
@@ -352,6 +357,22 @@ function readTask(r: DescriptorReader, path: string, v: JsonValue): TaskSupport 
     return undefined;
   }
   return r.oneOf(path, v, TASK_SUPPORT) as TaskSupport | undefined;
+}
+
+/**
+ * A command's `confinement`: rukh.extension/3's word that it runs only
+ * confined (`"strict"`), never under a host-trusted preset.
+ */
+function readConfinement(r: DescriptorReader, path: string, v: JsonValue): "strict" | undefined {
+  if (r.format !== "rukh.extension/3") {
+    r.add(
+      path,
+      "requires_v3",
+      "confinement is a rukh.extension/3 field; expected format rukh.extension/3",
+    );
+    return undefined;
+  }
+  return r.oneOf(path, v, ["strict"]) as "strict" | undefined;
 }
 
 function readRequests(

@@ -156,6 +156,11 @@ export interface CommandSpec extends CommandDeclaration {
   readonly hints?: CommandHints;
   /** rukh.extension/3 only; absent is `forbidden`. */
   readonly task?: TaskSupport;
+  /**
+   * rukh.extension/3 only: `"strict"` when the command runs only confined —
+   * never listed or run under a host-trusted preset. Absent: either.
+   */
+  readonly confinement?: "strict";
 }
 
 /** A group: a CLI path prefix with its own help text. A group is never a tool. */

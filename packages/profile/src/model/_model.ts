@@ -434,6 +434,8 @@ export type IndexedTool = readonly [
   title: string,
   actions: readonly string[],
   resources: readonly string[],
+  /** The command runs only confined (absent in an index written before it could). */
+  strict?: boolean,
 ];
 
 /** Path of the descriptor inside a package. */

@@ -26,6 +26,8 @@ export interface CallRefusal {
 /** What a command asks of the preset that runs it: its identity, actions and resources. */
 export interface PresetRequest extends RequestsSpec {
   readonly identity: string;
+  /** The command runs only confined (its descriptor's `confinement: "strict"`). */
+  readonly strict?: boolean | undefined;
 }
 
 const FEATURES: ReadonlySet<string> = new Set(REGISTERED_FEATURES);
@@ -70,6 +72,11 @@ const PRESET_DENIED: CallRefusal = {
   reason: "preset_denied",
   message: "the task preset does not allow this command or what it requests",
 };
+const STRICT_REQUIRED: CallRefusal = {
+  reason: "preset_denied",
+  message:
+    "the command runs only confined (its publisher declared confinement strict), and the task preset runs host-trusted",
+};
 
 /**
  * {@link presetRefusal} for one preset, asked of many commands: what a
@@ -86,12 +93,15 @@ export function presetCheck(
   const commands = new Set(preset.commands);
   const actions = new Set(preset.actions);
   const resources = new Set(preset.resources);
-  return ({ identity, actions: asked, resources: needed }) =>
-    (commands.has(identity) || commands.has(extensionPattern(identity))) &&
-    asked.every((a) => actions.has(a)) &&
-    needed.every((r) => resources.has(r))
-      ? null
-      : PRESET_DENIED;
+  const strict = preset.enforcement === "strict";
+  return ({ identity, actions: asked, resources: needed, strict: only }) =>
+    !(commands.has(identity) || commands.has(extensionPattern(identity))) ||
+    !asked.every((a) => actions.has(a)) ||
+    !needed.every((r) => resources.has(r))
+      ? PRESET_DENIED
+      : only === true && !strict
+        ? STRICT_REQUIRED
+        : null;
 }
 
 /**
@@ -126,6 +136,10 @@ export function callRefusal(
 ): CallRefusal | null {
   return (
     surfaceRefusal(command, surface) ??
-    presetRefusal(preset, { identity: command.identity, ...command.requests })
+    presetRefusal(preset, {
+      identity: command.identity,
+      ...command.requests,
+      strict: command.confinement === "strict",
+    })
   );
 }

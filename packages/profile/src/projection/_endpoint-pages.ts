@@ -96,7 +96,7 @@ function largestListed(
   ].map((p) => presetCheck(presetNamed(input.config, p)));
   const hidden = new Set(input.devExtensions.filter((e) => !endpoint.devExtensions.includes(e)));
   let largest: { identity: string; bytes: number } | undefined;
-  for (const [identity, bytes, , actions, resources] of input.tools()) {
+  for (const [identity, bytes, , actions, resources, strict] of input.tools()) {
     if (hidden.has(extensionOf(identity))) continue;
     // As a page measures it: with room for the annotations a preset gives it, and its task support.
     const size =
@@ -105,7 +105,7 @@ function largestListed(
       ANNOTATIONS_MAX_BYTES +
       EXECUTION_MAX_BYTES;
     if (largest !== undefined && size <= largest.bytes) continue;
-    if (presets.some((refuse) => refuse({ identity, actions, resources }) === null))
+    if (presets.some((refuse) => refuse({ identity, actions, resources, strict }) === null))
       largest = { identity, bytes: size };
   }
   return largest;

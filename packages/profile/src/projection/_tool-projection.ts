@@ -48,8 +48,8 @@ const COMMAND_RESULT_FEATURE = "rukh.command-result/1";
 class LazyTool implements McpTool {
   #command: CommandSpec | undefined;
   #input: JsonObject | undefined;
-  /** What its command requests of a preset (read by listing, never serialized). */
-  readonly requests: RequestsSpec;
+  /** What its command requests of a preset, and whether it runs only confined (read by listing, never serialized). */
+  readonly requests: ListedRequests;
   // null: not built yet (undefined is a text result's: no output schema).
   #output: JsonObject | undefined | null = null;
   readonly #load: () => CommandSpec;
@@ -58,10 +58,10 @@ class LazyTool implements McpTool {
     readonly name: string,
     readonly identity: string,
     command: CommandSpec | (() => CommandSpec),
-    indexed?: { readonly title: string; readonly requests: RequestsSpec },
+    indexed?: { readonly title: string; readonly requests: ListedRequests },
   ) {
     this.#title = indexed?.title;
-    this.requests = indexed?.requests ?? (command as CommandSpec).requests;
+    this.requests = indexed?.requests ?? listedRequests(command as CommandSpec);
     if (typeof command === "function") this.#load = command;
     else {
       this.#command = command;
@@ -105,6 +105,16 @@ class LazyTool implements McpTool {
   }
 }
 
+/** What a preset is asked of a tool: its command's requests, and whether it runs only confined. */
+export type ListedRequests = RequestsSpec & { readonly strict?: boolean };
+
+/** {@link ListedRequests} of a command. */
+function listedRequests(command: CommandSpec): ListedRequests {
+  return command.confinement === "strict"
+    ? { ...command.requests, strict: true }
+    : command.requests;
+}
+
 /**
  * A command's tool as a catalog indexes it. The size leaves out the name,
  * which depends on the revision: a name is ASCII, so the tool's size on a
@@ -113,13 +123,10 @@ class LazyTool implements McpTool {
  */
 export function indexedTool(command: CommandSpec): IndexedTool {
   const size = Buffer.byteLength(JSON.stringify(new LazyTool("", command.identity, command))) + 1;
-  return [
-    command.identity,
-    size,
-    command.summary,
-    command.requests.actions,
-    command.requests.resources,
-  ];
+  const { actions, resources } = command.requests;
+  return command.confinement === "strict"
+    ? [command.identity, size, command.summary, actions, resources, true]
+    : [command.identity, size, command.summary, actions, resources];
 }
 
 /** A tool's encoded size on a page; throws when its schema is not closed or it cannot fit one page. */
@@ -340,7 +347,7 @@ function assemble(
       if (size !== undefined) bytes.set(t, size + t.name.length);
     }
   }
-  const requests = new Map<McpTool, RequestsSpec>(tools.map((t) => [t, t.requests]));
+  const requests = new Map<McpTool, ListedRequests>(tools.map((t) => [t, t.requests]));
   internals.set(projection as ToolProjection, { byName, bytes, requests, visible: new Map() });
   return projection as ToolProjection;
 }
@@ -408,10 +415,10 @@ export function projectionFromIndex(
   const naming = of.naming ?? profileNaming(of.config);
   const tools = named(
     { ...of, naming },
-    index.tools.map(([identity, , title, actions, resources]) => [
+    index.tools.map(([identity, , title, actions, resources, strict]) => [
       identity,
       () => index.commandOf(identity),
-      { title, requests: { actions, resources } },
+      { title, requests: { actions, resources, ...(strict === true && { strict }) } },
     ]),
   );
   const known = new Map(index.tools.map(([identity, bytes]) => [identity, bytes]));
