@@ -544,9 +544,40 @@ def _number(value: Any, path: str, expected: str, accept: Callable[[float], bool
         raise _invalid(path, expected)
 
 
+# The effects contract's forms (docs/contracts/effects.md), as written: the
+# same grammar the host checks (which also parses an https URL and wants it
+# printed back exactly; these patterns admit nothing it would print otherwise).
+_PCHAR = r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})"
+_DNS_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_HTTPS = re.compile(
+    r"https://(?:" + _DNS_LABEL + r"(?:\." + _DNS_LABEL + r")*|" + _OCTET + r"(?:\." + _OCTET + r"){3}"
+    r"|\[[0-9a-f:.]+\])(?::(?!443(?![0-9]))[1-9][0-9]{0,4})?(?:/" + _PCHAR + r"*)+"
+    r"(?:\?(?:[A-Za-z0-9\-._~!$&()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?"
+)
+_URN = re.compile(r"urn:[A-Za-z0-9][A-Za-z0-9-]{0,30}[A-Za-z0-9]:" + _PCHAR + r"(?:" + _PCHAR + r"|/)*")
+_DOT_SEGMENT = re.compile(r"/\.{1,2}(?=/|\?|$)")
+_PORT = re.compile(r"https://[^/]*:([0-9]+)/")
+
+
+def _safe_reference(value: str) -> bool:
+    if _URN.fullmatch(value):
+        return True
+    if not _HTTPS.fullmatch(value) or _DOT_SEGMENT.search(value[8:]):
+        return False
+    port = _PORT.match(value)
+    return port is None or int(port.group(1)) <= 65535
+
+
 def _reference(value: Any, path: str) -> None:
     if not _text(value, path, _MAX_REF) or _CONTROL.search(value):
         raise _invalid(path, "a non-empty string without control characters")
+    if not _safe_reference(value):
+        raise _invalid(
+            path,
+            "an https URL (lowercase host, a path, no user info, port 443 or fragment) "
+            "or a urn:<nid>:<nss> (the effects contract)",
+        )
 
 
 def _identifier(value: Any, path: str, pattern: Any = _TOKEN) -> str:

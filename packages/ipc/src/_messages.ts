@@ -184,8 +184,47 @@ const ref = (x: unknown, path: string) => {
   const s = text(x, path, IPC_LIMITS.maxReferenceBytes);
   if (s.length === 0 || CONTROL.test(s))
     throw invalid(path, "a non-empty string without control characters");
+  if (!isSafeEffectReference(s))
+    throw invalid(
+      path,
+      "an https URL (lowercase host, a path, no user info, port 443 or fragment, as it prints back) or a urn:<nid>:<nss> (the effects contract)",
+    );
   return s;
 };
+
+// The effects contract's forms (docs/contracts/effects.md), as written:
+// nothing is normalised, so a reference is shown exactly as it was checked.
+const PCHAR = "(?:[A-Za-z0-9\\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})";
+const DNS_LABEL = "[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?";
+const HTTPS = new RegExp(
+  `^https://(?:${DNS_LABEL}(?:\\.${DNS_LABEL})*|(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(?:\\.(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3}|\\[[0-9a-f:.]+\\])(?::(?!443(?![0-9]))[1-9][0-9]{0,4})?(?:/${PCHAR}*)+(?:\\?(?:[A-Za-z0-9\\-._~!$&()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?$`,
+);
+const URN = new RegExp(`^urn:[A-Za-z0-9][A-Za-z0-9-]{0,30}[A-Za-z0-9]:${PCHAR}(?:${PCHAR}|/)*$`);
+/** A path segment `.` or `..`, which a URL parser would resolve away. */
+const DOT_SEGMENT = /\/\.{1,2}(?=\/|\?|$)/;
+
+/**
+ * Whether `s` is a safe effect reference by the effects contract: an https
+ * URL that a URL parser prints back exactly (lowercase DNS name or IP
+ * literal, no user info, no fragment, a path), or a URN (RFC 8141 NID and
+ * NSS, no `?` or `#` parts). Everything else (other schemes, relative
+ * references, spaces, non-ASCII) is not.
+ *
+ * @example
+ * isSafeEffectReference("https://tracker.example/issues/42"); // true
+ * isSafeEffectReference("javascript:alert(1)"); // false
+ */
+export function isSafeEffectReference(s: string): boolean {
+  if (URN.test(s)) return true;
+  if (!HTTPS.test(s) || DOT_SEGMENT.test(s.slice(8))) return false;
+  const port = /^https:\/\/[^/]*:([0-9]+)\//.exec(s)?.[1];
+  if (port !== undefined && Number(port) > 65_535) return false;
+  try {
+    return new URL(s).href === s;
+  } catch {
+    return false;
+  }
+}
 
 /** Checks a decoded value against the schema of a message sent by `from`. Throws {@link IpcError}. */
 export function checkMessage(v: unknown, from: "host"): HostMessage;

@@ -72,7 +72,7 @@ export interface CommandContext<I = JsonObject> {
  * `R` is the type of the command result.
  *
  * @example
- * const done: CommandSuccess = { commandResult: { kind: "text", text: "ok" }, effects: ["file:///tmp/out"] };
+ * const done: CommandSuccess = { commandResult: { kind: "text", text: "ok" }, effects: ["https://tracker.example/issues/42"] };
  */
 export interface CommandSuccess<R = JsonValue> {
   readonly commandResult?: R;

@@ -63,7 +63,7 @@ describe("a well-behaved child on the runtime", () => {
         kind: "structured",
         data: { sum: 42, explicit: ["a"], features: ["command-result/1"] },
       },
-      effects: ["memory:sum"],
+      effects: ["urn:fx:sum:1"],
     });
   });
 

@@ -242,7 +242,7 @@ describe.each(runtimes)("the $name runtime", (runtime) => {
                 cancelCause: null,
               },
             },
-            effects: ["memory:context"],
+            effects: ["urn:conf:context"],
             message: "context echoed",
           });
           const remaining = (done.commandResult as { data: { remainingMs: number } }).data
@@ -262,7 +262,7 @@ describe.each(runtimes)("the $name runtime", (runtime) => {
           const inputs = {
             message: "the repository is dirty",
             reason: "dirty",
-            effects: ["file:///tmp/a", "memory:b"],
+            effects: ["https://tracker.example/issues/1", "urn:conf:b"],
           };
           const proc = run("conf.test/fail", { inputs });
           expect(await proc.completion).toEqual({
@@ -282,7 +282,14 @@ describe.each(runtimes)("the $name runtime", (runtime) => {
           expect(await proc.exit).toBe(0);
         });
 
-        it.each(["huge", "duplicate-effects", "control-effect", "unsafe-integer", "nan"])(
+        it.each([
+          "huge",
+          "duplicate-effects",
+          "control-effect",
+          "unsafe-effect",
+          "unsafe-integer",
+          "nan",
+        ])(
           "does not send a completion the host would reject (%s): error line, exit 1",
           async (kind) => {
             const proc = run("conf.test/bad-result", { inputs: { kind } });
