@@ -32,7 +32,7 @@ it("lists what the owner guide and the MCP guides were missing", () => {
   const owner = read("docs/owner-guide.md");
   for (const words of [
     "`install --client <",
-    "`serve [--endpoint <string>] [--preset <string>] [--http <string>] [--log-level <info\\|warn\\|silent>]`",
+    "`serve [--endpoint <string>] [--preset <string>] [--launch <string>] [--http <string>] [--log-level <info\\|warn\\|silent>]`",
     "`list [--preset <string>] [--endpoint <string>] [--check]",
     "`keygen <publisher> [--out <string>]`",
   ])

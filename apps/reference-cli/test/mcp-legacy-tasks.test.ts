@@ -31,7 +31,20 @@ await runCommandProcess({ handlers: { "fx.jobs/nap": async (ctx) => {
     }),
   );
 });
-afterAll(() => removeDir(at.work));
+/** The servers this file started: each is gone before the state directory is removed. */
+const servers: number[] = [];
+afterAll(async () => {
+  for (let i = 0; i < 100 && servers.some(alive); i++) await new Promise((r) => setTimeout(r, 50));
+  removeDir(at.work);
+});
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const names = () => {
   const tools = JSON.parse(runCli({ args: ["--json", "tools", "list"], stateDir: at.root }).stdout)
@@ -50,6 +63,7 @@ async function connect(): Promise<Client> {
   });
   const client = new Client({ name: "legacy-tasks-test", version: "1.0.0" });
   await client.connect(transport);
+  if (transport.pid !== null) servers.push(transport.pid);
   return client;
 }
 
@@ -170,6 +184,7 @@ describe("rukh mcp serve: the 2025-11-25 task form", () => {
   it("a 2025-06-18 client has no tasks: its `task` member is ignored and tasks/* is -32601; a 2026-07-28 request reads a task made in the 2025-11-25 form", async () => {
     const { nap } = names();
     const child = spawnCli({ args: ["mcp", "serve", "--preset", "default"], stateDir: at.root });
+    if (child.pid !== undefined) servers.push(child.pid);
     const replies: Record<string, unknown>[] = [];
     let buf = "";
     child.stdout!.on("data", (c: Buffer) => {

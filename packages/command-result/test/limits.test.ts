@@ -369,6 +369,20 @@ describe("elapsed validation time", () => {
     expect(calls).toBeLessThan(5); // the walk was abandoned, not finished
   });
 
+  it("stops on elapsed time only while the validation uses the CPU: a host waiting for a core fails no result", () => {
+    // Elapsed time races past the bound; the CPU time barely moves (a loaded host).
+    let wall = 0;
+    let cpu = 0;
+    const waiting = () => (wall += 40);
+    const idleCpu = () => (cpu += 0.01);
+    expect(codesOf(validateWithClock(nulls, big, undefined, waiting, idleCpu))).toEqual([]);
+    // Both move: the validation itself is slow, and it stops.
+    const busy = () => (cpu += 40);
+    expect(codesOf(validateWithClock(nulls, big, undefined, waiting, busy))).toEqual([
+      ["", "too_slow"],
+    ]);
+  });
+
   it("keeps the bound in elapsed time: a wait that uses no CPU counts", () => {
     const t0 = validationClock();
     // Blocks this thread for 60 ms without running anything.
