@@ -4,9 +4,18 @@ import { afterAll, beforeAll } from "vitest";
 /**
  * A state directory made before a file's tests and removed after them, with
  * one signed extension, `fx.echo`, whose `say --name <text>` answers the
- * text; its default preset allows it.
+ * text; its default preset allows it. `more` gives other presets (over
+ * `fx.echo/*`, by enforcement) and the rest of the owner configuration.
  */
-export function useEchoState(prefix: string): { root: string; work: string } {
+export function useEchoState(
+  prefix: string,
+  more: {
+    readonly presets?: Readonly<Record<string, "strict" | "host-trusted">>;
+    readonly config?: object;
+  } = {},
+): { root: string; work: string } {
+  const preset = (enforcement: string) =>
+    fixturePreset({ commands: ["fx.echo/*"], deadlineMs: 30_000, enforcement });
   const at = { root: "", work: "" };
   beforeAll(async () => {
     Object.assign(
@@ -14,7 +23,13 @@ export function useEchoState(prefix: string): { root: string; work: string } {
       await exposedState({
         prefix,
         endpointNamespace: "acme-echo",
-        presets: { default: fixturePreset({ commands: ["fx.echo/*"], deadlineMs: 30_000 }) },
+        presets: {
+          default: preset("host-trusted"),
+          ...Object.fromEntries(
+            Object.entries(more.presets ?? {}).map(([name, e]) => [name, preset(e)]),
+          ),
+        },
+        ...(more.config !== undefined && { config: more.config }),
         packages: [
           {
             descriptor: {

@@ -61,16 +61,16 @@ const help = (dir: string, preload: string[] = []) =>
   });
 
 /**
- * Runs help with every compilation of a bundle file watched, and returns,
- * per file, whether a cache was handed to V8 and whether V8 took it.
- * `versions` makes the process say it is another Node build.
+ * Writes a preload, `hook`, that records for each script V8 compiles its
+ * file, whether a cache was handed to V8 and whether V8 took it, into `log`
+ * as the process exits; `versions` makes the process say it is another
+ * Node build.
  */
-function watchedHelp(
-  dir: string,
+function writeWatchHook(
+  hook: string,
+  log: string,
   versions?: Partial<NodeJS.ProcessVersions>,
-): Map<string, { given: boolean; taken: boolean }> {
-  const log = join(dir, "compiled.json");
-  const hook = join(dir, "watch.cjs");
+): void {
   writeFileSync(
     hook,
     `const vm = require("node:vm");
@@ -86,6 +86,20 @@ ${versions === undefined ? "" : `Object.defineProperty(process, "versions", { va
 process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(log)}, JSON.stringify(seen)));
 `,
   );
+}
+
+/**
+ * Runs help with every compilation of a bundle file watched, and returns,
+ * per file, whether a cache was handed to V8 and whether V8 took it.
+ * `versions` makes the process say it is another Node build.
+ */
+function watchedHelp(
+  dir: string,
+  versions?: Partial<NodeJS.ProcessVersions>,
+): Map<string, { given: boolean; taken: boolean }> {
+  const log = join(dir, "compiled.json");
+  const hook = join(dir, "watch.cjs");
+  writeWatchHook(hook, log, versions);
   const r = help(dir, ["--require", hook]);
   expect(r.status, r.stderr).toBe(0);
   expect(r.stdout).toContain("Usage: rukh");
@@ -229,21 +243,7 @@ it.skipIf(typeof nobody === "string")(
       }
       const log = join(home, "compiled.json");
       const hook = join(tmp, "watch.cjs");
-      writeFileSync(
-        hook,
-        `const vm = require("node:vm");
-const seen = [];
-const Script = vm.Script;
-vm.Script = class extends Script {
-  constructor(source, options) {
-    super(source, options);
-    seen.push({ given: options.cachedData !== undefined, taken: options.cachedData !== undefined && !this.cachedDataRejected });
-  }
-};
-Object.defineProperty(process, "versions", { value: { ...process.versions, ...${JSON.stringify(OTHER)} } });
-process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(log)}, JSON.stringify(seen)));
-`,
-      );
+      writeWatchHook(hook, log, OTHER);
       const run = () => {
         const { command, args } = nobody(["--help"]);
         const r = spawnSync(command, args, {

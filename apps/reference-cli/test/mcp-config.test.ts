@@ -6,6 +6,7 @@ import { FIXTURE_AGENT_CONSENT, removeDir } from "@rukh/testkit";
 import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
+import { launchOf as launchReference } from "./_launches.js";
 import { useSleeperCli } from "./_sleeper.js";
 
 // `rukh mcp config` for each client: what it prints must start the server
@@ -39,24 +40,9 @@ function setEndpoint(name: string, endpoint: object): void {
   expect(r.status, r.stderr).toBe(0);
 }
 
-/** The launch reference `mcp config` or `mcp install` gave `client`'s configuration for an endpoint or a preset. */
-function launchOf(client: string, of: { endpoint?: string; preset?: string }): string {
-  const all = JSON.parse(rukh("--json", "mcp", "launches").stdout).result.launches as {
-    id: string;
-    client: string;
-    endpoint?: string;
-    preset?: string;
-    revokedAt?: string;
-  }[];
-  const found = all.find(
-    (l) =>
-      l.client === client &&
-      l.revokedAt === undefined &&
-      (of.endpoint !== undefined ? l.endpoint === of.endpoint : l.preset === of.preset),
-  );
-  if (found === undefined) throw new Error(`no launch of ${client} for ${JSON.stringify(of)}`);
-  return found.id;
-}
+/** The launch reference `client`'s configuration was given (see _launches.ts). */
+const launchOf = (client: string, of: { endpoint?: string; preset?: string }) =>
+  launchReference(at.root, client, of);
 
 /** The tool names `rukh mcp serve <args>` lists, read from a real server process. */
 function servedNames(args: string[]): string[] {

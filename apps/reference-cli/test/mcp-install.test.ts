@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { beforeAll, describe, expect, it } from "vitest";
+import { launchOf as launchReference } from "./_launches.js";
 import { useSleeperCli } from "./_sleeper.js";
 
 // `rukh mcp install` writes the client's own file: merged, backed up,
@@ -28,24 +29,9 @@ beforeAll(() => {
 
 const dir = () => mkdtempSync(join(tmpdir(), "rukh-mcp-install-"));
 const install = (...args: string[]) => rukh("mcp", "install", "--preset", "default", ...args);
-/** The launch reference `mcp config` or `mcp install` gave `client`'s configuration for an endpoint or a preset. */
-function launchOf(client: string, of: { endpoint?: string; preset?: string }): string {
-  const all = JSON.parse(rukh("--json", "mcp", "launches").stdout).result.launches as {
-    id: string;
-    client: string;
-    endpoint?: string;
-    preset?: string;
-    revokedAt?: string;
-  }[];
-  const found = all.find(
-    (l) =>
-      l.client === client &&
-      l.revokedAt === undefined &&
-      (of.endpoint !== undefined ? l.endpoint === of.endpoint : l.preset === of.preset),
-  );
-  if (found === undefined) throw new Error(`no launch of ${client} for ${JSON.stringify(of)}`);
-  return found.id;
-}
+/** The launch reference `client`'s configuration was given (see _launches.ts). */
+const launchOf = (client: string, of: { endpoint?: string; preset?: string }) =>
+  launchReference(at.root, client, of);
 
 /** What `client`'s configuration starts: this server, with the launch reference it was given. */
 const server = (client: string) => ({

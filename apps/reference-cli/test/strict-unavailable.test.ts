@@ -1,52 +1,16 @@
-import { exposedState, fixturePreset, machine, managed, removeDir, str } from "@rukh/testkit";
 import { runCli } from "@rukh/testkit/cli";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useEchoState } from "./_echo.js";
 
 // A strict preset where strict confinement cannot be had (here the owner's
 // sandbox.program names no program): no list offers its tools, which no
 // call could run. mcp serve (stdio and HTTP) refuses to start, saying why
 // and where to look; tools list says the same; a host-trusted preset of the
 // same state is served as before.
-const at = { root: "", work: "" };
-beforeAll(async () => {
-  const preset = (enforcement: string) =>
-    fixturePreset({ commands: ["fx.echo/*"], deadlineMs: 30_000, enforcement });
-  Object.assign(
-    at,
-    await exposedState({
-      prefix: "rukh-cli-strict-missing-",
-      endpointNamespace: "acme-strict",
-      presets: { default: preset("host-trusted"), locked: preset("strict") },
-      config: { sandbox: { program: "/nonexistent/bwrap" } },
-      packages: [
-        {
-          descriptor: {
-            format: "rukh.extension/2",
-            id: "fx.echo",
-            version: "1.0.0",
-            publisher: "acme",
-            commands: [
-              {
-                id: "say",
-                path: ["say"],
-                summary: "Say a name back",
-                inputs: [str("name", { required: true })],
-                execute: managed({ kind: "text" }, "bin/say.mjs"),
-                machine: machine(),
-              },
-            ],
-          },
-          programs: {
-            "bin/say.mjs": `import { runCommandProcess, textResult } from "@rukh/ipc";
-await runCommandProcess({ handlers: { "fx.echo/say": (ctx) => textResult(ctx.inputs.name) } });
-`,
-          },
-        },
-      ],
-    }),
-  );
+const at = useEchoState("rukh-cli-strict-missing-", {
+  presets: { locked: "strict" },
+  config: { sandbox: { program: "/nonexistent/bwrap" } },
 });
-afterAll(() => removeDir(at.work));
 
 const rukh = (...args: string[]) => runCli({ args, stateDir: at.root, input: "" });
 

@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
 
 /** A read-only bind mount, undone by `release`. */
 export interface ReadOnlyMount {
@@ -30,4 +31,27 @@ export function mountReadOnly(source: string, at: string): ReadOnlyMount | strin
     return `mount -o remount,bind,ro is refused here: ${ro.stderr.trim()}`;
   }
   return { release: () => void spawnSync("umount", [at]) };
+}
+
+/**
+ * Fills the file system `dir` is on with one file, `dir/filler`, until a
+ * write fails for want of room (any other failure is thrown); returns its
+ * path, to remove when room should come back. For the full-disk suites,
+ * on a small tmpfs of their own.
+ *
+ * @example
+ * const filler = fillFileSystem(mountPoint); … rmSync(filler);
+ */
+export function fillFileSystem(dir: string): string {
+  const path = join(dir, "filler");
+  const fd = openSync(path, "w");
+  const chunk = Buffer.alloc(4096, 0x78);
+  try {
+    for (;;) writeSync(fd, chunk);
+  } catch (e) {
+    if ((e as { code?: string }).code !== "ENOSPC") throw e;
+  } finally {
+    closeSync(fd);
+  }
+  return path;
 }

@@ -538,7 +538,7 @@ export function processesWith(marker: string, comm?: string): number[] {
   return found;
 }
 export type { ReadOnlyMount } from "./_mount.js";
-export { mountReadOnly } from "./_mount.js";
+export { fillFileSystem, mountReadOnly } from "./_mount.js";
 export { freePort } from "./_net.js";
 
 /**

@@ -1,16 +1,7 @@
 import { spawn, spawnSync } from "node:child_process";
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  rmSync,
-  statfsSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statfsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeDir, tempDir } from "@rukh/testkit";
+import { fillFileSystem, removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findRun, readJournal } from "../../src/index.js";
 import { journalTuning, LIVE_SEGMENT_BYTES } from "../../src/journal/_journal.js";
@@ -40,20 +31,7 @@ function leaveFree(bytes: number): void {
   writeFileSync(join(mountPoint, "filler"), Buffer.alloc(Math.max(0, bavail * bsize - bytes)));
 }
 
-/** Fills the file system with one file until it is full; returns its path. */
-function fill(dir: string): string {
-  const path = join(dir, "filler");
-  const fd = openSync(path, "w");
-  const chunk = Buffer.alloc(4096, 0x78);
-  try {
-    for (;;) writeSync(fd, chunk);
-  } catch (e) {
-    expect((e as { code?: string }).code).toBe("ENOSPC");
-  } finally {
-    closeSync(fd);
-  }
-  return path;
-}
+const fill = fillFileSystem;
 
 describe.skipIf(!mounted)("a full disk under the state directory", () => {
   let made: Awaited<ReturnType<typeof makeState>>;

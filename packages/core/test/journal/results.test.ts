@@ -1,17 +1,7 @@
 import { spawnSync } from "node:child_process";
-import {
-  closeSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  rmSync,
-  statSync,
-  utimesSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { mkdirSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { removeDir, tempDir } from "@rukh/testkit";
+import { fillFileSystem, removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   pruneResults,
@@ -202,14 +192,7 @@ describe.skipIf(!mounted)("a result on a full disk", () => {
     const keeper = new ResultKeeper(root, "h", logger as never);
     keeper.keep(kept(1), limits);
     await keeper.settled();
-    const filler = join(mountPoint, "filler");
-    const fd = openSync(filler, "w");
-    try {
-      for (;;) writeSync(fd, Buffer.alloc(4096, 0x78));
-    } catch {
-    } finally {
-      closeSync(fd);
-    }
+    const filler = fillFileSystem(mountPoint);
     expect(keeper.keep(kept(2, "w".repeat(900)), limits)).toBe(false);
     expect(errors.some((m) => m.includes("could not be kept"))).toBe(true);
     expect(readdirSync(resultsDir(root)).filter((n) => n.endsWith(".tmp"))).toEqual([]);

@@ -1,16 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readJournal } from "@rukh/core";
-import { fixturePreset, removeDir, tempDir } from "@rukh/testkit";
+import { fillFileSystem, fixturePreset, removeDir, tempDir } from "@rukh/testkit";
 import { mainAndHiddenState } from "@rukh/testkit/extension";
 import { MODERN_META, TASKS_META } from "@rukh/testkit/mcp";
 import { afterAll, describe, expect, it } from "vitest";
@@ -42,19 +34,6 @@ afterAll(() => {
   if (mounted) spawnSync("umount", ["-l", mountPoint]);
   removeDir(mountPoint);
 });
-
-/** Fills the file system of `dir` until a write fails; returns the filler to remove. */
-function fill(dir: string): string {
-  const filler = join(dir, "filler");
-  const fd = openSync(filler, "w");
-  try {
-    for (;;) writeSync(fd, Buffer.alloc(4096, 0x78));
-  } catch {
-  } finally {
-    closeSync(fd);
-  }
-  return filler;
-}
 
 /** The MCP suites' state on the tmpfs, in `name`, with `fx.main/slow` optional as a task. */
 async function stateOnTmpfs(name: string) {
@@ -101,7 +80,7 @@ describe.skipIf(!mounted)("a host on a full disk", () => {
   it("lists its tools the first time, though the cursor key cannot be written", async () => {
     const s = await stateOnTmpfs("list");
     expect(existsSync(join(s.root, "keys", "cursor.key"))).toBe(false);
-    const filler = fill(mountPoint);
+    const filler = fillFileSystem(mountPoint);
     const host = serveOn(s.root);
     try {
       const list = await host.request(1, "tools/list", { _meta: MODERN_META });
@@ -126,7 +105,7 @@ describe.skipIf(!mounted)("a host on a full disk", () => {
         _meta: TASKS_META,
       });
       expect(first.result).toMatchObject({ resultType: "task" });
-      const filler = fill(mountPoint);
+      const filler = fillFileSystem(mountPoint);
       const second = await request(2, "tools/call", {
         name,
         arguments: { wait_ms: 10_000 },

@@ -1,0 +1,28 @@
+import { runCli } from "@rukh/testkit/cli";
+
+/**
+ * The launch reference `mcp config` or `mcp install` gave `client`'s
+ * configuration for an endpoint or a preset, in the state directory `root`.
+ */
+export function launchOf(
+  root: string,
+  client: string,
+  of: { endpoint?: string; preset?: string },
+): string {
+  const all = JSON.parse(runCli({ args: ["--json", "mcp", "launches"], stateDir: root }).stdout)
+    .result.launches as {
+    id: string;
+    client: string;
+    endpoint?: string;
+    preset?: string;
+    revokedAt?: string;
+  }[];
+  const found = all.find(
+    (l) =>
+      l.client === client &&
+      l.revokedAt === undefined &&
+      (of.endpoint !== undefined ? l.endpoint === of.endpoint : l.preset === of.preset),
+  );
+  if (found === undefined) throw new Error(`no launch of ${client} for ${JSON.stringify(of)}`);
+  return found.id;
+}
