@@ -1,4 +1,4 @@
-import { runCli } from "@rukh/testkit/cli";
+import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 
 /**
  * The launch reference `mcp config` or `mcp install` gave `client`'s
@@ -25,4 +25,24 @@ export function launchOf(
   );
   if (found === undefined) throw new Error(`no launch of ${client} for ${JSON.stringify(of)}`);
   return found.id;
+}
+
+/**
+ * The server entry a client's configuration holds for the state directory
+ * `root` under its default-preset launch: the built CLI serving preset
+ * `default`, with the launch reference `client` was given.
+ */
+export function serverEntry(root: string, client: string) {
+  return {
+    command: RUKH_BIN,
+    args: [
+      "mcp",
+      "serve",
+      "--preset",
+      "default",
+      "--launch",
+      launchOf(root, client, { preset: "default" }),
+    ],
+    env: { RUKH_HOME: root },
+  };
 }

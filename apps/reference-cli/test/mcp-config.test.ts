@@ -6,7 +6,7 @@ import { FIXTURE_AGENT_CONSENT, removeDir } from "@rukh/testkit";
 import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { MODERN_META } from "@rukh/testkit/mcp";
 import { describe, expect, it } from "vitest";
-import { launchOf as launchReference } from "./_launches.js";
+import { launchOf as launchReference, serverEntry } from "./_launches.js";
 import { useSleeperCli } from "./_sleeper.js";
 
 // `rukh mcp config` for each client: what it prints must start the server
@@ -222,18 +222,7 @@ describe("rukh mcp config", () => {
       launchOf("claude-code", { preset: "default" }),
     ]);
     // Each client's configuration gets its own launch reference.
-    const server = (client: string) => ({
-      command: RUKH_BIN,
-      args: [
-        "mcp",
-        "serve",
-        "--preset",
-        "default",
-        "--launch",
-        launchOf(client, { preset: "default" }),
-      ],
-      env: { RUKH_HOME: at.root },
-    });
+    const server = (client: string) => serverEntry(at.root, client);
     for (const client of ["claude-desktop", "cursor", "vscode"] as const) {
       const r = config("--client", client, "--preset", "default");
       expect(r.status, r.stderr).toBe(0);

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { RUKH_BIN, runCli } from "@rukh/testkit/cli";
 import { beforeAll, describe, expect, it } from "vitest";
-import { launchOf as launchReference } from "./_launches.js";
+import { launchOf as launchReference, serverEntry } from "./_launches.js";
 import { useSleeperCli } from "./_sleeper.js";
 
 // `rukh mcp install` writes the client's own file: merged, backed up,
@@ -34,18 +34,7 @@ const launchOf = (client: string, of: { endpoint?: string; preset?: string }) =>
   launchReference(at.root, client, of);
 
 /** What `client`'s configuration starts: this server, with the launch reference it was given. */
-const server = (client: string) => ({
-  command: RUKH_BIN,
-  args: [
-    "mcp",
-    "serve",
-    "--preset",
-    "default",
-    "--launch",
-    launchOf(client, { preset: "default" }),
-  ],
-  env: { RUKH_HOME: at.root },
-});
+const server = (client: string) => serverEntry(at.root, client);
 const backups = (d: string) => readdirSync(d).filter((f) => f.endsWith(".bak"));
 
 describe("rukh mcp install", () => {
