@@ -135,6 +135,10 @@ export function ownerConfig(ids) {
     deadlineMs: 60_000,
     maxConcurrency: 16,
     enforcement,
+    // The benches serve it to their MCP clients: the owner's consent to that.
+    ...(enforcement === "host-trusted" && {
+      agentConsent: "the benches' clients may run the bench commands unconfined",
+    }),
   });
   return {
     brand: "rukh",

@@ -2,15 +2,14 @@
 // bytes and tokens of each listed tool and of each preset's whole list, from
 // `rukh mcp serve` over stdio, against an MCP SDK 2.x server
 // (`@modelcontextprotocol/server`) serving the same tools — the same names,
-// titles, descriptions, annotations and input schemas, and each command's
-// declared result schema as its output schema (none for a text result), as an
+// titles, descriptions, annotations, input schemas and output schemas (each
+// tool's closed outcome envelope, which is what a call of it returns), as an
 // author would serve them with the SDK. Tokens are counted with a real
 // tokenizer, js-tiktoken's o200k_base. The demo's state (the examples,
 // trusted, installed and allowed as `pnpm demo` does) is what is listed.
-// Targets: at most 1.3× the SDK per tool and per preset, and the demo's agent
-// tools at most 900 bytes each on average.
+// Targets: at most 1.1× the SDK per tool and per preset, and the demo's agent
+// tools at most 1,350 bytes each on average, the envelope included.
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Tiktoken } from "js-tiktoken/lite";
@@ -21,8 +20,8 @@ import { sdkListingServer } from "./_peers.mjs";
 import { allTools, mcpSession } from "./_rpc.mjs";
 
 const repo = fileURLToPath(new URL("../../../", import.meta.url));
-const RATIO_TARGET = 1.3;
-const DEMO_TOOL_TARGET = 900;
+const RATIO_TARGET = 1.1;
+const DEMO_TOOL_TARGET = 1_350;
 const encoder = new Tiktoken(o200kBase);
 const PEER = "baseline: the MCP SDK 2.4 server";
 
@@ -46,40 +45,30 @@ async function demoState() {
   run(RUKH, ["expose", "add", "acme.tools"], env);
   run(RUKH, ["preset", "allow", "default", "--action", "compute"], env);
   run(RUKH, ["preset", "allow", "agent", "acme.tools/*", "--action", "compute"], env);
+  // The owner consents to serving the host-trusted default preset to the bench's clients.
+  run(
+    RUKH,
+    ["preset", "consent", "default", "the bench's clients may run the examples unconfined"],
+    env,
+  );
   // The endpoint `mcp config` makes for a client that limits names to 64 characters.
   run(RUKH, ["mcp", "config", "--client", "claude-code"], env);
   return env;
 }
 
-/** Each command's declared result, by identity, from the examples' descriptors. */
-function declaredResults() {
-  const out = new Map();
-  const root = join(repo, "fixtures/extensions");
-  for (const name of readdirSync(root)) {
-    let d;
-    try {
-      d = JSON.parse(readFileSync(join(root, name, "rukh-extension.json"), "utf8"));
-    } catch {
-      continue;
-    }
-    for (const c of d.commands) out.set(`${d.id}/${c.id}`, c.execute.result);
-  }
-  return out;
-}
-
-/** What the SDK is given for `tool`: the same metadata, the declared result schema as its output schema. */
-function peerTool(tool, identity, results) {
+/** What the SDK is given for `tool`: the same metadata and the same closed envelope as its output schema. */
+function peerTool(tool) {
   // An author writing the schema for the SDK has no reason to name the dialect.
   const inputSchema = { ...tool.inputSchema };
   delete inputSchema.$schema;
-  const result = results.get(identity);
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
     ...(tool.annotations !== undefined && { annotations: tool.annotations }),
     inputSchema,
-    ...(result?.kind === "structured" && { outputSchema: result.schema }),
+    // The envelope is the tool's result, on either server: the peer lists it too.
+    ...(tool.outputSchema !== undefined && { outputSchema: tool.outputSchema }),
   };
 }
 
@@ -104,7 +93,6 @@ const within = (size, base) =>
 
 export default async function listing(suite) {
   const env = await demoState();
-  const results = declaredResults();
   const misses = [];
   const views = [
     ["agent, profile names (the demo's)", ["--preset", "agent"]],
@@ -114,7 +102,7 @@ export default async function listing(suite) {
   for (const [label, view] of views) {
     const ours = await listed(RUKH, ["mcp", "serve", ...view], env);
     const identity = identitiesOf(view, env);
-    const peerTools = ours.map((t) => peerTool(t, identity.get(t.name), results));
+    const peerTools = ours.map((t) => peerTool(t));
     const peerFile = sdkListingServer(view.join("").replace(/\W+/g, "-"), peerTools);
     const peer = await listed(process.execPath, [peerFile], cleanEnv());
     let bytes = 0;

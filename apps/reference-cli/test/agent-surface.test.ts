@@ -78,26 +78,32 @@ function editConfig(edit: (config: OwnerConfigJson) => void): void {
 }
 
 describe("the agent's list costs what it must", () => {
-  it("sends the demo's agent tools at 900 bytes each or less, without a schema dialect or the envelope's schema", () => {
+  it("sends the demo's agent tools at 1,350 bytes each or less, without a schema dialect, each with its closed envelope", () => {
     const tools = listed(["--preset", "agent"]);
     expect(tools).toHaveLength(4);
     const bytes = tools.map((t) => Buffer.byteLength(JSON.stringify(t)));
     const mean = bytes.reduce((a, b) => a + b, 0) / bytes.length;
     console.log(`agent tools: ${bytes.join(", ")} bytes; mean ${mean.toFixed(0)}`);
-    expect(mean).toBeLessThanOrEqual(900);
+    expect(mean).toBeLessThanOrEqual(1_350);
     for (const t of tools) expect(t.inputSchema).not.toHaveProperty("$schema");
-    // A structured result's data schema is listed, as declared; a text result lists none.
+    // Every tool lists its closed envelope; a structured result's data schema inside it, as declared.
     const declared = new Map<string, DeclaredResult>(
       examples.commands.map((c) => [c.summary, c.execute.result]),
     );
     for (const t of tools) {
       const result = declared.get(t.title as string)!;
-      if (result.kind === "text") expect(t).not.toHaveProperty("outputSchema");
-      else
-        expect(t.outputSchema).toEqual({
-          type: "object",
-          properties: { commandResult: { type: "object", properties: { data: result.schema } } },
-        });
+      const schema = t.outputSchema as {
+        additionalProperties: boolean;
+        then: unknown;
+        properties: { commandResult: { properties: { data?: unknown; kind: unknown } } };
+      };
+      expect(schema).toMatchObject({
+        additionalProperties: false,
+        then: { required: ["commandResult"] },
+      });
+      if (result.kind === "structured")
+        expect(schema.properties.commandResult.properties.data).toEqual(result.schema);
+      else expect(schema.properties.commandResult.properties.kind).toEqual({ const: "text" });
     }
   });
 
@@ -201,6 +207,8 @@ await runCommandProcess({ handlers: { "acme.notes/fetch": async () => textResult
     editConfig((c) => {
       const presets = c.presets as Record<string, Record<string, unknown>>;
       presets.default!.hints = { "acme.tools/stats": { readOnly: true, idempotent: true } };
+      // Served to an agent below, so the owner consents to it.
+      presets.default!.agentConsent = "agents may fetch notes and summarize numbers, as me";
     });
     const byTitle = (tools: Tool[]) => new Map(tools.map((t) => [t.title, t.annotations]));
     // agent is strict: its commands run without a network, whatever their publisher says.

@@ -305,19 +305,20 @@ describe("an agent given a preset whose commands run unconfined", () => {
         expect(r.status, `${i}: ${r.stderr}`).toBe(4);
         expect(r.stderr).toContain(RISK);
         expect(r.stderr).toContain(
-          "it is given to agents only with your consent, recorded in the owner configuration: set /presets/default/agentConsent",
+          'it is given to agents only with your consent, recorded in the owner configuration (/presets/default/agentConsent): rukh preset consent default "<what you allow agents, as you>"',
         );
       }
       expect(existsSync(target())).toBe(false);
     } finally {
-      publish("consent-again", (show: Config) => ({
-        ...show,
-        presets: {
-          ...show.presets,
-          default: { ...show.presets.default, agentConsent: FIXTURE_AGENT_CONSENT },
-        },
-      }));
+      // The way the refusal names: one command, one publication.
+      const r = rukh("preset", "consent", "default", FIXTURE_AGENT_CONSENT);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain("recorded the consent to give preset default to agents");
     }
+    for (const [i, r] of said("default").entries()) expect(r.status, `${i}: ${r.stderr}`).toBe(0);
+    expect(rukh("preset", "consent", "sandboxed", "x").stderr).toContain(
+      "preset sandboxed runs strict: agents are given it without consent",
+    );
   });
 });
 

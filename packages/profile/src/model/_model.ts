@@ -367,7 +367,7 @@ export interface McpTool {
   readonly title: string;
   readonly description: string;
   readonly inputSchema: JsonObject;
-  /** A structured result's data inside the least envelope; none for a text result (see `listedOutputSchema`). */
+  /** The command's closed outcome envelope, its result inside (see `listedOutputSchema`). */
   readonly outputSchema?: JsonObject | undefined;
   /** The canonical command identity `<extension id>/<command id>` the name resolves to. */
   readonly identity: string;

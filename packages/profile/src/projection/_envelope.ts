@@ -103,6 +103,10 @@ export function outcomeDiagnostic<R extends string>(
   };
 }
 
+/**
+ * The envelope's closed schema around a result wrapper's: the core's
+ * members and no others, the wrapper required of a success.
+ */
 function schemaOf(commandResult: JsonObject): JsonObject {
   return {
     type: "object",
@@ -115,6 +119,8 @@ function schemaOf(commandResult: JsonObject): JsonObject {
     },
     required: ["invocationId", "outcome"],
     additionalProperties: false,
+    if: { properties: { outcome: { const: "succeeded" } } },
+    then: { required: ["commandResult"] },
   };
 }
 
@@ -156,27 +162,16 @@ export function envelopeSchema(command: CommandSpec): JsonObject {
 }
 
 /**
- * The `outputSchema` a command's tool lists: for a structured result, the
- * least envelope that carries the publisher's data schema, as declared (every
- * envelope a call can end in is valid under it, and data the declaration
- * refuses is not); for a text result none, as the envelope is also the
- * result's first text block. The rest of {@link envelopeSchema} is the same
- * for every tool and tells a client nothing it needs: the host validates
- * each result against the full declaration before any client sees it.
+ * The `outputSchema` a command's tool lists: its whole, closed envelope
+ * ({@link envelopeSchema}), for a text result as for a structured one — the
+ * core's members and no others, the result wrapper required of a success,
+ * the publisher's data schema inside — so that what a client is promised is
+ * what the core sends (an added member, or a success without its result,
+ * is not valid under it).
  *
  * @example
- * listedOutputSchema(command)?.properties; // { commandResult: { type: "object", properties: { data: … } } }
+ * listedOutputSchema(command).required; // ["invocationId", "outcome"]
  */
-export function listedOutputSchema(command: CommandSpec): JsonObject | undefined {
-  const result = command.execute.result;
-  if (result?.kind !== "structured") return undefined;
-  return {
-    type: "object",
-    properties: {
-      commandResult: {
-        type: "object",
-        properties: { data: result.schema as unknown as JsonObject },
-      },
-    },
-  };
+export function listedOutputSchema(command: CommandSpec): JsonObject {
+  return envelopeSchema(command);
 }

@@ -41,7 +41,7 @@ import type { Part } from "./_parts.js";
  * derive must change this tag, so that no catalog of the old derivation is
  * carried over.
  */
-export const CATALOG_FORMAT = "rukh.revision-catalog/7";
+export const CATALOG_FORMAT = "rukh.revision-catalog/8";
 
 /** The largest catalog read: 64 MiB (10,000 commands take about 1.2 MiB). */
 const CATALOG_MAX_BYTES = 67_108_864;
@@ -54,7 +54,7 @@ const catalogPath = (root: string, id: string) => join(root, "revisions", `${id}
  * tools: `[digest, part, routing, tools]`, where `routing` is `{ id,
  * publisher, groups, commands: [{ identity, path, aliases }] }` and `tools`
  * the package's commands that are MCP tools, as the publication chose and
- * checked them, each `[identity, bytes, title, actions, resources]` with its
+ * checked them, each `[identity, bytes, title, actions, resources, strict?]` with its
  * encoded size less its name and what it requests of a preset (so that
  * listing names, titles and pages, for any preset, reads no part).
  */

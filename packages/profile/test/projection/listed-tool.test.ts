@@ -51,17 +51,32 @@ describe("a listed tool", () => {
     }
   });
 
-  it("declares no output schema for a text result: the envelope is in its first text block", async () => {
-    const t = (await listed()).get("acme.files/text")!;
-    expect(t).not.toHaveProperty("outputSchema");
-  });
-
-  it("declares a structured result's data as the publisher wrote it, inside the least envelope", async () => {
-    const t = (await listed()).get("acme.files/count")!;
-    expect(t.outputSchema).toEqual({
-      type: "object",
-      properties: { commandResult: { type: "object", properties: { data: COUNT } } },
-    });
+  it("declares the closed envelope as every tool's output schema, a text result's too", async () => {
+    const tools = await listed();
+    for (const [identity, declared] of [
+      ["acme.files/text", { kind: "text", text: "hello" }],
+      ["acme.files/count", { kind: "structured", data: { n: 3 } }],
+    ] as const) {
+      const schema = tools.get(identity)!.outputSchema!;
+      expect(schema).toMatchObject({
+        type: "object",
+        required: ["invocationId", "outcome"],
+        additionalProperties: false,
+        then: { required: ["commandResult"] },
+      });
+      const v = new Validator(schema as never, "2020-12");
+      const ok = {
+        invocationId: "i",
+        outcome: "succeeded",
+        reason: "completed",
+        commandResult: declared,
+      };
+      expect(v.validate(ok).valid, identity).toBe(true);
+      // A member the core does not send, and a success without its result: not valid.
+      expect(v.validate({ ...ok, extra: 1 }).valid, identity).toBe(false);
+      const { commandResult: _, ...bare } = ok;
+      expect(v.validate(bare).valid, identity).toBe(false);
+    }
   });
 
   it("describes every envelope a call can end in, and still refuses data the declaration refuses", async () => {

@@ -154,7 +154,10 @@ describe("publication", () => {
       additionalProperties: false,
       required: ["name"],
     });
-    expect(t.outputSchema).toBeUndefined();
+    expect(t.outputSchema).toMatchObject({
+      additionalProperties: false,
+      required: ["invocationId", "outcome"],
+    });
     expect(cliRoutes(r.projection).commands.map((c) => c.identity)).toEqual([
       "acme.files/a",
       "acme.files/b",
@@ -274,7 +277,7 @@ describe("publication", () => {
     );
     const catalog = join(h.root, "revisions", `${r.revisionId}.catalog.json`);
     const text = readFileSync(catalog, "utf8");
-    expect(JSON.parse(text.slice(0, text.indexOf("\n"))).format).toBe("rukh.revision-catalog/7");
+    expect(JSON.parse(text.slice(0, text.indexOf("\n"))).format).toBe("rukh.revision-catalog/8");
     // An edited catalog would rename a command: it is ignored.
     writeFileSync(catalog, text.replaceAll("Run b", "Run z"));
     const fresh = new StateDirectory(h.root);

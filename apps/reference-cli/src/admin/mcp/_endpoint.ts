@@ -55,8 +55,8 @@ export function unconfinedWarning(
   const risk = `preset ${name} runs commands ${preset.enforcement}, unconfined, as your user: an agent using it can do whatever your user can, ${brand}'s own administration included (trust, install, presets)`;
   if (preset.agentConsent === undefined)
     throw new Refusal(
-      `${risk}; it is given to agents only with your consent, recorded in the owner configuration: set /presets/${name}/agentConsent to one line saying what you allow (${brand} profile set-config), or give agents a strict preset`,
-      { see: ["profile", "show"] },
+      `${risk}; it is given to agents only with your consent, recorded in the owner configuration (/presets/${name}/agentConsent): ${brand} preset consent ${name} "<what you allow agents, as you>", or give agents a strict preset`,
+      { see: ["preset", "consent", "--help"] },
     );
   return `warning: ${risk}; served with your consent: ${JSON.stringify(preset.agentConsent)}`;
 }

@@ -1,6 +1,7 @@
 // `preset`: what each task preset may run, and its bounds. Its steps: list,
-// show, and allow or deny commands — each change one publication of the
-// owner configuration. It imports the kit room.
+// show, allow or deny commands, and record the owner's consent to give a
+// host-trusted preset to agents — each change one publication of the owner
+// configuration. It imports the kit room.
 
 import type { CliBuiltin } from "@rukh/cli";
 import type { TaskPreset } from "@rukh/profile";
@@ -8,6 +9,7 @@ import {
   type AdminBody,
   arg,
   args,
+  bool,
   candidates,
   current,
   many,
@@ -17,6 +19,7 @@ import {
   publishConfig,
   text,
   texts,
+  UsageError,
 } from "../kit/index.js";
 
 const PRESET = arg("preset", "The task preset's name", 0, { maxLength: 64 });
@@ -51,6 +54,47 @@ export function presetBuiltins(
         const preset = presetOf(profile, config, text(ctx.inputs, "preset")!);
         print(ctx, JSON.stringify(preset, null, 2), preset);
         return OK;
+      }),
+    },
+    {
+      path: ["preset", "consent"],
+      summary:
+        "Record your consent to give a host-trusted preset to agents (MCP), in your words, or withdraw it",
+      inputs: [
+        PRESET,
+        arg("consent", "One line saying what agents given this preset may do, as you", 1, {
+          maxLength: 300,
+          required: false,
+        }),
+        bool("withdraw", "Withdraw the consent: agents are no longer given this preset"),
+      ],
+      suggest: (id, stateDir) => (id === "preset" ? candidates(stateDir, "presets") : []),
+      run: guarded(async (ctx, state, profile) => {
+        const name = text(ctx.inputs, "preset")!;
+        const words = text(ctx.inputs, "consent");
+        const withdraw = ctx.inputs.withdraw === true;
+        if ((words === undefined) === !withdraw)
+          throw new UsageError(
+            withdraw
+              ? "--withdraw takes no consent text; expected one or the other"
+              : `expected the consent, one line saying what agents given preset ${name} may do (or --withdraw)`,
+          );
+        const from = await current(state, brand);
+        const p = presetOf(profile, from.config, name);
+        if (p.enforcement === "strict" && !withdraw)
+          throw new UsageError(
+            `preset ${name} runs strict: agents are given it without consent; expected a host-trusted preset`,
+          );
+        const { agentConsent: _, ...rest } = p;
+        const changed: TaskPreset = withdraw ? rest : { ...rest, agentConsent: words! };
+        const presets = { ...from.config.presets, [name]: changed };
+        return publishConfig(ctx, state, {
+          from,
+          config: { ...from.config, presets },
+          what: withdraw
+            ? `withdrew the consent to give preset ${name} to agents`
+            : `recorded the consent to give preset ${name} to agents`,
+        });
       }),
     },
     ...(["allow", "deny"] as const).map(
