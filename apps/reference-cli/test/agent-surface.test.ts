@@ -99,6 +99,7 @@ describe("the agent's list costs what it must", () => {
       };
       expect(schema).toMatchObject({
         additionalProperties: false,
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword
         then: { required: ["commandResult"] },
       });
       if (result.kind === "structured")

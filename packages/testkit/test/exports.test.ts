@@ -5,6 +5,7 @@ it("exports exactly these names", async () => {
   const mod = await import("../dist/index.js");
   expect(Object.keys(mod).sort()).toMatchInlineSnapshot(`
     [
+      "FIXTURE_AGENT_CONSENT",
       "FIXTURE_KEY",
       "FIXTURE_PUB",
       "FIXTURE_PUBLISHER",
@@ -12,6 +13,7 @@ it("exports exactly these names", async () => {
       "bareIpcInvocation",
       "commandsDescriptor",
       "exposedState",
+      "fillFileSystem",
       "fixtureOwnerConfig",
       "fixturePreset",
       "fixtureState",

@@ -105,6 +105,14 @@ describe.skipIf(!mounted)("a host on a full disk", () => {
         _meta: TASKS_META,
       });
       expect(first.result).toMatchObject({ resultType: "task" });
+      // Its result kept before the disk fills (a loaded runner may not have finished it yet).
+      let done: Wire;
+      for (let i = 100; ; i++) {
+        done = await request(i, "tasks/get", { taskId: first.result.taskId, _meta: TASKS_META });
+        if (done.result?.status !== "working" || i > 300) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(done.result).toMatchObject({ status: "completed" });
       const filler = fillFileSystem(mountPoint);
       const second = await request(2, "tools/call", {
         name,

@@ -120,6 +120,7 @@ function schemaOf(commandResult: JsonObject): JsonObject {
     required: ["invocationId", "outcome"],
     additionalProperties: false,
     if: { properties: { outcome: { const: "succeeded" } } },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a promise
     then: { required: ["commandResult"] },
   };
 }

@@ -62,6 +62,7 @@ describe("a listed tool", () => {
         type: "object",
         required: ["invocationId", "outcome"],
         additionalProperties: false,
+        // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword
         then: { required: ["commandResult"] },
       });
       const v = new Validator(schema as never, "2020-12");
