@@ -39,13 +39,15 @@ describe("2026-07-28 per request", () => {
     const r = await session.request(2, "tools/list");
     expect(r.result.tools.map((t: { name: string }) => t.name)).toEqual([greet]);
     expect(r.result).toMatchObject({ ttlMs: 0, cacheScope: "private", resultType: "complete" });
-    // A text result's tool lists no output schema: its envelope is the first text block.
+    // A text result's tool lists its closed envelope too: what a call returns.
     expect(Object.keys(r.result.tools[0]).sort()).toEqual([
       "description",
       "inputSchema",
       "name",
+      "outputSchema",
       "title",
     ]);
+    expect(r.result.tools[0].outputSchema).toMatchObject({ additionalProperties: false });
   });
 
   it("calls a visible tool", async () => {
