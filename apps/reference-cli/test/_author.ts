@@ -7,15 +7,34 @@ import { join } from "node:path";
 import { removeDir } from "@rukh/testkit";
 import { runCli, spawnCli } from "@rukh/testkit/cli";
 import { MODERN_META } from "@rukh/testkit/mcp";
-import { afterAll } from "vitest";
+import { afterAll, beforeAll } from "vitest";
 
-/** A fresh work directory (removed after the file's tests), its state directory `home`, and `rukh` run there. */
-export function authorWork(prefix: string, path = process.env.PATH ?? "/usr/bin:/bin") {
+/**
+ * A fresh work directory (removed after the file's tests), its state
+ * directory `home`, and `rukh` run there; `servesAgents`: the owner consents
+ * to serving its host-trusted default preset to MCP clients, first.
+ */
+export function authorWork(
+  prefix: string,
+  path = process.env.PATH ?? "/usr/bin:/bin",
+  servesAgents = false,
+) {
   const work = mkdtempSync(join(tmpdir(), prefix));
   afterAll(() => removeDir(work));
   const home = join(work, "home");
   const env = { PATH: path, RUKH_HOME: home };
   const rukh = (...args: string[]) => runCli({ args, env, cwd: work });
+  // An author who serves the host-trusted default preset to MCP clients consents to it, as its owner.
+  if (servesAgents)
+    beforeAll(() => {
+      const r = rukh(
+        "preset",
+        "consent",
+        "default",
+        "the author's own MCP clients, on this machine",
+      );
+      if (r.status !== 0) throw new Error(`preset consent: ${r.stderr}`);
+    });
   return { work, home, env, rukh };
 }
 

@@ -23,7 +23,7 @@ import { nobodyRukh } from "../_nobody.js";
 
 // An author's keys and signature, from the built CLI: keygen, ext sign, and
 // an owner who trusts the new key installing and running the package.
-const { work, env, rukh } = authorWork("rukh-cli-author-");
+const { work, env, rukh } = authorWork("rukh-cli-author-", undefined, true);
 
 describe("keygen and ext sign", () => {
   it("make a key pair only the owner can read, sign a package that installs and runs, and never print the private key", async () => {

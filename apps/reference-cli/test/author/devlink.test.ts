@@ -8,7 +8,7 @@ import { authorWork, mcpRequests, toolCall } from "../_author.js";
 // package from its directory, every edit is what the next call runs, it is
 // marked wherever it shows, and no MCP endpoint sees it unless the owner
 // names it there.
-const { work, env, rukh } = authorWork("rukh-cli-dev-");
+const { work, env, rukh } = authorWork("rukh-cli-dev-", undefined, true);
 const pkg = join(work, "hello");
 const handlers = join(pkg, "src", "handlers.mjs");
 const descriptorFile = join(pkg, "rukh-extension.json");

@@ -14,7 +14,7 @@ const strictMissing = existsSync("/usr/bin/bwrap") ? undefined : "bubblewrap is 
 if (strictMissing !== undefined)
   console.warn(`skipping the Python skeleton in the strict sandbox: ${strictMissing}`);
 
-const { work, env, rukh } = authorWork("rukh-cli-python-", "/usr/bin:/bin");
+const { work, env, rukh } = authorWork("rukh-cli-python-", "/usr/bin:/bin", true);
 const pkg = join(work, "py");
 
 describe.skipIf(missing !== undefined)(
