@@ -18,6 +18,7 @@ import {
   effectiveTaskSupport,
   listedTool,
   listTools,
+  type McpTool,
   type OwnerConfig,
   ProfileError,
   presetNamed,
@@ -101,17 +102,9 @@ export function hostTools(ctx: ToolsContext): HostTools {
       });
       const result: ListToolsResult = {
         // Profile built both schemas as closed JSON Schema objects (checked at publication).
-        tools: page.tools.map((t) => {
-          const listed = listedTool(now.projection, binding.preset, t) as Tool;
-          // A 2025-11-25 client learns a tool's task support from the list.
-          const support =
-            form === "legacy" && preset !== undefined
-              ? effectiveTaskSupport(preset, t.identity, t.task)
-              : "forbidden";
-          return support === "forbidden"
-            ? listed
-            : { ...listed, execution: { taskSupport: support } };
-        }),
+        tools: page.tools.map((t) =>
+          withTaskSupport(listedTool(now.projection, binding.preset, t) as Tool, t, preset, form),
+        ),
         ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
       };
       return complete(era, { ...result, ...hints });
@@ -219,6 +212,20 @@ export function hostTools(ctx: ToolsContext): HostTools {
   }
 
   return { list, call, task };
+}
+
+/** A listed tool with, for a 2025-11-25 client, its task support under the preset (that era learns it from the list). */
+function withTaskSupport(
+  listed: Tool,
+  tool: Pick<McpTool, "identity" | "task">,
+  preset: TaskPreset | undefined,
+  form: TaskForm,
+): Tool {
+  const support =
+    form === "legacy" && preset !== undefined
+      ? effectiveTaskSupport(preset, tool.identity, tool.task)
+      : "forbidden";
+  return support === "forbidden" ? listed : { ...listed, execution: { taskSupport: support } };
 }
 
 /**
