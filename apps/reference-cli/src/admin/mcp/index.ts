@@ -27,7 +27,8 @@ import {
 import { clientConfig, MCP_CLIENTS, type McpClient, type ServerLaunch } from "./_clients.js";
 import { endpointFor } from "./_endpoint.js";
 import { clientFile, lineDiff, mergedConfig, readConfigFile, writeConfigFile } from "./_install.js";
-import { issueLaunch, listLaunches, revokeLaunch } from "./_launches.js";
+import { issueLaunch } from "./_launches.js";
+import { launchesBuiltin } from "./_launches-builtin.js";
 import { serveMcpHttp } from "./_serve-http.js";
 import { serveMcp } from "./_serve-stdio.js";
 
@@ -127,40 +128,7 @@ export function mcpBuiltins(
         );
       }),
     },
-    {
-      path: ["mcp", "launches"],
-      summary:
-        "List the launch references client configurations were given (one per client and endpoint), or revoke one",
-      inputs: [
-        flag("revoke", "Revoke this launch reference: the server it starts no longer starts", {
-          maxLength: 64,
-        }),
-      ],
-      run: guarded(async (ctx, state) => {
-        const revoke = text(ctx.inputs, "revoke");
-        if (revoke !== undefined) {
-          const r = revokeLaunch(state, revoke);
-          if (r === undefined)
-            throw new UsageError(
-              `--revoke ${JSON.stringify(revoke)}: no such launch reference here`,
-              {
-                see: ["mcp", "launches"],
-              },
-            );
-          print(
-            ctx,
-            `revoked ${r.id} (${r.client}); to configure ${r.client} again: ${brand} mcp install --client ${r.client}`,
-            { launch: r },
-          );
-          return OK;
-        }
-        const all = listLaunches(state);
-        const line = (r: (typeof all)[number]) =>
-          `${r.id}  ${r.client}  ${r.endpoint !== undefined ? `endpoint ${r.endpoint}` : `preset ${r.preset}`}  issued ${r.issuedAt} by ${r.issuedBy}${r.revokedAt === undefined ? "" : `  revoked ${r.revokedAt}`}`;
-        print(ctx, all.map(line).join("\n") || "no launch references issued", { launches: all });
-        return OK;
-      }),
-    },
+    launchesBuiltin(brand, guarded),
     {
       path: ["mcp", "config"],
       summary:
