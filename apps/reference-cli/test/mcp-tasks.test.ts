@@ -1,4 +1,6 @@
 import type { ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { readJournal } from "@rukh/core";
 import { exposedState, fixturePreset, removeDir } from "@rukh/testkit";
 import { runCli, spawnCli } from "@rukh/testkit/cli";
@@ -280,6 +282,18 @@ describe("rukh mcp serve: tasks", () => {
       input: "",
     });
     expect(unknown.stderr).toContain("no such launch reference in this state directory");
+    // A record larger than any launch record (4 KiB) is not read as one.
+    const planted = "lch_BBBBBBBBBBBBBBBB";
+    writeFileSync(
+      join(at.root, "mcp-launches", `${planted}.json`),
+      JSON.stringify({ id: planted, client: "cursor", preset: "default", pad: "x".repeat(5_000) }),
+    );
+    const oversized = runCli({
+      args: ["mcp", "serve", "--preset", "default", "--launch", planted],
+      stateDir: at.root,
+      input: "",
+    });
+    expect(oversized.stderr).toContain("no such launch reference in this state directory");
   });
 
   it("after kill -9 of the host, the restarted host answers the task failed, its host lost, never run again", async () => {

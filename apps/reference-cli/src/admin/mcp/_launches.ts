@@ -12,6 +12,7 @@ import { randomBytes } from "node:crypto";
 import {
   closeSync,
   fsyncSync,
+  lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -37,6 +38,9 @@ export interface LaunchRecord {
   readonly revokedAt?: string;
 }
 
+/** The largest launch record read. */
+const RECORD_MAX_BYTES = 4_096;
+
 /** A launch reference: `lch_` and 96 random bits. */
 const LAUNCH_ID = /^lch_[A-Za-z0-9_-]{16}$/;
 const dirOf = (state: StateDirectory) => join(state.root, "mcp-launches");
@@ -47,8 +51,12 @@ export const isLaunchId = (id: string): boolean => LAUNCH_ID.test(id);
 /** The record of launch `id`, or `undefined` when none was issued here. */
 export function readLaunch(state: StateDirectory, id: string): LaunchRecord | undefined {
   if (!isLaunchId(id)) return undefined;
+  const file = join(dirOf(state), `${id}.json`);
   try {
-    const r = JSON.parse(readFileSync(join(dirOf(state), `${id}.json`), "utf8")) as LaunchRecord;
+    // A record is a few hundred bytes: anything larger, or not a plain file, is not one.
+    const s = lstatSync(file);
+    if (!s.isFile() || s.size > RECORD_MAX_BYTES) return undefined;
+    const r = JSON.parse(readFileSync(file, "utf8")) as LaunchRecord;
     return r.id === id ? r : undefined;
   } catch {
     return undefined;
