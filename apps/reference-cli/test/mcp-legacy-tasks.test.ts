@@ -112,6 +112,10 @@ describe("rukh mcp serve: the 2025-11-25 task form", () => {
       expect(task.ttl).toBeGreaterThan(0);
       const listed = await client.experimental.tasks.listTasks();
       expect(listed.tasks.map((t) => t.taskId)).toContain(taskId);
+      // A cursor that names no task of this list.
+      await expect(client.experimental.tasks.listTasks("tsk_nope")).rejects.toMatchObject({
+        code: -32602,
+      });
     } finally {
       await client.close();
     }
