@@ -45,7 +45,7 @@ export interface EndpointChoice {
  * saying how to consent; with it, a note quotes the consent. `undefined`
  * for a strict preset or one that is not defined.
  */
-export function unconfinedWarning(
+export function consentedUnconfinedWarning(
   name: string,
   presets: OwnerConfig["presets"],
   brand: string,
@@ -101,7 +101,7 @@ export async function endpointFor(
 ): Promise<EndpointChoice> {
   const from = await current(state, request.server);
   const choice = choose(state, profile, request, from);
-  const warning = unconfinedWarning(choice.preset, from.config.presets, request.server);
+  const warning = consentedUnconfinedWarning(choice.preset, from.config.presets, request.server);
   return warning === undefined ? choice : { ...choice, notes: [warning, ...choice.notes] };
 }
 

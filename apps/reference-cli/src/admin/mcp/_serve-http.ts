@@ -8,7 +8,7 @@ import type { BuiltinContext } from "@rukh/cli";
 import { linkAgain } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
 import { note, OK, UsageError } from "../kit/index.js";
-import { refuseUnconfinable, unconfinedWarning } from "./_endpoint.js";
+import { consentedUnconfinedWarning, refuseUnconfinable } from "./_endpoint.js";
 import { launchEndpoint } from "./_launch.js";
 import { announcePlaces } from "./_replica.js";
 
@@ -65,7 +65,7 @@ export async function serveMcpHttp(
   const active = await state.activeRevisionId();
   const presets = active === null ? {} : (await state.readRevision(active)).config.presets;
   const warnings = [...new Set(reachable)]
-    .map((name) => unconfinedWarning(name, presets, brand.name))
+    .map((name) => consentedUnconfinedWarning(name, presets, brand.name))
     .filter((w): w is string => w !== undefined);
   const authenticator = createResourceServer({
     resource: http.resource,

@@ -7,7 +7,7 @@ import { type BuiltinContext, linkAgain } from "@rukh/cli";
 import type { StateDirectory } from "@rukh/profile";
 import { note, OK, STATE, UsageError } from "../kit/index.js";
 import { MCP_CLIENTS } from "./_clients.js";
-import { refuseUnconfinable, unconfinedWarning } from "./_endpoint.js";
+import { consentedUnconfinedWarning, refuseUnconfinable } from "./_endpoint.js";
 import { type Launch, launchEndpoint, type ServeRequest } from "./_launch.js";
 import { readLaunch } from "./_launches.js";
 import { announcePlaces } from "./_replica.js";
@@ -37,7 +37,7 @@ export async function serveMcp(
   );
   const active = await state.activeRevisionId();
   const presets = active === null ? {} : (await state.readRevision(active)).config.presets;
-  const warning = unconfinedWarning(endpoint.preset, presets, brand.name);
+  const warning = consentedUnconfinedWarning(endpoint.preset, presets, brand.name);
   if (warning !== undefined) note(ctx, `${brand.name} mcp: ${warning}\n`);
   // What the host reports (its close reason among it) goes to stderr, one line each.
   const logger = {
