@@ -99,6 +99,7 @@ export function createCli(options: CliOptions): Cli {
           after,
           stateDir: root,
           handleSignals: options.handleSignals !== false,
+          options,
         });
     }
     return routeLine({ s, options, builtins, rest, root });

@@ -126,6 +126,7 @@ async function runResolved(line: CommandLine, { loaded, index }: IndexedTable): 
       after,
       stateDir: root,
       handleSignals,
+      options,
     });
   }
   // Loaded above (a target is resolved from the same words): no second read.

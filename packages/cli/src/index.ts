@@ -19,6 +19,7 @@ export type {
   OutputOutcome,
 } from "./output/index.js";
 export {
+  builtinEnd,
   commandLine,
   EXIT_CODES,
   OUTPUT_VERSION,

@@ -11,6 +11,7 @@ it("exports exactly these names", async () => {
       "EXIT_CODES",
       "OUTPUT_VERSION",
       "builtinCliSpec",
+      "builtinEnd",
       "commandLine",
       "completionScript",
       "createCli",

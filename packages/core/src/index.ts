@@ -2,6 +2,8 @@
 
 export type {
   BoundInvocationCore,
+  BuiltinEnd,
+  BuiltinRequest,
   CommandRef,
   HostBinding,
   InvocationCore,
@@ -12,6 +14,7 @@ export type {
   InvocationRequest,
   JsonArguments,
 } from "./contract/_api.js";
+export { OWNER_AUTHORITY } from "./contract/_api.js";
 export type { CoreErrorCode } from "./contract/_errors.js";
 export { CORE_ERROR_CODES, CoreError } from "./contract/_errors.js";
 export {

@@ -16,6 +16,7 @@ it("exports exactly these names", async () => {
       "LOST_HOST_SWEEP_MS",
       "OUTCOME_KINDS",
       "OUTCOME_REASONS",
+      "OWNER_AUTHORITY",
       "READY_PROCESS_IDLE_MS",
       "RECORDED_INPUTS_MAX_BYTES",
       "RESULT_ISSUES_MAX",

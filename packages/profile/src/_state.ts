@@ -48,6 +48,12 @@ export interface StateDirectoryOptions {
    * says (see `brandStateOptions`).
    */
   readonly journalDir?: string;
+  /**
+   * Called with the id of each revision this instance publishes (a change
+   * that changed nothing publishes none): how a built-in command's journal
+   * record names what it changed.
+   */
+  readonly onPublished?: (revisionId: string) => void;
 }
 
 /**
@@ -73,11 +79,13 @@ export class StateDirectory {
   readonly #projections: RevisionProjections;
   readonly #brand: string | undefined;
   readonly #journalDir: string | undefined;
+  readonly #onPublished: ((revisionId: string) => void) | undefined;
 
   constructor(root: string, options: StateDirectoryOptions = {}) {
     this.root = root;
     this.#brand = options.brand;
     this.#journalDir = options.journalDir;
+    this.#onPublished = options.onPublished;
     this.#now = options.now ?? (() => new Date());
     this.locks = options.locks ?? SYSTEM_LOCKS;
     this.#lock = { root, locks: this.locks, timeoutMs: options.lockTimeoutMs ?? 10_000 };
@@ -167,7 +175,9 @@ export class StateDirectory {
   ): Promise<Publication> {
     // Before any package is read: a read-only directory takes no change, whatever it is.
     await assertWritable(this.root);
-    return publish(this.#publication(), changes, options);
+    const publication = await publish(this.#publication(), changes, options);
+    if (publication.published) this.#onPublished?.(publication.revisionId);
+    return publication;
   }
 
   #publication(): PublicationContext {

@@ -14,6 +14,7 @@ export type {
 } from "./routes/index.js";
 export {
   FOREIGN_STATE_VARIABLES,
+  REVISION_ID,
   REVISION_MAX_BYTES,
   ROUTES_MAX_BYTES,
   readFileAtMost,

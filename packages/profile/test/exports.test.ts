@@ -57,6 +57,7 @@ it("the route-cache entry exports exactly these names", async () => {
   expect(await names("route-cache")).toMatchInlineSnapshot(`
     [
       "FOREIGN_STATE_VARIABLES",
+      "REVISION_ID",
       "REVISION_MAX_BYTES",
       "ROUTES_MAX_BYTES",
       "readFileAtMost",

@@ -39,6 +39,16 @@ export interface CliBuiltin {
    * `inputs`. Without them, `run` gets the raw words in `args`.
    */
   readonly inputs?: readonly JsonObject[];
+  /**
+   * Whether a run changes the owner's state (the profile, trust, presets,
+   * launches): `true`, or a function of the checked inputs for a command
+   * that only sometimes does (`mcp launches --revoke`). Such a run passes
+   * the core's admission for built-ins (the CLI, the owner's own authority)
+   * and is journaled like an extension command's call, its outcome judged
+   * from the exit code and the revision it published (`onPublished`).
+   * Needs `inputs`.
+   */
+  readonly changesState?: boolean | ((inputs: Readonly<Record<string, InputValue>>) => boolean);
   /** Completion candidates for an input's values (extension ids, presets…), asked when completing. */
   suggest?(inputId: string, stateDir: string): Promise<readonly string[]> | readonly string[];
   /**
@@ -76,6 +86,12 @@ export interface BuiltinContext {
   readonly signal: AbortSignal;
   /** The built-in's own path (`["ext", "install"]`). */
   readonly path: readonly string[];
+  /**
+   * For a run that changes state (`changesState`): tell it each profile
+   * revision the run publishes, so its journal record names what it
+   * changed — pass it as a `StateDirectory`'s `onPublished`.
+   */
+  readonly onPublished?: (revisionId: string) => void;
   /**
    * Prints usage errors the way every command does — each message, then the
    * runnable recovery line, `<brand> <path> --help` unless `recovery` gives

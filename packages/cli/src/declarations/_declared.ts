@@ -40,7 +40,15 @@ const checkedOnce = new WeakMap<CliBuiltin, DeclaredBuiltin>();
 
 /** Checks the declaration of a built-in; `undefined` for one that takes raw arguments. */
 export function checkDeclaration(b: CliBuiltin): DeclaredBuiltin | undefined {
-  if (b.inputs === undefined) return undefined;
+  if (b.inputs === undefined) {
+    // What is journaled of a change is its declared inputs: one without them cannot be recorded.
+    if (b.changesState !== undefined)
+      throw new CliError(
+        "invalid_option",
+        `built-in "${b.path.join(" ")}" changes state but declares no inputs; expected inputs, which its journal record is made of`,
+      );
+    return undefined;
+  }
   let d = checkedOnce.get(b);
   if (d === undefined) {
     const v = validateCommandDeclarations([

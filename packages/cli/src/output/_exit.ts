@@ -1,4 +1,4 @@
-import type { InvocationOutcome } from "@rukh/core";
+import type { InvocationOutcome, OutcomeKind, OutcomeReason } from "@rukh/core";
 
 /**
  * The exit codes of a Rukh CLI (docs/decisions/R08-cli-exit-codes.md). A
@@ -48,5 +48,36 @@ export function exitCodeOf(outcome: InvocationOutcome, signal?: "SIGINT" | "SIGT
     case "cancelled":
       if (outcome.reason === "deadline") return EXIT_CODES.deadline;
       return signal === "SIGTERM" ? EXIT_CODES.terminated : EXIT_CODES.interrupted;
+  }
+}
+
+/**
+ * How a built-in command's run ended, read back from its exit code by the
+ * table above, for its journal record: 0 succeeded; 2 a usage error
+ * (`rejected`/`invalid_input`); 5 the state directory (`execution_failed`/
+ * `state_unavailable`); 1 and 4 — a failure it reported, a change the
+ * profile's rules refused — `command_failed`/`command_reported`; any other
+ * code `command_failed`/`exit_status`. A run a signal stopped is
+ * `cancelled`/`owner_cancel`.
+ *
+ * @example
+ * builtinEnd(EXIT_CODES.usage, false); // { outcome: "rejected", reason: "invalid_input" }
+ */
+export function builtinEnd(
+  code: number,
+  cancelled: boolean,
+): { readonly outcome: OutcomeKind; readonly reason: OutcomeReason } {
+  if (code === EXIT_CODES.success) return { outcome: "succeeded", reason: "completed" };
+  if (cancelled) return { outcome: "cancelled", reason: "owner_cancel" };
+  switch (code) {
+    case EXIT_CODES.usage:
+      return { outcome: "rejected", reason: "invalid_input" };
+    case EXIT_CODES.internal:
+      return { outcome: "execution_failed", reason: "state_unavailable" };
+    case EXIT_CODES.commandFailed:
+    case EXIT_CODES.rejected:
+      return { outcome: "command_failed", reason: "command_reported" };
+    default:
+      return { outcome: "command_failed", reason: "exit_status" };
   }
 }

@@ -10,7 +10,7 @@
 
 export type { OutputBody, OutputError, OutputIssue, OutputOutcome } from "./_envelope.js";
 export { OUTPUT_VERSION, outputEnvelope, printEnvelope } from "./_envelope.js";
-export { EXIT_CODES, exitCodeOf } from "./_exit.js";
+export { builtinEnd, EXIT_CODES, exitCodeOf } from "./_exit.js";
 export type { Globals, Session } from "./_session.js";
 export {
   errStyle,

@@ -20,10 +20,10 @@ import {
 import { issueMessage } from "../parsing/index.js";
 import type { OwnerSignal } from "./_signals.js";
 
-/** Writes `o` for `route` and returns the exit code. */
+/** Writes `o` for the command at `route` (its path, and its flags for an input's issues) and returns the exit code. */
 export function render(
   s: Session,
-  route: CliRoute,
+  route: Pick<CliRoute, "path" | "cli">,
   o: InvocationOutcome,
   signal: OwnerSignal | undefined,
 ): number {

@@ -2,24 +2,16 @@
 // (a passthrough program gets them verbatim), decoded to typed inputs, and
 // one invocation of the core, rendered as docs/cli.md says.
 
-import { userInfo } from "node:os";
 import type { CommandSpec } from "@rukh/descriptor";
 import type { CliRoute, StateDirectory } from "@rukh/profile";
 import type { CliOptions } from "../declarations/index.js";
 import { errStyle, internal, type Session, usage, usageLines } from "../output/index.js";
 import { issueMessage, lex, ownFlags } from "../parsing/index.js";
 import type { PublishedDescriptor } from "../routes/index.js";
+import { cliBinding } from "./_binding.js";
 import { progressLine } from "./_progress.js";
 import { render } from "./_render.js";
 import { type OwnerSignal, withSignals } from "./_signals.js";
-
-function safeUser(): string {
-  try {
-    return userInfo().username || "user";
-  } catch {
-    return "user";
-  }
-}
 
 /** One run of an extension command. */
 export interface CommandRun {
@@ -96,12 +88,7 @@ export async function runCommand(
   try {
     core = await createInvocationCore({
       state,
-      binding: {
-        subject: options.binding?.subject ?? safeUser(),
-        actor: options.binding?.actor ?? `${brand}-cli`,
-        taskAuthorityRef: options.binding?.taskAuthorityRef ?? "local",
-        preset,
-      },
+      binding: cliBinding(options, brand, preset),
       ...(options.commandEnv !== undefined && { env: options.commandEnv }),
     });
   } catch (e) {

@@ -24,13 +24,19 @@ import { runPassthrough } from "./_passthrough-call.js";
 import { CANCEL_REASON, type Cause, type RunResult } from "./_verdict.js";
 
 /** One call on its way: the host it runs on, who asked, and what. */
-interface Call {
+export interface Call {
   readonly host: CoreHost;
-  readonly execution: ExecutionContext;
   readonly invocationId: string;
   readonly binding: HostBinding;
-  readonly request: InvocationRequest;
+  /** What of the request the journal keeps: the surface it came from. */
+  readonly request: Pick<InvocationRequest, "surface">;
   readonly startedAt: number;
+}
+
+/** A command's call: one on its way with what running it needs. */
+interface CommandCall extends Call {
+  readonly execution: ExecutionContext;
+  readonly request: InvocationRequest;
 }
 
 /** Runs one call on the host and resolves to its outcome, recorded in the journal unless the host is closed. */
@@ -42,28 +48,42 @@ export function invoke(
 ): Promise<InvocationOutcome> {
   const invocationId = randomUUID();
   // After close the journal is gone: the refusal is returned, not recorded.
-  if (host.closed)
-    return Promise.resolve({
-      invocationId,
-      outcome: "rejected",
-      reason: "core_closed",
-      message: "the host is shutting down",
-      diagnostics: NO_DIAGNOSTICS,
-    });
-  const work = invokeOpen({
+  if (host.closed) return Promise.resolve(closedOutcome(invocationId));
+  return pending(
     host,
-    execution,
+    invokeOpen({
+      host,
+      execution,
+      invocationId,
+      binding,
+      request,
+      startedAt: Date.now(),
+    }),
+  );
+}
+
+/** The refusal of a call made after the host closed: returned, never recorded (the journal is gone). */
+export function closedOutcome(invocationId: string): InvocationOutcome {
+  return {
     invocationId,
-    binding,
-    request,
-    startedAt: Date.now(),
-  });
+    outcome: "rejected",
+    reason: "core_closed",
+    message: "the host is shutting down",
+    diagnostics: NO_DIAGNOSTICS,
+  };
+}
+
+/** Counts `work` among the host's calls until it ends: closing the host waits for it. */
+export function pending(
+  host: CoreHost,
+  work: Promise<InvocationOutcome>,
+): Promise<InvocationOutcome> {
   host.pending.add(work);
   work.finally(() => host.pending.delete(work)).catch(() => {});
   return work;
 }
 
-async function invokeOpen(call: Call): Promise<InvocationOutcome> {
+async function invokeOpen(call: CommandCall): Promise<InvocationOutcome> {
   let planned: Planned | Rejection;
   try {
     planned = await admitRequest(call.host, call.request, call.binding);
@@ -80,7 +100,7 @@ async function invokeOpen(call: Call): Promise<InvocationOutcome> {
  * itself runs on is missing (a copy of the CLI without its dependencies)
  * says so: the installation, not the state directory, is what to repair.
  */
-function unresolved(call: Call, e: unknown): InvocationOutcome {
+function unresolved(call: CommandCall, e: unknown): InvocationOutcome {
   const { invocationId } = call;
   const code = (e as { code?: unknown } | null)?.code;
   const missing = code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND";
@@ -106,7 +126,7 @@ function unresolved(call: Call, e: unknown): InvocationOutcome {
 }
 
 /** The outcome of an admitted call that may not start: the host closed, or the call was cancelled first. */
-function notStarting(call: Call, planned: Planned): InvocationOutcome | undefined {
+function notStarting(call: CommandCall, planned: Planned): InvocationOutcome | undefined {
   if (call.host.closed)
     return refuse(call, refusalOf(planned, "core_closed", "the host is shutting down"));
   const { request } = call;
@@ -132,7 +152,7 @@ function notStarting(call: Call, planned: Planned): InvocationOutcome | undefine
 }
 
 /** Counts the call against its preset in this host and on the state directory while it runs. */
-async function runCounted(call: Call, planned: Planned): Promise<InvocationOutcome> {
+async function runCounted(call: CommandCall, planned: Planned): Promise<InvocationOutcome> {
   const { host, binding } = call;
   const { maxConcurrency } = planned.preset;
   // No hidden queue: the check and the increment are one synchronous step.
@@ -166,17 +186,19 @@ async function runCounted(call: Call, planned: Planned): Promise<InvocationOutco
 }
 
 /** Journals the start, runs the command the way its mapping says, and journals the final. */
-async function runStarted(call: Call, planned: Planned): Promise<InvocationOutcome> {
+async function runStarted(call: CommandCall, planned: Planned): Promise<InvocationOutcome> {
   const { invocationId, request } = call;
   const { revisionId } = planned;
   // A call whose start is not on disk is never run: a host crash would leave no trace of it.
-  if (!recordStart(call, planned))
-    return outcomeOf(invocationId, revisionId, {
-      outcome: "execution_failed",
-      reason: "journal_failed",
-      message: "the invocation journal cannot be written (is the disk full?); nothing was run",
-      diagnostics: NO_DIAGNOSTICS,
-    });
+  const started = recordStart(call, {
+    command: planned.command.identity,
+    revisionId,
+    digest: planned.digest,
+    inputs: planned.validated.values as JsonObject,
+    recordInputs: planned.recordInputs,
+    dev: planned.dev,
+  });
+  if (!started) return journalFailed(invocationId, revisionId);
   try {
     request.onStart?.(invocationId);
   } catch {}
@@ -202,8 +224,19 @@ async function runStarted(call: Call, planned: Planned): Promise<InvocationOutco
   return finalize(call, { command: planned.command.identity, outcome });
 }
 
+/** What a start record says of a call beside who made it. */
+export interface StartOf {
+  readonly command: string;
+  readonly revisionId: string;
+  readonly digest: string;
+  readonly inputs: JsonObject;
+  /** Whether the owner's `journal.recordInputs` keeps the inputs themselves. */
+  readonly recordInputs: boolean;
+  readonly dev: boolean;
+}
+
 /** Appends the call's start record; `false` when the journal cannot take it. */
-function recordStart(call: Call, planned: Planned): boolean {
+export function recordStart(call: Call, start: StartOf): boolean {
   const { host, binding, request } = call;
   return host.journal.appendSoftly({
     type: "start",
@@ -211,16 +244,29 @@ function recordStart(call: Call, planned: Planned): boolean {
     at: new Date(call.startedAt).toISOString(),
     host: host.id,
     pid: process.pid,
-    command: planned.command.identity,
-    revisionId: planned.revisionId,
-    digest: planned.digest,
+    command: start.command,
+    revisionId: start.revisionId,
+    digest: start.digest,
     surface: request.surface,
     subject: binding.subject,
     actor: binding.actor,
     taskAuthorityRef: binding.taskAuthorityRef,
     preset: binding.preset,
-    ...inputsFields(planned.validated.values as JsonObject, planned.recordInputs),
-    ...(planned.dev && { dev: true as const }),
+    ...inputsFields(start.inputs, start.recordInputs),
+    ...(start.dev && { dev: true as const }),
+  });
+}
+
+/** The outcome of a call whose start the journal could not take: nothing was run. */
+export function journalFailed(
+  invocationId: string,
+  revisionId: string | undefined,
+): InvocationOutcome {
+  return outcomeOf(invocationId, revisionId, {
+    outcome: "execution_failed",
+    reason: "journal_failed",
+    message: "the invocation journal cannot be written (is the disk full?); nothing was run",
+    diagnostics: NO_DIAGNOSTICS,
   });
 }
 
@@ -232,7 +278,7 @@ interface Final {
 }
 
 /** Records the final; `by` for a call that has no start record to name who made it. */
-function finalize(call: Call, { command, outcome, by }: Final): InvocationOutcome {
+export function finalize(call: Call, { command, outcome, by }: Final): InvocationOutcome {
   const { host, invocationId } = call;
   host.journal.final(invocationId, command, outcome, by);
   // The author's view of a result that missed its declaration; the journal keeps pointers only.
@@ -245,7 +291,7 @@ function finalize(call: Call, { command, outcome, by }: Final): InvocationOutcom
 }
 
 /** Finalizes a refusal under the binding that asked. */
-function refuse(call: Call, r: Rejection): InvocationOutcome {
+export function refuse(call: Call, r: Rejection): InvocationOutcome {
   return finalize(call, {
     command: r.identity,
     outcome: rejection(call.invocationId, r),
@@ -263,7 +309,7 @@ function refusalOf(planned: Planned, reason: OutcomeReason, message: string): Re
   };
 }
 
-function outcomeOf(
+export function outcomeOf(
   invocationId: string,
   revisionId: string | undefined,
   r: RunResult,

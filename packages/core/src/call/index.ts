@@ -10,12 +10,15 @@
 //  7. _managed-process.ts   that process's state, and the steps that move and end it
 //  8. _passthrough-call.ts  run a passthrough program on the terminal's own stdio
 //  9. _verdict.ts           judge: the one outcome from what the process said and how it ended
+// 10. _builtin-call.ts      a built-in command: admitted (CLI, owner's authority) and journaled in turn
 //
 // What the steps share: _core-host.ts (what every call on one core shares, a
 // model the host fills) and _execution.ts (what running an admitted call is
 // given by its host).
 //
 // The door: what the host room uses from here.
+
+export { invokeBuiltin } from "./_builtin-call.js";
 export type { CoreHost } from "./_core-host.js";
 export type { ExecutionContext } from "./_execution.js";
 export { invoke } from "./_invoke.js";

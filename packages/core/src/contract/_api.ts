@@ -2,10 +2,10 @@
 // to, what one call asks for, and what the core promises back.
 
 import type { SuppliedInputs } from "@rukh/descriptor";
-import type { JsonValue } from "@rukh/json";
+import type { JsonObject, JsonValue } from "@rukh/json";
 import type { StateDirectory } from "@rukh/profile";
 import { CoreError } from "./_errors.js";
-import type { InvocationOutcome } from "./_outcome.js";
+import type { InvocationOutcome, OutcomeKind, OutcomeReason } from "./_outcome.js";
 
 /**
  * Who every call of this core runs for. Fixed by the adapter at launch (for a
@@ -156,6 +156,45 @@ export interface JsonArguments {
 }
 
 /**
+ * One call of a brand's built-in command that changes the owner's state
+ * (`ext install`, `trust add`, `preset allow`…): the same admission rules and
+ * journal as a command's, its work done in this process.
+ *
+ * @example
+ * const request: BuiltinRequest = { identity: "builtin:preset allow", inputs: { preset: "agent" },
+ *   surface: "cli", release: "acme@1.2.0", run: async () => ({ outcome: "succeeded", reason: "completed" }) };
+ */
+export interface BuiltinRequest {
+  /** `builtin:` and the command's path, its words joined by one space (`builtin:preset allow`). */
+  readonly identity: string;
+  /** Its checked inputs: journaled as their digest only, whatever `journal.recordInputs` says (they may name credentials). */
+  readonly inputs: JsonObject;
+  readonly surface: "cli" | "mcp";
+  /** What implements it, kept as its start record's `digest`: the brand and its version (`acme@1.2.0`). */
+  readonly release: string;
+  /** The owner's cancellation: a call cancelled before it started does nothing. */
+  readonly ownerSignal?: AbortSignal;
+  /**
+   * Does the built-in's work, called once and only after its start record is
+   * on disk, and says how it ended; a throw is `execution_failed`/`crashed`.
+   */
+  run(): Promise<BuiltinEnd>;
+}
+
+/**
+ * How a built-in command ended, as its caller judged it.
+ *
+ * @example
+ * const end: BuiltinEnd = { outcome: "succeeded", reason: "completed", published: revisionId };
+ */
+export interface BuiltinEnd {
+  readonly outcome: OutcomeKind;
+  readonly reason: OutcomeReason;
+  /** The profile revision it published, when it published one: what it changed. */
+  readonly published?: string;
+}
+
+/**
  * The invocation core of one host binding.
  *
  * @example
@@ -174,6 +213,16 @@ export interface InvocationCore {
    * kept and written with the next record that can be.
    */
   invoke(request: InvocationRequest): Promise<InvocationOutcome>;
+  /**
+   * Runs one built-in command to its one journaled outcome; never throws.
+   * Admitted only from the CLI (`surface: "cli"`) and under the owner's own
+   * authority (`taskAuthorityRef: "local"`): any other binding is rejected
+   * (`not_exposed`, `preset_denied`) and recorded, the work never done. A
+   * start the journal cannot take (a full disk) does nothing and ends
+   * `execution_failed`/`journal_failed`; a host lost while it runs leaves
+   * it `execution_failed`/`host_lost`, as a command's.
+   */
+  invokeBuiltin(request: BuiltinRequest): Promise<InvocationOutcome>;
   /**
    * The same core serving calls for another binding: one journal, one
    * liveness lock, per-preset concurrency shared with every other binding.
@@ -199,6 +248,9 @@ export type InvocationHostOptions = Omit<InvocationCoreOptions, "binding">;
  * await host.close();
  */
 export type InvocationHost = Pick<InvocationCore, "recovered" | "bound" | "close">;
+
+/** The authority of the owner at their own terminal: the only one a built-in command is admitted under. */
+export const OWNER_AUTHORITY = "local";
 
 /**
  * An invocation core seen through one binding (see {@link InvocationCore.bound}).

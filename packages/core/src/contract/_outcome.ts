@@ -124,6 +124,8 @@ export interface InvocationOutcome {
   readonly resultIssues?: readonly ResultIssue[];
   /** Which per-invocation limit an `execution_failed`/`resource_limit` call exceeded. */
   readonly resourceLimit?: ResourceLimitName;
+  /** The profile revision a built-in command published (see `InvocationCore.invokeBuiltin`). */
+  readonly published?: string;
   readonly diagnostics: InvocationDiagnostics;
 }
 

@@ -10,6 +10,8 @@
 // The door: what the other rooms of the core use from here.
 
 export type {
+  BuiltinEnd,
+  BuiltinRequest,
   HostBinding,
   InvocationCore,
   InvocationCoreOptions,
@@ -17,7 +19,7 @@ export type {
   InvocationHostOptions,
   InvocationRequest,
 } from "./_api.js";
-export { checkBinding } from "./_api.js";
+export { checkBinding, OWNER_AUTHORITY } from "./_api.js";
 export { CoreError } from "./_errors.js";
 export {
   CANCEL_GRACE_MS,

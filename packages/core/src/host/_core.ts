@@ -2,7 +2,7 @@
 // Admission decides, execution runs, the host journal records; this file
 // wires the host's life (_host-life.ts) to the steps of a call (call/_invoke.ts).
 
-import { invoke } from "../call/index.js";
+import { type CoreHost, invoke, invokeBuiltin } from "../call/index.js";
 import {
   checkBinding,
   type InvocationCore,
@@ -33,9 +33,14 @@ export async function createInvocationCore(
   options: InvocationCoreOptions,
 ): Promise<InvocationCore> {
   const binding = checkBinding(options.binding);
-  const opened = await openInvocationHost(options);
+  const { host, opened } = await openCore(options);
   const own = opened.bound(binding);
-  return { ...opened, binding: own.binding, invoke: own.invoke };
+  return {
+    ...opened,
+    binding: own.binding,
+    invoke: own.invoke,
+    invokeBuiltin: (request) => invokeBuiltin(host, own.binding, request),
+  };
 }
 
 /**
@@ -44,10 +49,17 @@ export async function createInvocationCore(
  * {@link createInvocationCore}, each call under the binding it is bound to.
  */
 export async function openInvocationHost(options: InvocationHostOptions): Promise<InvocationHost> {
-  const opened = await openHost(options);
-  const { host, recovered } = opened;
+  return (await openCore(options)).opened;
+}
+
+/** A started host, and the core without a binding that serves calls on it. */
+async function openCore(
+  options: InvocationHostOptions,
+): Promise<{ host: CoreHost; opened: InvocationHost }> {
+  const started = await openHost(options);
+  const { host, recovered } = started;
   const execution = executionContextOf(host);
-  return {
+  const opened: InvocationHost = {
     recovered,
     bound(other) {
       const checked = checkBinding(other);
@@ -56,6 +68,7 @@ export async function openInvocationHost(options: InvocationHostOptions): Promis
         invoke: (request) => invoke(host, execution, checked, request),
       };
     },
-    close: () => closeHost(opened),
+    close: () => closeHost(started),
   };
+  return { host, opened };
 }

@@ -279,6 +279,7 @@ function finalRecord(host: string, { invocationId, command, outcome, by }: Final
         preset: by.preset,
       },
     }),
+    ...(outcome.published !== undefined && { published: outcome.published }),
   };
   if (
     record.resultIssues !== undefined &&

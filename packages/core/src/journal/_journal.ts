@@ -13,6 +13,7 @@ import {
 import { type FileHandle, open, readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { canonicalJson, type JsonObject, type JsonValue, parseJson } from "@rukh/json";
+import { REVISION_ID } from "@rukh/profile/route-cache";
 import {
   CoreError,
   JOURNAL_MAX_BYTES,
@@ -119,6 +120,8 @@ export interface JournalFinalRecord {
    * once space returned, `at` still the time of the outcome.
    */
   readonly deliveredUnjournaled?: true;
+  /** The profile revision a built-in command published: what it changed (`profile history`). */
+  readonly published?: string;
 }
 
 /**
@@ -244,6 +247,7 @@ const FINAL_KEYS: ReadonlySet<string> = new Set([
   "resultIssues",
   "by",
   "deliveredUnjournaled",
+  "published",
 ]);
 const DIAGNOSTICS_KEYS: ReadonlySet<string> = new Set([
   "stdoutBytes",
@@ -320,6 +324,8 @@ function checkRecord(value: JsonValue, line: number): JournalRecord {
     if (v.by !== undefined && !isBy(v.by)) throw bad('"by" is not a binding');
     if (v.deliveredUnjournaled !== undefined && v.deliveredUnjournaled !== true)
       throw bad('"deliveredUnjournaled" is not true');
+    if (v.published !== undefined && !REVISION_ID.test(String(v.published)))
+      throw bad('"published" is not a revision id');
     if (!KINDS.has(v.outcome as string) || !REASONS.has(v.reason as string))
       throw bad("unknown outcome or reason");
     return v as unknown as JournalFinalRecord;

@@ -37,6 +37,8 @@ export interface RunSummary {
   readonly diagnostics?: JournalDiagnostics;
   /** Where a result missed its declaration: pointers and codes, as the journal keeps them. */
   readonly resultIssues?: readonly { readonly path: string; readonly code: string }[];
+  /** The profile revision a built-in command published: what it changed. */
+  readonly published?: string;
   /** Its final was written after its outcome was returned (a full disk): see the journal's `deliveredUnjournaled`. */
   readonly deliveredUnjournaled?: true;
   /** The journal segment it was read from, relative to the state directory. */
@@ -72,7 +74,8 @@ export function absorb(r: Mutable<RunSummary>, rec: JournalRecord): void {
       actor: rec.actor,
       taskAuthorityRef: rec.taskAuthorityRef,
       preset: rec.preset,
-      revisionId: rec.revisionId,
+      // A built-in run before anything was published pinned no revision.
+      ...(rec.revisionId !== "" && { revisionId: rec.revisionId }),
       startedAt: rec.at,
       ...(rec.inputsDigest !== undefined && { inputsDigest: rec.inputsDigest }),
       ...(rec.inputs !== undefined && { inputs: rec.inputs }),
@@ -86,6 +89,7 @@ export function absorb(r: Mutable<RunSummary>, rec: JournalRecord): void {
     if (rec.diagnostics !== undefined) r.diagnostics = rec.diagnostics;
     if (rec.resultIssues !== undefined) r.resultIssues = rec.resultIssues;
     if (rec.deliveredUnjournaled === true) r.deliveredUnjournaled = true;
+    if (rec.published !== undefined) r.published = rec.published;
     if (r.command === undefined && rec.command !== undefined) r.command = rec.command;
     // A call refused before it started names its caller in its final record.
     if (rec.by !== undefined && r.subject === undefined) Object.assign(r, rec.by);

@@ -351,8 +351,6 @@ export interface ProfileRevision {
   readonly catalogDigest?: string;
 }
 
-export const REVISION_ID = /^[0-9a-f]{64}$/;
-
 /** What routing needs of an extension: who it is, its groups and each command's paths. */
 export interface Routing {
   readonly id: string;

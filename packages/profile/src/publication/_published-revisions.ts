@@ -3,8 +3,8 @@
 // history back through the parents.
 import { join } from "node:path";
 import { fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
-import { ioError, ProfileError, type ProfileRevision, REVISION_ID } from "../model/index.js";
-import { REVISION_MAX_BYTES, readFileAtMost } from "../routes/index.js";
+import { ioError, ProfileError, type ProfileRevision } from "../model/index.js";
+import { REVISION_ID, REVISION_MAX_BYTES, readFileAtMost } from "../routes/index.js";
 import { validateRevision, withoutRegistryUserInfo } from "./_revision-check.js";
 
 const ACTIVE_MAX_BYTES = 128;

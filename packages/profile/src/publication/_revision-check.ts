@@ -3,7 +3,8 @@
 // `_published-revisions.ts`), and registry addresses without user info.
 import type { JsonValue, Validation, ValidationIssue } from "@rukh/json";
 import { validateOwnerConfig } from "../config/index.js";
-import { type ProfileRevision, REVISION_ID } from "../model/index.js";
+import type { ProfileRevision } from "../model/index.js";
+import { REVISION_ID } from "../routes/index.js";
 
 const DEV_SOURCE_MAX_LENGTH = 4096;
 const EXTENSION_KEYS = ["digest", "enabled", "id", "publisher", "version"].join(",");

@@ -38,7 +38,13 @@ export const ROUTES_MAX_BYTES = 16_777_216;
 /** Largest accepted revision file (`revisions/<id>.json`): 16 MiB. */
 export const REVISION_MAX_BYTES = 16_777_216;
 
-const REVISION_ID = /^[0-9a-f]{64}$/;
+/**
+ * What a profile revision's id is: the SHA-256 of its file, in lower-case hex.
+ *
+ * @example
+ * REVISION_ID.test(await state.activeRevisionId() ?? ""); // true once anything was published
+ */
+export const REVISION_ID = /^[0-9a-f]{64}$/;
 
 /**
  * What {@link readRouteCache} found: the verified cache (command lines parsed

@@ -16,6 +16,7 @@ export type { BucketLine, RouteHead, RouteSet } from "./_route-buckets.js";
 export { PART_MAX_BYTES, partLine, partPath, routeLineDigest } from "./_route-buckets.js";
 export type { RouteCacheRead } from "./_route-cache.js";
 export {
+  REVISION_ID,
   REVISION_MAX_BYTES,
   ROUTES_FORMAT,
   ROUTES_MAX_BYTES,

@@ -3,7 +3,7 @@
 
 import { lstat, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { REVISION_ID } from "../model/index.js";
+import { REVISION_ID } from "../routes/index.js";
 
 /** How much history {@link StateDirectory.collectGarbage} keeps. */
 export interface GcOptions {

@@ -46,6 +46,29 @@ describe("publication", () => {
     ]);
   });
 
+  it("never lists a command without a machine block: it routes on the CLI only, exposed or not", async () => {
+    const h = await home();
+    const d = descriptor("acme.files", "acme", [
+      { id: "tool" },
+      { id: "cli_only", path: ["cli-only"] },
+    ]) as {
+      commands: { machine?: object }[];
+    };
+    delete d.commands[1]!.machine;
+    const r = await h.install(await makePackage(work, d));
+    expect(r.projection.tools.map((t) => t.identity)).toEqual(["acme.files/tool"]);
+    expect(r.projection.routes.commands.map((c) => c.identity).sort()).toEqual([
+      "acme.files/cli_only",
+      "acme.files/tool",
+    ]);
+    // Its would-be name resolves to nothing: an MCP call of it finds no tool.
+    const name = toolName("acme-test", r.revisionId, "acme.files/cli_only");
+    expect(resolveTool(r.projection, name)).toBeUndefined();
+    expect(resolveTool(r.projection, r.projection.tools[0]!.name)?.identity).toBe(
+      "acme.files/tool",
+    );
+  });
+
   it("publishes nothing for a change that changes nothing; a rollback always publishes", async () => {
     const h = await home();
     const pkg = await makePackage(work, descriptor("acme.files", "acme", [{ id: "x" }]));
@@ -60,6 +83,18 @@ describe("publication", () => {
     const back = await h.rollback(first.revisionId);
     expect(back.published).toBe(true);
     expect(back.revisionId).not.toBe(first.revisionId);
+  });
+
+  it("tells onPublished each revision it publishes, and nothing for a change that changed nothing or failed", async () => {
+    const seen: string[] = [];
+    const h = new StateDirectory(tempDir("rukh-pub-seen-"), { onPublished: (id) => seen.push(id) });
+    const config = await h.setConfig(ownerConfig() as never);
+    const pkg = await makePackage(work, descriptor("acme.files", "acme", [{ id: "x" }]));
+    const first = await h.install(pkg);
+    await h.install(pkg);
+    const clash = descriptor("acme.more", "acme", [{ id: "y", path: ["x"] }]);
+    expect(await code(h.install(await makePackage(work, clash)))).toBe("route_conflict");
+    expect(seen).toEqual([config.revisionId, first.revisionId]);
   });
 
   it.each([
