@@ -1,5 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statfsSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -144,6 +152,10 @@ it.skipIf(!mounted)(
   async () => {
     const root = join(mountPoint, "home");
     cpSync(base, root, { recursive: true });
+    // The journal elsewhere: the publication itself meets the full disk (a change the
+    // journal cannot record is refused before it begins: runs/builtin-journal.test.ts).
+    const journal = mkdtempSync(join(tmpdir(), "rukh-publish-full-journal-"));
+    const env = { RUKH_JOURNAL_DIR: journal };
     const before = await contents(root);
     const filler = join(mountPoint, "filler");
     const { bavail, bsize } = statfsSync(mountPoint);
@@ -153,7 +165,7 @@ it.skipIf(!mounted)(
       ["ext", "install", other],
       ["expose", "add", "fx.sleep/nap"],
     ]) {
-      const full = rukh(root, args);
+      const full = rukh(root, args, env);
       expect(full.status, full.stderr).not.toBe(0);
       expect(full.stderr).toMatch(/ENOSPC|no space/i);
       expect(full.stderr).not.toMatch(/\n\s+at /);
@@ -161,12 +173,13 @@ it.skipIf(!mounted)(
       await new StateDirectory(root).projection();
     }
     rmSync(filler);
-    const installed = rukh(root, ["ext", "install", other]);
+    const installed = rukh(root, ["ext", "install", other], env);
     expect(installed.status, installed.stderr).toBe(0);
     expect(JSON.parse(await contents(root)).extensions.map((e: { id: string }) => e.id)).toContain(
       "fx.other",
     );
-    const doctor = rukh(root, ["doctor", "--repair"]);
+    const doctor = rukh(root, ["doctor", "--repair"], env);
     expect(doctor.status, doctor.stdout).toBe(0);
+    removeDir(journal);
   },
 );

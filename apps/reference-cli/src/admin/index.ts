@@ -4,7 +4,9 @@
 // expose/, preset/, profile/, runs/, doctor/, catalog/ (tools list, docs),
 // and the mcp group (mcp serve, config, install), over the kit/ room every
 // group shares. They change the profile only through `@rukh/profile`
-// publications and are built-ins of the CLI: never MCP tools. Every group
+// publications and are built-ins of the CLI: never MCP tools. Each that
+// changes state says so (`changesState`) and runs as one journaled call of
+// the core, under the owner's own authority. Every group
 // imports kit/ and nothing else of the admin, but catalog/, which reads the
 // mcp group's endpoints and tool checks.
 

@@ -25,6 +25,7 @@ export function devBuiltins(
   return [
     {
       path: ["ext", "link"],
+      changesState: true,
       summary:
         "Run an unsigned package from its source directory, for you only: edits apply on the next call, agents never see it unless the owner names it",
       inputs: [arg("dir", "The package directory")],
@@ -58,6 +59,7 @@ export function devBuiltins(
     },
     {
       path: ["ext", "unlink"],
+      changesState: true,
       summary: "Remove a development link (installed packages are removed with ext remove)",
       inputs: [arg("extension", "The extension id", 0, { maxLength: 256 })],
       suggest: (_id, stateDir) => candidates(stateDir, "extensions"),

@@ -27,6 +27,7 @@ export function exposeBuiltins(
   return [
     {
       path: ["expose", "add"],
+      changesState: true,
       summary: "Let MCP see installed extensions or some of their commands",
       inputs: [TARGETS],
       suggest: (_id, stateDir) => candidates(stateDir, "commands"),
@@ -78,6 +79,7 @@ export function exposeBuiltins(
     },
     {
       path: ["expose", "remove"],
+      changesState: true,
       summary: "Hide extensions or commands from MCP again",
       inputs: [TARGETS],
       suggest: (_id, stateDir) => candidates(stateDir, "commands"),

@@ -119,6 +119,7 @@ export function upgradeBuiltins(
     },
     {
       path: ["ext", "upgrade"],
+      changesState: true,
       summary:
         "Install the wanted versions of extensions installed from a registry, all in one publication",
       inputs: [

@@ -32,6 +32,7 @@ export function extBuiltins(
   return [
     {
       path: ["ext", "install"],
+      changesState: true,
       summary:
         "Install or upgrade signed extension packages, all in one publication (a new one is allowed in the default preset)",
       inputs: [
@@ -86,6 +87,7 @@ export function extBuiltins(
     ...(["remove", "enable", "disable"] as const).map(
       (op): CliBuiltin => ({
         path: ["ext", op],
+        changesState: true,
         summary: `${op[0]!.toUpperCase()}${op.slice(1)} an installed extension`,
         inputs: [arg("extension", "The extension id", 0, { maxLength: 256 })],
         suggest: (_id, stateDir) => candidates(stateDir, "extensions"),

@@ -54,10 +54,11 @@ export function guard(brand: string): (fn: AdminBody) => (ctx: BuiltinContext) =
     async (ctx: BuiltinContext): Promise<number> => {
       const profile = await loadProfile();
       try {
-        const state = new profile.StateDirectory(
-          ctx.stateDir,
-          profile.brandStateOptions(brand, ctx.env),
-        );
+        const state = new profile.StateDirectory(ctx.stateDir, {
+          ...profile.brandStateOptions(brand, ctx.env),
+          // A run that changes state names in its journal record what it published.
+          ...(ctx.onPublished !== undefined && { onPublished: ctx.onPublished }),
+        });
         return await fn(ctx, state, profile);
       } catch (e) {
         return failed(ctx, brand, e);

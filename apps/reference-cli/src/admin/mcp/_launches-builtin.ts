@@ -12,6 +12,8 @@ export function launchesBuiltin(
 ): CliBuiltin {
   return {
     path: ["mcp", "launches"],
+    // Revoking one is a change; listing them is not.
+    changesState: (inputs) => inputs.revoke !== undefined,
     summary:
       "List the launch references client configurations were given (one per client and endpoint), or revoke one",
     inputs: [

@@ -131,6 +131,7 @@ export function mcpBuiltins(
     launchesBuiltin(brand, guarded),
     {
       path: ["mcp", "config"],
+      changesState: true,
       summary:
         "Print what an MCP client needs to start this server: a command to run or its configuration file's content",
       inputs: [
@@ -156,6 +157,7 @@ export function mcpBuiltins(
     },
     {
       path: ["mcp", "install"],
+      changesState: true,
       summary:
         "Add this server to an MCP client's configuration file: merged in, the old file kept as a backup",
       inputs: [

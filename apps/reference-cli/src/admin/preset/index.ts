@@ -58,6 +58,7 @@ export function presetBuiltins(
     },
     {
       path: ["preset", "consent"],
+      changesState: true,
       summary:
         "Record your consent to give a host-trusted preset to agents (MCP), in your words, or withdraw it",
       inputs: [
@@ -100,6 +101,7 @@ export function presetBuiltins(
     ...(["allow", "deny"] as const).map(
       (op): CliBuiltin => ({
         path: ["preset", op],
+        changesState: true,
         summary:
           op === "allow"
             ? "Allow a preset a command (<ext>/<cmd>) or extension (<ext>/*), and the actions/resources commands request"

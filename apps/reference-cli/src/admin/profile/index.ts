@@ -68,6 +68,7 @@ export function profileBuiltins(
     },
     {
       path: ["profile", "rollback"],
+      changesState: true,
       summary: "Publish an earlier revision's state as a new revision",
       inputs: [arg("revision", "A revision id or a unique prefix of one", 0, { maxLength: 64 })],
       run: guarded(async (ctx, state) => {
@@ -85,6 +86,7 @@ export function profileBuiltins(
     },
     {
       path: ["profile", "set-config"],
+      changesState: true,
       summary: "Publish an owner configuration file (strict JSON)",
       inputs: [arg("file", "The owner configuration file (strict JSON)")],
       run: guarded(async (ctx, state, { CONFIG_MAX_BYTES }) => {
@@ -100,6 +102,7 @@ export function profileBuiltins(
     },
     {
       path: ["profile", "gc"],
+      changesState: true,
       summary:
         "Remove old revisions (keeping the active one, the newest --keep of its history and any younger than --max-age-days) and stored packages none of the kept ones uses",
       inputs: [

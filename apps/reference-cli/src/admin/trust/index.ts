@@ -68,6 +68,7 @@ export function trustBuiltins(
   return [
     {
       path: ["trust", "add"],
+      changesState: true,
       summary:
         "Trust a new publisher's Ed25519 public key (base64 of its 32 raw bytes) for its namespaces",
       inputs: [
@@ -118,6 +119,7 @@ export function trustBuiltins(
     },
     {
       path: ["trust", "rotate"],
+      changesState: true,
       summary: "Replace a trusted publisher's key; its installed extensions stay installed",
       inputs: [
         arg("publisher", "The trusted publisher's id", 0, { maxLength: 64 }),
@@ -152,6 +154,7 @@ export function trustBuiltins(
     },
     {
       path: ["trust", "remove"],
+      changesState: true,
       summary: "Stop trusting a publisher; its extensions are disabled in the same publication",
       inputs: [arg("publisher", "The trusted publisher's id", 0, { maxLength: 64 })],
       suggest: (_id, stateDir) => candidates(stateDir, "publishers"),
