@@ -155,13 +155,15 @@ export class Protocol {
   /**
    * The client gave up on request `key` (a cancellation notification, a
    * closed connection): its work is cancelled and it gets no answer. An
-   * unknown key does nothing.
+   * unknown key, or one already cancelled, does nothing; says whether this
+   * cancelled a request.
    */
-  cancel(key: string): void {
+  cancel(key: string): boolean {
     const entry = this.#open.get(key);
-    if (entry === undefined || entry.cancelled) return;
+    if (entry === undefined || entry.cancelled) return false;
     entry.cancelled = true;
     entry.controller.abort(new Error("cancelled by the client"));
+    return true;
   }
 
   /**

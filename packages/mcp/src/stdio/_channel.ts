@@ -29,6 +29,13 @@ export interface ChannelEvents {
   broken(reason: ChannelCloseReason): void;
   /** Whether the host has as much work in hand as it takes: reading waits until {@link StdioChannel.resumeReading}. */
   busy(): boolean;
+  /**
+   * A whole line read while reading waits, offered ahead of the lines held
+   * before it: `true` when the host acted on it at once (a cancellation of
+   * a call in flight, whose order among the held lines cannot matter), and
+   * it is then not delivered again; `false` keeps it in its place.
+   */
+  control?(line: Buffer): boolean;
 }
 
 /** What a {@link StdioChannel} reads from, writes to, is bounded by and reports to. */
@@ -49,7 +56,10 @@ export interface StdioChannelOptions {
  * when it holds its bound of messages or bytes, or the host is busy, the
  * channel stops reading (the rest of the chunk in hand waits, and the input
  * stream is paused) and reads on once the queue has drained to half its
- * bound. Only a queue far past its bound (see `QUEUE_HARD_FACTOR`) — output
+ * bound. While it waits it still reads ahead, up to one message's bytes,
+ * and offers each whole line to the host's `control` first: a cancellation
+ * of a call in flight is acted on at once, so congestion never holds it up;
+ * every other line keeps its place. Only a queue far past its bound (see `QUEUE_HARD_FACTOR`) — output
  * that work already in hand produced while the reader made progress too
  * slowly — closes it (`queue_full`). Nothing is skipped silently: every discarded line is
  * reported to the host, which answers it.
@@ -71,6 +81,9 @@ export class StdioChannel {
   /** Reading waits for the queue to drain or the host to finish work; `#held` is the unread rest of a chunk. */
   #waiting = false;
   #held: Buffer | undefined;
+  /** How far into `#held` lines were offered to `control`; whether its first line began before reading waited. */
+  #heldScanned = 0;
+  #heldMidLine = false;
   #endHeld = false;
   /** When a write last completed (or the queue last became non-empty): the write deadline counts from here. */
   #progress = 0;
@@ -102,9 +115,10 @@ export class StdioChannel {
   #read(chunk: Buffer): void {
     if (this.#closed || this.#inputDone) return;
     if (this.#waiting) {
-      // Delivered after the pause took effect: kept, in order, for when reading resumes.
+      // Read while reading waits: kept, in order, for when reading resumes.
       this.#held =
         this.#held === undefined ? Buffer.from(chunk) : Buffer.concat([this.#held, chunk]);
+      this.#readAhead();
       return;
     }
     let start = 0;
@@ -164,10 +178,37 @@ export class StdioChannel {
   #wait(): void {
     if (this.#waiting) return;
     this.#waiting = true;
-    this.#input.pause();
+    this.#heldScanned = 0;
+    // A line begun before the wait is not whole in `#held`: it is never offered.
+    this.#heldMidLine = this.#partBytes > 0 || this.#discarding > 0;
+    this.#readAhead();
     // The incomplete-line deadline counts only while the channel reads.
     clearTimeout(this.#lineTimer);
     this.#lineTimer = undefined;
+  }
+
+  /**
+   * Offers each whole line of `#held` not yet offered to the host's
+   * `control`, taking out those it acted on; past one message's bytes held,
+   * the input stream is paused (what the client sends then waits in the pipe).
+   */
+  #readAhead(): void {
+    const control = this.#events.control;
+    let held = this.#held;
+    let at = this.#heldScanned;
+    if (control !== undefined && held !== undefined)
+      for (let nl = held.indexOf(10, at); nl !== -1; nl = held.indexOf(10, at)) {
+        if (this.#heldMidLine) this.#heldMidLine = false;
+        else if (nl - at <= this.#limits.messageMaxBytes && control(held.subarray(at, nl))) {
+          held = Buffer.concat([held.subarray(0, at), held.subarray(nl + 1)]);
+          continue;
+        }
+        at = nl + 1;
+      }
+    this.#held = held !== undefined && held.length > 0 ? held : undefined;
+    this.#heldScanned = this.#held === undefined ? 0 : at;
+    if (control === undefined || (this.#held?.length ?? 0) >= this.#limits.messageMaxBytes)
+      this.#input.pause();
   }
 
   /**

@@ -99,6 +99,7 @@ export class StdioConnection {
         broken: (reason) => void this.finish(reason, "broken"),
         // A listen stream stays pending until it ends: only requests that will be answered count.
         busy: () => this.#protocol.answering >= limits.pendingMaxRequests,
+        control: (bytes) => this.#control(bytes),
       },
     });
   }
@@ -165,6 +166,21 @@ export class StdioConnection {
     this.#request(msg);
   }
 
+  /**
+   * A line read while reading waits: a cancellation of a call in flight is
+   * acted on at once, ahead of the lines held before it (a congested host
+   * never holds up a cancel); any other line, a cancellation of a request
+   * still held among them included, waits its turn.
+   */
+  #control(bytes: Buffer): boolean {
+    if (this.#finishing || !bytes.includes(CANCELLED)) return false;
+    const line = bytes[bytes.length - 1] === 13 ? bytes.subarray(0, bytes.length - 1) : bytes;
+    const msg = decodeMessage(line, this.#ctx.limits);
+    if (msg.kind !== "notification" || msg.method !== "notifications/cancelled") return false;
+    const id = msg.params?.requestId;
+    return (typeof id === "string" || typeof id === "number") && this.#protocol.cancel(idKey(id));
+  }
+
   #request(msg: Extract<IncomingMessage, { kind: "request" }>): void {
     const open = this.#protocol.open(idKey(msg.id), msg, this.#ctx.subject);
     if ("bytes" in open) {
@@ -193,6 +209,9 @@ export class StdioConnection {
     // Anything else carries nothing we act on.
   }
 }
+
+/** What every cancellation line holds: lines without it are never decoded ahead of their turn. */
+const CANCELLED = Buffer.from("notifications/cancelled");
 
 function encode(message: object): Buffer {
   return Buffer.from(JSON.stringify(message), "utf8");

@@ -51,6 +51,33 @@ describe("cancellation", () => {
     }
   });
 
+  it("a cancel reaches a call in flight while the host is congested, ahead of the requests held behind it", async () => {
+    // Two calls in flight are all this host answers at once: what comes next is held.
+    const s = new RawSession(at.root, "default", { RUKH_TEST_PENDING_MAX: "2" });
+    try {
+      const slow = await toolNameOf(at.state, "fx.main/slow");
+      const before = new Set((await finals()).keys());
+      s.call("a", slow, { wait_ms: 60_000 });
+      s.call("b", slow, { wait_ms: 60_000 });
+      await new Promise((r) => setTimeout(r, 400));
+      s.call("c", slow, { wait_ms: 1 });
+      s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "a" } });
+      // c runs only once a has ended: its answer, while b still runs, says the cancel was read.
+      const c = await s.reply("c");
+      expect(c.result.structuredContent).toMatchObject({ outcome: "succeeded" });
+      const added = [...(await finals()).entries()].filter(([id]) => !before.has(id));
+      expect(added.map(([, f]) => `${f.outcome}/${f.reason}`).sort()).toEqual([
+        "cancelled/client_cancel",
+        "succeeded/completed",
+      ]);
+      expect(s.lines.filter((m: Wire) => m.id === "a" || m.id === "b")).toEqual([]);
+      s.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "b" } });
+      await s.ping();
+    } finally {
+      await s.close();
+    }
+  }, 30_000);
+
   it("a preset deadline gives a complete cancelled error result", async () => {
     const s = new RawSession(at.root, "short");
     try {

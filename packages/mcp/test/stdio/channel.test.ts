@@ -74,4 +74,63 @@ describe("backpressure", () => {
     await new Promise((r) => setTimeout(r, 400));
     expect(broken).toBe("partial_read_timeout");
   });
+
+  it("reads ahead while it waits: a control line is acted on at once, every other line keeps its place", async () => {
+    const input = new PassThrough();
+    const callbacks: (() => void)[] = [];
+    const output = new Writable({
+      write(_chunk, _encoding, cb) {
+        callbacks.push(cb);
+      },
+    });
+    const lines: string[] = [];
+    const offered: string[] = [];
+    const channel = new StdioChannel({
+      input,
+      output,
+      limits: { ...MCP_LIMITS, messageMaxBytes: 64 },
+      events: {
+        line: (b) => lines.push(b.toString("utf8")),
+        oversize: () => {},
+        ended: () => {},
+        broken: () => {},
+        busy: () => false,
+        control: (b) => {
+          offered.push(b.toString("utf8"));
+          return b.toString("utf8").startsWith("cancel");
+        },
+      },
+    });
+    try {
+      input.write('first\n{"half":');
+      await new Promise((r) => setTimeout(r, 20));
+      // Answers the client does not read fill the queue: reading waits with half a line in hand.
+      for (let i = 0; i < 40; i++) channel.send(Buffer.from(`{"n":${i}}`));
+      input.write("1}\nkeep-1\ncancel-a\nkeep-2\ncancel-b\n");
+      await new Promise((r) => setTimeout(r, 20));
+      expect(lines).toEqual(["first"]);
+      // The end of the line begun before the wait is never offered; the cancels are taken out.
+      expect(offered).toEqual(["keep-1", "cancel-a", "keep-2", "cancel-b"]);
+      // Past one message's bytes held, reading stops for real: nothing more is offered.
+      input.write(`${"x".repeat(80)}\n`);
+      await new Promise((r) => setTimeout(r, 20));
+      input.write("cancel-c\n");
+      await new Promise((r) => setTimeout(r, 20));
+      expect(offered).not.toContain("cancel-c");
+      expect(input.isPaused()).toBe(true);
+      // The client reads its answers: every held line is read in its place.
+      for (const cb of callbacks.splice(0)) cb();
+      for (let i = 0; i < 50 && lines.length < 5; i++) {
+        for (const cb of callbacks.splice(0)) cb();
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(lines).toEqual(
+        ["first", '{"half":1}', "keep-1", "keep-2", "x".repeat(80), "cancel-c"].filter(
+          (l) => l.length <= 64,
+        ),
+      );
+    } finally {
+      channel.close("host_closed");
+    }
+  });
 });
