@@ -64,6 +64,30 @@ describe("managed calls run to one outcome", () => {
     });
   });
 
+  it("validates the result a failure carries as a success's: a valid one is kept, one that misses its declaration is invalid_result", async () => {
+    const failing = async (result: object) => {
+      const c = await openCore(at.state, "default", {
+        env: {
+          PATH: process.env.PATH ?? "/usr/bin:/bin",
+          RUKH_TEST_FAIL_RESULT: JSON.stringify(result),
+        },
+      });
+      try {
+        return await c.invoke(call("fx.main/fail"));
+      } finally {
+        await c.close();
+      }
+    };
+    expect(await failing({ kind: "text", text: "partial" })).toMatchObject({
+      outcome: "command_failed",
+      reason: "command_reported",
+      commandResult: { kind: "text", text: "partial" },
+    });
+    const invalid = await failing({ kind: "structured", data: { total: -1 } });
+    expect(invalid).toMatchObject({ outcome: "execution_failed", reason: "invalid_result" });
+    expect(invalid.commandResult).toBeUndefined();
+  });
+
   it("runs passthrough programs on the CLI with their exit status", async () => {
     const c = await core("default");
     const ok = await c.invoke(call("fx.main/pt", {}, { surface: "cli", passthroughArgs: ["0"] }));

@@ -281,6 +281,28 @@ describe("launch planning of an admitted call", () => {
     expect(planned).toMatchObject({ plan: { program: "/usr/bin/bwrap" }, watchdogShell: null });
   });
 
+  it("never puts an input value on a managed command's command line or in its environment, under either profile", () => {
+    const value = "Ada; rm -rf / #$(touch /tmp/pwned)";
+    for (const preset of ["default", "strict"]) {
+      const d = decide("fx.main/hello", { name: value }, { binding: { preset } });
+      if ("reject" in d) throw new Error(d.message);
+      const planned = plan(d, call("fx.main/hello", { name: value }), confinement(), "/");
+      if ("reject" in planned) throw new Error(planned.message);
+      const seen = [
+        planned.plan.program,
+        ...planned.plan.args,
+        ...Object.values(planned.plan.env ?? {}),
+      ];
+      expect(seen.length, preset).toBeGreaterThan(1);
+      for (const word of seen) {
+        expect(word).not.toContain("Ada");
+        expect(word).not.toContain("pwned");
+      }
+      // The value travels typed, over the channel, as admission validated it.
+      expect(d.validated.values).toEqual({ name: value });
+    }
+  });
+
   it("gives a host-trusted call without a pid namespace its watchdog shell", () => {
     const d = decide("fx.main/hello", { name: "Ada" });
     if ("reject" in d) throw new Error(d.message);
