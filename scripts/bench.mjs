@@ -11,9 +11,31 @@
 // bytes and tokens rather than time is reported with
 // `suite.size(group, name, { bytes, tokens }, baseline, note)` and printed in
 // a second table.
+//
+// It measures on the active LTS line, the newest of NODE_LINES (the npm
+// registry's `node` package, installed as the Node matrix installs it): run
+// on any other Node, it runs itself again on that one, and tells the benches
+// which Node it was first started with (RUKH_BENCH_FIRST_NODE) so that the
+// start-up group reports that line too. RUKH_BENCH_NODE=here measures on the
+// Node that runs it.
+import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { installNode, NODE_LINES } from "./node-lines.mjs";
+
+const PRIMARY = NODE_LINES.at(-1);
+if (process.env.RUKH_BENCH_NODE !== "here" && process.version !== `v${PRIMARY}`) {
+  const got = installNode(PRIMARY);
+  if ("node" in got) {
+    const again = spawnSync(got.node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+      stdio: "inherit",
+      env: { ...process.env, RUKH_BENCH_NODE: "here", RUKH_BENCH_FIRST_NODE: process.execPath },
+    });
+    process.exit(again.status ?? 1);
+  }
+  console.error(`bench: measuring on ${process.version}: ${got.reason}`);
+}
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const filter = process.argv[2];
