@@ -79,3 +79,27 @@ it("an administrative command loads the profile, and neither the core nor MCP un
   expect(sources.has("profile/_state.js")).toBe(true);
   for (const pkg of ["core", "mcp", "oauth", "harness"]) expect(of(sources, pkg), pkg).toEqual([]);
 });
+
+it("help and completion load no built-in they do not use: neither node:fs/promises nor what it brings (readline, the REPL's history)", () => {
+  const log = join(at.work, "builtins.log");
+  const hook = join(at.work, "builtins.cjs");
+  writeFileSync(
+    hook,
+    `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(log)}, process.moduleLoadList.join("\\n")));\n`,
+  );
+  for (const args of [["--help"], ["__complete", "--", "na"]]) {
+    rmSync(log, { force: true });
+    const r = runCli({
+      via: [process.execPath, "--require", hook],
+      args,
+      stateDir: at.root,
+      env: { PATH: process.env.PATH, NO_COLOR: "1" },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const builtins = readFileSync(log, "utf8").split("\n");
+    // The hook saw the process (node:fs is loaded by every start).
+    expect(builtins).toContain("NativeModule fs");
+    for (const name of ["fs/promises", "internal/fs/promises", "internal/readline/interface"])
+      expect(builtins, `${args.join(" ")}: ${name}`).not.toContain(`NativeModule ${name}`);
+  }
+});

@@ -4,20 +4,19 @@
 // stream the kept file after checking it against its SHA-256. Only a cache:
 // anything wrong with it (missing, damaged, unwritable disk) renders again.
 
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { sha256Hex } from "@rukh/json";
 
 /** Rendered references kept at once (the newest; each is megabytes at 10,000 commands). */
 const KEPT = 4;
 /** Largest reference kept or read. */
 const MAX_BYTES = 256 * 1024 * 1024;
 
-const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
-
 /** Where the reference of `parts` (revision, preset, brand, version…) is kept under `stateDir`. */
 export function docsCacheKey(parts: readonly string[]): string {
-  return sha256(JSON.stringify(["rukh.docs/1", ...parts]));
+  return sha256Hex(JSON.stringify(["rukh.docs/1", ...parts]));
 }
 
 /** Reads a file of at most `max` bytes: its bytes, `undefined` when missing, `"large"` when longer (`readFileAtMost` of @rukh/profile). */
@@ -30,7 +29,9 @@ export function readDocs(read: BoundedRead, stateDir: string, key: string): stri
     const digest = read(join(dir, `${key}.sha256`), 128);
     const bytes = read(join(dir, `${key}.md`), MAX_BYTES);
     if (!Buffer.isBuffer(digest) || !Buffer.isBuffer(bytes)) return undefined;
-    return sha256(bytes) === digest.toString("latin1").trim() ? bytes.toString("utf8") : undefined;
+    return sha256Hex(bytes) === digest.toString("latin1").trim()
+      ? bytes.toString("utf8")
+      : undefined;
   } catch {
     return undefined;
   }
@@ -48,7 +49,7 @@ export function keepDocs(stateDir: string, key: string, markdown: string): void 
     writeFileSync(md, markdown, { flag: "wx", mode: 0o644 });
     renameSync(md, join(dir, `${key}.md`));
     const sum = tmp(`${key}.sha256`);
-    writeFileSync(sum, `${sha256(markdown)}\n`, { flag: "wx", mode: 0o644 });
+    writeFileSync(sum, `${sha256Hex(markdown)}\n`, { flag: "wx", mode: 0o644 });
     renameSync(sum, join(dir, `${key}.sha256`));
     prune(dir);
   } catch {

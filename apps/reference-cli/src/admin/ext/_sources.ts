@@ -3,7 +3,7 @@
 // the registry npm's configuration names for it. The registry is transport:
 // its tarball becomes an install change checked exactly as a file is.
 
-import { lstat } from "node:fs/promises";
+import { promises } from "node:fs";
 import type { BuiltinContext } from "@rukh/cli";
 import type { ExtensionOrigin, OwnerConfig, ProfileChange } from "@rukh/profile";
 import type { NpmOptions, RegistrySpec, Resolution } from "@rukh/registry";
@@ -66,7 +66,7 @@ export async function fetched(
 
 async function isPath(word: string): Promise<boolean> {
   try {
-    await lstat(word);
+    await promises.lstat(word);
     return true;
   } catch {
     return false;
