@@ -20,7 +20,7 @@
 // Node that runs it.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { installNode, NODE_LINES } from "./node-lines.mjs";
 
@@ -28,13 +28,29 @@ const PRIMARY = NODE_LINES.at(-1);
 if (process.env.RUKH_BENCH_NODE !== "here" && process.version !== `v${PRIMARY}`) {
   const got = installNode(PRIMARY);
   if ("node" in got) {
+    // Its folder first on PATH: the shipped binary starts with `#!/usr/bin/env node`.
     const again = spawnSync(got.node, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
       stdio: "inherit",
-      env: { ...process.env, RUKH_BENCH_NODE: "here", RUKH_BENCH_FIRST_NODE: process.execPath },
+      env: {
+        ...process.env,
+        PATH: `${dirname(got.node)}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+        RUKH_BENCH_NODE: "here",
+        RUKH_BENCH_FIRST_NODE: process.execPath,
+      },
     });
     process.exit(again.status ?? 1);
   }
   console.error(`bench: measuring on ${process.version}: ${got.reason}`);
+}
+
+// The shipped binary runs on the `node` PATH names: it must be this one, or a
+// ratio against this Node's peers would compare two Node lines.
+const onPath = spawnSync("node", ["--version"], { encoding: "utf8" }).stdout?.trim();
+if (onPath !== process.version) {
+  console.error(
+    `bench: PATH's node is ${onPath}, the bench's ${process.version}: put ${dirname(process.execPath)} first on PATH`,
+  );
+  process.exit(2);
 }
 
 const root = fileURLToPath(new URL("..", import.meta.url));
