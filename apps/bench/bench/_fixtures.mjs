@@ -126,7 +126,11 @@ await runCommandProcess({ handlers: handlers(ids) });
   return dir;
 }
 
-/** An owner configuration trusting the bench publisher, every `bench.*` extension exposed to `agent`. */
+/**
+ * An owner configuration trusting the bench publisher, every `bench.*`
+ * extension exposed, allowed to `default` (host-trusted) and to `agent`
+ * (strict: each call in bubblewrap).
+ */
 export function ownerConfig(ids) {
   const preset = (enforcement) => ({
     commands: ids.map((id) => `${id}/*`),
@@ -145,7 +149,7 @@ export function ownerConfig(ids) {
     endpointNamespace: "bench",
     trustedPublishers: [{ id: "acme", publicKey: PUB, namespaces: ["bench.*"] }],
     exposure: { extensions: ids },
-    presets: { default: preset("host-trusted") },
+    presets: { default: preset("host-trusted"), agent: preset("strict") },
     defaultPreset: "default",
     mcp: { toolNames: "compact" },
   };
