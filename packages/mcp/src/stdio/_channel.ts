@@ -160,7 +160,9 @@ export class StdioChannel {
       if (this.#closed) return;
       if (this.#full()) {
         if (start < chunk.length) this.#held = Buffer.from(chunk.subarray(start));
-        this.#wait();
+        // Already waiting (an answer filled the queue as the line was read): its rest is read ahead now.
+        if (this.#waiting) this.#readAhead();
+        else this.#wait();
         return;
       }
     }

@@ -147,13 +147,16 @@ export class StdioConnection {
     this.#channel.send(answer.bytes);
   }
 
+  /** A line's message, CRLF framing tolerated; `undefined` for a blank keep-alive line. */
+  #decoded(bytes: Buffer): ReturnType<typeof decodeMessage> | undefined {
+    const line = bytes[bytes.length - 1] === 13 ? bytes.subarray(0, bytes.length - 1) : bytes;
+    return line.length === 0 ? undefined : decodeMessage(line, this.#ctx.limits);
+  }
+
   #line(bytes: Buffer): void {
     if (this.#finishing) return;
-    // Tolerate CRLF framing and blank keep-alive lines.
-    let line = bytes;
-    if (line.length > 0 && line[line.length - 1] === 13) line = line.subarray(0, line.length - 1);
-    if (line.length === 0) return;
-    const msg = decodeMessage(line, this.#ctx.limits);
+    const msg = this.#decoded(bytes);
+    if (msg === undefined) return;
     if (msg.kind === "rejected") {
       this.#send(errorAnswer(msg.id, msg.code, msg.message));
       return;
@@ -174,11 +177,8 @@ export class StdioConnection {
    */
   #control(bytes: Buffer): boolean {
     if (this.#finishing || !bytes.includes(CANCELLED)) return false;
-    const line = bytes[bytes.length - 1] === 13 ? bytes.subarray(0, bytes.length - 1) : bytes;
-    const msg = decodeMessage(line, this.#ctx.limits);
-    if (msg.kind !== "notification" || msg.method !== "notifications/cancelled") return false;
-    const id = msg.params?.requestId;
-    return (typeof id === "string" || typeof id === "number") && this.#protocol.cancel(idKey(id));
+    const key = cancelKey(this.#decoded(bytes));
+    return key !== undefined && this.#protocol.cancel(key);
   }
 
   #request(msg: Extract<IncomingMessage, { kind: "request" }>): void {
@@ -200,14 +200,19 @@ export class StdioConnection {
   }
 
   #notification(msg: Extract<IncomingMessage, { kind: "notification" }>): void {
-    if (msg.method === "notifications/cancelled") {
-      const id = msg.params?.requestId;
-      if (typeof id === "string" || typeof id === "number") this.#protocol.cancel(idKey(id));
-    }
+    const cancelled = cancelKey(msg);
+    if (cancelled !== undefined) this.#protocol.cancel(cancelled);
     if (msg.method === "notifications/initialized" && this.#handlers.dispatcher.initialized)
       this.#handlers.watcher.legacyListens();
     // Anything else carries nothing we act on.
   }
+}
+
+/** The request a `notifications/cancelled` cancels, as the request table keys it; `undefined` for any other message. */
+function cancelKey(msg: ReturnType<typeof decodeMessage> | undefined): string | undefined {
+  if (msg?.kind !== "notification" || msg.method !== "notifications/cancelled") return undefined;
+  const id = msg.params?.requestId;
+  return typeof id === "string" || typeof id === "number" ? idKey(id) : undefined;
 }
 
 /** What every cancellation line holds: lines without it are never decoded ahead of their turn. */

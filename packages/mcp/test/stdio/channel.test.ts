@@ -133,4 +133,39 @@ describe("backpressure", () => {
       channel.close("host_closed");
     }
   });
+
+  it("reads ahead the rest of a chunk when the queue filled while one of its lines was answered", async () => {
+    const input = new PassThrough();
+    const output = new Writable({
+      write(_chunk, _encoding, _cb) {},
+    });
+    const offered: string[] = [];
+    let channel!: StdioChannel;
+    channel = new StdioChannel({
+      input,
+      output,
+      limits: MCP_LIMITS,
+      events: {
+        // The first line's answers fill the queue at once: reading waits mid-chunk.
+        line: () => {
+          for (let i = 0; i < 40; i++) channel.send(Buffer.from(`{"n":${i}}`));
+        },
+        oversize: () => {},
+        ended: () => {},
+        broken: () => {},
+        busy: () => false,
+        control: (b) => {
+          offered.push(b.toString("utf8"));
+          return true;
+        },
+      },
+    });
+    try {
+      input.write("first\ncancel-x\n");
+      await new Promise((r) => setTimeout(r, 20));
+      expect(offered).toEqual(["cancel-x"]);
+    } finally {
+      channel.close("host_closed");
+    }
+  });
 });
