@@ -176,7 +176,12 @@ export class StateDirectory {
     // Before any package is read: a read-only directory takes no change, whatever it is.
     await assertWritable(this.root);
     const publication = await publish(this.#publication(), changes, options);
-    if (publication.published) this.#onPublished?.(publication.revisionId);
+    if (publication.published)
+      try {
+        this.#onPublished?.(publication.revisionId);
+      } catch {
+        // The revision is committed: what a listener does with the news cannot undo it.
+      }
     return publication;
   }
 
