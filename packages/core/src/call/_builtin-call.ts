@@ -39,7 +39,11 @@ const BUILTIN_IDENTITY = /^builtin:[a-z][a-z0-9-]{0,63}( [a-z][a-z0-9-]{0,63}){0
 export function admitBuiltin(request: BuiltinRequest, binding: HostBinding): Rejection | null {
   const identity = request.identity;
   if (typeof identity !== "string" || !BUILTIN_IDENTITY.test(identity))
-    return { reject: "not_found", message: "no such built-in command" };
+    return {
+      reject: "not_found",
+      message:
+        "no such built-in command; expected builtin: and its path's words, one space between",
+    };
   if (request.surface !== "cli")
     return {
       reject: "not_exposed",
@@ -100,6 +104,10 @@ async function builtinOpen(call: Call, request: BuiltinRequest): Promise<Invocat
     outcome: outcomeOf(call.invocationId, revisionId, {
       outcome: end.outcome,
       reason: end.reason,
+      ...(end.reason === "crashed" && {
+        message:
+          "the built-in command failed unexpectedly; its kind of error is in the diagnostics log",
+      }),
       ...(end.published !== undefined && { published: end.published }),
       diagnostics: NO_DIAGNOSTICS,
     }),
@@ -123,8 +131,15 @@ async function ended(call: Call, request: BuiltinRequest): Promise<BuiltinEnd> {
   try {
     end = await request.run();
   } catch (e) {
+    // Its kind only: a message can quote what it was given (a registry address with a password).
+    const err = e as { name?: unknown; code?: unknown } | null;
     call.host.sink.logger.error(
-      { invocationId: call.invocationId, command: request.identity, err: e },
+      {
+        invocationId: call.invocationId,
+        command: request.identity,
+        error: String(err?.name ?? typeof e),
+        ...(typeof err?.code === "string" && { code: err.code }),
+      },
       "a built-in command threw",
     );
     return crashed;

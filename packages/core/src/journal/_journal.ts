@@ -324,7 +324,10 @@ function checkRecord(value: JsonValue, line: number): JournalRecord {
     if (v.by !== undefined && !isBy(v.by)) throw bad('"by" is not a binding');
     if (v.deliveredUnjournaled !== undefined && v.deliveredUnjournaled !== true)
       throw bad('"deliveredUnjournaled" is not true');
-    if (v.published !== undefined && !REVISION_ID.test(String(v.published)))
+    if (
+      v.published !== undefined &&
+      (typeof v.published !== "string" || !REVISION_ID.test(v.published))
+    )
       throw bad('"published" is not a revision id');
     if (!KINDS.has(v.outcome as string) || !REASONS.has(v.reason as string))
       throw bad("unknown outcome or reason");

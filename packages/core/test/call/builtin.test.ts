@@ -1,6 +1,9 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BuiltinEnd, BuiltinRequest, HostBinding, InvocationCore } from "../../src/index.js";
 import { createInvocationCore, listRuns, readJournal } from "../../src/index.js";
+import { parseSegment } from "../../src/journal/_journal.js";
 import { cleanup, makeState } from "../_helpers.js";
 
 // A built-in command (the brand's own install, trust, preset changes) is
@@ -157,14 +160,22 @@ describe("invokeBuiltin", () => {
   it("records a throw, or an end that is no outcome, as a crash; a published id that is no revision is not kept", async () => {
     const c = await core();
     for (const end of [
-      () => Promise.reject(new Error("boom")),
+      () => Promise.reject(new Error("cannot fetch https://ada:hunter3-secret@registry.example/x")),
       { outcome: "succeeded", reason: "deadline" } as unknown as BuiltinEnd,
       { outcome: "finished", reason: "completed" } as unknown as BuiltinEnd,
     ]) {
       const outcome = await c.invokeBuiltin(builtin(end));
       expect(outcome).toMatchObject({ outcome: "execution_failed", reason: "crashed" });
+      expect(outcome.message).toMatch(/failed unexpectedly/);
       expect(await runOf(outcome.invocationId)).toMatchObject({ reason: "crashed" });
     }
+    // What it threw is logged by its kind only: no message, which could quote a password.
+    const logs = join(at.root, "logs");
+    const logged = readdirSync(logs)
+      .map((f) => readFileSync(join(logs, f), "utf8"))
+      .join("");
+    expect(logged).toContain("a built-in command threw");
+    expect(logged).not.toContain("hunter3");
     const forged = await c.invokeBuiltin(
       builtin({ outcome: "succeeded", reason: "completed", published: "../../etc" }),
     );
@@ -195,5 +206,17 @@ describe("invokeBuiltin", () => {
     const after = await c.invokeBuiltin(builtin({ outcome: "succeeded", reason: "completed" }));
     expect(after).toMatchObject({ outcome: "rejected", reason: "core_closed" });
     expect(await runOf(after.invocationId)).toBeUndefined();
+  });
+
+  it("reads a final's published revision only as a revision id: anything else is a damaged line", () => {
+    const id = "a".repeat(64);
+    const final = (published: unknown) =>
+      `${JSON.stringify({ type: "final", invocationId: "i", at: "2026-12-01T00:00:00.000Z", host: "h", outcome: "succeeded", reason: "completed", published })}\n`;
+    const read = (published: unknown) => parseSegment(Buffer.from(final(published)), "s");
+    expect(read(id).records).toHaveLength(1);
+    for (const bad of [[id], "../x", 42, id.toUpperCase()]) {
+      expect(read(bad).records, JSON.stringify(bad)).toHaveLength(0);
+      expect(read(bad).damaged[0]).toMatch(/"published" is not a revision id/);
+    }
   });
 });
