@@ -42,7 +42,7 @@ const checkedOnce = new WeakMap<CliBuiltin, DeclaredBuiltin>();
 export function checkDeclaration(b: CliBuiltin): DeclaredBuiltin | undefined {
   if (b.inputs === undefined) {
     // What is journaled of a change is its declared inputs: one without them cannot be recorded.
-    if (b.changesState !== undefined)
+    if (b.changesState !== undefined && b.changesState !== false)
       throw new CliError(
         "invalid_option",
         `built-in "${b.path.join(" ")}" changes state but declares no inputs; expected inputs, which its journal record is made of`,

@@ -25,7 +25,8 @@ export { BRAND_PATTERN } from "./_options.js";
  * declaration that does not validate (the brand's mistake).
  */
 export async function declared(b: CliBuiltin): Promise<DeclaredBuiltin | undefined> {
-  if (b.inputs === undefined && b.changesState === undefined) return undefined;
+  if (b.inputs === undefined && (b.changesState === undefined || b.changesState === false))
+    return undefined;
   return (await import("./_declared.js")).checkDeclaration(b);
 }
 

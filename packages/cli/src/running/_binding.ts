@@ -2,7 +2,7 @@
 // else the person at the terminal with the owner's own authority.
 
 import { userInfo } from "node:os";
-import type { HostBinding } from "@rukh/core";
+import { type HostBinding, OWNER_AUTHORITY } from "@rukh/core";
 import type { CliOptions } from "../declarations/index.js";
 
 function safeUser(): string {
@@ -22,7 +22,7 @@ export function cliBinding(options: CliOptions, brand: string, preset: string): 
   return {
     subject: options.binding?.subject ?? safeUser(),
     actor: options.binding?.actor ?? `${brand}-cli`,
-    taskAuthorityRef: options.binding?.taskAuthorityRef ?? "local",
+    taskAuthorityRef: options.binding?.taskAuthorityRef ?? OWNER_AUTHORITY,
     preset,
   };
 }

@@ -66,8 +66,16 @@ export async function runJournaled(s: Session, run: JournaledRun): Promise<numbe
   return code ?? render(s, route, outcome, run.seen());
 }
 
-/** The owner's default preset, which the CLI's calls run under: `default` before anything is published. */
+/**
+ * The owner's default preset, which the CLI's calls run under: `default`
+ * before anything is published, or when the profile cannot be read (the
+ * built-in then reports what is wrong with it, as it reads it too).
+ */
 async function defaultPreset(state: StateDirectory): Promise<string> {
-  const id = await state.activeRevisionId();
-  return id === null ? "default" : (await state.readRevision(id)).config.defaultPreset;
+  try {
+    const id = await state.activeRevisionId();
+    return id === null ? "default" : (await state.readRevision(id)).config.defaultPreset;
+  } catch {
+    return "default";
+  }
 }

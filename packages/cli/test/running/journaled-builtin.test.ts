@@ -145,5 +145,13 @@ describe("a built-in that changes state", () => {
     const r = await inProcess(root, { builtins: [broken] })("wipe");
     expect(r.code).not.toBe(0);
     expect(r.err).toMatch(/built-in "wipe" changes state but declares no inputs/);
+    // Saying it changes nothing needs no inputs.
+    const plain: CliBuiltin = {
+      path: ["look"],
+      summary: "Look",
+      changesState: false,
+      run: () => 0,
+    };
+    expect((await inProcess(root, { builtins: [plain] })("look")).code).toBe(0);
   });
 });
