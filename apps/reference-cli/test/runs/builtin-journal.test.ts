@@ -57,6 +57,7 @@ describe("built-in commands in the journal", () => {
       ["ext", "list"],
       ["profile", "show"],
       ["runs", "list"],
+      ["profile", "gc", "--dry-run"],
     ])
       expect(s.rukh(read).status).toBe(0);
     const runs = s.builtinRuns();
@@ -172,6 +173,9 @@ it.skipIf(!mounted)(
     }
     expect(s.history()).toEqual(before);
     expect(preset()).toBe(active);
+    // What frees space is not journaled, so it still runs on the full disk.
+    const gc = s.rukh(["profile", "gc"], env);
+    expect(gc.status, gc.stderr).toBe(0);
     rmSync(filler);
     expect(existsSync(filler)).toBe(false);
     expect(s.rukh(["preset", "deny", "default", "fx.sleep/*"], env).status).toBe(0);

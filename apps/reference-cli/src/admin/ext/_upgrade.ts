@@ -119,7 +119,8 @@ export function upgradeBuiltins(
     },
     {
       path: ["ext", "upgrade"],
-      changesState: true,
+      // A dry run changes nothing.
+      changesState: (inputs) => inputs.dry_run !== true,
       summary:
         "Install the wanted versions of extensions installed from a registry, all in one publication",
       inputs: [

@@ -102,7 +102,7 @@ export function profileBuiltins(
     },
     {
       path: ["profile", "gc"],
-      changesState: true,
+
       summary:
         "Remove old revisions (keeping the active one, the newest --keep of its history and any younger than --max-age-days) and stored packages none of the kept ones uses",
       inputs: [
