@@ -15,15 +15,18 @@ const { at } = useSleeperCli("rukh-cli-loading-");
 const dist = fileURLToPath(new URL("../dist/", import.meta.url));
 const holds: Record<string, string[]> = JSON.parse(readFileSync(join(dist, "bundle.json"), "utf8"));
 
-/** The workspace source files (`<package>/<file>`) `rukh <args>` loads. */
-function loaded(...args: string[]): Set<string> {
-  const log = join(at.work, "loaded.log");
-  const hook = join(at.work, "hook.cjs");
+/**
+ * What the process of `rukh <args>` holds as it exits: the JavaScript
+ * expression `what` (a string, or a list joined by lines), written by a
+ * preloaded hook.
+ */
+function atExit(what: string, args: readonly string[]): string {
+  const log = join(at.work, "at-exit.log");
+  const hook = join(at.work, "at-exit.cjs");
   rmSync(log, { force: true });
-  // Every file the process required, as it exits.
   writeFileSync(
     hook,
-    `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(log)}, Object.keys(require.cache).join("\\n")));\n`,
+    `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(log)}, ${what}));\n`,
   );
   const r = runCli({
     via: [process.execPath, "--require", hook],
@@ -32,8 +35,15 @@ function loaded(...args: string[]): Set<string> {
     env: { PATH: process.env.PATH, NO_COLOR: "1" },
   });
   expect(r.status, r.stderr).toBe(0);
+  return readFileSync(log, "utf8");
+}
+
+/** The workspace source files (`<package>/<file>`) `rukh <args>` loads. */
+function loaded(...args: string[]): Set<string> {
+  // Every file the process required.
+  const files = atExit('Object.keys(require.cache).join("\\n")', args);
   const sources = new Set<string>();
-  for (const file of readFileSync(log, "utf8").split("\n")) {
+  for (const file of files.split("\n")) {
     if (!file.startsWith(dist)) continue;
     for (const input of holds[file.slice(dist.length)] ?? [])
       sources.add(input.replace(/^(\.\.\/)+packages\//, "").replace("/dist/", "/"));
@@ -81,22 +91,8 @@ it("an administrative command loads the profile, and neither the core nor MCP un
 });
 
 it("help and completion load no built-in they do not use: neither node:fs/promises nor what it brings (readline, the REPL's history)", () => {
-  const log = join(at.work, "builtins.log");
-  const hook = join(at.work, "builtins.cjs");
-  writeFileSync(
-    hook,
-    `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(log)}, process.moduleLoadList.join("\\n")));\n`,
-  );
   for (const args of [["--help"], ["__complete", "--", "na"]]) {
-    rmSync(log, { force: true });
-    const r = runCli({
-      via: [process.execPath, "--require", hook],
-      args,
-      stateDir: at.root,
-      env: { PATH: process.env.PATH, NO_COLOR: "1" },
-    });
-    expect(r.status, r.stderr).toBe(0);
-    const builtins = readFileSync(log, "utf8").split("\n");
+    const builtins = atExit('process.moduleLoadList.join("\\n")', args).split("\n");
     // The hook saw the process (node:fs is loaded by every start).
     expect(builtins).toContain("NativeModule fs");
     for (const name of ["fs/promises", "internal/fs/promises", "internal/readline/interface"])
