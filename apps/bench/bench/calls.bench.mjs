@@ -36,12 +36,20 @@ async function throughput(session, name) {
   return BURST / (Number(process.hrtime.bigint() - t0) / 1e9);
 }
 
-/** `rukh mcp serve` under `preset`, or why it cannot start (strict where bubblewrap cannot run). */
+/**
+ * `rukh mcp serve` under `preset`, once a call of it succeeds; otherwise
+ * (strict where bubblewrap cannot run: it refuses to start, or refuses the
+ * list and calls) `undefined`, and why is printed.
+ */
 async function serve(s10, preset) {
+  let session;
   try {
-    return await mcpSession(RUKH, ["mcp", "serve", "--preset", preset], s10.env);
+    session = await mcpSession(RUKH, ["mcp", "serve", "--preset", preset], s10.env);
+    await call(session, s10.tool);
+    return session;
   } catch (e) {
     console.log(`calls.bench: rukh mcp serve --preset ${preset} is not measured: ${e.message}`);
+    await session?.close();
     return undefined;
   }
 }

@@ -24,12 +24,11 @@ export default async function nodes(suite) {
   }
   // The Node the bench was started with (the machine's, 20 here), when it is another.
   const first = process.env.RUKH_BENCH_FIRST_NODE;
-  if (first !== undefined && first !== process.execPath)
-    lines.push([
-      "the machine's",
-      first,
-      spawnSync(first, ["--version"], { encoding: "utf8" }).stdout.trim(),
-    ]);
+  if (first !== undefined && first !== process.execPath) {
+    const v = spawnSync(first, ["--version"], { encoding: "utf8" });
+    if (v.status === 0) lines.push(["the machine's", first, v.stdout.trim()]);
+    else console.log(`nodes.bench: skipping ${first}: it does not run (${v.error ?? v.stderr})`);
+  }
   for (const [whose, node, version] of lines)
     await suite.compare(`startup on ${whose} Node ${version} (10 commands)`, {
       baseline: [`node -e ''`, () => run(node, ["-e", ""])],
