@@ -88,7 +88,7 @@ async function builtinOpen(call: Call, request: BuiltinRequest): Promise<Invocat
       by: call.binding,
     });
   // Nothing is changed that the journal has not first recorded as begun.
-  const started = recordStart(call, {
+  const started = await recordStart(call, {
     command: identity,
     revisionId: revisionId ?? "",
     digest: request.release,

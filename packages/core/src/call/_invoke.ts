@@ -100,7 +100,7 @@ async function invokeOpen(call: CommandCall): Promise<InvocationOutcome> {
  * itself runs on is missing (a copy of the CLI without its dependencies)
  * says so: the installation, not the state directory, is what to repair.
  */
-function unresolved(call: CommandCall, e: unknown): InvocationOutcome {
+function unresolved(call: CommandCall, e: unknown): Promise<InvocationOutcome> {
   const { invocationId } = call;
   const code = (e as { code?: unknown } | null)?.code;
   const missing = code === "MODULE_NOT_FOUND" || code === "ERR_MODULE_NOT_FOUND";
@@ -126,7 +126,7 @@ function unresolved(call: CommandCall, e: unknown): InvocationOutcome {
 }
 
 /** The outcome of an admitted call that may not start: the host closed, or the call was cancelled first. */
-function notStarting(call: CommandCall, planned: Planned): InvocationOutcome | undefined {
+function notStarting(call: CommandCall, planned: Planned): Promise<InvocationOutcome> | undefined {
   if (call.host.closed)
     return refuse(call, refusalOf(planned, "core_closed", "the host is shutting down"));
   const { request } = call;
@@ -190,7 +190,7 @@ async function runStarted(call: CommandCall, planned: Planned): Promise<Invocati
   const { invocationId, request } = call;
   const { revisionId } = planned;
   // A call whose start is not on disk is never run: a host crash would leave no trace of it.
-  const started = recordStart(call, {
+  const started = await recordStart(call, {
     command: planned.command.identity,
     revisionId,
     digest: planned.digest,
@@ -211,7 +211,7 @@ async function runStarted(call: CommandCall, planned: Planned): Promise<Invocati
   const outcome = outcomeOf(invocationId, revisionId, result);
   // On disk before the final: a call the journal says ended has its result where it can be read.
   if (outcome.commandResult !== undefined)
-    call.host.results.keep(
+    await call.host.results.keep(
       {
         invocationId,
         command: planned.command.identity,
@@ -236,7 +236,7 @@ export interface StartOf {
 }
 
 /** Appends the call's start record; `false` when the journal cannot take it. */
-export function recordStart(call: Call, start: StartOf): boolean {
+export function recordStart(call: Call, start: StartOf): Promise<boolean> {
   const { host, binding, request } = call;
   return host.journal.appendSoftly({
     type: "start",
@@ -278,9 +278,12 @@ interface Final {
 }
 
 /** Records the final; `by` for a call that has no start record to name who made it. */
-export function finalize(call: Call, { command, outcome, by }: Final): InvocationOutcome {
+export async function finalize(
+  call: Call,
+  { command, outcome, by }: Final,
+): Promise<InvocationOutcome> {
   const { host, invocationId } = call;
-  host.journal.final(invocationId, command, outcome, by);
+  await host.journal.final(invocationId, command, outcome, by);
   // The author's view of a result that missed its declaration; the journal keeps pointers only.
   if (outcome.resultIssues !== undefined)
     host.sink.logger.warn(
@@ -291,7 +294,7 @@ export function finalize(call: Call, { command, outcome, by }: Final): Invocatio
 }
 
 /** Finalizes a refusal under the binding that asked. */
-export function refuse(call: Call, r: Rejection): InvocationOutcome {
+export function refuse(call: Call, r: Rejection): Promise<InvocationOutcome> {
   return finalize(call, {
     command: r.identity,
     outcome: rejection(call.invocationId, r),

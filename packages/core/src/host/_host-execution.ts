@@ -22,8 +22,9 @@ export function executionContextOf(host: CoreHost): ExecutionContext {
       if (pid === undefined) return undefined;
       const startTime = processStartTime(pid);
       if (startTime === null) return undefined;
-      // Without this record recovery cannot end the process; the call still runs.
-      journal.appendSoftly({
+      // Without this record recovery cannot end the process; the call still runs. It is on
+      // disk before the call's final (whose flush covers it too); the call does not wait for it.
+      void journal.appendSoftly({
         type: "process",
         invocationId,
         host: host.id,

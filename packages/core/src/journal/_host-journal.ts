@@ -8,13 +8,8 @@ import { JOURNAL_RECORD_MAX_BYTES } from "../contract/index.js";
 import type { Logger } from "../diagnostics/index.js";
 import { archiveSegment, type JournalRetention } from "./_archive.js";
 import { FinalReserve, isOutOfSpace } from "./_final-reserve.js";
-import {
-  type JournalFinalRecord,
-  type JournalRecord,
-  JournalWriter,
-  journalPaths,
-  journalTuning,
-} from "./_journal.js";
+import { type JournalFinalRecord, type JournalRecord, journalPaths } from "./_journal.js";
+import { JournalWriter, journalTuning } from "./_journal-writer.js";
 
 /** A call's diagnostics counts for its final record: only when it wrote anything. */
 function diagnosticsFields(d: InvocationDiagnostics): Pick<JournalFinalRecord, "diagnostics"> {
@@ -48,7 +43,9 @@ const RESERVE_HEADROOM = 4;
 export const OWED_RETRY_MS = 200;
 
 /**
- * The journal of one host. Appends are synchronous and whole (or nothing).
+ * The journal of one host. Appends are written at once and whole (or
+ * nothing), and resolve once a flush shared with concurrent calls has put
+ * them on disk.
  * Before a start is journaled, room for its final is set aside on disk
  * ({@link FinalReserve}), so a final is on disk before its outcome is
  * delivered even when the disk fills while the call runs. A final that
@@ -61,8 +58,8 @@ export const OWED_RETRY_MS = 200;
  *
  * @example
  * const journal = new HostJournal({ stateRoot, locks, host, logger, retention });
- * if (!journal.appendSoftly(start)) return journalFailed();
- * journal.final(invocationId, identity, outcome);
+ * if (!(await journal.appendSoftly(start))) return journalFailed();
+ * await journal.final(invocationId, identity, outcome);
  * await journal.close();
  */
 export class HostJournal {
@@ -94,27 +91,24 @@ export class HostJournal {
 
   /**
    * Appends what is still owed, then `record` (for a start, after setting
-   * aside room for its final); throws `journal_failed` and keeps nothing
-   * half-written.
+   * aside room for its final), and resolves once it is on disk: its flush is
+   * shared with the records of the calls in flight with it. Rejects
+   * `journal_failed` and keeps nothing half-written.
    */
-  append(record: JournalRecord): void {
-    this.#payDebts();
-    if (record.type === "start")
-      this.#reserve.ensure(this.#inFlight.size + 1 + SPARE_FINALS, RESERVE_HEADROOM);
-    this.#writer.append(record);
-    if (record.type === "final") this.#inFlight.delete(record.invocationId);
-    else
-      this.#inFlight.set(record.invocationId, [
-        ...(this.#inFlight.get(record.invocationId) ?? []),
-        record,
-      ]);
-    if (this.#writer.size > journalTuning.liveSegmentBytes) this.#rollOver();
+  async append(record: JournalRecord): Promise<void> {
+    const onDisk = this.#place(record);
+    try {
+      await onDisk;
+    } catch (e) {
+      this.#unplace(record);
+      throw e;
+    }
   }
 
   /** {@link append}, logging instead of throwing; says whether the record is on disk. */
-  appendSoftly(record: JournalRecord): boolean {
+  async appendSoftly(record: JournalRecord): Promise<boolean> {
     try {
-      this.append(record);
+      await this.append(record);
       return true;
     } catch (e) {
       this.#o.logger.error(
@@ -130,18 +124,18 @@ export class HostJournal {
    * disk, by giving back reserve slots until it fits. The outcome happened
    * whether or not it is on disk: when it still is not, its record is owed.
    */
-  final(
+  async final(
     invocationId: string,
     command: string | undefined,
     outcome: InvocationOutcome,
     by?: HostBinding,
-  ): void {
+  ): Promise<void> {
     const record = finalRecord(this.#o.host, { invocationId, command, outcome, by });
     // A refusal (no start) may spend only the slots no running call has set aside.
     const keep = this.#inFlight.size - (this.#inFlight.has(invocationId) ? 1 : 0);
     for (;;) {
       try {
-        this.append(record);
+        await this.append(record);
         return;
       } catch (e) {
         if (isOutOfSpace(e) && this.#reserve.slots > keep && this.#reserve.release()) continue;
@@ -152,6 +146,30 @@ export class HostJournal {
     this.#unwritten.push({ ...record, deliveredUnjournaled: true });
     this.#retry ??= setInterval(() => this.#retryOwed(), OWED_RETRY_MS);
     this.#retry.unref?.();
+  }
+
+  /** Writes `record` now (after what is owed); the promise says when it is on disk. */
+  #place(record: JournalRecord): Promise<void> {
+    this.#payDebts();
+    if (record.type === "start")
+      this.#reserve.ensure(this.#inFlight.size + 1 + SPARE_FINALS, RESERVE_HEADROOM);
+    const onDisk = this.#writer.appendGrouped(record);
+    if (record.type === "final") this.#inFlight.delete(record.invocationId);
+    else
+      this.#inFlight.set(record.invocationId, [
+        ...(this.#inFlight.get(record.invocationId) ?? []),
+        record,
+      ]);
+    if (this.#writer.size > journalTuning.liveSegmentBytes) this.#rollOver();
+    return onDisk;
+  }
+
+  /** A record whose flush failed is not on disk: a new part must not carry it. */
+  #unplace(record: JournalRecord): void {
+    if (record.type === "final") return;
+    const left = (this.#inFlight.get(record.invocationId) ?? []).filter((r) => r !== record);
+    if (left.length === 0) this.#inFlight.delete(record.invocationId);
+    else this.#inFlight.set(record.invocationId, left);
   }
 
   /** Finals owed and not yet on disk. */

@@ -19,13 +19,13 @@ import {
   type JournalProcessRecord,
   type JournalRecord,
   type JournalStartRecord,
-  JournalWriter,
   journalPaths,
   liveSegmentHost,
   type ParsedSegment,
   readSegmentLeniently,
   segmentNames,
 } from "./_journal.js";
+import { JournalWriter } from "./_journal-writer.js";
 import { dropKeptResults } from "./_results.js";
 
 /** What {@link recoverLostHosts} needs from the core starting up. */

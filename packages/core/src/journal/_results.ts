@@ -12,7 +12,7 @@ import type { HostBinding, OutcomeKind } from "../contract/index.js";
 import type { Logger } from "../diagnostics/index.js";
 import { archiveClock } from "./_archive.js";
 import { journalPaths } from "./_journal.js";
-import { writeWhole } from "./_whole-file.js";
+import { writeWholeSoon } from "./_whole-file.js";
 
 /** The owner's bounds on kept results (see `ResultsRetention` in @rukh/profile). */
 export interface ResultLimits {
@@ -85,8 +85,8 @@ const PRUNE_EVERY = 64;
 const PRUNE_PERIOD_MS = 600_000;
 
 /**
- * A host's keeper of results. `keep` writes synchronously — the result is on
- * disk before the call's final record is — and never fails the call: a full
+ * A host's keeper of results. `keep` resolves once the result is on disk
+ * (its caller writes the final record after) and never fails the call: a full
  * disk leaves the result unkept, logged. Every {@link PRUNE_EVERY} keeps it
  * prunes past the owner's limits, one prune at a time.
  */
@@ -104,7 +104,7 @@ export class ResultKeeper {
   }
 
   /** Keeps `result` of a call under `limits`; says whether it is on disk. */
-  keep(
+  async keep(
     call: {
       invocationId: string;
       command: string;
@@ -113,7 +113,7 @@ export class ResultKeeper {
       result: CommandResult;
     },
     limits: ResultLimits,
-  ): boolean {
+  ): Promise<boolean> {
     if (limits.maxResultBytes === 0) return false;
     const head = {
       invocationId: call.invocationId,
@@ -134,7 +134,10 @@ export class ResultKeeper {
         ? { ...head, notKept: "too_large", bytes }
         : { ...head, result: call.result };
     try {
-      writeWhole(fileOf(this.#journalRoot, call.invocationId), `${JSON.stringify(kept)}\n`);
+      await writeWholeSoon(
+        fileOf(this.#journalRoot, call.invocationId),
+        `${JSON.stringify(kept)}\n`,
+      );
     } catch (e) {
       this.#logger.error(
         { err: e, invocationId: call.invocationId },

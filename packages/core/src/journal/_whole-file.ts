@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
+  fdatasync,
   fdatasyncSync,
   mkdirSync,
   openSync,
@@ -14,8 +15,8 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 
-/** Writes `text` to `file` whole or not at all: a private temporary file, flushed, renamed over. */
-export function writeWhole(file: string, text: string): void {
+/** A private temporary file beside `file` holding `text`, written but not yet flushed. */
+function writeTemporary(file: string, text: string): { fd: number; tmp: string } {
   const dir = join(file, "..");
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = join(dir, `.${randomBytes(8).toString("hex")}.tmp`);
@@ -23,14 +24,57 @@ export function writeWhole(file: string, text: string): void {
   try {
     const bytes = Buffer.from(text);
     for (let off = 0; off < bytes.length; ) off += writeSync(fd, bytes, off);
-    fdatasyncSync(fd);
+  } catch (e) {
+    abandon(fd, tmp);
+    throw e;
+  }
+  return { fd, tmp };
+}
+
+/** The temporary file is flushed: it replaces `file`. */
+function replace(fd: number, tmp: string, file: string): void {
+  try {
     closeSync(fd);
     renameSync(tmp, file);
   } catch (e) {
-    try {
-      closeSync(fd);
-    } catch {}
-    rmSync(tmp, { force: true });
+    abandon(fd, tmp);
     throw e;
   }
+}
+
+function abandon(fd: number, tmp: string): void {
+  try {
+    closeSync(fd);
+  } catch {}
+  rmSync(tmp, { force: true });
+}
+
+/** Writes `text` to `file` whole or not at all: a private temporary file, flushed, renamed over. */
+export function writeWhole(file: string, text: string): void {
+  const { fd, tmp } = writeTemporary(file, text);
+  try {
+    fdatasyncSync(fd);
+  } catch (e) {
+    abandon(fd, tmp);
+    throw e;
+  }
+  replace(fd, tmp, file);
+}
+
+/**
+ * {@link writeWhole}, its flush run off the event loop: the host goes on
+ * with other calls while the disk takes the file, and the promise settles
+ * once `file` is replaced.
+ */
+export async function writeWholeSoon(file: string, text: string): Promise<void> {
+  const { fd, tmp } = writeTemporary(file, text);
+  try {
+    await new Promise<void>((resolve, reject) =>
+      fdatasync(fd, (err) => (err === null ? resolve() : reject(err))),
+    );
+  } catch (e) {
+    abandon(fd, tmp);
+    throw e;
+  }
+  replace(fd, tmp, file);
 }

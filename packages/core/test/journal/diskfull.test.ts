@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fillFileSystem, removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findRun, readJournal } from "../../src/index.js";
-import { journalTuning, LIVE_SEGMENT_BYTES } from "../../src/journal/_journal.js";
+import { journalTuning, LIVE_SEGMENT_BYTES } from "../../src/journal/_journal-writer.js";
 import { call, makeState, openCore } from "../_helpers.js";
 
 // A full disk, for real: the state directory lives on a small tmpfs that the

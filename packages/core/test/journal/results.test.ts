@@ -80,12 +80,12 @@ describe("the owner's limits on kept results", () => {
   it("keep only a note, with its size, of a result larger than maxResultBytes, and nothing when it is 0", async () => {
     const root = join(work, "large");
     const keeper = new ResultKeeper(root, "h", quiet);
-    expect(keeper.keep(kept(1, "y".repeat(2_000)), limits)).toBe(false);
+    expect(await keeper.keep(kept(1, "y".repeat(2_000)), limits)).toBe(false);
     const note = await readKeptResult(root, id(1));
     const bytes = JSON.stringify(kept(1, "y".repeat(2_000)).result).length;
     expect(note).toMatchObject({ notKept: "too_large", bytes });
     expect(note!.result).toBeUndefined();
-    expect(keeper.keep(kept(2), { ...limits, maxResultBytes: 0 })).toBe(false);
+    expect(await keeper.keep(kept(2), { ...limits, maxResultBytes: 0 })).toBe(false);
     expect(await readKeptResult(root, id(2))).toBeUndefined();
     await keeper.settled();
   });
@@ -94,7 +94,7 @@ describe("the owner's limits on kept results", () => {
     const root = join(work, "budget");
     const keeper = new ResultKeeper(root, "h", quiet);
     for (let i = 1; i <= 20; i++) {
-      keeper.keep(kept(i, "z".repeat(900)), limits);
+      await keeper.keep(kept(i, "z".repeat(900)), limits);
       // Modification times a second apart: the order of keeping.
       const t = new Date(Date.now() - (30 - i) * 1_000);
       utimesSync(join(resultsDir(root), `${id(i)}.json`), t, t);
@@ -136,8 +136,8 @@ describe("the owner's limits on kept results", () => {
       const root = join(work, `age-${name.replaceAll(" ", "-")}`);
       journalAt(root, skew);
       const keeper = new ResultKeeper(root, "h", quiet);
-      keeper.keep(kept(1), limits);
-      keeper.keep(kept(2), limits);
+      await keeper.keep(kept(1), limits);
+      await keeper.keep(kept(2), limits);
       await keeper.settled();
       const old = new Date(Date.now() - 8 * DAY);
       utimesSync(join(resultsDir(root), `${id(1)}.json`), old, old);
@@ -157,14 +157,14 @@ describe("the owner's limits on kept results", () => {
       utimesSync(join(dir, `${id(i)}.json`), old, old);
     }
     const keeper = new ResultKeeper(root, "h", quiet);
-    keeper.keep(kept(3), limits);
+    await keeper.keep(kept(3), limits);
     await keeper.settled();
     expect(readdirSync(dir).sort()).toEqual([".pruned", `${id(2)}.json`, `${id(3)}.json`]);
     // Pruned a moment ago: the next host's first keep does not prune again.
     writeFileSync(join(dir, `${id(4)}.json`), "z".repeat(9_000));
     utimesSync(join(dir, `${id(4)}.json`), old, old);
     const next = new ResultKeeper(root, "h2", quiet);
-    next.keep(kept(5), limits);
+    await next.keep(kept(5), limits);
     await next.settled();
     expect(readdirSync(dir)).toContain(`${id(4)}.json`);
   });
@@ -190,15 +190,15 @@ describe.skipIf(!mounted)("a result on a full disk", () => {
     const errors: string[] = [];
     const logger = { error: (_: unknown, m: string) => errors.push(m), warn() {}, info() {} };
     const keeper = new ResultKeeper(root, "h", logger as never);
-    keeper.keep(kept(1), limits);
+    await keeper.keep(kept(1), limits);
     await keeper.settled();
     const filler = fillFileSystem(mountPoint);
-    expect(keeper.keep(kept(2, "w".repeat(900)), limits)).toBe(false);
+    expect(await keeper.keep(kept(2, "w".repeat(900)), limits)).toBe(false);
     expect(errors.some((m) => m.includes("could not be kept"))).toBe(true);
     expect(readdirSync(resultsDir(root)).filter((n) => n.endsWith(".tmp"))).toEqual([]);
     expect(await readKeptResult(root, id(2))).toBeUndefined();
     rmSync(filler);
-    expect(keeper.keep(kept(3), limits)).toBe(true);
+    expect(await keeper.keep(kept(3), limits)).toBe(true);
     expect(await readKeptResult(root, id(3))).toMatchObject({ result: { text: "x" } });
   });
 });

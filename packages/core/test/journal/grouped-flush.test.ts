@@ -1,0 +1,183 @@
+// The journal's shared flush: records of concurrent calls are put on disk by
+// one fdatasync, and none is reported on disk before a flush begun after its
+// write has ended. Flushes are held back by hand to see each step.
+import { fdatasync, readFileSync, readlinkSync } from "node:fs";
+import { join } from "node:path";
+import { canonicalJson, type JsonValue } from "@rukh/json";
+import { removeDir, tempDir } from "@rukh/testkit";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { JournalRecord } from "../../src/journal/_journal.js";
+import { type FlushFn, JournalWriter, journalTuning } from "../../src/journal/_journal-writer.js";
+import { call, makeState, openCore } from "../_helpers.js";
+
+const work = tempDir("rukh-grouped-");
+afterAll(() => removeDir(work));
+
+const record = (i: number): JournalRecord => ({
+  type: "final",
+  invocationId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+  at: "2026-12-01T00:00:00.000Z",
+  host: "h",
+  outcome: "succeeded",
+  reason: "completed",
+  command: "fx.main/hello",
+});
+const line = (i: number) => `${canonicalJson(record(i) as unknown as JsonValue)}\n`;
+
+/** A flush that waits until the test lets it end, with the error the test gives (or a real fdatasync). */
+function heldFlush() {
+  const held: { fd: number; end: (err: Error | null) => void }[] = [];
+  const flush: FlushFn = (fd, done) => held.push({ fd, end: done });
+  return {
+    flush,
+    held,
+    /** Ends the oldest held flush: by a real fdatasync, or with `err`. */
+    async release(err: Error | null = null) {
+      const h = held.shift()!;
+      if (err !== null) h.end(err);
+      else
+        await new Promise<void>((r) =>
+          fdatasync(h.fd, (e) => {
+            h.end(e);
+            r();
+          }),
+        );
+    },
+  };
+}
+
+/** Whether `p` has settled, after the turns already queued have run. */
+async function settled(p: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  p.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await new Promise((r) => setImmediate(r));
+  return done;
+}
+
+describe("a grouped append", () => {
+  it("is written at once and resolves only after a flush begun after it: one flush for the appends made meanwhile", async () => {
+    const f = heldFlush();
+    const journal = JournalWriter.create(join(work, "shared"), "h", undefined, 0, f.flush);
+    const first = journal.appendGrouped(record(0));
+    expect(f.held).toHaveLength(1);
+    // Three more while the first flush runs: written, waiting, no second flush yet.
+    const more = [1, 2, 3].map((i) => journal.appendGrouped(record(i)));
+    expect(readFileSync(journal.file, "utf8")).toBe([0, 1, 2, 3].map(line).join(""));
+    expect(f.held).toHaveLength(1);
+    expect(await settled(first)).toBe(false);
+    await f.release();
+    expect(await settled(first)).toBe(true);
+    // The first flush began before they were written: it proves nothing of them.
+    for (const p of more) expect(await settled(p)).toBe(false);
+    expect(f.held).toHaveLength(1);
+    await f.release();
+    for (const p of more) expect(await settled(p)).toBe(true);
+    expect(f.held).toHaveLength(0);
+    journal.close();
+  });
+
+  it("refuses every append a failed flush covered and cuts their bytes back off, keeping what was on disk", async () => {
+    const f = heldFlush();
+    const journal = JournalWriter.create(join(work, "failed"), "h", undefined, 0, f.flush);
+    const kept = journal.appendGrouped(record(0));
+    await f.release();
+    await kept;
+    const lost = journal.appendGrouped(record(1));
+    const alsoLost = journal.appendGrouped(record(2));
+    const failure = Promise.allSettled([lost, alsoLost]);
+    await f.release(Object.assign(new Error("I/O error"), { code: "EIO" }));
+    const [a, b] = await failure;
+    for (const r of [a, b]) {
+      expect(r.status).toBe("rejected");
+      expect((r as PromiseRejectedResult).reason).toMatchObject({ code: "journal_failed" });
+    }
+    expect(readFileSync(journal.file, "utf8")).toBe(line(0));
+    expect(journal.size).toBe(line(0).length);
+    // The next append follows the last good record, whole.
+    const next = journal.appendGrouped(record(3));
+    await f.release();
+    await next;
+    expect(readFileSync(journal.file, "utf8")).toBe(line(0) + line(3));
+    journal.close();
+  });
+
+  it("settles what waits when closed, and closes the descriptor only once a running flush has ended", async () => {
+    const f = heldFlush();
+    const journal = JournalWriter.create(join(work, "close"), "h", undefined, 0, f.flush);
+    const waiting = journal.appendGrouped(record(0));
+    journal.close();
+    // Flushed synchronously by close: resolved without the held flush.
+    expect(await settled(waiting)).toBe(true);
+    await waiting;
+    // The held flush still has the descriptor; ending it must find it open.
+    let error: Error | null = null;
+    await new Promise<void>((r) =>
+      fdatasync(f.held[0]!.fd, (e) => {
+        error = e;
+        f.held.shift()!.end(e);
+        r();
+      }),
+    );
+    expect(error).toBeNull();
+    expect(() => journal.appendGrouped(record(1))).toThrow(/is closed/);
+  });
+});
+
+describe("a host's journal", () => {
+  afterEach(() => {
+    journalTuning.flush = fdatasync;
+  });
+
+  it("spawns nothing before its start is flushed, delivers no outcome before its final is, and flushes the records of concurrent calls together", async () => {
+    const { state, work: dir } = await makeState();
+    try {
+      let flushes = 0;
+      let records = 0;
+      // The records a flush that ended had covered, by type and call.
+      const durable = new Set<string>();
+      // Process records (written once a process was spawned) of calls whose start was not yet flushed.
+      const spawnedEarly: string[] = [];
+      journalTuning.flush = (fd, done) => {
+        flushes++;
+        const text = readFileSync(readlinkSync(`/proc/self/fd/${fd}`), "utf8");
+        const lines = text.split("\n").filter((l) => l !== "");
+        records = lines.length;
+        const written = lines.map((l) => JSON.parse(l) as JournalRecord);
+        for (const r of written)
+          if (r.type === "process" && !durable.has(`start ${r.invocationId}`))
+            spawnedEarly.push(r.invocationId);
+        // A slow disk: each flush takes 20 ms, so records of other calls arrive meanwhile.
+        setTimeout(
+          () =>
+            fdatasync(fd, (e) => {
+              if (e === null) for (const r of written) durable.add(`${r.type} ${r.invocationId}`);
+              done(e);
+            }),
+          20,
+        );
+      };
+      const core = await openCore(state);
+      const early: string[] = [];
+      const outcomes = await Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          core.invoke(call("fx.main/hello", { name: `n${i}` })).then((o) => {
+            if (!durable.has(`final ${o.invocationId}`)) early.push(o.invocationId);
+            return o;
+          }),
+        ),
+      );
+      for (const o of outcomes) expect(o, o.message).toMatchObject({ outcome: "succeeded" });
+      expect(early).toEqual([]);
+      expect(spawnedEarly).toEqual([]);
+      // Four calls wrote a start, a process record and a final each, in fewer flushes.
+      expect(records).toBeGreaterThanOrEqual(12);
+      expect(flushes).toBeLessThan(records);
+      await core.close();
+    } finally {
+      removeDir(dir);
+    }
+  });
+});
