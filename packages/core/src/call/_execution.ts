@@ -42,4 +42,6 @@ export interface AdmittedCall {
   readonly admitted: Planned;
   readonly request: InvocationRequest;
   readonly budget: Budget;
+  /** Resolves once the call's outcome has been handed back (its final on disk). */
+  readonly settled: Promise<unknown>;
 }

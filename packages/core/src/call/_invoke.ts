@@ -37,6 +37,8 @@ export interface Call {
 interface CommandCall extends Call {
   readonly execution: ExecutionContext;
   readonly request: InvocationRequest;
+  /** Resolves once the call's outcome has been handed back. */
+  readonly settled: Promise<unknown>;
 }
 
 /** Runs one call on the host and resolves to its outcome, recorded in the journal unless the host is closed. */
@@ -49,17 +51,21 @@ export function invoke(
   const invocationId = randomUUID();
   // After close the journal is gone: the refusal is returned, not recorded.
   if (host.closed) return Promise.resolve(closedOutcome(invocationId));
-  return pending(
+  let handedBack!: () => void;
+  const settled = new Promise<void>((resolve) => {
+    handedBack = resolve;
+  });
+  const work = invokeOpen({
     host,
-    invokeOpen({
-      host,
-      execution,
-      invocationId,
-      binding,
-      request,
-      startedAt: Date.now(),
-    }),
-  );
+    execution,
+    invocationId,
+    binding,
+    request,
+    startedAt: Date.now(),
+    settled,
+  });
+  work.finally(handedBack).catch(() => {});
+  return pending(host, work);
 }
 
 /** The refusal of a call made after the host closed: returned, never recorded (the journal is gone). */
@@ -207,7 +213,13 @@ async function runStarted(call: CommandCall, planned: Planned): Promise<Invocati
     deadlineOf(planned.preset.deadlineMs, request.deadlineMs),
   );
   const run = planned.command.execute.mapping === "passthrough" ? runPassthrough : runManaged;
-  const result = await run(call.execution, { invocationId, admitted: planned, request, budget });
+  const result = await run(call.execution, {
+    invocationId,
+    admitted: planned,
+    request,
+    budget,
+    settled: call.settled,
+  });
   const outcome = outcomeOf(invocationId, revisionId, result);
   // On disk before the final: a call the journal says ended has its result where it can be read.
   if (outcome.commandResult !== undefined)

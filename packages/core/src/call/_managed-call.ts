@@ -29,7 +29,7 @@ export async function runManaged(ctx: ExecutionContext, call: AdmittedCall): Pro
 /** The process a managed call asks for: its plan's launch, held when the plan has one. */
 function processRequestOf(
   ctx: ExecutionContext,
-  { admitted, request }: AdmittedCall,
+  { admitted, request, settled }: AdmittedCall,
 ): ProcessRequest {
   const launch: Launch = {
     program: admitted.plan.program,
@@ -50,5 +50,6 @@ function processRequestOf(
     uids: admitted.plan.transientUid === true ? admitted.strictUids : null,
     caller: JSON.stringify(admitted.binding),
     revisionId: admitted.revisionId,
+    settled,
   };
 }

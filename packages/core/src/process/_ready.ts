@@ -53,6 +53,11 @@ export interface ProcessRequest {
   readonly caller: string;
   /** The revision the call was admitted in. */
   readonly revisionId: string;
+  /**
+   * Resolves once the call's outcome has been handed back: the next ready
+   * processes start after it, so that their spawns never hold its answer.
+   */
+  readonly settled?: Promise<unknown>;
 }
 
 /** A held launch and the range its uid comes from. */
@@ -215,8 +220,9 @@ export class ReadyProcesses {
     // None, or it failed before it was handed over (and is gone): the call gets a new one.
     proc ??= await launchNow(request, hooks);
     // The next ones start once this call's process is done, not competing with it for the CPU;
-    // and only after the turn that settles the call, whose answer a spawn (a fork of this
-    // whole process, milliseconds of it synchronous) would otherwise hold back.
+    // and only after the turn that hands its outcome back (its final is flushed in the
+    // background meanwhile), which a spawn (a fork of this whole process, milliseconds of it
+    // synchronous) and a new process's start would otherwise hold back.
     if (prepare) {
       const next = () => this.#prepare(key, { held: held!, uids: request.uids }, revisionId);
       if (typeof proc === "string") next();
@@ -228,7 +234,7 @@ export class ReadyProcesses {
           child.once("close", () => res());
           child.once("error", () => res());
         });
-        void Promise.all([proc.closed, gone]).then(() => setImmediate(next));
+        void Promise.all([proc.closed, gone, request.settled]).then(() => setImmediate(next));
       }
     }
     return proc;

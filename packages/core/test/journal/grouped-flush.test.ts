@@ -3,14 +3,17 @@
 // write has ended. Flushes are held back by hand to see each step.
 import { fdatasync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
+import { describeConfinement } from "@rukh/core";
 import { canonicalJson, type JsonValue } from "@rukh/json";
-import { removeDir, tempDir } from "@rukh/testkit";
+import { processesWith, removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { JournalRecord } from "../../src/journal/_journal.js";
 import { type FlushFn, JournalWriter, journalTuning } from "../../src/journal/_journal-writer.js";
 import { call, makeState, openCore } from "../_helpers.js";
 
 const work = tempDir("rukh-grouped-");
+// Only a launch in a pid namespace (which dies with its host) is kept ready.
+const tree = (await describeConfinement()).hostTrustedTree;
 afterAll(() => removeDir(work));
 
 const record = (i: number): JournalRecord => ({
@@ -180,4 +183,35 @@ describe("a host's journal", () => {
       removeDir(dir);
     }
   });
+
+  it.skipIf(tree.mechanism !== "pid-namespace")(
+    "starts the next ready processes only once a call's outcome is handed back, not while its final is flushed",
+    async () => {
+      const { state, work: dir, root } = await makeState();
+      try {
+        let slow = false;
+        // A slow disk: a flush takes 400 ms, long enough for a process to be started meanwhile.
+        journalTuning.flush = (fd, done) => setTimeout(() => fdatasync(fd, done), slow ? 400 : 0);
+        const core = await openCore(state, "default", { readyProcesses: 4 });
+        const ready = () => processesWith(`${root}/store/`, "node");
+        await core.invoke(call("fx.main/hello", { name: "a" }));
+        slow = true;
+        // The second call of the same launch asks for ready processes.
+        let atOutcome = -1;
+        const o = await core.invoke(call("fx.main/hello", { name: "b" })).then((r) => {
+          atOutcome = ready().length;
+          return r;
+        });
+        expect(o).toMatchObject({ outcome: "succeeded" });
+        expect(atOutcome).toBe(0);
+        // Then they start.
+        for (let i = 0; i < 250 && ready().length === 0; i++)
+          await new Promise((r) => setTimeout(r, 20));
+        expect(ready().length).toBeGreaterThan(0);
+        await core.close();
+      } finally {
+        removeDir(dir);
+      }
+    },
+  );
 });
