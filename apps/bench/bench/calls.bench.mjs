@@ -37,6 +37,35 @@ async function throughput(session, name) {
 }
 
 /**
+ * Medians of `tools/list` answered by `session`: idle, and while a burst of
+ * calls runs (a listing every 20 ms): what a client waits for while the host
+ * journals and starts other calls' processes.
+ */
+async function listingUnderLoad(session, name) {
+  const idle = [];
+  for (let i = 0; i < 15; i++) {
+    const t0 = performance.now();
+    await session.request("tools/list", {});
+    idle.push(performance.now() - t0);
+  }
+  let done = false;
+  const busy = [];
+  const burst = throughput(session, name).then(() => {
+    done = true;
+  });
+  while (!done) {
+    const t0 = performance.now();
+    await session.request("tools/list", {});
+    busy.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await burst;
+  return { idle: median(idle), busy: median(busy) };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+/**
  * `rukh mcp serve` under `preset`, once a call of it succeeds; otherwise
  * (strict where bubblewrap cannot run: it refuses to start, or refuses the
  * list and calls) `undefined`, and why is printed.
@@ -88,7 +117,6 @@ export default async function calls(suite) {
       ours.push(await throughput(rukh, s10.tool));
       if (strict !== undefined) confined.push(await throughput(strict, s10.tool));
     }
-    const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
     const g = `calls: calls/s with ${CONCURRENT} in flight (${BURST} calls, higher is better)`;
     suite.report(
       g,
@@ -99,6 +127,16 @@ export default async function calls(suite) {
     suite.report(g, "rukh mcp serve, host-trusted", median(ours), median(peer), "target: ≥ 1.0×");
     if (strict !== undefined)
       suite.report(g, "rukh mcp serve, strict", median(confined), median(peer), "target: ≥ 0.8×");
+    const listing = await listingUnderLoad(rukh, s10.tool);
+    const l = `calls: tools/list while ${CONCURRENT} calls are in flight`;
+    suite.report(l, "rukh mcp serve, idle (baseline)", listing.idle, listing.idle);
+    suite.report(
+      l,
+      "rukh mcp serve, during the burst",
+      listing.busy,
+      listing.idle,
+      "journal flushes run off the event loop; process spawns still block it",
+    );
   } finally {
     await Promise.all([spawning.close(), inProcess.close(), rukh.close(), strict?.close()]);
   }
