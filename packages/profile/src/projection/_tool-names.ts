@@ -197,6 +197,59 @@ export interface ClientFitRevision {
 }
 
 /**
+ * The digits the client-fit names of `identities` under each of `namespaces`
+ * keep: the fewest that tell every two entries with one slug apart.
+ * `fingerprint(n, i)` is asked only for identities whose slug another entry
+ * shares (no other name can clash), in the order the entries come. Throws
+ * `tool_name_conflict` naming two identities when no number up to
+ * {@link CLIENT_FIT_DIGITS}.max does.
+ */
+function neededDigits(
+  namespaces: readonly string[],
+  identities: readonly string[],
+  slugs: readonly string[],
+  fingerprint: (namespace: number, identity: number) => string,
+): number {
+  const perSlug = new Map<string, number>();
+  for (const s of slugs) perSlug.set(s, (perSlug.get(s) ?? 0) + 1);
+  const entries: [string, string][] = [];
+  const owners: number[] = [];
+  namespaces.forEach((_, n) => {
+    slugs.forEach((s, i) => {
+      if (perSlug.get(s)! * namespaces.length < 2) return;
+      entries.push([s, fingerprint(n, i)]);
+      owners.push(i);
+    });
+  });
+  const need = digitsNeeded(entries);
+  if ("clash" in need) {
+    const [a, b] = need.clash.map((e) => identities[owners[e]!]!);
+    throw new ProfileError(
+      "tool_name_conflict",
+      `the client-fit names of ${a} and ${b} share their first ${CLIENT_FIT_DIGITS.max} fingerprint digits in this revision; publish again (another revision names them anew) or rename one command`,
+    );
+  }
+  return need.digits;
+}
+
+/**
+ * Checks that the client-fit names of `identities` under each of
+ * `namespaces` can be told apart within {@link CLIENT_FIT_DIGITS}.max
+ * digits, hashing only the identities whose slug is shared; throws
+ * `tool_name_conflict` as {@link clientFitNames} would.
+ */
+export function checkClientFitDigits(
+  revision: ClientFitRevision,
+  namespaces: readonly string[],
+  identities: readonly string[],
+): void {
+  const fingerprints = namespaces.map((ns) => fingerprintOf(ns, revision.revisionId));
+  neededDigits(namespaces, identities, identities.map(clientFitSlug), (n, i) =>
+    fingerprints[n]!(identities[i]!),
+  );
+}
+
+/**
  * The client-fit names of `identities` under each of `namespaces` (the
  * revision's client-fit namings), all with one number of digits: the fewest
  * that make every name of every one of them distinct. Throws
@@ -209,23 +262,10 @@ export function clientFitNames(
   identities: readonly string[],
 ): Map<string, Map<string, string>> {
   const slugs = identities.map(clientFitSlug);
-  const entries: [string, string][] = [];
-  const fingerprints = namespaces.map((ns) => {
-    const fp = fingerprintOf(ns, revision.revisionId);
-    const all = identities.map((identity) => fp(identity));
-    all.forEach((f, i) => {
-      entries.push([slugs[i]!, f]);
-    });
-    return all;
-  });
-  const need = digitsNeeded(entries);
-  if ("clash" in need) {
-    const [a, b] = need.clash.map((i) => identities[i % identities.length]!);
-    throw new ProfileError(
-      "tool_name_conflict",
-      `the client-fit names of ${a} and ${b} share their first ${CLIENT_FIT_DIGITS.max} fingerprint digits in this revision; publish again (another revision names them anew) or rename one command`,
-    );
-  }
+  const fingerprints = namespaces.map((ns) =>
+    identities.map(fingerprintOf(ns, revision.revisionId)),
+  );
+  const digits = neededDigits(namespaces, identities, slugs, (n, i) => fingerprints[n]![i]!);
   const tag = revisionTag(revision.sequence);
   return new Map(
     namespaces.map((ns, n) => [
@@ -233,7 +273,7 @@ export function clientFitNames(
       new Map(
         identities.map((identity, i) => [
           identity,
-          `${slugs[i]}__${tag}${fingerprints[n]![i]!.slice(0, need.digits)}`,
+          `${slugs[i]}__${tag}${fingerprints[n]![i]!.slice(0, digits)}`,
         ]),
       ),
     ]),

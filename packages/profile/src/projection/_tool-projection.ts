@@ -27,7 +27,13 @@ import {
 } from "../model/index.js";
 import { surfaceRefusal } from "./_callable.js";
 import { listedOutputSchema } from "./_envelope.js";
-import { type ClientFitRevision, clientFitNames, toolName, toolNameLength } from "./_tool-names.js";
+import {
+  type ClientFitRevision,
+  checkClientFitDigits,
+  clientFitNames,
+  toolName,
+  toolNameLength,
+} from "./_tool-names.js";
 
 /** What a projection keeps for listing, beside its public members. */
 export interface Internals {
@@ -389,7 +395,7 @@ export function checkClientFitNames(
   revision: ClientFitRevision,
   index: readonly IndexedTool[],
 ): void {
-  clientFitNames(
+  checkClientFitDigits(
     revision,
     clientFitNamespaces(config),
     index.map(([identity]) => identity),
