@@ -76,6 +76,8 @@ export class HostJournal {
   #archiving: Promise<unknown> = Promise.resolve();
   /** Start and process records of calls still running: what a new part must carry. */
   readonly #inFlight = new Map<string, JournalRecord[]>();
+  /** The records of calls whose final is written but not yet flushed. */
+  readonly #finishing = new Map<string, JournalRecord[]>();
 
   constructor(options: HostJournalOptions) {
     this.#o = options;
@@ -103,6 +105,7 @@ export class HostJournal {
       this.#unplace(record);
       throw e;
     }
+    if (record.type === "final") this.#finishing.delete(record.invocationId);
   }
 
   /** {@link append}, logging instead of throwing; says whether the record is on disk. */
@@ -150,23 +153,34 @@ export class HostJournal {
 
   /** Writes `record` now (after what is owed); the promise says when it is on disk. */
   #place(record: JournalRecord): Promise<void> {
+    // Only a part whose every record is on disk is closed: nothing waiting in it can be refused
+    // after the next part carried it, and no second flush races its last.
+    if (this.#writer.size > journalTuning.liveSegmentBytes && this.#writer.idle) this.#rollOver();
     this.#payDebts();
     if (record.type === "start")
       this.#reserve.ensure(this.#inFlight.size + 1 + SPARE_FINALS, RESERVE_HEADROOM);
     const onDisk = this.#writer.appendGrouped(record);
-    if (record.type === "final") this.#inFlight.delete(record.invocationId);
-    else
+    if (record.type === "final") {
+      // Until its final is on disk the call still counts as running (its reserve slot is its own).
+      this.#finishing.set(record.invocationId, this.#inFlight.get(record.invocationId) ?? []);
+      this.#inFlight.delete(record.invocationId);
+    } else
       this.#inFlight.set(record.invocationId, [
         ...(this.#inFlight.get(record.invocationId) ?? []),
         record,
       ]);
-    if (this.#writer.size > journalTuning.liveSegmentBytes) this.#rollOver();
     return onDisk;
   }
 
-  /** A record whose flush failed is not on disk: a new part must not carry it. */
+  /** A record whose flush failed is not on disk: a new part must not carry it, and a call whose final failed runs on. */
   #unplace(record: JournalRecord): void {
-    if (record.type === "final") return;
+    if (record.type === "final") {
+      const records = this.#finishing.get(record.invocationId);
+      this.#finishing.delete(record.invocationId);
+      if (records !== undefined && records.length > 0)
+        this.#inFlight.set(record.invocationId, records);
+      return;
+    }
     const left = (this.#inFlight.get(record.invocationId) ?? []).filter((r) => r !== record);
     if (left.length === 0) this.#inFlight.delete(record.invocationId);
     else this.#inFlight.set(record.invocationId, left);
@@ -184,6 +198,8 @@ export class HostJournal {
    */
   async close(): Promise<void> {
     this.#stopRetry();
+    // A record still being flushed (a process record no call waits for) is flushed first, alone.
+    await this.#writer.drained();
     try {
       this.#payDebts();
     } catch {

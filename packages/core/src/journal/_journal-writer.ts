@@ -70,10 +70,16 @@ export class JournalWriter {
   /** Appends whose flush has not ended, in the order written. */
   #waiting: Waiter[] = [];
   #flushing = false;
+  /** The size the running flush covers. */
+  #flushTarget = 0;
   /** close() came while a background flush had the descriptor: it is closed when that ends. */
   #closeAfterFlush = false;
   /** Counts cut-backs: a background flush begun before one proves nothing of what is there now. */
   #cuts = 0;
+  /** Why the segment may have lost records already reported on disk: it takes no more. */
+  #broken: unknown;
+  /** Waiting for the writer to have nothing waiting and no flush running. */
+  #drains: (() => void)[] = [];
 
   private constructor(file: string, fd: number, write: WriteFn, flush: FlushFn, size: number) {
     this.file = file;
@@ -175,6 +181,27 @@ export class JournalWriter {
     });
   }
 
+  /** Whether every record written is known to be on disk and no flush runs: a roll-over may close it then. */
+  get idle(): boolean {
+    return !this.#flushing && this.#waiting.length === 0;
+  }
+
+  /**
+   * Whether a flush failed after another had reported its records on disk
+   * (two flushes of one file, and the error went to the later): records may
+   * be lost that callers were told were written. The writer refuses every
+   * append after (its host's calls end `journal_failed` until it restarts).
+   */
+  get broken(): boolean {
+    return this.#broken !== undefined;
+  }
+
+  /** Resolves once the writer is {@link idle}. */
+  drained(): Promise<void> {
+    if (this.idle) return Promise.resolve();
+    return new Promise((resolve) => this.#drains.push(resolve));
+  }
+
   /** Flushes what is written and closes the segment; appends still waiting settle first. */
   close(): void {
     if (this.#fd === undefined) return;
@@ -201,6 +228,10 @@ export class JournalWriter {
       );
     if (this.#fd === undefined)
       throw new CoreError("journal_failed", `the journal ${this.file} is closed`);
+    if (this.#broken !== undefined)
+      throw new CoreError("journal_failed", `an earlier flush of the journal ${this.file} failed`, {
+        cause: this.#broken,
+      });
     const fd = this.#fd;
     let before: number | undefined;
     let written = 0;
@@ -209,7 +240,9 @@ export class JournalWriter {
       while (written < text.length) written += this.#write(fd, text, written);
       this.size = before + written;
     } catch (e) {
-      if (written > 0 && before !== undefined) this.#cutBack(before);
+      // The cut-back's flush may be the one told of an earlier write's failure: then
+      // nothing past the last good flush is known to be on disk.
+      if (written > 0 && before !== undefined && !this.#cutBack(before)) this.#failUnflushed(e);
       throw new CoreError("journal_failed", `cannot append to the journal ${this.file}`, {
         cause: e,
       });
@@ -220,19 +253,36 @@ export class JournalWriter {
   #flushSoon(): void {
     if (this.#flushing || this.#waiting.length === 0 || this.#fd === undefined) return;
     const fd = this.#fd;
-    const target = this.size;
-    const cuts = this.#cuts;
+    const began = { target: this.size, cuts: this.#cuts, durable: this.#durable };
+    this.#flushTarget = began.target;
     this.#flushing = true;
-    this.#flush(fd, (err) => {
-      this.#flushing = false;
-      if (this.#closeAfterFlush) {
-        this.#closeAfterFlush = false;
+    try {
+      this.#flush(fd, (err) => this.#flushEnded(fd, began, err));
+    } catch (e) {
+      this.#flushEnded(fd, began, e as Error);
+    }
+  }
+
+  /** A background flush ended: what it proves, or what its failure takes back. */
+  #flushEnded(
+    fd: number,
+    began: { readonly target: number; readonly cuts: number; readonly durable: number },
+    err: Error | null,
+  ): void {
+    this.#flushing = false;
+    if (this.#closeAfterFlush) {
+      this.#closeAfterFlush = false;
+      try {
         closeSync(fd);
-      }
-      if (err !== null) this.#failUnflushed(err);
-      else if (cuts === this.#cuts) this.#flushed(target);
-      this.#flushSoon();
-    });
+      } catch {}
+    }
+    if (err !== null) {
+      // Another flush already reported part of what this one covered as on disk.
+      if (this.#durable > began.durable) this.#broken = err;
+      this.#failUnflushed(err);
+    } else if (began.cuts === this.#cuts) this.#flushed(began.target);
+    this.#flushSoon();
+    this.#settleDrains();
   }
 
   /** Everything up to `end` is on disk: the appends it holds resolve. */
@@ -240,6 +290,11 @@ export class JournalWriter {
     this.#durable = Math.max(this.#durable, end);
     while (this.#waiting.length > 0 && this.#waiting[0]!.end <= this.#durable)
       this.#waiting.shift()!.resolve();
+    this.#settleDrains();
+  }
+
+  #settleDrains(): void {
+    if (this.idle) for (const resolve of this.#drains.splice(0)) resolve();
   }
 
   /**
@@ -253,15 +308,24 @@ export class JournalWriter {
     this.#waiting = [];
     for (const w of refused)
       w.reject(new CoreError("journal_failed", `cannot flush the journal ${this.file}`, { cause }));
+    this.#settleDrains();
   }
 
-  /** Removes what failed appends wrote: this host is the segment's only writer. */
-  #cutBack(to: number): void {
-    this.#cuts++;
+  /**
+   * Removes what failed appends wrote (this host is the segment's only
+   * writer); says whether that is on disk. A cut that leaves a running
+   * flush's range whole does not void its proof.
+   */
+  #cutBack(to: number): boolean {
+    if (this.#flushing && to < this.#flushTarget) this.#cuts++;
     try {
       ftruncateSync(this.#fd!, to);
-      fdatasyncSync(this.#fd!);
       this.size = to;
-    } catch {}
+      fdatasyncSync(this.#fd!);
+      this.#flushed(to);
+      return true;
+    } catch {
+      return false;
+    }
   }
 }

@@ -1,15 +1,29 @@
 // The journal's shared flush: records of concurrent calls are put on disk by
 // one fdatasync, and none is reported on disk before a flush begun after its
 // write has ended. Flushes are held back by hand to see each step.
-import { fdatasync, readFileSync, readlinkSync } from "node:fs";
+import {
+  fdatasync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+} from "node:fs";
 import { join } from "node:path";
 import { describeConfinement } from "@rukh/core";
 import { canonicalJson, type JsonValue } from "@rukh/json";
+import { stateLocks } from "@rukh/profile";
 import { processesWith, removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { HostJournal } from "../../src/journal/_host-journal.js";
 import type { JournalRecord } from "../../src/journal/_journal.js";
-import { type FlushFn, JournalWriter, journalTuning } from "../../src/journal/_journal-writer.js";
-import { call, makeState, openCore } from "../_helpers.js";
+import {
+  type FlushFn,
+  JournalWriter,
+  journalTuning,
+  LIVE_SEGMENT_BYTES,
+} from "../../src/journal/_journal-writer.js";
+import { call, makeState, openCore, startRecord } from "../_helpers.js";
 
 const work = tempDir("rukh-grouped-");
 // Only a launch in a pid namespace (which dies with its host) is kept ready.
@@ -126,6 +140,73 @@ describe("a grouped append", () => {
     );
     expect(error).toBeNull();
     expect(() => journal.appendGrouped(record(1))).toThrow(/is closed/);
+  });
+});
+
+describe("a flush that fails after another reported its records on disk", () => {
+  it("breaks the writer: it refuses every later append, for the records told written may be lost", async () => {
+    const f = heldFlush();
+    const journal = JournalWriter.create(join(work, "broken"), "h", undefined, 0, f.flush);
+    const waiting = journal.appendGrouped(record(0));
+    // A synchronous append (an owed final) flushes on its own while the background flush runs,
+    // and reports both records on disk.
+    journal.append(record(1));
+    expect(await settled(waiting)).toBe(true);
+    expect(journal.broken).toBe(false);
+    // The disk's error went to the background flush instead.
+    await f.release(Object.assign(new Error("I/O error"), { code: "EIO" }));
+    expect(journal.broken).toBe(true);
+    expect(() => journal.appendGrouped(record(2))).toThrow(/an earlier flush .* failed/);
+    expect(() => journal.append(record(2))).toThrow(/an earlier flush .* failed/);
+    journal.close();
+  });
+});
+
+describe("a host's journal parts", () => {
+  afterEach(() => {
+    journalTuning.flush = fdatasync;
+    journalTuning.liveSegmentBytes = LIVE_SEGMENT_BYTES;
+  });
+  const host = (root: string) =>
+    new HostJournal({
+      stateRoot: root,
+      locks: stateLocks(realpathSync(root)),
+      host: "h",
+      logger: { error() {}, warn() {}, info() {} } as never,
+      retention: async () => ({ maxAgeMs: 86_400_000, maxBytes: 1e9 }),
+    });
+  const start = (i: number): JournalRecord => ({
+    ...(startRecord(record(i).invocationId, "h") as unknown as JournalRecord),
+  });
+
+  it("roll over only once every record of the full part is on disk, and then carry the calls still running", async () => {
+    const root = join(work, "roll");
+    mkdirSync(root, { recursive: true });
+    const f = heldFlush();
+    journalTuning.flush = f.flush;
+    journalTuning.liveSegmentBytes = 600;
+    const journal = host(root);
+    const live = join(root, "journal", "live");
+    const parts = () =>
+      readdirSync(live)
+        .filter((n) => n.endsWith(".jsonl"))
+        .sort();
+    const first = journal.append(start(0));
+    // Past the size while the first flush is held: still the first part.
+    const more = [1, 2, 3].map((i) => journal.append(start(i)));
+    expect(parts()).toEqual(["h.000000.jsonl"]);
+    await f.release();
+    await first;
+    await f.release();
+    await Promise.all(more);
+    // Every record is on disk: the next record starts the next part, which carries the four starts.
+    const fifth = journal.append(start(4));
+    expect(parts()).toEqual(["h.000000.jsonl", "h.000001.jsonl"]);
+    await f.release();
+    await fifth;
+    const carried = readFileSync(join(live, "h.000001.jsonl"), "utf8").trim().split("\n");
+    expect(carried).toHaveLength(5);
+    await journal.close();
   });
 });
 
