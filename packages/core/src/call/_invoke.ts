@@ -205,6 +205,17 @@ async function runStarted(call: CommandCall, planned: Planned): Promise<Invocati
     dev: planned.dev,
   });
   if (!started) return journalFailed(invocationId, revisionId);
+  // The host closed while the start was being flushed: its cancel of running calls missed this one.
+  if (call.host.closed)
+    return finalize(call, {
+      command: planned.command.identity,
+      outcome: outcomeOf(invocationId, revisionId, {
+        outcome: "cancelled",
+        reason: CANCEL_REASON.owner,
+        message: "the call was cancelled before it started",
+        diagnostics: NO_DIAGNOSTICS,
+      }),
+    });
   try {
     request.onStart?.(invocationId);
   } catch {}

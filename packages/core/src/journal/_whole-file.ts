@@ -31,13 +31,17 @@ function writeTemporary(file: string, text: string): { fd: number; tmp: string }
   return { fd, tmp };
 }
 
-/** The temporary file is flushed: it replaces `file`. */
+/**
+ * The temporary file is flushed: it replaces `file`. Its descriptor is
+ * closed once, whatever happens (a second close could reach a descriptor
+ * another open got meanwhile).
+ */
 function replace(fd: number, tmp: string, file: string): void {
   try {
     closeSync(fd);
     renameSync(tmp, file);
   } catch (e) {
-    abandon(fd, tmp);
+    rmSync(tmp, { force: true });
     throw e;
   }
 }

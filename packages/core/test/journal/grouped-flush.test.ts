@@ -16,7 +16,7 @@ import { stateLocks } from "@rukh/profile";
 import { processesWith, removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { HostJournal } from "../../src/journal/_host-journal.js";
-import type { JournalRecord } from "../../src/journal/_journal.js";
+import { type JournalRecord, readJournal } from "../../src/journal/_journal.js";
 import {
   type FlushFn,
   JournalWriter,
@@ -295,4 +295,34 @@ describe("a host's journal", () => {
       }
     },
   );
+
+  it("runs nothing of a call whose start was still being flushed when the host closed: it ends cancelled", async () => {
+    const { state, work: dir, root } = await makeState();
+    try {
+      let hold = false;
+      const held: (() => void)[] = [];
+      journalTuning.flush = (fd, done) => {
+        if (hold) held.push(() => fdatasync(fd, done));
+        else fdatasync(fd, done);
+      };
+      const core = await openCore(state);
+      hold = true;
+      const pending = core.invoke(call("fx.main/hello", { name: "late" }));
+      for (let i = 0; i < 250 && held.length === 0; i++)
+        await new Promise((r) => setTimeout(r, 10));
+      expect(held.length).toBeGreaterThan(0);
+      const closing = core.close();
+      hold = false;
+      for (const run of held.splice(0)) run();
+      const o = await pending;
+      await closing;
+      expect(o).toMatchObject({ outcome: "cancelled", reason: "owner_cancel" });
+      const records = (await readJournal(root)).records.filter(
+        (r) => r.invocationId === o.invocationId,
+      );
+      expect(records.map((r) => r.type)).toEqual(["start", "final"]);
+    } finally {
+      removeDir(dir);
+    }
+  });
 });
