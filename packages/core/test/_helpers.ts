@@ -18,6 +18,7 @@ import {
   type InvocationCoreOptions,
   type InvocationRequest,
 } from "../src/index.js";
+import type { JournalRecord } from "../src/journal/_journal.js";
 
 export { removeDir as cleanup } from "@rukh/testkit";
 
@@ -187,6 +188,19 @@ export function alive(pid: number): boolean {
   } catch (e) {
     return (e as { code?: string }).code === "EPERM";
   }
+}
+
+/** The `i`th succeeded final of host `h`, for journals a test writes record by record. */
+export function finalRecord(i: number): JournalRecord {
+  return {
+    type: "final",
+    invocationId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+    at: "2026-12-01T00:00:00.000Z",
+    host: "h",
+    outcome: "succeeded",
+    reason: "completed",
+    command: "fx.main/hello",
+  };
 }
 
 /** A journal start record, as a host would have written it, for journals a test builds by hand. */

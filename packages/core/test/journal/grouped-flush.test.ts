@@ -23,22 +23,14 @@ import {
   journalTuning,
   LIVE_SEGMENT_BYTES,
 } from "../../src/journal/_journal-writer.js";
-import { call, makeState, openCore, startRecord } from "../_helpers.js";
+import { call, finalRecord, makeState, openCore, startRecord } from "../_helpers.js";
 
 const work = tempDir("rukh-grouped-");
 // Only a launch in a pid namespace (which dies with its host) is kept ready.
 const tree = (await describeConfinement()).hostTrustedTree;
 afterAll(() => removeDir(work));
 
-const record = (i: number): JournalRecord => ({
-  type: "final",
-  invocationId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-  at: "2026-12-01T00:00:00.000Z",
-  host: "h",
-  outcome: "succeeded",
-  reason: "completed",
-  command: "fx.main/hello",
-});
+const record = finalRecord;
 const line = (i: number) => `${canonicalJson(record(i) as unknown as JsonValue)}\n`;
 
 /** A flush that waits until the test lets it end, with the error the test gives (or a real fdatasync). */

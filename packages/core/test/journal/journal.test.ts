@@ -15,20 +15,12 @@ import { findRun, listRuns } from "../../src/history/_runs.js";
 import { ARCHIVE_SEGMENT_BYTES, archiveSegment } from "../../src/journal/_archive.js";
 import { type JournalRecord, readJournal } from "../../src/journal/_journal.js";
 import { JournalWriter, journalTuning, type WriteFn } from "../../src/journal/_journal-writer.js";
-import { call, makeState, openCore, startRecord } from "../_helpers.js";
+import { call, finalRecord, makeState, openCore, startRecord } from "../_helpers.js";
 
 const work = tempDir("rukh-journal-");
 afterAll(() => removeDir(work));
 
-const record = (i: number): JournalRecord => ({
-  type: "final",
-  invocationId: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-  at: "2026-12-01T00:00:00.000Z",
-  host: "h",
-  outcome: "succeeded",
-  reason: "completed",
-  command: "fx.main/hello",
-});
+const record = finalRecord;
 
 it("leaves the file exactly as it was when an append fails after any number of bytes", async () => {
   const root = join(work, "torn");

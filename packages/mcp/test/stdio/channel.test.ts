@@ -1,7 +1,19 @@
 import { PassThrough, Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { MCP_LIMITS } from "../../src/hosting/_limits.js";
-import { StdioChannel } from "../../src/stdio/_channel.js";
+import { type ChannelEvents, StdioChannel } from "../../src/stdio/_channel.js";
+
+/** Events that ignore everything but what a test gives. */
+function quietEvents(given: Partial<ChannelEvents>): ChannelEvents {
+  return {
+    line: () => {},
+    oversize: () => {},
+    ended: () => {},
+    broken: () => {},
+    busy: () => false,
+    ...given,
+  };
+}
 
 // The channel's backpressure against a reader that is slow but keeps up.
 describe("backpressure", () => {
@@ -21,15 +33,12 @@ describe("backpressure", () => {
       input,
       output,
       limits: { ...MCP_LIMITS, ioDeadlineMs: 500 },
-      events: {
+      events: quietEvents({
         line: (b) => lines.push(b.toString("utf8")),
-        oversize: () => {},
-        ended: () => {},
         broken: (r) => {
           broken = r;
         },
-        busy: () => false,
-      },
+      }),
     });
     try {
       input.write('{"first":"');
@@ -60,15 +69,11 @@ describe("backpressure", () => {
       input,
       output,
       limits: { ...MCP_LIMITS, ioDeadlineMs: 200 },
-      events: {
-        line: () => {},
-        oversize: () => {},
-        ended: () => {},
+      events: quietEvents({
         broken: (r) => {
           broken = r;
         },
-        busy: () => false,
-      },
+      }),
     });
     input.write('{"never":');
     await new Promise((r) => setTimeout(r, 400));
@@ -89,17 +94,13 @@ describe("backpressure", () => {
       input,
       output,
       limits: { ...MCP_LIMITS, messageMaxBytes: 64 },
-      events: {
+      events: quietEvents({
         line: (b) => lines.push(b.toString("utf8")),
-        oversize: () => {},
-        ended: () => {},
-        broken: () => {},
-        busy: () => false,
         control: (b) => {
           offered.push(b.toString("utf8"));
           return b.toString("utf8").startsWith("cancel");
         },
-      },
+      }),
     });
     try {
       input.write('first\n{"half":');
@@ -145,20 +146,16 @@ describe("backpressure", () => {
       input,
       output,
       limits: MCP_LIMITS,
-      events: {
+      events: quietEvents({
         // The first line's answers fill the queue at once: reading waits mid-chunk.
         line: () => {
           for (let i = 0; i < 40; i++) channel.send(Buffer.from(`{"n":${i}}`));
         },
-        oversize: () => {},
-        ended: () => {},
-        broken: () => {},
-        busy: () => false,
         control: (b) => {
           offered.push(b.toString("utf8"));
           return true;
         },
-      },
+      }),
     });
     try {
       input.write("first\ncancel-x\n");
