@@ -13,7 +13,7 @@ import { removeDir, tempDir } from "@rukh/testkit";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { findRun, listRuns } from "../../src/history/_runs.js";
 import { ARCHIVE_SEGMENT_BYTES, archiveSegment } from "../../src/journal/_archive.js";
-import { type JournalRecord, readJournal } from "../../src/journal/_journal.js";
+import { readJournal } from "../../src/journal/_journal.js";
 import { JournalWriter, journalTuning, type WriteFn } from "../../src/journal/_journal-writer.js";
 import { call, finalRecord, makeState, openCore, startRecord } from "../_helpers.js";
 
