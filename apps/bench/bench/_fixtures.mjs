@@ -129,9 +129,10 @@ await runCommandProcess({ handlers: handlers(ids) });
 /**
  * An owner configuration trusting the bench publisher, every `bench.*`
  * extension exposed, allowed to `default` (host-trusted) and to `agent`
- * (strict: each call in bubblewrap).
+ * (strict: each call in bubblewrap); the CLI's calls run under
+ * `defaultPreset`.
  */
-export function ownerConfig(ids) {
+export function ownerConfig(ids, defaultPreset = "default") {
   const preset = (enforcement) => ({
     commands: ids.map((id) => `${id}/*`),
     actions: [],
@@ -150,7 +151,7 @@ export function ownerConfig(ids) {
     trustedPublishers: [{ id: "acme", publicKey: PUB, namespaces: ["bench.*"] }],
     exposure: { extensions: ids },
     presets: { default: preset("host-trusted"), agent: preset("strict") },
-    defaultPreset: "default",
+    defaultPreset,
     mcp: { toolNames: "compact" },
   };
 }
@@ -159,15 +160,16 @@ const states = new Map();
 
 /**
  * A state directory with `commands` commands, `perExtension` to each
- * extension (ids `bench.e<i>`, paths `e<i> c<j>`), built once per run.
+ * extension (ids `bench.e<i>`, paths `e<i> c<j>`), the CLI's calls under
+ * `defaultPreset`, built once per run.
  */
-export function state(commands, perExtension) {
-  const key = `${commands}x${perExtension}`;
-  if (!states.has(key)) states.set(key, build(key, commands, perExtension));
+export function state(commands, perExtension, defaultPreset = "default") {
+  const key = `${commands}x${perExtension}${defaultPreset === "default" ? "" : `-${defaultPreset}`}`;
+  if (!states.has(key)) states.set(key, build(key, commands, perExtension, defaultPreset));
   return states.get(key);
 }
 
-async function build(key, commands, perExtension) {
+async function build(key, commands, perExtension, defaultPreset) {
   const root = join(WORK, key);
   const count = Math.ceil(commands / perExtension);
   const ids = Array.from({ length: count }, (_, i) => `bench.e${i}`);
@@ -181,7 +183,7 @@ async function build(key, commands, perExtension) {
       }),
     );
   const home = new StateDirectory(join(root, "home"));
-  await home.setConfig(ownerConfig(ids));
+  await home.setConfig(ownerConfig(ids, defaultPreset));
   await home.apply(sources.map((source) => ({ op: "install", source })));
   const tools = (await home.projection()).tools;
   return {

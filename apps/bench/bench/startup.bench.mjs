@@ -6,8 +6,9 @@
 // Targets (on Node 26, the bench's own): help, a group's help and
 // completion ≤ 1.3× `node -e ''` at 10 and at 10,000 commands, ≤ 1.4× at
 // 10,000 spread over 1,000 extensions; a trivial run with 10 installed ≤ 1.5×
-// the parent → child floor and ≤ 0.8× oclif's run; at 10,000 installed
-// ≤ 1.1× the 10-installed run, in both layouts.
+// the parent → child floor and ≤ 0.8× oclif's run, host-trusted and strict
+// (in bubblewrap; said and skipped where it cannot run) both reported; at
+// 10,000 installed ≤ 1.1× the 10-installed run, in both layouts.
 
 import { cleanEnv, RUKH, run, state } from "./_fixtures.mjs";
 import { oclifCli } from "./_peers.mjs";
@@ -21,6 +22,7 @@ export default async function startup(suite) {
   const s10k = await state(10_000, 100);
   const s10kx10 = await state(10_000, 10);
   const ocl10 = await oclifCli(10);
+  const strict = await strictRuns();
   const rukh =
     (s, ...args) =>
     () =>
@@ -45,6 +47,14 @@ export default async function startup(suite) {
     baseline: ["node parent → node child", () => run(NODE, ["-e", floorChild])],
     cases: [
       ["rukh e0 c0, 10 installed", rukh(s10, "e0", "c0", "--name", "x")],
+      ...(strict === undefined
+        ? []
+        : [
+            [
+              "rukh e0 c0, 10 installed, strict (in bubblewrap)",
+              rukh(strict, "e0", "c0", "--name", "x"),
+            ],
+          ]),
       ["rukh e0 c0, 10,000 installed (100 per extension)", rukh(s10k, "e0", "c0", "--name", "x")],
       ["rukh e0 c0, 10,000 installed (10 per extension)", rukh(s10kx10, "e0", "c0", "--name", "x")],
       [
@@ -55,7 +65,9 @@ export default async function startup(suite) {
     samples: 15,
     note: "targets: ≤ 1.5× the floor, ≤ 0.8× oclif",
   });
-  const [at10, at10k, at10kx10, oclif] = runs.cases;
+  const cases = [...runs.cases];
+  const strictMs = strict === undefined ? undefined : cases.splice(1, 1)[0];
+  const [at10, at10k, at10kx10, oclif] = cases;
   suite.report(
     "startup: run a trivial command (rukh e0 c0)",
     "rukh, 10,000 (100/ext) ÷ 10 installed",
@@ -74,6 +86,13 @@ export default async function startup(suite) {
     at10,
     oclif,
   );
+  if (strictMs !== undefined)
+    suite.report(
+      "startup: run a trivial command (rukh e0 c0)",
+      "rukh, strict ÷ oclif, 10 installed",
+      strictMs,
+      oclif,
+    );
 
   // oclif reads a 10,000-command manifest on every start: a few samples say enough.
   const ocl10k = await oclifCli(10_000);
@@ -90,4 +109,20 @@ export default async function startup(suite) {
     samples: 3,
     warmup: 1,
   });
+}
+
+/**
+ * A state of 10 commands whose CLI calls run under the strict preset, once
+ * such a call succeeds; otherwise (bubblewrap cannot run here) undefined,
+ * and why is printed.
+ */
+async function strictRuns() {
+  const s = await state(10, 10, "agent");
+  try {
+    run(RUKH, ["e0", "c0", "--name", "x"], s.env);
+    return s;
+  } catch (e) {
+    console.log(`startup.bench: a strict run is not measured: ${e.message}`);
+    return undefined;
+  }
 }
