@@ -18,6 +18,8 @@ import { fileURLToPath } from "node:url";
 import { build, transform } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+/** Built-ins a chunk requires where first used (see loadedWhenUsed). */
+const WHEN_USED = ["node:crypto"];
 rmSync(`${root}dist/chunks`, { recursive: true, force: true });
 rmSync(`${root}dist/rukh.js`, { force: true });
 const { metafile, outputFiles } = await build({
@@ -54,7 +56,35 @@ for (const file of outputFiles) {
   if (warnings.length > 0)
     throw new Error(`${file.path}: ${warnings.map((w) => w.text).join("; ")}`);
   mkdirSync(dirname(file.path), { recursive: true });
-  writeFileSync(file.path, code.replace(DYNAMIC, "Promise.resolve().then(() => require($1))"));
+  writeFileSync(
+    file.path,
+    loadedWhenUsed(code.replace(DYNAMIC, "Promise.resolve().then(() => require($1))")),
+  );
+}
+
+// Built-ins whose loading costs a start that never uses them: node:crypto
+// compiles and runs some twenty internal modules (about a sixth of a help
+// run on Node 26) though listing, help and completion hash nothing when
+// their caches are known good. A chunk's top-level `require` of one becomes
+// an object that requires it at the first use of a member, if members are
+// all the chunk uses it for (esbuild's named imports are); otherwise it is
+// left as it was. test/loading.test.ts checks that help loads none of them.
+function loadedWhenUsed(code) {
+  let out = code;
+  for (const id of WHEN_USED) {
+    const declared = new RegExp(`^var (\\w+) = require\\("${id}"\\);$`, "gm");
+    for (const [line, name] of code.matchAll(declared)) {
+      const uses = out.split(new RegExp(`\\b${name}\\b`)).length - 1;
+      const members = out.split(new RegExp(`\\b${name}\\.\\w`)).length - 1;
+      if (uses !== members + 1) continue;
+      out = out.replace(line, `var ${name} = __rukhWhenUsed(${JSON.stringify(id)});`);
+    }
+  }
+  if (out === code) return code;
+  return out.replace(
+    /^"use strict";\n/,
+    `"use strict";\nconst __rukhWhenUsed = (id) => { let m; return new Proxy({}, { get: (_, key) => (m ??= require(id))[key] }); };\n`,
+  );
 }
 
 // Which source files each output holds: the test of what each path loads

@@ -1,5 +1,4 @@
-import * as crypto from "node:crypto";
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { JsonError } from "./_errors.js";
 import { pointerAppend } from "./_issues.js";
 import type { JsonValue } from "./_parse.js";
@@ -144,15 +143,10 @@ function notJson(path: readonly (string | number)[], what: string): JsonError {
  * sha256Hex("abc"); // "ba7816bf…"
  */
 export function sha256Hex(data: string | Uint8Array): string {
-  return oneShot !== undefined
-    ? oneShot("sha256", data)
-    : createHash("sha256").update(data).digest("hex");
+  // Node's one-shot hash (every supported Node has it) skips a Hash object
+  // per call: a start-up or publication hashes 10,000 tool names.
+  return hash("sha256", data);
 }
-
-// Node's one-shot hash (20.12 and later) skips a Hash object per call: a
-// start-up or publication hashes 10,000 tool names.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array) => string })
-  .hash;
 
 /**
  * Lowercase hex SHA-256 of the RFC 8785 canonical form of a value.
