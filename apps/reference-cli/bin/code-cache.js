@@ -10,7 +10,7 @@
 // first run: as it exits, it writes the cache of each file it compiled
 // without one, beside the build's when this user may write there, else in
 // this user's cache folder ($XDG_CACHE_HOME or ~/.cache, then
-// <package>-code-cache/<digest of dist's path>/<runtime>/), which is used
+// <package>-code-cache/<a name made of dist's path>/<runtime>/), which is used
 // only while it is this user's and no one else may write it.
 //
 // What a cache is checked for before V8 sees it: each begins with the
@@ -22,8 +22,13 @@
 // damaged or cut short (V8 checks no checksum of its own in a release
 // build); a cache V8 still rejects (other flags) is compiled afresh and
 // made again. A copy of the CLI elsewhere makes its own on its first run.
-// (node:crypto is the start's largest single cost, but the route cache's
-// reader hashes with it on the same path, so it is paid once either way.)
+// Hashing is done once: a cache that passed is recorded (in checked.json of
+// the folder caches are written to) with the device, inode, size and change
+// times of its file and of its source, and while neither file has changed
+// since, a start uses it without hashing again, the rule the store check
+// follows for a stored package. So a start that uses its caches loads no
+// node:crypto (a sixth of a help run on Node 26); a file written since, in
+// place or anew, has other times and is hashed and checked as above.
 // Every other file loads as Node loads it.
 //
 // With RUKH_CODE_CACHE=write (the build's training runs) the caches of all
@@ -40,10 +45,12 @@ const {
   writeFileSync,
 } = require("node:fs");
 const Module = require("node:module");
-const { hash } = require("node:crypto");
 const { homedir } = require("node:os");
 const { basename, dirname, join } = require("node:path");
 const vm = require("node:vm");
+
+/** SHA-256, loaded when first needed: a start whose caches are recorded as checked hashes nothing. */
+const sha256 = (data) => require("node:crypto").hash("sha256", data, "buffer");
 
 const DIGEST_BYTES = 32;
 /** Two SHA-256s: of runtime, path and source; of the cache. */
@@ -77,28 +84,87 @@ function places(dist, runtime, training) {
   if (training || writable(beside)) return { read: [beside], write: beside };
   const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
   const pkg = basename(dirname(dist));
-  const mine = join(base, `${pkg}-code-cache`, hash("sha256", dist).slice(0, 16), runtime);
+  const mine = join(base, `${pkg}-code-cache`, folderName(dist), runtime);
   if (typeof process.getuid !== "function" || !ownFolder(base) || !ownFolder(mine))
     return { read: [beside], write: undefined };
   return { read: [beside, mine], write: mine };
 }
 
-/** The digest a cache of `source` at `place` (runtime and path) begins with. */
-const digestOf = (place, source) => hash("sha256", `${place}\0${source}`, "buffer");
+/**
+ * A short name for the folder of `dist`'s caches in a user's cache folder
+ * (FNV-1a, 64 bits, hex). It only keeps two installs apart; each cache is
+ * bound to its file's path by its digest all the same.
+ */
+function folderName(dist) {
+  let h = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(dist))
+    h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+  return h.toString(16).padStart(16, "0");
+}
 
-/** The cache in `file` made for `digest`'s runtime, path and source, whole; otherwise `undefined`. */
-function checked(file, digest) {
-  let kept;
+/** The digest a cache of `source` at `place` (runtime and path) begins with. */
+const digestOf = (place, source) => sha256(`${place}\0${source}`);
+
+/** The cache `kept` (a cache file's bytes) holds, if made for `digest`'s runtime, path and source and whole; otherwise `undefined`. */
+function checked(kept, digest) {
+  if (kept.length <= HEAD_BYTES || !digest.equals(kept.subarray(0, DIGEST_BYTES))) return undefined;
+  const data = kept.subarray(HEAD_BYTES);
+  return sha256(data).equals(kept.subarray(DIGEST_BYTES, HEAD_BYTES)) ? data : undefined;
+}
+
+/** A file's device, inode, size and change times (ns), or `undefined` when it cannot be read. */
+function stampOf(file) {
   try {
-    kept = readFileSync(file);
+    const s = lstatSync(file, { bigint: true });
+    return s.isFile() ? `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : undefined;
   } catch {
     return undefined;
   }
-  if (kept.length <= HEAD_BYTES || !digest.equals(kept.subarray(0, DIGEST_BYTES))) return undefined;
-  const data = kept.subarray(HEAD_BYTES);
-  return hash("sha256", data, "buffer").equals(kept.subarray(DIGEST_BYTES, HEAD_BYTES))
-    ? data
-    : undefined;
+}
+
+/** Reads `file` with its stamp before and after: equal, the bytes are the stamped file's; otherwise no stamp. */
+function readStamped(file, encoding) {
+  const before = stampOf(file);
+  if (before === undefined) return undefined;
+  let bytes;
+  try {
+    bytes = readFileSync(file, encoding);
+  } catch {
+    return undefined;
+  }
+  return { bytes, stamp: stampOf(file) === before ? before : undefined };
+}
+
+const RECORD = "checked.json";
+const RECORD_MAX_BYTES = 1 << 20;
+
+/** The caches recorded in `folder` as checked: cache file → the stamps of its source and of itself then. */
+function readRecord(folder) {
+  if (folder === undefined) return {};
+  try {
+    const file = join(folder, RECORD);
+    if (lstatSync(file).size > RECORD_MAX_BYTES) return {};
+    const r = JSON.parse(readFileSync(file, "utf8"));
+    return typeof r === "object" && r !== null && !Array.isArray(r) ? r : {};
+  } catch {
+    return {};
+  }
+}
+
+/** Writes `record` to `folder` whole (a private temporary file renamed), keeping only its caches that still exist. */
+function writeRecord(folder, record) {
+  try {
+    const kept = {};
+    for (const [file, stamps] of Object.entries(record))
+      if (dirname(file) === folder && typeof stamps === "string" && stampOf(file) !== undefined)
+        kept[file] = stamps;
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const tmp = join(folder, `${RECORD}.${process.pid}.tmp`);
+    writeFileSync(tmp, JSON.stringify(kept), { mode: 0o600 });
+    renameSync(tmp, join(folder, RECORD));
+  } catch {
+    // A record that cannot be kept costs the next start a hash, nothing else.
+  }
 }
 
 /** Writes `data`, the cache `digest` names, to `file` whole (a private temporary file renamed). */
@@ -106,7 +172,7 @@ function keep(file, digest, data) {
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, Buffer.concat([digest, hash("sha256", data, "buffer"), data]), {
+    writeFileSync(tmp, Buffer.concat([digest, sha256(data), data]), {
       mode: 0o600,
     });
     renameSync(tmp, file);
@@ -121,7 +187,7 @@ exports.install = (where) => {
   const dist = realpathSync(where);
   // Without Node's own dynamic-import loader for scripts, an import() inside could not run: no cache then.
   const dynamicImport = vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
-  if (dynamicImport === undefined || typeof hash !== "function") return;
+  if (dynamicImport === undefined) return;
   const chunks = join(dist, "chunks");
   // The Node build a cache belongs to: its version, machine and V8.
   const runtime = `node-${process.versions.node}-${process.arch}-v8-${process.versions.v8}`;
@@ -129,19 +195,41 @@ exports.install = (where) => {
   const where_ = places(dist, runtime, training);
   /** The caches to write as the process exits: every file's when training, else those compiled without one. */
   const pending = [];
+  /** What the folder written to records as checked, and whether this start added to it. */
+  const record = readRecord(where_.write);
+  let recorded = false;
   // Node 20 loads .cjs files with the .js loader unless .cjs has its own.
   const plain = Module._extensions[".cjs"] ?? Module._extensions[".js"];
   Module._extensions[".cjs"] = (module, filename) => {
     const dir = dirname(filename);
     if (dir !== dist && dir !== chunks) return plain(module, filename);
-    const source = readFileSync(filename, "utf8");
+    const read = readStamped(filename, "utf8");
+    if (read === undefined) return plain(module, filename);
+    const source = read.bytes;
     // The file's path too: V8 keeps the name a cache was made under for the stack traces of its code.
-    const digest = digestOf(`${runtime}\0${filename}`, source);
+    let digest;
+    const digestNow = () => (digest ??= digestOf(`${runtime}\0${filename}`, source));
     const name = `${basename(filename)}.v8`;
     let cachedData;
     for (const folder of where_.read) {
-      cachedData = checked(join(folder, name), digest);
-      if (cachedData !== undefined) break;
+      const file = join(folder, name);
+      const cache = readStamped(file);
+      if (cache === undefined) continue;
+      const stamps =
+        read.stamp !== undefined && cache.stamp !== undefined
+          ? `${read.stamp} ${cache.stamp}`
+          : undefined;
+      if (stamps !== undefined && record[file] === stamps && cache.bytes.length > HEAD_BYTES) {
+        cachedData = cache.bytes.subarray(HEAD_BYTES);
+        break;
+      }
+      cachedData = checked(cache.bytes, digestNow());
+      if (cachedData === undefined) continue;
+      if (stamps !== undefined && where_.write !== undefined) {
+        record[file] = stamps;
+        recorded = true;
+      }
+      break;
     }
     const script = new vm.Script(Module.wrap(source), {
       filename,
@@ -159,10 +247,23 @@ exports.install = (where) => {
     );
     const fresh = cachedData === undefined || script.cachedDataRejected === true;
     if (where_.write !== undefined && (training || fresh))
-      pending.push({ file: join(where_.write, name), digest, script });
+      pending.push({
+        file: join(where_.write, name),
+        digest: digestNow,
+        source: read.stamp,
+        script,
+      });
   };
   // One listener for every file: their caches hold what the whole run compiled.
   process.once("exit", () => {
-    for (const p of pending) keep(p.file, p.digest, p.script.createCachedData());
+    for (const p of pending) {
+      keep(p.file, p.digest(), p.script.createCachedData());
+      // Made from the source as stamped: checked from the start.
+      const made = stampOf(p.file);
+      if (p.source !== undefined && made !== undefined) record[p.file] = `${p.source} ${made}`;
+      else delete record[p.file];
+      recorded = true;
+    }
+    if (recorded) writeRecord(where_.write, record);
   });
 };
