@@ -61,6 +61,7 @@ const ROUTE_CACHE = [
   "profile/routes/_bounded-reads.js",
   "profile/routes/_route-buckets.js",
   "profile/routes/_route-cache.js",
+  "profile/routes/_route-check.js",
   "profile/routes/_statedir-check.js",
   "profile/routes/_statedir.js",
   "profile/routes/index.js",
@@ -98,4 +99,18 @@ it("help and completion load no built-in they do not use: neither node:fs/promis
     for (const name of ["fs/promises", "internal/fs/promises", "internal/readline/interface"])
       expect(builtins, `${args.join(" ")}: ${name}`).not.toContain(`NativeModule ${name}`);
   }
+});
+
+it("help, a group's help, completion and --version load no node:crypto once the code and route caches are recorded as checked; a command run does", () => {
+  const builtins = (args: string[]) =>
+    atExit('process.moduleLoadList.join("\\n")', args).split("\n");
+  for (const args of [["--help"], ["--version"], ["ext", "--help"], ["__complete", "--", "na"]]) {
+    // The first start may hash what it reads, and records it as checked.
+    builtins(args);
+    const again = builtins(args);
+    expect(again).toContain("NativeModule fs");
+    expect(again, args.join(" ")).not.toContain("NativeModule crypto");
+  }
+  // Its channel to the command's process is authenticated: a run hashes.
+  expect(builtins(["nap", "--wait-ms", "0"])).toContain("NativeModule crypto");
 });

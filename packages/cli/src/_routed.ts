@@ -4,7 +4,7 @@
 // shown as help, or refused as a usage error.
 
 import type { CliBuiltin, CliOptions } from "./declarations/index.js";
-import { help, intrinsics, unknownCommand } from "./help/index.js";
+import { help, INTRINSIC, intrinsics, unknownCommand } from "./help/index.js";
 import { internal, type Session, usage } from "./output/index.js";
 import { ownFlags, wantsHelp } from "./parsing/index.js";
 import {
@@ -90,6 +90,15 @@ async function runResolved(line: CommandLine, { loaded, index }: IndexedTable): 
   const { brand } = s;
   const handleSignals = options.handleSignals !== false;
   const r = index.resolve(rest);
+  // A line that only shows the routes (help, completion, a listing; not a
+  // built-in's run, which may publish, nor a command's) records the route
+  // cache as checked the first time, so that the next ones hash nothing.
+  const shows =
+    r.kind !== "target" ||
+    s.g.help ||
+    wantsHelp(rest.slice(r.words)) ||
+    (r.entry.target.kind === "builtin" && INTRINSIC.has(r.entry.path[0]!));
+  if (shows) loaded.remember?.();
   if (r.kind === "root") {
     if (rest.length > 0 && !s.g.help)
       return usage(s, `unexpected ${rest[0]} before a command`, [brand, "--help"]);

@@ -30,10 +30,10 @@ export function stateDirOf(
 export function cachedRoutes(
   root: string,
   focus?: readonly string[],
-): { revisionId: string; source: RouteSource; partial: boolean } | undefined {
+): { revisionId: string; source: RouteSource; partial: boolean; remember: () => void } | undefined {
   const r = readRouteCache(root);
   if (!r.ok) return undefined;
-  const { revisionId } = r;
+  const { revisionId, remember } = r;
   const all: RouteSource = {
     dev: r.dev,
     groups: r.groups,
@@ -44,15 +44,15 @@ export function cachedRoutes(
     published: (i) => published(r, i),
   };
   // `all` is every command, each read only if asked for.
-  if (focus === undefined) return { revisionId, source: all, partial: false };
-  if (focus.length === 0) return { revisionId, source: rootSource(r), partial: true };
+  if (focus === undefined) return { revisionId, source: all, partial: false, remember };
+  if (focus.length === 0) return { revisionId, source: rootSource(r), partial: true, remember };
   let bucket: ReturnType<typeof r.bucket>;
   try {
     bucket = r.bucket(focus[0]!);
   } catch {
     return undefined;
   }
-  if (bucket === undefined) return { revisionId, source: all, partial: false };
+  if (bucket === undefined) return { revisionId, source: all, partial: false, remember };
   const b = bucket;
   return {
     revisionId,
@@ -64,6 +64,7 @@ export function cachedRoutes(
       published: (i) => published(b, i),
     },
     partial: true,
+    remember,
   };
 }
 

@@ -12,6 +12,8 @@ export interface LoadedTable {
   readonly revisionId: string | undefined;
   /** Only the commands the focus words needed: an unknown word is looked up in the whole table. */
   readonly partial?: boolean;
+  /** Records the route cache the table came from as checked whole (see `readRouteCache`). */
+  readonly remember?: () => void;
 }
 
 /** An empty table: what a built-in runs against when it needs no extension command. */
@@ -30,7 +32,12 @@ export async function loadTable(
 ): Promise<LoadedTable> {
   const fast = verified ? undefined : cachedRoutes(root, focus);
   if (fast !== undefined)
-    return { table: fast.source, revisionId: fast.revisionId, partial: fast.partial };
+    return {
+      table: fast.source,
+      revisionId: fast.revisionId,
+      partial: fast.partial,
+      remember: fast.remember,
+    };
   const profile = await import("@rukh/profile");
   let cached: Awaited<ReturnType<typeof profile.readActiveRoutes>> = null;
   try {

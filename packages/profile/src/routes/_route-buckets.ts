@@ -5,18 +5,14 @@
 // digest its bucket records. Loaded by the CLI's start-up
 // path, so it needs nothing but node:fs and a hash.
 
-import * as crypto from "node:crypto";
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { join } from "node:path";
 import type { CliRoute } from "../model/index.js";
 import { readFileAtMost, readRange } from "./_bounded-reads.js";
+import { type RouteCheck, readStamped } from "./_route-check.js";
 
-// Node's one-shot hash where it exists (20.12 and later): no Hash object per line.
-const oneShot = (crypto as { hash?: (algorithm: string, data: string | Buffer) => string }).hash;
-
-/** Lowercase hex SHA-256. */
-export const sha256 = (data: string | Buffer) =>
-  oneShot !== undefined ? oneShot("sha256", data) : createHash("sha256").update(data).digest("hex");
+/** Lowercase hex SHA-256 (Node's one-shot hash: no Hash object per line). */
+export const sha256 = (data: string | Buffer) => hash("sha256", data);
 
 /** The digest a route cache records of one line: the first 128 bits of its SHA-256, hex. */
 export function routeLineDigest(line: string | Buffer): string {
@@ -94,6 +90,8 @@ export interface RouteCacheHeader {
   readonly headerBytes: number;
   /** Each bucket's first word, size, digest and route key, in file order. */
   readonly words: readonly (readonly [string, number, string, string])[];
+  /** The record of the files checked before: a line of a file it knows is not hashed again. */
+  readonly check: RouteCheck;
 }
 
 /** One bucket line's members, as parsed and checked for shape. */
@@ -103,6 +101,15 @@ interface BucketRows {
   readonly rows: readonly [number, number][];
   readonly digests: readonly string[];
   readonly partDigests: ReadonlyMap<number, string>;
+  /** Whether the line was read from the routes file as checked before (its digests hold). */
+  readonly known: boolean;
+}
+
+/** A part's bytes, where each of its lines starts, and whether it is the file checked before. */
+interface Part {
+  readonly bytes: Buffer;
+  readonly starts: number[];
+  readonly known: boolean;
 }
 
 /** The buckets after a verified header of `file` (revision `id`), each read when first asked for. */
@@ -112,8 +119,9 @@ export class RouteBuckets {
   /** Where the last bucket ends: the file's size, if the file holds what the header names. */
   readonly end: number;
   readonly #at = new Map<string, readonly [start: number, size: number, digest: string]>();
-  readonly #read = new Map<string, RouteSet>();
-  readonly #parts = new Map<string, { readonly bytes: Buffer; readonly starts: number[] }>();
+  readonly #read = new Map<string, { readonly set: RouteSet; readonly rows: BucketRows }>();
+  readonly #parts = new Map<string, Part>();
+  readonly #check: RouteCheck;
   #all: RouteSet | undefined;
 
   readonly #keys = new Map<string, string>();
@@ -122,7 +130,8 @@ export class RouteBuckets {
   readonly id: string;
   readonly file: string;
 
-  constructor({ root, id, file, headerBytes, words }: RouteCacheHeader) {
+  constructor({ root, id, file, headerBytes, words, check }: RouteCacheHeader) {
+    this.#check = check;
     this.root = root;
     this.id = id;
     this.file = file;
@@ -142,11 +151,11 @@ export class RouteBuckets {
    */
   lines(): BucketLine[] {
     const first = this.words.length === 0 ? this.end : this.#at.get(this.words[0]!)![0];
-    const all = readRange(this.file, first, Math.max(0, this.end - 1 - first));
+    const { value: all, known } = this.#readLines(first, Math.max(0, this.end - 1 - first));
     return this.words.map((word) => {
       const [start, size, digest] = this.#at.get(word)!;
       const line = all.subarray(start - first, start - first + size);
-      if (line.length !== size || routeLineDigest(line) !== digest)
+      if (line.length !== size || (!known && routeLineDigest(line) !== digest))
         throw new Error(
           `the commands under "${word}" in the route cache of revision ${this.id} do not match their digest (edited or damaged)`,
         );
@@ -158,13 +167,22 @@ export class RouteBuckets {
   bucket(word: string): RouteSet | undefined {
     const where = this.#at.get(word);
     if (where === undefined) return undefined;
-    return this.#read.get(word) ?? this.#parse(word, readRange(this.file, where[0], where[1]));
+    const read = this.#read.get(word);
+    if (read !== undefined) return read.set;
+    const { value, known } = this.#readLines(where[0], where[1]);
+    return this.#parse(word, value, known);
   }
 
-  /** Bucket `word` from its line's bytes, checked against the header's digest. */
-  #parse(word: string, line: Buffer): RouteSet {
+  /** `length` bytes of the routes file from `position`, and whether the file is as checked before. */
+  #readLines(position: number, length: number): { value: Buffer; known: boolean } {
+    const { value, stamp } = readStamped(this.file, () => readRange(this.file, position, length));
+    return { value, known: this.#check.known("routes", stamp) };
+  }
+
+  /** Bucket `word` from its line's bytes, checked against the header's digest unless `known`. */
+  #parse(word: string, line: Buffer, known: boolean): RouteSet {
     const [, size, digest] = this.#at.get(word)!;
-    if (line.length !== size || routeLineDigest(line) !== digest)
+    if (line.length !== size || (!known && routeLineDigest(line) !== digest))
       throw new Error(
         `the commands under "${word}" in the route cache of revision ${this.id} do not match their digest (edited or damaged)`,
       );
@@ -185,15 +203,50 @@ export class RouteBuckets {
       throw new Error(
         `the commands under "${word}" in the route cache of revision ${this.id} are malformed`,
       );
-    const b = this.#set({
+    const rows: BucketRows = {
       commands: x.commands,
       parts: parts as string[],
       rows: x.rows,
       digests: x.digests,
       partDigests: new Map(x.partDigests),
-    });
-    this.#read.set(word, b);
-    return b;
+      known,
+    };
+    const set = this.#set(rows);
+    this.#read.set(word, { set, rows });
+    return set;
+  }
+
+  /**
+   * Checks every digest the cache holds (each bucket line, each command's
+   * route line, each part that carries a descriptor) except those of files
+   * as checked before; throws at the first that fails.
+   */
+  checkWhole(): void {
+    this.all();
+    for (const { rows } of this.#read.values()) {
+      rows.rows.forEach(([p, n], i) => {
+        this.#checkedLine(rows, p, n, i);
+      });
+      for (const [p, expected] of rows.partDigests) {
+        const part = this.#part(rows.parts[p]!);
+        if (!part.known && sha256(part.bytes) !== expected)
+          throw new Error(`the part of package ${rows.parts[p]} does not match its digest`);
+      }
+    }
+  }
+
+  /** Line `n` of part `p` of a bucket, the route of its command `i`, checked against its digest unless both files are as checked before. */
+  #checkedLine(rows: BucketRows, p: number, n: number, i: number): Buffer {
+    const part = this.#part(rows.parts[p]!);
+    const line = this.#partLine(rows.parts[p]!, n);
+    if (
+      line === undefined ||
+      (!(rows.known && part.known) && routeLineDigest(line) !== rows.digests[i])
+    )
+      throw new Error(
+        `the route of ${rows.commands[i]!.path.join(" ")} in the route cache of revision ${this.id} does not match its digest (edited or damaged)`,
+      );
+    return line;
   }
 
   /** Every command once, sorted by path: all buckets merged. */
@@ -201,12 +254,13 @@ export class RouteBuckets {
     if (this.#all !== undefined) return this.#all;
     // Every bucket line, read in one go rather than one open and read each.
     const first = this.words.length === 0 ? this.end : this.#at.get(this.words[0]!)![0];
-    const lines = readRange(this.file, first, Math.max(0, this.end - 1 - first));
+    const lines = this.#readLines(first, Math.max(0, this.end - 1 - first));
     const seen = new Map<string, [RouteSet, number]>();
     for (const w of this.words) {
       const [start, size] = this.#at.get(w)!;
       const b =
-        this.#read.get(w) ?? this.#parse(w, lines.subarray(start - first, start - first + size));
+        this.#read.get(w)?.set ??
+        this.#parse(w, lines.value.subarray(start - first, start - first + size), lines.known);
       b.commands.forEach((c, i) => {
         const k = c.path.join(" ");
         if (!seen.has(k)) seen.set(k, [b, i]);
@@ -230,22 +284,24 @@ export class RouteBuckets {
     return part.bytes.subarray(part.starts[n]!, part.starts[n + 1]! - 1);
   }
 
-  #part(digest: string): { readonly bytes: Buffer; readonly starts: number[] } {
+  #part(digest: string): Part {
     let part = this.#parts.get(digest);
     if (part === undefined) {
-      const bytes = readFileAtMost(partPath(this.root, digest), PART_MAX_BYTES);
+      const path = partPath(this.root, digest);
+      const { value: bytes, stamp } = readStamped(path, () => readFileAtMost(path, PART_MAX_BYTES));
       if (bytes === undefined || bytes === "large")
         throw new Error(`the part of package ${digest} is missing or too large`);
       const starts = [0];
       for (let nl = bytes.indexOf(10); nl !== -1; nl = bytes.indexOf(10, nl + 1))
         starts.push(nl + 1);
-      part = { bytes, starts };
+      part = { bytes, starts, known: this.#check.known(`part:${digest}`, stamp) };
       this.#parts.set(digest, part);
     }
     return part;
   }
 
-  #set({ commands, parts, rows, digests, partDigests }: BucketRows): RouteSet {
+  #set(b: BucketRows): RouteSet {
+    const { commands, parts, rows, digests, partDigests } = b;
     const row = (i: number) => {
       const [p, line] = rows[i]!;
       return { part: parts[p]!, line, digest: digests[i]! };
@@ -254,20 +310,16 @@ export class RouteBuckets {
       commands,
       row,
       route: (i) => {
-        const r = row(i);
-        const line = this.#partLine(r.part, r.line);
-        if (line === undefined || routeLineDigest(line) !== r.digest)
-          throw new Error(
-            `the route of ${commands[i]!.path.join(" ")} in the route cache of revision ${this.id} does not match its digest (edited or damaged)`,
-          );
-        return JSON.parse(line.toString("utf8")) as CliRoute;
+        const [p, n] = rows[i]!;
+        return JSON.parse(this.#checkedLine(b, p, n, i).toString("utf8")) as CliRoute;
       },
       descriptor: (i) => {
         const p = rows[i]![0];
         const expected = partDigests.get(p);
         if (expected === undefined) return undefined;
         const part = this.#part(parts[p]!);
-        if (sha256(part.bytes) !== expected || part.starts.length < 2) return undefined;
+        if ((!part.known && sha256(part.bytes) !== expected) || part.starts.length < 2)
+          return undefined;
         return JSON.parse(part.bytes.toString("utf8", 0, part.starts[1]! - 1));
       },
     };

@@ -14,6 +14,7 @@ import {
   type RouteSet,
   sha256,
 } from "./_route-buckets.js";
+import { RouteCheck, readStamped } from "./_route-check.js";
 
 /**
  * Format tag of a `revisions/<id>.routes.json` file. Version 8: a header line,
@@ -80,6 +81,13 @@ export type RouteCacheRead =
       routes(): readonly CliRoute[] | undefined;
       /** Every bucket's line as written, each checked against its digest (throws if one fails). */
       lines(): readonly BucketLine[];
+      /**
+       * Unless every file read was as checked before: checks every digest
+       * of the cache and, if all hold, records its files as checked, so
+       * that later reads use them without hashing (nothing is recorded
+       * where the state directory cannot be written).
+       */
+      remember(): void;
     })
   | {
       readonly ok: false;
@@ -109,18 +117,22 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
       id = active === "large" ? "" : active.toString("latin1").trimEnd();
     }
     if (!REVISION_ID.test(id)) return damaged("the active file does not name a revision id");
-    const revBytes = readFileAtMost(join(root, "revisions", `${id}.json`), REVISION_MAX_BYTES);
+    const check = new RouteCheck(root, id);
+    const revPath = join(root, "revisions", `${id}.json`);
+    const rev = readStamped(revPath, () => readFileAtMost(revPath, REVISION_MAX_BYTES));
+    const revBytes = rev.value;
     if (revBytes === undefined || revBytes === "large")
       return damaged(`revision ${id} cannot be read`);
     // A revision is written as its canonical text, so its bytes hash to its
     // id; any other bytes are left to the authoritative reader.
-    if (sha256(revBytes) !== id) return damaged(`revision ${id} does not hash to its id`);
+    if (!check.known("revision", rev.stamp) && sha256(revBytes) !== id)
+      return damaged(`revision ${id} does not hash to its id`);
     const revision = JSON.parse(revBytes.toString("utf8"));
     if (typeof revision.routesDigest !== "string")
       return none(`revision ${id} records no route cache digest (published by an earlier version)`);
     const file = join(root, "revisions", `${id}.routes.json`);
     // Only the header is read here; a bucket when it is asked for.
-    const first = readFirstLine(file, ROUTES_MAX_BYTES);
+    const { value: first, stamp } = readStamped(file, () => readFirstLine(file, ROUTES_MAX_BYTES));
     if (first === undefined) return none(`revision ${id} has no route cache`);
     if (first === "large")
       return damaged(`the route cache of revision ${id} is larger than ${ROUTES_MAX_BYTES} bytes`);
@@ -128,7 +140,7 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
       return damaged(`the route cache of revision ${id} has no header line`);
     const head = first.line;
     const earlier = /^\{"format":"rukh\.cli-routes\/[1-7]"/.test(head.toString("latin1", 0, 40));
-    if (sha256(head) !== revision.routesDigest) {
+    if (!check.known("routes", stamp) && sha256(head) !== revision.routesDigest) {
       // A cache of an earlier format is bound by another digest: not an edit, just not usable.
       if (earlier) return none(`the route cache of revision ${id} is of an earlier format`);
       return damaged(
@@ -162,6 +174,7 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
       file,
       headerBytes: head.length,
       words: words as [string, number, string, string][],
+      check,
     });
     if (buckets.end !== first.size)
       return damaged(`the route cache of revision ${id} does not hold the lines its header names`);
@@ -181,6 +194,15 @@ export function readRouteCache(root: string, revisionId?: string): RouteCacheRea
       route: (i) => buckets.all().route(i),
       descriptor: (i) => buckets.all().descriptor(i),
       lines: () => buckets.lines(),
+      remember: () => {
+        if (check.whole) return;
+        try {
+          buckets.checkWhole();
+        } catch {
+          return;
+        }
+        check.save();
+      },
       routes: () => {
         try {
           const all = buckets.all();

@@ -23,6 +23,7 @@ export {
   readRouteCache,
   routesDigestOf,
 } from "./_route-cache.js";
+export { routeCheckPath } from "./_route-check.js";
 export type { StateDirOptions } from "./_statedir.js";
 export {
   brandStateOptions,

@@ -3,7 +3,7 @@
 
 import { lstat, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { REVISION_ID } from "../routes/index.js";
+import { REVISION_ID, routeCheckPath } from "../routes/index.js";
 
 /** How much history {@link StateDirectory.collectGarbage} keeps. */
 export interface GcOptions {
@@ -106,6 +106,7 @@ export async function collect(
       await rm(join(revDir, `${rid}.routes.json`), { force: true });
       await rm(join(revDir, `${rid}.catalog.json`), { force: true });
       await rm(join(revDir, `${rid}.json`), { force: true });
+      await rm(routeCheckPath(state.root, rid), { force: true });
     }
     for (const digest of unused) {
       await rm(join(state.root, "cache", "store", `${digest}.json`), { force: true });

@@ -1,0 +1,110 @@
+// The record of a route cache checked whole: the stamp (device, inode, size,
+// modification and change times) of each file of a revision's route cache
+// (the revision, its routes file, the parts they name) as it was when every
+// digest in it was checked. While a file keeps its stamp its bytes are the
+// ones checked, so a reader uses them without hashing again: the rule the
+// store check follows for a stored package (package/_storecheck.ts), and what
+// lets help and completion start without loading node:crypto. A file written
+// since, in place or anew, has another stamp and is hashed as before.
+
+import { lstatSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { readFileAtMost } from "./_bounded-reads.js";
+
+const FORMAT = "rukh.routecheck/1";
+const RECORD_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Where the record of revision `id`'s route cache is. */
+export const routeCheckPath = (root: string, id: string) =>
+  join(root, "cache", "routes", `${id}.json`);
+
+/** A regular file's device, inode, size and times (ns) as one string; `undefined` if there is none. */
+export function stampOf(path: string): string | undefined {
+  try {
+    const s = lstatSync(path, { bigint: true });
+    return s.isFile() ? `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}` : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `read()` of the file at `path` with its stamp taken before and after:
+ * `stamp` is set only when both agree (the bytes read are the stamped
+ * file's).
+ */
+export function readStamped<T>(path: string, read: () => T): { value: T; stamp?: string } {
+  const before = stampOf(path);
+  const value = read();
+  const after = stampOf(path);
+  return before !== undefined && before === after ? { value, stamp: before } : { value };
+}
+
+/** The files of one revision's route cache recorded as checked, by name: `revision`, `routes`, `part:<digest>`. */
+export class RouteCheck {
+  readonly #path: string;
+  readonly #known: ReadonlyMap<string, string>;
+  readonly #seen = new Map<string, string>();
+  /** Whether a file was read this time whose stamp the record does not hold. */
+  #missed = false;
+  /** Whether a file was read twice with two stamps (changed meanwhile): nothing is recorded then. */
+  #changed = false;
+
+  constructor(root: string, id: string) {
+    this.#path = routeCheckPath(root, id);
+    this.#known = readRecord(this.#path);
+  }
+
+  /** Whether `name`, read with `stamp`, is as checked; notes the stamp either way. */
+  known(name: string, stamp: string | undefined): boolean {
+    if (stamp === undefined) {
+      this.#missed = true;
+      return false;
+    }
+    const before = this.#seen.get(name);
+    if (before !== undefined && before !== stamp) this.#changed = true;
+    this.#seen.set(name, stamp);
+    const hit = this.#known.get(name) === stamp;
+    if (!hit) this.#missed = true;
+    return hit;
+  }
+
+  /** Whether every file read so far was as checked (nothing new to record). */
+  get whole(): boolean {
+    return !this.#missed;
+  }
+
+  /**
+   * Records the stamps noted, each file having passed every check of its
+   * digests; a record that cannot be written only costs the next reader a
+   * hash.
+   */
+  save(): void {
+    if (this.#changed) return;
+    try {
+      const files = Object.fromEntries(this.#seen);
+      mkdirSync(join(this.#path, ".."), { recursive: true, mode: 0o700 });
+      const tmp = `${this.#path}.${process.pid}.tmp`;
+      writeFileSync(tmp, `${JSON.stringify({ format: FORMAT, files })}\n`, { mode: 0o600 });
+      renameSync(tmp, this.#path);
+    } catch {
+      // Read-only, or not this user's: nothing is recorded.
+    }
+  }
+}
+
+function readRecord(path: string): ReadonlyMap<string, string> {
+  try {
+    const bytes = readFileAtMost(path, RECORD_MAX_BYTES);
+    if (bytes === undefined || bytes === "large") return new Map();
+    const r = JSON.parse(bytes.toString("utf8"));
+    if (r?.format !== FORMAT || typeof r.files !== "object" || r.files === null) return new Map();
+    return new Map(
+      Object.entries(r.files as Record<string, unknown>).filter(
+        (e): e is [string, string] => typeof e[1] === "string",
+      ),
+    );
+  } catch {
+    return new Map();
+  }
+}

@@ -1,0 +1,145 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { StateDirectory } from "../../src/index.js";
+import { readRouteCache } from "../../src/routes/_route-cache.js";
+import { routeCheckPath } from "../../src/routes/index.js";
+import { descriptor, makePackage, ownerConfig, tempDir } from "../_helpers.js";
+
+// A route cache checked whole is recorded with the stamps of its files, and
+// a reader skips the hashing of a file that keeps its stamp. What must hold:
+// the record never vouches for bytes written after it (an edit is caught as
+// without one), nothing is recorded unless every digest held, and a record
+// goes with its revision.
+const work = tempDir();
+
+async function published() {
+  const root = tempDir("rukh-route-check-");
+  const home = new StateDirectory(root);
+  await home.setConfig(ownerConfig() as never);
+  const pub = await home.install(
+    await makePackage(
+      work,
+      descriptor("acme.files", "acme", [
+        { id: "count", path: ["files", "count"], aliases: [["wc"]] },
+        { id: "list", path: ["files", "list"] },
+      ]),
+    ),
+  );
+  const part = join(root, "revisions", "parts", `${pub.revision.extensions[0]!.digest}.json`);
+  return { root, home, pub, part, record: routeCheckPath(root, pub.revisionId) };
+}
+
+function read(root: string) {
+  const r = readRouteCache(root);
+  if (!r.ok) throw new Error(r.message);
+  return r;
+}
+
+/** Every route and descriptor the cache gives, read through its buckets. */
+function everything(root: string) {
+  const all = read(root);
+  return all.commands.map((c, i) => ({
+    path: c.path,
+    route: all.route(i),
+    descriptor: all.descriptor(i),
+  }));
+}
+
+describe("the record of a route cache checked whole", () => {
+  it("is written by remember() with every file the cache is made of, and a read through it gives the same routes", async () => {
+    const { root, pub, record } = await published();
+    const before = everything(root);
+    expect(existsSync(record)).toBe(false);
+    read(root).remember();
+    const files = JSON.parse(readFileSync(record, "utf8")).files;
+    expect(Object.keys(files).sort()).toEqual([
+      `part:${pub.revision.extensions[0]!.digest}`,
+      "revision",
+      "routes",
+    ]);
+    expect(statSync(record).mode & 0o777).toBe(0o600);
+    expect(everything(root)).toEqual(before);
+    // Everything read was as recorded: remembering again writes nothing.
+    const written = statSync(record, { bigint: true }).ctimeNs;
+    const again = read(root);
+    again.bucket("files")!.route(0);
+    again.remember();
+    expect(statSync(record, { bigint: true }).ctimeNs).toBe(written);
+  });
+
+  it("never vouches for a route line edited after it: the read fails its digest as without a record", async () => {
+    const { root, part } = await published();
+    read(root).remember();
+    const text = readFileSync(part, "utf8");
+    writeFileSync(part, text.replaceAll('"count"', '"cuont"'));
+    expect(() => read(root).bucket("files")!.route(0)).toThrow(/does not match its digest/);
+    // Nor a descriptor edited in the part.
+    writeFileSync(part, text.replace('"summary":"', '"summary":"!'));
+    expect(read(root).bucket("files")!.descriptor(0)).toBeUndefined();
+  });
+
+  it("never vouches for a revision or a routes file edited after it", async () => {
+    const { root, pub } = await published();
+    read(root).remember();
+    const routes = join(root, "revisions", `${pub.revisionId}.routes.json`);
+    const text = readFileSync(routes, "utf8");
+    // The same length: a changed summary in a bucket line (after the header).
+    const nl = text.indexOf("\n") + 1;
+    writeFileSync(
+      routes,
+      text.slice(0, nl) + text.slice(nl).replace(/"summary":"./, '"summary":"#'),
+    );
+    expect(readFileSync(routes, "utf8")).not.toBe(text);
+    expect(() => read(root).bucket("files")).toThrow(/do not match their digest/);
+    writeFileSync(routes, text);
+    const rev = join(root, "revisions", `${pub.revisionId}.json`);
+    writeFileSync(rev, `${readFileSync(rev, "utf8")} `);
+    expect(readRouteCache(root)).toMatchObject({ ok: false, why: "damaged" });
+  });
+
+  it("is not written when a digest fails, and a forged one vouches for nothing", async () => {
+    const { root, pub, part, record } = await published();
+    const text = readFileSync(part, "utf8");
+    writeFileSync(part, text.replaceAll('"count"', '"cuont"'));
+    read(root).remember();
+    expect(existsSync(record)).toBe(false);
+    // A record naming the files with stamps they do not have: hashed all the same.
+    mkdirSync(join(record, ".."), { recursive: true });
+    writeFileSync(
+      record,
+      JSON.stringify({
+        format: "rukh.routecheck/1",
+        files: {
+          revision: "1:2:3:4:5",
+          routes: "1:2:3:4:5",
+          [`part:${pub.revision.extensions[0]!.digest}`]: "1:2:3:4:5",
+        },
+      }),
+    );
+    expect(() => read(root).bucket("files")!.route(0)).toThrow(/does not match its digest/);
+  });
+
+  it("costs a reader nothing where it cannot be written", async () => {
+    const { root, record } = await published();
+    // Where the record's folder should be, a file: remembering does nothing, reading works.
+    rmSync(join(root, "cache"), { recursive: true, force: true });
+    writeFileSync(join(root, "cache"), "");
+    read(root).remember();
+    expect(existsSync(record)).toBe(false);
+    expect(everything(root)).toHaveLength(2);
+  });
+
+  it("goes with its revision when garbage is collected", async () => {
+    const { root, home, pub, record } = await published();
+    read(root).remember();
+    await home.disable("acme.files");
+    read(root).remember();
+    const later = routeCheckPath(root, (await home.activeRevisionId())!);
+    expect(existsSync(record) && existsSync(later)).toBe(true);
+    const report = await home.collectGarbage({ keep: 1, maxAgeDays: 0 });
+    expect(report.revisions).toContain(pub.revisionId);
+    expect(existsSync(record)).toBe(false);
+    expect(existsSync(later)).toBe(true);
+  });
+});
