@@ -2,7 +2,8 @@
 // `@rukh/profile/route-cache`: it needs nothing but node:fs and a hash, so
 // listing, help and completion can use it without loading the rest of the
 // profile. It checks that the active revision's bytes hash to its id and that
-// the cache hashes to the digest the revision records.
+// the cache hashes to the digest the revision records, except for files its
+// record of a whole check (_route-check.ts) shows unchanged since.
 
 import { join } from "node:path";
 import type { CliRoute, CliRouteTable } from "../model/index.js";
