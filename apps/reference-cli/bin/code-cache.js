@@ -167,7 +167,11 @@ function writeRecord(folder, record) {
   }
 }
 
-/** Writes `data`, the cache `digest` names, to `file` whole (a private temporary file renamed). */
+/**
+ * Writes `data`, the cache `digest` names, to `file` whole (a private
+ * temporary file renamed); returns the stamp of the file it wrote, or
+ * `undefined` when it wrote none (or another process's took its place).
+ */
 function keep(file, digest, data) {
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -175,9 +179,13 @@ function keep(file, digest, data) {
     writeFileSync(tmp, Buffer.concat([digest, sha256(data), data]), {
       mode: 0o600,
     });
+    const { dev, ino } = lstatSync(tmp, { bigint: true });
     renameSync(tmp, file);
+    const made = stampOf(file);
+    return made?.startsWith(`${dev}:${ino}:`) ? made : undefined;
   } catch {
     // A cache that cannot be kept is compiled again next time.
+    return undefined;
   }
 }
 
@@ -257,9 +265,9 @@ exports.install = (where) => {
   // One listener for every file: their caches hold what the whole run compiled.
   process.once("exit", () => {
     for (const p of pending) {
-      keep(p.file, p.digest(), p.script.createCachedData());
-      // Made from the source as stamped: checked from the start.
-      const made = stampOf(p.file);
+      // Made from the source as stamped: checked from the start. A cache
+      // not written leaves no record (the file there failed its checks).
+      const made = keep(p.file, p.digest(), p.script.createCachedData());
       if (p.source !== undefined && made !== undefined) record[p.file] = `${p.source} ${made}`;
       else delete record[p.file];
       recorded = true;
