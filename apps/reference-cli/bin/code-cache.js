@@ -27,7 +27,7 @@
 // times of its file and of its source, and while neither file has changed
 // since, a start uses it without hashing again, the rule the store check
 // follows for a stored package. So a start that uses its caches loads no
-// node:crypto (a sixth of a help run on Node 26); a file written since, in
+// node:crypto (about 8 % of a help run on Node 26); a file written since, in
 // place or anew, has other times and is hashed and checked as above.
 // Every other file loads as Node loads it.
 //
