@@ -2,32 +2,13 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseDescriptor } from "@rukh/descriptor";
 import { describe, expect, it } from "vitest";
-import {
-  ProfileError,
-  readActiveRoutes,
-  StateDirectory,
-  storedDescriptor,
-} from "../../src/index.js";
+import { ProfileError, readActiveRoutes, storedDescriptor } from "../../src/index.js";
 import { ROUTES_MAX_BYTES } from "../../src/route-cache.js";
 import { readRouteCache } from "../../src/routes/_route-cache.js";
-import { descriptor, makePackage, ownerConfig, tempDir } from "../_helpers.js";
+import { tempDir } from "../_helpers.js";
+import { publishedFiles } from "./_published.js";
 
-const work = tempDir();
-
-async function published() {
-  const root = tempDir("rukh-routes-");
-  const home = new StateDirectory(root);
-  await home.setConfig(ownerConfig() as never);
-  const pub = await home.install(
-    await makePackage(
-      work,
-      descriptor("acme.files", "acme", [
-        { id: "count", path: ["files", "count"], aliases: [["wc"]] },
-      ]),
-    ),
-  );
-  return { root, home, pub };
-}
+const published = () => publishedFiles();
 
 async function code(p: Promise<unknown>): Promise<string | undefined> {
   return p.then(

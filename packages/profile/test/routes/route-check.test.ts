@@ -1,31 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { StateDirectory } from "../../src/index.js";
 import { readRouteCache } from "../../src/routes/_route-cache.js";
 import { routeCheckPath } from "../../src/routes/index.js";
-import { descriptor, makePackage, ownerConfig, tempDir } from "../_helpers.js";
+import { publishedFiles } from "./_published.js";
 
 // A route cache checked whole is recorded with the stamps of its files, and
 // a reader skips the hashing of a file that keeps its stamp. What must hold:
 // the record never vouches for bytes written after it (an edit is caught as
 // without one), nothing is recorded unless every digest held, and a record
 // goes with its revision.
-const work = tempDir();
-
 async function published() {
-  const root = tempDir("rukh-route-check-");
-  const home = new StateDirectory(root);
-  await home.setConfig(ownerConfig() as never);
-  const pub = await home.install(
-    await makePackage(
-      work,
-      descriptor("acme.files", "acme", [
-        { id: "count", path: ["files", "count"], aliases: [["wc"]] },
-        { id: "list", path: ["files", "list"] },
-      ]),
-    ),
-  );
+  const { root, home, pub } = await publishedFiles([{ id: "list", path: ["files", "list"] }]);
   const part = join(root, "revisions", "parts", `${pub.revision.extensions[0]!.digest}.json`);
   return { root, home, pub, part, record: routeCheckPath(root, pub.revisionId) };
 }
