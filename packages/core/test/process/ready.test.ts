@@ -208,8 +208,11 @@ for (const m of modes) {
         ],
         { env: env() },
       );
-      expect(uptime(results[2])).toBeLessThan(1_000);
+      // Bob's process started within his call (it is no older than the call), however slow
+      // the machine; Alice's was started before the pause and waited through it.
+      expect(uptime(results[2])).toBeLessThanOrEqual(results[2]?.ms ?? -1);
       expect(uptime(results[3])).toBeGreaterThanOrEqual(1_400);
+      expect(uptime(results[3])).toBeGreaterThan(results[3]?.ms ?? Infinity);
     });
 
     it("end a call at once when its channel closes, breaks or never opens, and free its slot", async () => {
@@ -247,10 +250,12 @@ for (const m of modes) {
       console.info(`ready: finals after ${failing.map((r) => r?.ms).join(", ")} ms`);
       for (const r of failing)
         expect(r).toMatchObject({ outcome: "execution_failed", reason: "protocol_error" });
-      expect(failing[0]!.ms).toBeLessThan(2_000);
-      expect(failing[1]!.ms).toBeLessThan(2_000);
+      // Far inside the 30 s deadline: the first two well before the 5 s handshake limit, the
+      // third at it (bounds wide enough for a loaded machine).
+      expect(failing[0]!.ms).toBeLessThan(4_000);
+      expect(failing[1]!.ms).toBeLessThan(4_000);
       expect(failing[2]!.ms).toBeGreaterThanOrEqual(5_000);
-      expect(failing[2]!.ms).toBeLessThan(7_000);
+      expect(failing[2]!.ms).toBeLessThan(12_000);
       for (const r of [results[3], results[5], results[7]]) expect(r?.outcome).toBe("succeeded");
       expect(await until(() => alive().length === 0)).toBe(true);
     });
@@ -406,9 +411,13 @@ describe.skipIf(noTree !== undefined)("ready processes in this process", () => {
     const c = await openCore(own.state);
     try {
       for (let i = 0; i < 3; i++) {
+        const started = Date.now();
         const r = await c.invoke(call("fx.main/uptime"));
         expect(r).toMatchObject({ outcome: "succeeded" });
-        expect(Number((r.commandResult as { text: string }).text)).toBeLessThan(1_400);
+        // Its process is no older than the call: started for it, not ahead of it.
+        expect(Number((r.commandResult as { text: string }).text)).toBeLessThanOrEqual(
+          Date.now() - started,
+        );
       }
       expect(alive()).toEqual([]);
     } finally {
