@@ -114,3 +114,22 @@ it("help, a group's help, completion and --version load no node:crypto once the 
   // Its channel to the command's process is authenticated: a run hashes.
   expect(builtins(["nap", "--wait-ms", "0"])).toContain("NativeModule crypto");
 });
+
+it("the first help after a publication loads no node:crypto: the publication recorded the files it wrote as checked", () => {
+  const builtins = (args: string[]) =>
+    atExit('process.moduleLoadList.join("\\n")', args).split("\n");
+  // The code cache recorded as checked (a first start may compile and hash).
+  builtins(["--help"]);
+  for (const args of [
+    ["ext", "disable", "fx.sleep"],
+    ["ext", "enable", "fx.sleep"],
+  ]) {
+    const r = runCli({ args, stateDir: at.root, env: { PATH: process.env.PATH } });
+    expect(r.status, r.stderr).toBe(0);
+  }
+  for (const args of [["--help"], ["__complete", "--", "na"]]) {
+    const first = builtins(args);
+    expect(first).toContain("NativeModule fs");
+    expect(first, args.join(" ")).not.toContain("NativeModule crypto");
+  }
+});

@@ -1,7 +1,7 @@
 // A publication as named steps: read what the changes name, plan them on
 // the base (pure, see _plan.ts), derive the revision's routes, catalog and
 // tools, check every new tool and that every endpoint can list its tools,
-// store the new packages, commit.
+// store the new packages, commit, record what was written as checked.
 import { realpath } from "node:fs/promises";
 import { resolve } from "node:path";
 import { canonicalJson, type JsonValue, sha256Hex } from "@rukh/json";
@@ -32,6 +32,7 @@ import {
   projectionOf,
 } from "../projection/index.js";
 import { routesDigestOf } from "../routes/index.js";
+import { recordCommitted } from "./_checked-files.js";
 import { commitRevision, type LockOptions } from "./_commit.js";
 import {
   type Candidate,
@@ -112,7 +113,7 @@ export async function publish(
   checkListable(candidate, derivation);
   // Validation passed: only now does anything enter the state directory.
   for (const pkg of pending.values()) await storePackage(ctx.lock.root, pkg);
-  await commitRevision(
+  const stamps = await commitRevision(
     ctx.lock,
     { base, active: () => ctx.revisions.active() },
     {
@@ -123,6 +124,12 @@ export async function publish(
       parts: derivation.parts,
     },
   );
+  recordCommitted(ctx.lock.root, {
+    id: next.id,
+    base,
+    stamps,
+    parts: candidate.extensions.filter((e) => e.enabled).map((e) => e.digest),
+  });
   ctx.revisions.published(next.id, next.revision);
   ctx.projections.published(next.id, derivation.routeKey, pending.values());
   return publicationOf(ctx.projections, next, derivation);

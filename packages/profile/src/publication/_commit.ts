@@ -5,7 +5,13 @@ import { randomBytes } from "node:crypto";
 import { mkdir, realpath, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { ioError, ProfileError } from "../model/index.js";
-import { PART_MAX_BYTES, partPath, readFileAtMost } from "../routes/index.js";
+import {
+  PART_MAX_BYTES,
+  partPath,
+  readFileAtMost,
+  readStamped,
+  stampOf,
+} from "../routes/index.js";
 import {
   fsyncDir,
   type LockMechanism,
@@ -50,26 +56,37 @@ export async function publicationLock(options: LockOptions): Promise<Release> {
   }
 }
 
+/** A stamp's device and inode: which file it is, whatever its times. */
+const fileOf = (stamp: string) => stamp.split(":", 2).join(":");
+
 /**
  * Writes `data` to `dir/name` through a synced file in the state
  * directory's `tmp/` and a rename; `syncDir` also syncs `dir` (a caller
- * writing several files there syncs it once after the last).
+ * writing several files there syncs it once after the last). Resolves to
+ * the stamp of the file placed, or `undefined` when the file now at the
+ * path is not the one written.
  */
 export async function writeAtomic(
   root: string,
   at: { readonly dir: string; readonly name: string },
   data: string,
   syncDir = true,
-): Promise<void> {
+): Promise<string | undefined> {
   const tmp = join(root, "tmp", `${temporaryName(at.name)}${randomBytes(6).toString("hex")}`);
+  const path = join(at.dir, at.name);
   await writeDurable(tmp, data);
+  const written = stampOf(tmp);
   try {
-    await rename(tmp, join(at.dir, at.name));
+    await rename(tmp, path);
   } catch (e) {
     await unlink(tmp).catch(() => {});
     throw e;
   }
   if (syncDir) await fsyncDir(at.dir);
+  const placed = stampOf(path);
+  return written !== undefined && placed !== undefined && fileOf(written) === fileOf(placed)
+    ? placed
+    : undefined;
 }
 
 /** The files of one revision, as they are committed. */
@@ -86,12 +103,15 @@ export interface RevisionFiles {
 /**
  * Commits a revision on `base` under the publication lock: fails with
  * `conflict` if `active` (read by `active()`) no longer names `base`.
+ * Resolves to the stamps of the route cache files it wrote or found with
+ * its bytes (named as the route check names them: `revision`, `routes`,
+ * `part:<digest>`).
  */
 export async function commitRevision(
   lock: LockOptions,
   change: { readonly base: string | null; readonly active: () => string | null },
   files: RevisionFiles,
-): Promise<void> {
+): Promise<Map<string, string>> {
   const { root } = lock;
   const revisionsDir = join(root, "revisions");
   const partsDir = join(revisionsDir, "parts");
@@ -114,19 +134,32 @@ export async function commitRevision(
     // always finds them; a part already written with the same bytes (by an
     // earlier revision) stays. One sync of each directory after the
     // revision file makes all renames durable.
+    const stamps = new Map<string, string>();
+    const note = (name: string, stamp: string | undefined) => {
+      if (stamp !== undefined) stamps.set(name, stamp);
+    };
     let wrote = false;
     for (const part of files.parts) {
-      const have = readFileAtMost(partPath(root, part.digest), PART_MAX_BYTES);
-      if (have instanceof Buffer && have.equals(Buffer.from(part.text))) continue;
-      await writeAtomic(root, { dir: partsDir, name: `${part.digest}.json` }, part.text, false);
+      const path = partPath(root, part.digest);
+      const have = readStamped(path, () => readFileAtMost(path, PART_MAX_BYTES));
+      if (have.value instanceof Buffer && have.value.equals(Buffer.from(part.text))) {
+        note(`part:${part.digest}`, have.stamp);
+        continue;
+      }
+      const name = `${part.digest}.json`;
+      note(`part:${part.digest}`, await writeAtomic(root, { dir: partsDir, name }, part.text, false));
       wrote = true;
     }
     if (wrote) await fsyncDir(partsDir);
     const inRevisions = (name: string) => ({ dir: revisionsDir, name });
-    await writeAtomic(root, inRevisions(`${files.id}.routes.json`), files.routesText, false);
+    note(
+      "routes",
+      await writeAtomic(root, inRevisions(`${files.id}.routes.json`), files.routesText, false),
+    );
     await writeAtomic(root, inRevisions(`${files.id}.catalog.json`), files.catalogText, false);
-    await writeAtomic(root, inRevisions(`${files.id}.json`), files.text);
+    note("revision", await writeAtomic(root, inRevisions(`${files.id}.json`), files.text));
     await writeAtomic(root, { dir: root, name: "active" }, `${files.id}\n`);
+    return stamps;
   } catch (e) {
     if (e instanceof ProfileError) throw e;
     throw ioError("cannot commit the revision", e);

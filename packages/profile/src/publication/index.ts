@@ -1,7 +1,8 @@
 // Room publication/ — a publication and what it leaves: plan the changes
 // on the base (pure: _plan.ts), derive the routes, catalog and parts
 // (_derive.ts, _derive-carried.ts, _catalog.ts, _parts.ts,
-// _cached-routes.ts), commit the revision atomically (_commit.ts); then read
+// _cached-routes.ts), commit the revision atomically (_commit.ts) and
+// record the files it wrote as checked (_checked-files.ts); then read
 // it back (_published-revisions.ts, _revision-check.ts), read it as
 // projections (_revision-projections.ts) and check its caches
 // (_repair.ts). _apply.ts runs the steps. Imports every room below it.
@@ -13,6 +14,7 @@
 //   4. check tools and endpoints      sizes, client-fit names, endpoint pages
 //   5. storePackage                   the new packages
 //   6. commitRevision                 files, then `active`, under the lock
+//   7. recordCommitted                the route check record of what it wrote
 
 export type { Publication, PublicationContext, PublishOptions } from "./_apply.js";
 export { publish } from "./_apply.js";

@@ -5,7 +5,9 @@
 // ones checked, so a reader uses them without hashing again: the rule the
 // store check follows for a stored package (package/_storecheck.ts), and what
 // lets help and completion start without loading node:crypto. A file written
-// since, in place or anew, has another stamp and is hashed as before.
+// since, in place or anew, has another stamp and is hashed as before. The
+// record is written by a reader that checked every digest, or by the
+// publication that wrote the files (publication/_checked-files.ts).
 
 import { lstatSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -52,7 +54,7 @@ export class RouteCheck {
 
   constructor(root: string, id: string) {
     this.#path = routeCheckPath(root, id);
-    this.#known = readRecord(this.#path);
+    this.#known = recordedStamps(root, id);
   }
 
   /** Whether `name`, read with `stamp`, is as checked; notes the stamp either way. */
@@ -80,22 +82,41 @@ export class RouteCheck {
    * hash.
    */
   save(): void {
-    if (this.#changed) return;
-    try {
-      const files = Object.fromEntries(this.#seen);
-      mkdirSync(join(this.#path, ".."), { recursive: true, mode: 0o700 });
-      const tmp = `${this.#path}.${process.pid}.tmp`;
-      writeFileSync(tmp, `${JSON.stringify({ format: FORMAT, files })}\n`, { mode: 0o600 });
-      renameSync(tmp, this.#path);
-    } catch {
-      // Read-only, or not this user's: nothing is recorded.
-    }
+    if (!this.#changed) writeRecord(this.#path, this.#seen);
   }
 }
 
-function readRecord(path: string): ReadonlyMap<string, string> {
+/**
+ * Records revision `id`'s route cache files as checked with `stamps` (by
+ * name, as {@link RouteCheck} names them); a record that cannot be written
+ * only costs the next reader a hash.
+ */
+export function recordChecked(root: string, id: string, stamps: ReadonlyMap<string, string>): void {
+  writeRecord(routeCheckPath(root, id), stamps);
+}
+
+function writeRecord(path: string, stamps: ReadonlyMap<string, string>): void {
   try {
-    const bytes = readFileAtMost(path, RECORD_MAX_BYTES);
+    const text = `${JSON.stringify({ format: FORMAT, files: Object.fromEntries(stamps) })}\n`;
+    const tmp = `${path}.${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, text, { mode: 0o600 });
+    } catch (e) {
+      // The folder is made once, by the first record.
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      mkdirSync(join(path, ".."), { recursive: true, mode: 0o700 });
+      writeFileSync(tmp, text, { mode: 0o600 });
+    }
+    renameSync(tmp, path);
+  } catch {
+    // Read-only, or not this user's: nothing is recorded.
+  }
+}
+
+/** The stamps revision `id`'s record holds, by name (none when there is no readable record). */
+export function recordedStamps(root: string, id: string): ReadonlyMap<string, string> {
+  try {
+    const bytes = readFileAtMost(routeCheckPath(root, id), RECORD_MAX_BYTES);
     if (bytes === undefined || bytes === "large") return new Map();
     const r = JSON.parse(bytes.toString("utf8"));
     if (r?.format !== FORMAT || typeof r.files !== "object" || r.files === null) return new Map();

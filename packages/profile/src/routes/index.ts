@@ -23,7 +23,13 @@ export {
   readRouteCache,
   routesDigestOf,
 } from "./_route-cache.js";
-export { routeCheckPath } from "./_route-check.js";
+export {
+  readStamped,
+  recordChecked,
+  recordedStamps,
+  routeCheckPath,
+  stampOf,
+} from "./_route-check.js";
 export type { StateDirOptions } from "./_statedir.js";
 export {
   brandStateOptions,

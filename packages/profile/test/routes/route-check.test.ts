@@ -2,19 +2,31 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readRouteCache } from "../../src/routes/_route-cache.js";
-import { routeCheckPath } from "../../src/routes/index.js";
+import { routeCheckPath, stampOf } from "../../src/routes/index.js";
+import { descriptor, makePackage, tempDir } from "../_helpers.js";
 import { publishedFiles } from "./_published.js";
 
 // A route cache checked whole is recorded with the stamps of its files, and
 // a reader skips the hashing of a file that keeps its stamp. What must hold:
 // the record never vouches for bytes written after it (an edit is caught as
 // without one), nothing is recorded unless every digest held, and a record
-// goes with its revision.
+// goes with its revision. A publication records what it wrote itself.
 async function published() {
   const { root, home, pub } = await publishedFiles([{ id: "list", path: ["files", "list"] }]);
   const part = join(root, "revisions", "parts", `${pub.revision.extensions[0]!.digest}.json`);
   return { root, home, pub, part, record: routeCheckPath(root, pub.revisionId) };
 }
+
+/** The same, with the record its publication left removed: a reader's record is tested alone. */
+async function unrecorded() {
+  const p = await published();
+  rmSync(p.record);
+  return p;
+}
+
+/** The stamps a record holds, by name. */
+const recorded = (record: string): Record<string, string> =>
+  JSON.parse(readFileSync(record, "utf8")).files;
 
 function read(root: string) {
   const r = readRouteCache(root);
@@ -34,7 +46,7 @@ function everything(root: string) {
 
 describe("the record of a route cache checked whole", () => {
   it("is written by remember() with every file the cache is made of, and a read through it gives the same routes", async () => {
-    const { root, pub, record } = await published();
+    const { root, pub, record } = await unrecorded();
     const before = everything(root);
     expect(existsSync(record)).toBe(false);
     read(root).remember();
@@ -55,7 +67,7 @@ describe("the record of a route cache checked whole", () => {
   });
 
   it("never vouches for a route line edited after it: the read fails its digest as without a record", async () => {
-    const { root, part } = await published();
+    const { root, part } = await unrecorded();
     read(root).remember();
     const text = readFileSync(part, "utf8");
     writeFileSync(part, text.replaceAll('"count"', '"cuont"'));
@@ -66,7 +78,7 @@ describe("the record of a route cache checked whole", () => {
   });
 
   it("never vouches for a revision or a routes file edited after it", async () => {
-    const { root, pub } = await published();
+    const { root, pub } = await unrecorded();
     read(root).remember();
     const routes = join(root, "revisions", `${pub.revisionId}.routes.json`);
     const text = readFileSync(routes, "utf8");
@@ -85,7 +97,7 @@ describe("the record of a route cache checked whole", () => {
   });
 
   it("is not written when a digest fails, and a forged one vouches for nothing", async () => {
-    const { root, pub, part, record } = await published();
+    const { root, pub, part, record } = await unrecorded();
     const text = readFileSync(part, "utf8");
     writeFileSync(part, text.replaceAll('"count"', '"cuont"'));
     read(root).remember();
@@ -107,7 +119,7 @@ describe("the record of a route cache checked whole", () => {
   });
 
   it("costs a reader nothing where it cannot be written", async () => {
-    const { root, record } = await published();
+    const { root, record } = await unrecorded();
     // Where the record's folder should be, a file: remembering does nothing, reading works.
     rmSync(join(root, "cache"), { recursive: true, force: true });
     writeFileSync(join(root, "cache"), "");
@@ -117,7 +129,7 @@ describe("the record of a route cache checked whole", () => {
   });
 
   it("goes with its revision when garbage is collected", async () => {
-    const { root, home, pub, record } = await published();
+    const { root, home, pub, record } = await unrecorded();
     read(root).remember();
     await home.disable("acme.files");
     read(root).remember();
@@ -127,5 +139,68 @@ describe("the record of a route cache checked whole", () => {
     expect(report.revisions).toContain(pub.revisionId);
     expect(existsSync(record)).toBe(false);
     expect(existsSync(later)).toBe(true);
+  });
+});
+
+describe("the record a publication leaves", () => {
+  it("holds the files it wrote with the stamps they have, and a reader through it checks nothing again", async () => {
+    const { root, pub, part, record } = await published();
+    const routes = join(root, "revisions", `${pub.revisionId}.routes.json`);
+    const revision = join(root, "revisions", `${pub.revisionId}.json`);
+    expect(recorded(record)).toEqual({
+      [`part:${pub.revision.extensions[0]!.digest}`]: stampOf(part),
+      revision: stampOf(revision),
+      routes: stampOf(routes),
+    });
+    expect(statSync(record).mode & 0o777).toBe(0o600);
+    // Every file read was as recorded: the reader has nothing to add.
+    const written = statSync(record, { bigint: true }).ctimeNs;
+    expect(everything(root)).toHaveLength(2);
+    const r = read(root);
+    r.bucket("files")!.descriptor(0);
+    r.remember();
+    expect(statSync(record, { bigint: true }).ctimeNs).toBe(written);
+  });
+
+  it("never vouches for a file edited after the publication", async () => {
+    const { root, part } = await published();
+    const text = readFileSync(part, "utf8");
+    writeFileSync(part, text.replaceAll('"count"', '"cuont"'));
+    expect(() => read(root).bucket("files")!.route(0)).toThrow(/does not match its digest/);
+  });
+
+  it("carries a kept package's part from its base's record and adds the new package's", async () => {
+    const { root, home, pub, record } = await published();
+    const kept = `part:${pub.revision.extensions[0]!.digest}`;
+    const next = await home.install(
+      await makePackage(
+        tempDir(),
+        descriptor("acme.notes", "acme", [{ id: "add", path: ["notes", "add"] }]),
+      ),
+    );
+    const added = `part:${next.revision.extensions.find((e) => e.id === "acme.notes")!.digest}`;
+    const files = recorded(routeCheckPath(root, next.revisionId));
+    expect(Object.keys(files).sort()).toEqual([added, kept, "revision", "routes"].sort());
+    expect(files[kept]).toBe(recorded(record)[kept]);
+    expect(files[added]).toBe(
+      stampOf(join(root, "revisions", "parts", `${added.slice("part:".length)}.json`)),
+    );
+  });
+
+  it("leaves out a kept part its base's record did not hold: the reader hashes it", async () => {
+    const { root, home, pub, part, record } = await published();
+    rmSync(record);
+    const next = await home.install(
+      await makePackage(
+        tempDir(),
+        descriptor("acme.notes", "acme", [{ id: "add", path: ["notes", "add"] }]),
+      ),
+    );
+    const kept = `part:${pub.revision.extensions[0]!.digest}`;
+    expect(recorded(routeCheckPath(root, next.revisionId))).not.toHaveProperty(kept);
+    // And so an edit made before this publication is still caught.
+    const text = readFileSync(part, "utf8");
+    writeFileSync(part, text.replaceAll('"count"', '"cuont"'));
+    expect(() => read(root).bucket("files")!.route(0)).toThrow(/does not match its digest/);
   });
 });
