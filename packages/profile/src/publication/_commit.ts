@@ -5,13 +5,7 @@ import { randomBytes } from "node:crypto";
 import { mkdir, realpath, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { ioError, ProfileError } from "../model/index.js";
-import {
-  PART_MAX_BYTES,
-  partPath,
-  readFileAtMost,
-  readStamped,
-  stampOf,
-} from "../routes/index.js";
+import { PART_MAX_BYTES, partPath, readFileAtMost, readStamped, stampOf } from "../routes/index.js";
 import {
   fsyncDir,
   type LockMechanism,
@@ -147,7 +141,10 @@ export async function commitRevision(
         continue;
       }
       const name = `${part.digest}.json`;
-      note(`part:${part.digest}`, await writeAtomic(root, { dir: partsDir, name }, part.text, false));
+      note(
+        `part:${part.digest}`,
+        await writeAtomic(root, { dir: partsDir, name }, part.text, false),
+      );
       wrote = true;
     }
     if (wrote) await fsyncDir(partsDir);

@@ -16,9 +16,11 @@ import { readFileAtMost } from "./_bounded-reads.js";
 const FORMAT = "rukh.routecheck/1";
 const RECORD_MAX_BYTES = 4 * 1024 * 1024;
 
+/** The folder of the records, one per revision. */
+export const routeCheckDir = (root: string) => join(root, "cache", "routes");
+
 /** Where the record of revision `id`'s route cache is. */
-export const routeCheckPath = (root: string, id: string) =>
-  join(root, "cache", "routes", `${id}.json`);
+export const routeCheckPath = (root: string, id: string) => join(routeCheckDir(root), `${id}.json`);
 
 /** A regular file's device, inode, size and times (ns) as one string; `undefined` if there is none. */
 export function stampOf(path: string): string | undefined {

@@ -27,6 +27,7 @@ export {
   readStamped,
   recordChecked,
   recordedStamps,
+  routeCheckDir,
   routeCheckPath,
   stampOf,
 } from "./_route-check.js";

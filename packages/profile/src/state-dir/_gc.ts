@@ -3,7 +3,7 @@
 
 import { lstat, readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { REVISION_ID, routeCheckPath } from "../routes/index.js";
+import { REVISION_ID, routeCheckDir, routeCheckPath } from "../routes/index.js";
 
 /** How much history {@link StateDirectory.collectGarbage} keeps. */
 export interface GcOptions {
@@ -108,6 +108,12 @@ export async function collect(
       await rm(join(revDir, `${rid}.json`), { force: true });
       await rm(routeCheckPath(state.root, rid), { force: true });
     }
+    // And a record's temporary file a killed writer left (`<id>.json.<pid>.tmp`).
+    const records = routeCheckDir(state.root);
+    const dropped = new Set(drop);
+    for (const name of await readdir(records).catch(() => [] as string[]))
+      if (name.endsWith(".tmp") && dropped.has(name.split(".", 1)[0]!))
+        await rm(join(records, name), { force: true });
     for (const digest of unused) {
       await rm(join(state.root, "cache", "store", `${digest}.json`), { force: true });
       await rm(join(revDir, "parts", `${digest}.json`), { force: true });
