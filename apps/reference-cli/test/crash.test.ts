@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { canonicalJson, type JsonValue } from "@rukh/json";
 import { StateDirectory } from "@rukh/profile";
 import { machine, managed, removeDir, writeFixturePackage } from "@rukh/testkit";
-import { runCli } from "@rukh/testkit/cli";
+import { runCli, startCli } from "@rukh/testkit/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sleeperState } from "./_sleeper.js";
 
@@ -69,6 +69,20 @@ function rukh(root: string, args: readonly string[], faults: Record<string, stri
   return runCli({ args, stateDir: root, env: { NODE_OPTIONS: `--import=${killAt}`, ...faults } });
 }
 
+/** The same, not waited for: kill steps run side by side, each on its own copy. */
+function started(root: string, args: readonly string[], faults: Record<string, string> = {}) {
+  return startCli({ args, stateDir: root, env: { NODE_OPTIONS: `--import=${killAt}`, ...faults } });
+}
+
+/** Runs `step(1..count)`, `width` at a time. */
+async function inTurn(count: number, width: number, step: (n: number) => Promise<void>) {
+  let next = 1;
+  const lane = async () => {
+    while (next <= count) await step(next++);
+  };
+  await Promise.all(Array.from({ length: width }, lane));
+}
+
 /** What a publication decides: the owner configuration and the installed extensions. */
 async function contents(root: string): Promise<string> {
   const state = new StateDirectory(root);
@@ -100,27 +114,28 @@ describe("kill -9 at every state-changing file operation", () => {
       expect(after).not.toBe(before);
       expect(steps).toBeGreaterThan(3);
       const seen = { old: 0, new: 0 };
-      for (let n = 1; n <= steps; n++) {
+      // Two steps at a time (each its own copy of the state): the file is the suite's longest.
+      await inTurn(steps, 2, async (n) => {
         const root = join(work, `crash-${n}`);
         removeDir(root);
         cpSync(base, root, { recursive: true });
-        const killed = rukh(root, args(), { RUKH_TEST_KILL_AT: String(n) });
+        const killed = await started(root, args(), { RUKH_TEST_KILL_AT: String(n) });
         expect(killed.signal, `step ${n} of ${steps}`).toBe("SIGKILL");
         const state = await contents(root);
         expect([before, after], `step ${n} of ${steps}`).toContain(state);
         seen[state === before ? "old" : "new"]++;
         // Whatever it left is readable and verifies.
         await new StateDirectory(root).projection();
-        const again = rukh(root, args());
+        const again = await started(root, args());
         // Removing what is already gone says so; everything else just completes.
         if (state === after && args()[1] === "remove")
           expect(again.stderr).toContain('extension "fx.sleep" is not installed');
         else expect(again.status, `rerun after step ${n}: ${again.stderr}`).toBe(0);
         expect(await contents(root)).toBe(after);
-        const doctor = rukh(root, ["doctor", "--repair"]);
+        const doctor = await started(root, ["doctor", "--repair"]);
         expect(doctor.status, `doctor after step ${n}: ${doctor.stdout}`).toBe(0);
         removeDir(root);
-      }
+      });
       // Both sides were reached: the kills fell before and after the commit.
       expect(seen.old).toBeGreaterThan(0);
       expect(seen.new).toBeGreaterThan(0);
