@@ -1,13 +1,32 @@
 // Reading the published revisions: the `active` pointer, a revision by id
 // (verified against its id, then cached: a revision never changes) and the
-// history back through the parents.
+// history back through the parents. Another reader of the same state
+// directory in this process reuses a verified revision while its file keeps
+// the stamp it was read with.
 import { join } from "node:path";
 import { fingerprint, type JsonValue, parseJson, sha256Hex } from "@rukh/json";
 import { ioError, ProfileError, type ProfileRevision } from "../model/index.js";
-import { REVISION_ID, REVISION_MAX_BYTES, readFileAtMost } from "../routes/index.js";
+import {
+  REVISION_ID,
+  REVISION_MAX_BYTES,
+  readFileAtMost,
+  readStamped,
+  stampOf,
+} from "../routes/index.js";
 import { validateRevision, withoutRegistryUserInfo } from "./_revision-check.js";
 
 const ACTIVE_MAX_BYTES = 128;
+
+/**
+ * The revisions this process verified, by file path, with the stamp their
+ * file had when read, the most recent {@link SHARED_REVISIONS}: a built-in's
+ * journal and its publication (each with a `StateDirectory` of its own) then
+ * verify the active revision once. A file whose stamp differs (rewritten,
+ * replaced, removed) is read and verified again, so a check such as doctor's
+ * still sees an edit.
+ */
+const shared = new Map<string, { readonly revision: ProfileRevision; readonly stamp: string }>();
+const SHARED_REVISIONS = 16;
 
 /** The revisions of one state directory, each read and verified once. */
 export class PublishedRevisions {
@@ -39,9 +58,16 @@ export class PublishedRevisions {
     if (cached !== undefined) return cached;
     if (!REVISION_ID.test(id))
       throw new ProfileError("unknown_revision", `"${id}" is not a revision id`);
+    const path = join(this.#root, "revisions", `${id}.json`);
+    const known = shared.get(path);
+    if (known !== undefined && known.stamp === stampOf(path)) {
+      this.#read.set(id, known.revision);
+      return known.revision;
+    }
     let read: ReturnType<typeof readFileAtMost>;
+    let stamp: string | undefined;
     try {
-      read = readFileAtMost(join(this.#root, "revisions", `${id}.json`), REVISION_MAX_BYTES);
+      ({ value: read, stamp } = readStamped(path, () => readFileAtMost(path, REVISION_MAX_BYTES)));
     } catch (e) {
       throw ioError(`cannot read revision ${id}`, e);
     }
@@ -60,6 +86,9 @@ export class PublishedRevisions {
         { issues: v.issues },
       );
     this.#read.set(id, v.value);
+    shared.delete(path);
+    if (stamp !== undefined) shared.set(path, { revision: v.value, stamp });
+    if (shared.size > SHARED_REVISIONS) shared.delete(shared.keys().next().value!);
     return v.value;
   }
 
@@ -71,6 +100,7 @@ export class PublishedRevisions {
   /** Forgets a revision garbage collection removed. */
   forget(id: string): void {
     this.#read.delete(id);
+    shared.delete(join(this.#root, "revisions", `${id}.json`));
   }
 
   /** Revisions from the active one back through its parents, newest first. */
