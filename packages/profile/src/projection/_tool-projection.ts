@@ -26,6 +26,7 @@ import {
   type ToolProjection,
 } from "../model/index.js";
 import { surfaceRefusal } from "./_callable.js";
+import { type SlugIndex, sharedIdentities } from "./_client-fit-slugs.js";
 import { listedOutputSchema } from "./_envelope.js";
 import {
   type ClientFitRevision,
@@ -388,18 +389,34 @@ export function hasCompactNames(config: OwnerConfig): boolean {
 /**
  * Checks that the client-fit names of a revision's tools, under the
  * profile's naming and every endpoint's, can all be told apart within
- * `CLIENT_FIT_DIGITS.max` digits (`tool_name_conflict` otherwise).
+ * `CLIENT_FIT_DIGITS.max` digits (`tool_name_conflict` otherwise). Under one
+ * naming only the tools whose slug another shares can clash, so only those
+ * `slugs` names are hashed; under two or more, or on a clash (so that the
+ * error names the pair the whole revision's check names), every tool is.
  */
 export function checkClientFitNames(
   config: OwnerConfig,
   revision: ClientFitRevision,
-  index: readonly IndexedTool[],
+  slugs: SlugIndex,
+  tools: () => readonly IndexedTool[],
 ): void {
-  checkClientFitDigits(
-    revision,
-    clientFitNamespaces(config),
-    index.map(([identity]) => identity),
-  );
+  const namespaces = clientFitNamespaces(config);
+  const everyTool = () =>
+    checkClientFitDigits(
+      revision,
+      namespaces,
+      tools().map(([identity]) => identity),
+    );
+  if (namespaces.length > 1) {
+    everyTool();
+    return;
+  }
+  try {
+    checkClientFitDigits(revision, namespaces, sharedIdentities(slugs));
+  } catch (e) {
+    if (e instanceof ProfileError && e.code === "tool_name_conflict") everyTool();
+    throw e;
+  }
 }
 
 /**

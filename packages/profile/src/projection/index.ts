@@ -1,7 +1,8 @@
 // Room projection/ — what a revision offers, as the CLI and MCP see it:
 // which CLI path names which command (_route-claims.ts), whether a command
 // can be called at all (_callable.ts), how tools are named
-// (_tool-names.ts), the projection built from descriptors or a tool index
+// (_tool-names.ts) and which of them share a client-fit slug
+// (_client-fit-slugs.ts), the projection built from descriptors or a tool index
 // (_tool-projection.ts), pages of it for a preset (_tool-list.ts), a tool
 // as a list sends it with its annotations (_listed-tool.ts,
 // _annotations.ts), whether each endpoint's pages can carry its tools
@@ -20,6 +21,13 @@
 export type { ToolAnnotations } from "./_annotations.js";
 export type { CallRefusal, CallSurface } from "./_callable.js";
 export { callRefusal } from "./_callable.js";
+export type { SlugIndex } from "./_client-fit-slugs.js";
+export {
+  carriedSlugIndex,
+  slugIndexFromJson,
+  slugIndexJson,
+  slugIndexOf,
+} from "./_client-fit-slugs.js";
 export { checkEndpointPages, hasResponseLimits } from "./_endpoint-pages.js";
 export type {
   DiagnosticIssue,

@@ -249,7 +249,8 @@ function checkNewTools(
     checkClientFitNames(
       candidate.config,
       { revisionId: id, sequence: next.revision.sequence },
-      derivation.tools(),
+      derivation.slugs,
+      derivation.tools,
     );
 }
 

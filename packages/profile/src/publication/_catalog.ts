@@ -1,7 +1,7 @@
 // A revision's catalog: what its enabled extensions offer, written once at
 // publication beside the revision (`revisions/<id>.catalog.json`) and bound
 // to it by the SHA-256 the revision records. A header line with the route
-// key, then one line per extension: its package digest, the SHA-256 of its
+// key and the tools' client-fit slugs, then one line per extension: its package digest, the SHA-256 of its
 // part (`revisions/parts/<digest>.json`, the validated descriptor), its
 // routing and its tools. A line depends on its package and the exposure
 // alone, so the next publication copies the lines of what it keeps. Listing tools, writing docs, an MCP host's first list and the next
@@ -29,6 +29,9 @@ import {
   projectionFromIndex,
   projectionOf,
   routingOf,
+  type SlugIndex,
+  slugIndexFromJson,
+  slugIndexJson,
   toolCommands,
 } from "../projection/index.js";
 import { PART_MAX_BYTES, partLine, partPath, readFileAtMost } from "../routes/index.js";
@@ -41,7 +44,7 @@ import type { Part } from "./_parts.js";
  * derive must change this tag, so that no catalog of the old derivation is
  * carried over.
  */
-export const CATALOG_FORMAT = "rukh.revision-catalog/8";
+export const CATALOG_FORMAT = "rukh.revision-catalog/9";
 
 /** The largest catalog read: 64 MiB (10,000 commands take about 1.2 MiB). */
 const CATALOG_MAX_BYTES = 67_108_864;
@@ -67,13 +70,18 @@ export function catalogLine(
 }
 
 /**
- * The catalog text of a revision: a header line `{ format, routeKey }` (the
- * revision's route key: which identity each CLI path names, fingerprinted),
+ * The catalog text of a revision: a header line `{ format, routeKey, slugs,
+ * shared }` (the revision's route key: which identity each CLI path names,
+ * fingerprinted; its tools' client-fit slugs, see {@link slugIndexJson}),
  * then each enabled extension's line (see {@link catalogLine}), in revision
  * order.
  */
-export function catalogFileText(lines: readonly string[], routeKey: string): string {
-  return [JSON.stringify({ format: CATALOG_FORMAT, routeKey }), ...lines]
+export function catalogFileText(
+  lines: readonly string[],
+  routeKey: string,
+  slugs: SlugIndex,
+): string {
+  return [JSON.stringify({ format: CATALOG_FORMAT, routeKey, ...slugIndexJson(slugs) }), ...lines]
     .map((l) => `${l}\n`)
     .join("");
 }
@@ -84,6 +92,8 @@ export interface Catalog {
   readonly tools: readonly IndexedTool[];
   /** The revision's route key. */
   readonly routeKey: string;
+  /** Its tools' client-fit slugs; `undefined` when the header's are malformed (then made from the tools). */
+  slugIndex(): SlugIndex | undefined;
   /** Whether an extension's package (by digest) is in the catalog. */
   has(digest: string): boolean;
   /** The descriptor, from the package's part; throws when the part is missing or fails its digest. */
@@ -148,7 +158,7 @@ export async function readCatalog(
   const text = read.toString("utf8");
   const lines = text.split("\n");
   if (lines.pop() !== "") return undefined;
-  let header: { format?: unknown; routeKey?: unknown };
+  let header: { format?: unknown; routeKey?: unknown; slugs?: unknown; shared?: unknown };
   try {
     header = JSON.parse(lines[0] ?? "");
   } catch {
@@ -199,12 +209,17 @@ export async function readCatalog(
     return d;
   };
   let tools: IndexedTool[] | undefined;
+  let slugs: { index: SlugIndex | undefined } | undefined;
   return {
     get tools() {
       tools ??= enabled.flatMap((e) => parsed(e.digest)[3]);
       return tools;
     },
     routeKey: header.routeKey,
+    slugIndex: () => {
+      slugs ??= { index: slugIndexFromJson(header) };
+      return slugs.index;
+    },
     digests: enabled.map((e) => e.digest),
     has: (digest) => lineOf.has(digest),
     descriptor,

@@ -19,10 +19,12 @@ import {
 } from "../model/index.js";
 import {
   buildRoutes,
+  carriedSlugIndex,
   claimRoutes,
   indexedTool,
   routeKeyOfWords,
   routingOf,
+  slugIndexOf,
   toolCommands,
 } from "../projection/index.js";
 import {
@@ -163,6 +165,19 @@ export function deriveCarried({
   const lines = new Map(
     parts.map((p) => [p.digest, catalogLine(p, fresh.get(p.digest)!, freshTools.get(p.digest)!)]),
   );
+  const tools = () =>
+    enabled.flatMap((e) => freshTools.get(e.digest) ?? base.catalog.toolsOf(e.digest));
+  // The base's slugs less the tools of every package gone or derived anew, plus the new tools'.
+  const identities = (ts: Iterable<readonly IndexedTool[]>) => [...ts].flat().map(([i]) => i);
+  const baseSlugs = base.catalog.slugIndex();
+  const slugs =
+    (baseSlugs &&
+      carriedSlugIndex(
+        baseSlugs,
+        identities(base.catalog.digests.filter((d) => !kept.has(d)).map(base.catalog.toolsOf)),
+        identities(freshTools.values()),
+      )) ??
+    slugIndexOf(identities([tools()]));
   const byId = new Map(enabled.map((e) => [e.id, e]));
   const descriptor = (ext: string) => {
     const e = byId.get(ext)!;
@@ -172,9 +187,11 @@ export function deriveCarried({
     catalogText: catalogFileText(
       enabled.map((e) => lines.get(e.digest) ?? base.catalog.line(e.digest)),
       routeKey,
+      slugs,
     ),
     routeKey,
-    tools: () => enabled.flatMap((e) => freshTools.get(e.digest) ?? base.catalog.toolsOf(e.digest)),
+    slugs,
+    tools,
     toolsOf: (digest) => freshTools.get(digest) ?? base.catalog.toolsOf(digest),
     parts,
     routesText: (generation) => routesFileText(generation, groups, allTops, buckets),

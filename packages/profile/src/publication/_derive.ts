@@ -16,7 +16,13 @@ import {
   type LoadedExtension,
   type OwnerConfig,
 } from "../model/index.js";
-import { buildRoutes, indexedTool, toolCommands } from "../projection/index.js";
+import {
+  buildRoutes,
+  indexedTool,
+  type SlugIndex,
+  slugIndexOf,
+  toolCommands,
+} from "../projection/index.js";
 import type { RouteCacheRead } from "../routes/index.js";
 import { type RouteRow, routesFileTextOf } from "./_cached-routes.js";
 import { type Catalog, catalogFileText, catalogLine } from "./_catalog.js";
@@ -30,6 +36,8 @@ export interface Derivation {
   tools(): readonly IndexedTool[];
   /** The MCP tools of one enabled package (by digest). */
   toolsOf(digest: string): readonly IndexedTool[];
+  /** The tools' client-fit slugs, as the catalog's header writes them. */
+  readonly slugs: SlugIndex;
   /** The parts to write: those of the packages derived afresh. */
   readonly parts: readonly Part[];
   routesText(commandGeneration: number): string;
@@ -73,12 +81,15 @@ export function derive(
   const descriptors = new Map(loaded.map((l) => [l.descriptor.id, l.descriptor]));
   const toolsOf = loaded.map((l) => toolCommands(config, [l]).map(indexedTool));
   const toolsByDigest = new Map(enabled.map((e, i) => [e.digest, toolsOf[i]!]));
+  const slugs = slugIndexOf(toolsOf.flat().map(([identity]) => identity));
   return {
     catalogText: catalogFileText(
       parts.map((p, i) => catalogLine(p, loaded[i]!.descriptor, toolsOf[i]!)),
       routeKey,
+      slugs,
     ),
     routeKey,
+    slugs,
     tools: () => toolsOf.flat(),
     toolsOf: (digest) => toolsByDigest.get(digest) ?? [],
     parts,

@@ -312,7 +312,7 @@ describe("publication", () => {
     );
     const catalog = join(h.root, "revisions", `${r.revisionId}.catalog.json`);
     const text = readFileSync(catalog, "utf8");
-    expect(JSON.parse(text.slice(0, text.indexOf("\n"))).format).toBe("rukh.revision-catalog/8");
+    expect(JSON.parse(text.slice(0, text.indexOf("\n"))).format).toBe("rukh.revision-catalog/9");
     // An edited catalog would rename a command: it is ignored.
     writeFileSync(catalog, text.replaceAll("Run b", "Run z"));
     const fresh = new StateDirectory(h.root);
