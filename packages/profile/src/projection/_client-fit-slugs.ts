@@ -74,7 +74,8 @@ export function sharedIdentities(index: SlugIndex): string[] {
 
 /** The index as a catalog header writes it: the same text for the same tools, however it was made. */
 export function slugIndexJson(index: SlugIndex): SlugIndexJson {
-  const shared: Record<string, readonly string[]> = {};
+  // No prototype: a slug such as `__proto__` is a key like any other.
+  const shared: Record<string, readonly string[]> = Object.create(null);
   for (const s of [...index.shared.keys()].sort()) shared[s] = [...index.shared.get(s)!].sort();
   return { slugs: [...index.slugs].sort().join("\n"), shared };
 }

@@ -1,8 +1,9 @@
 // A revision's catalog: what its enabled extensions offer, written once at
 // publication beside the revision (`revisions/<id>.catalog.json`) and bound
 // to it by the SHA-256 the revision records. A header line with the route
-// key and the tools' client-fit slugs, then one line per extension: its package digest, the SHA-256 of its
-// part (`revisions/parts/<digest>.json`, the validated descriptor), its
+// key and the tools' client-fit slugs, then one line per extension: its
+// package digest, the SHA-256 of its part
+// (`revisions/parts/<digest>.json`, the validated descriptor), its
 // routing and its tools. A line depends on its package and the exposure
 // alone, so the next publication copies the lines of what it keeps. Listing tools, writing docs, an MCP host's first list and the next
 // publication read it instead of re-reading and re-validating every stored

@@ -60,6 +60,13 @@ describe("the client-fit slug index", () => {
     });
   });
 
+  it("writes a slug that is a name of Object's prototype as any other", () => {
+    const index = slugIndexOf(["a./_proto__", "b./_proto__"]);
+    const json = JSON.parse(JSON.stringify(slugIndexJson(index)));
+    expect(Object.keys(json.shared)).toEqual(["__proto__"]);
+    expect(sharedIdentities(slugIndexFromJson(json)!)).toEqual(["a./_proto__", "b./_proto__"]);
+  });
+
   it("reads back what it writes", () => {
     fc.assert(
       fc.property(tools, (ts) => {
