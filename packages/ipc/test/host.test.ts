@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import {
   appendFileSync,
   cpSync,
@@ -7,6 +9,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -340,6 +343,19 @@ await runCommandProcess({ handlers: { "test.ipc/greet": (ctx) => textResult("hi 
       expect(readFileSync(marks, "utf8")).toBe("ran\n");
     },
   );
+
+  it("ends, running nothing of the command, when its host is gone before it starts", async () => {
+    // What a process spawned just before its host's kill -9 meets: no host
+    // end on its channel or its hold pipe by the time Node has started.
+    const marks = join(work, "orphan-marks");
+    const child = spawn(process.execPath, [bootstrap, fixture("held/marked.mjs"), marks], {
+      stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"],
+    });
+    for (const end of child.stdio.slice(3)) (end as Socket).destroy();
+    const [code] = await once(child, "exit");
+    expect(code).toBe(2);
+    expect(existsSync(marks)).toBe(false);
+  });
 
   it("cannot be released before it says it runs, nor twice", async () => {
     const proc = held(fixture("held/marked.mjs"), [join(work, "unused")]);
