@@ -19,7 +19,7 @@ import { build, transform } from "esbuild";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 /** Built-ins a chunk requires where first used (see loadedWhenUsed). */
-const WHEN_USED = ["node:crypto"];
+const WHEN_USED = ["node:crypto", "node:zlib"];
 rmSync(`${root}dist/chunks`, { recursive: true, force: true });
 rmSync(`${root}dist/rukh.js`, { force: true });
 const { metafile, outputFiles } = await build({
@@ -65,7 +65,9 @@ for (const file of outputFiles) {
 // Built-ins whose loading costs a start that never uses them: node:crypto
 // compiles and runs some twenty internal modules (a help run on Node 26
 // took about 8 % longer with it) though listing, help and completion hash nothing when
-// their caches are known good. A chunk's top-level `require` of one becomes
+// their caches are known good; node:zlib (on Node 26 with its zip modules,
+// about 9 ms of CPU) is used only to pack and unpack packages, never by a
+// command's run. A chunk's top-level `require` of one becomes
 // an object that requires it at the first use of a member, if members are
 // all the chunk uses it for (esbuild's named imports are); otherwise it is
 // left as it was. test/loading.test.ts checks that help loads none of them.

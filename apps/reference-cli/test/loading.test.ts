@@ -115,6 +115,16 @@ it("help, a group's help, completion and --version load no node:crypto once the 
   expect(builtins(["nap", "--wait-ms", "0"])).toContain("NativeModule crypto");
 });
 
+it("a command run loads neither node:zlib (packing) nor perf_hooks (a clock the run does not need)", () => {
+  const builtins = atExit('process.moduleLoadList.join("\\n")', ["nap", "--wait-ms", "0"]).split(
+    "\n",
+  );
+  // The hook saw a run: its channel loaded node:crypto.
+  expect(builtins).toContain("NativeModule crypto");
+  for (const name of ["zlib", "perf_hooks"])
+    expect(builtins, name).not.toContain(`NativeModule ${name}`);
+});
+
 it("the first help after a publication loads no node:crypto: the publication recorded the files it wrote as checked", () => {
   const builtins = (args: string[]) =>
     atExit('process.moduleLoadList.join("\\n")', args).split("\n");
