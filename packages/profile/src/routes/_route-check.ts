@@ -8,12 +8,17 @@
 // since, in place or anew, has another stamp and is hashed as before. The
 // record is written by a reader that checked every digest, or by the
 // publication that wrote the files (publication/_checked-files.ts).
+//
+// It is two lines: the revision's and routes file's stamps, then the parts'.
+// Help at the root reads no part, so the second line (a stamp per installed
+// package) is parsed only when a part is asked for.
 
 import { lstatSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readFileAtMost } from "./_bounded-reads.js";
 
-const FORMAT = "rukh.routecheck/1";
+const FORMAT = "rukh.routecheck/2";
+const PART = "part:";
 const RECORD_MAX_BYTES = 4 * 1024 * 1024;
 
 /** The folder of the records, one per revision. */
@@ -47,7 +52,7 @@ export function readStamped<T>(path: string, read: () => T): { value: T; stamp?:
 /** The files of one revision's route cache recorded as checked, by name: `revision`, `routes`, `part:<digest>`. */
 export class RouteCheck {
   readonly #path: string;
-  readonly #known: ReadonlyMap<string, string>;
+  readonly #known: RecordedStamps;
   readonly #seen = new Map<string, string>();
   /** Whether a file was read this time whose stamp the record does not hold. */
   #missed = false;
@@ -99,7 +104,10 @@ export function recordChecked(root: string, id: string, stamps: ReadonlyMap<stri
 
 function writeRecord(path: string, stamps: ReadonlyMap<string, string>): void {
   try {
-    const text = `${JSON.stringify({ format: FORMAT, files: Object.fromEntries(stamps) })}\n`;
+    const head: Record<string, string> = {};
+    const parts: Record<string, string> = {};
+    for (const [name, stamp] of stamps) (name.startsWith(PART) ? parts : head)[name] = stamp;
+    const text = `${JSON.stringify({ format: FORMAT, files: head })}\n${JSON.stringify(parts)}\n`;
     const tmp = `${path}.${process.pid}.tmp`;
     try {
       writeFileSync(tmp, text, { mode: 0o600 });
@@ -115,19 +123,63 @@ function writeRecord(path: string, stamps: ReadonlyMap<string, string>): void {
   }
 }
 
-/** The stamps revision `id`'s record holds, by name (none when there is no readable record). */
-export function recordedStamps(root: string, id: string): ReadonlyMap<string, string> {
+/**
+ * The stamps one record holds, by name: the first line's at once, the
+ * parts' (the second line) parsed at the first part asked for. A line that
+ * does not parse vouches for nothing.
+ */
+export class RecordedStamps {
+  readonly #head: ReadonlyMap<string, string>;
+  #partsText: string | undefined;
+  #parts: ReadonlyMap<string, string> | undefined;
+
+  constructor(head: ReadonlyMap<string, string> = new Map(), partsText?: string) {
+    this.#head = head;
+    this.#partsText = partsText;
+  }
+
+  /** The stamp recorded for `name`, if any. */
+  get(name: string): string | undefined {
+    if (!name.startsWith(PART)) return this.#head.get(name);
+    if (this.#parts === undefined) {
+      this.#parts = stampsOf(this.#partsText === undefined ? undefined : parsed(this.#partsText));
+      this.#partsText = undefined;
+    }
+    return this.#parts.get(name);
+  }
+}
+
+const parsed = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
+
+/** The string members of a parsed object, as a map; none for anything else. */
+function stampsOf(v: unknown): ReadonlyMap<string, string> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return new Map();
+  return new Map(
+    Object.entries(v as Record<string, unknown>).filter(
+      (e): e is [string, string] => typeof e[1] === "string",
+    ),
+  );
+}
+
+/** The stamps revision `id`'s record holds (none when there is no readable record). */
+export function recordedStamps(root: string, id: string): RecordedStamps {
   try {
     const bytes = readFileAtMost(routeCheckPath(root, id), RECORD_MAX_BYTES);
-    if (bytes === undefined || bytes === "large") return new Map();
-    const r = JSON.parse(bytes.toString("utf8"));
-    if (r?.format !== FORMAT || typeof r.files !== "object" || r.files === null) return new Map();
-    return new Map(
-      Object.entries(r.files as Record<string, unknown>).filter(
-        (e): e is [string, string] => typeof e[1] === "string",
-      ),
-    );
+    if (bytes === undefined || bytes === "large") return new RecordedStamps();
+    const nl = bytes.indexOf(0x0a);
+    const r = parsed(bytes.toString("utf8", 0, nl === -1 ? bytes.length : nl)) as {
+      format?: unknown;
+      files?: unknown;
+    } | null;
+    if (r?.format !== FORMAT || nl === -1) return new RecordedStamps();
+    return new RecordedStamps(stampsOf(r.files), bytes.toString("utf8", nl + 1));
   } catch {
-    return new Map();
+    return new RecordedStamps();
   }
 }

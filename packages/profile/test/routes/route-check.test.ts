@@ -27,9 +27,14 @@ async function unrecorded() {
 
 /** Whether `act` (reads, then remember()) leaves the record as it was: nothing new to record. */
 function leavesRecord(record: string, act: () => void): boolean {
-  const written = statSync(record, { bigint: true }).ctimeNs;
+  // A record is written anew and renamed into place: another inode, whatever the clock's tick.
+  const stamp = () => {
+    const st = statSync(record, { bigint: true });
+    return `${st.ino}:${st.ctimeNs}`;
+  };
+  const written = stamp();
   act();
-  return statSync(record, { bigint: true }).ctimeNs === written;
+  return stamp() === written;
 }
 
 /** Installs `acme.notes` (`notes add`) on top: a second publication. */
@@ -47,9 +52,12 @@ function editRoute(part: string): void {
   writeFileSync(part, readFileSync(part, "utf8").replaceAll('"count"', '"cuont"'));
 }
 
-/** The stamps a record holds, by name. */
-const recorded = (record: string): Record<string, string> =>
-  JSON.parse(readFileSync(record, "utf8")).files;
+/** The stamps a record holds, by name: its first line's files and its second line's parts. */
+function recorded(record: string): Record<string, string> {
+  const [head, parts, rest] = readFileSync(record, "utf8").split("\n");
+  expect(rest).toBe("");
+  return { ...JSON.parse(head!).files, ...JSON.parse(parts!) };
+}
 
 function read(root: string) {
   const r = readRouteCache(root);
@@ -73,7 +81,7 @@ describe("the record of a route cache checked whole", () => {
     const before = everything(root);
     expect(existsSync(record)).toBe(false);
     read(root).remember();
-    const files = JSON.parse(readFileSync(record, "utf8")).files;
+    const files = recorded(record);
     expect(Object.keys(files).sort()).toEqual([
       `part:${pub.revision.extensions[0]!.digest}`,
       "revision",
@@ -130,16 +138,36 @@ describe("the record of a route cache checked whole", () => {
     mkdirSync(join(record, ".."), { recursive: true });
     writeFileSync(
       record,
-      JSON.stringify({
-        format: "rukh.routecheck/1",
-        files: {
-          revision: "1:2:3:4:5",
-          routes: "1:2:3:4:5",
-          [`part:${pub.revision.extensions[0]!.digest}`]: "1:2:3:4:5",
-        },
-      }),
+      `${JSON.stringify({
+        format: "rukh.routecheck/2",
+        files: { revision: "1:2:3:4:5", routes: "1:2:3:4:5" },
+      })}\n${JSON.stringify({ [`part:${pub.revision.extensions[0]!.digest}`]: "1:2:3:4:5" })}\n`,
     );
     expect(() => read(root).bucket("files")!.route(0)).toThrow(/does not match its digest/);
+  });
+
+  it("reads its parts' line only for a part: a reader of the revision and routes alone takes the first line, whatever follows", async () => {
+    const { root, pub, part, record } = await unrecorded();
+    read(root).remember();
+    const [head, parts] = readFileSync(record, "utf8").split("\n");
+    expect(Object.keys(JSON.parse(head!).files).sort()).toEqual(["revision", "routes"]);
+    expect(Object.keys(JSON.parse(parts!))).toEqual([`part:${pub.revision.extensions[0]!.digest}`]);
+    // The parts' line no longer parses: the revision and routes file are still vouched for.
+    writeFileSync(record, `${head}\n${parts!.slice(0, -1)}\n`);
+    // Everything read (the revision, the routes file's header) was as recorded: nothing to add.
+    expect(leavesRecord(record, () => read(root).remember())).toBe(true);
+    // A part is hashed (its stamp is not vouched for), and an edit to it is caught.
+    editRoute(part);
+    expect(() => read(root).bucket("files")!.route(0)).toThrow(/does not match its digest/);
+  });
+
+  it("of the previous format, one JSON object, vouches for nothing: the next reader hashes and records anew", async () => {
+    const { root, record } = await unrecorded();
+    read(root).remember();
+    const files = recorded(record);
+    writeFileSync(record, JSON.stringify({ format: "rukh.routecheck/1", files }));
+    expect(leavesRecord(record, () => read(root).remember())).toBe(false);
+    expect(recorded(record)).toEqual(files);
   });
 
   it("costs a reader nothing where it cannot be written", async () => {
