@@ -62,6 +62,7 @@ export interface PublishOptions {
 export interface Publication {
   readonly revisionId: string;
   readonly revision: ProfileRevision;
+  /** The revision's MCP projection, built when first read. */
   readonly projection: ToolProjection;
   /** False when the change changed nothing and the active revision stays as it was. */
   readonly published: boolean;
@@ -96,8 +97,16 @@ export async function publish(
   ) {
     // Installing what is installed publishes nothing, but repairs its stored copy if it was modified.
     for (const pkg of pending.values()) await storePackage(ctx.lock.root, pkg);
-    const projection = await ctx.projections.projection(base);
-    return { revisionId: base, revision: baseRevision, projection, published: false };
+    // Its projection is built when first read: a CLI install never reads it.
+    const projection = await ctx.projections.deferredProjection(base);
+    return {
+      revisionId: base,
+      revision: baseRevision,
+      get projection() {
+        return projection();
+      },
+      published: false,
+    };
   }
   // What the base already holds comes from its catalog and route cache: a
   // publication costs what its changes cost, not what is installed.

@@ -191,6 +191,27 @@ export class RevisionProjections {
     return bounded(this.#profile, rid, projection);
   }
 
+  /**
+   * A revision's projection under the profile's naming, built at the first
+   * call: from its catalog, read and checked now, or, when it has none that
+   * reads, built now as {@link projection} builds it. A publication that
+   * changes nothing returns this, so that a caller who never reads the
+   * projection (a CLI install) does not build one.
+   */
+  async deferredProjection(rid: string): Promise<() => ToolProjection> {
+    const cached = this.#profile.get(rid);
+    if (cached !== undefined) return () => cached;
+    const revision = this.#revisions.read(rid);
+    const catalog = await readCatalog(this.#root, rid, revision);
+    if (catalog === undefined) {
+      const built = await this.projection(rid);
+      return () => built;
+    }
+    let built: ToolProjection | undefined;
+    return () =>
+      (built ??= bounded(this.#profile, rid, this.#fromCatalog(rid, revision, catalog, undefined)));
+  }
+
   /** Remembers what a publication of this process verified and derived. */
   published(
     id: string,
@@ -229,20 +250,30 @@ export class RevisionProjections {
     keep: (routeKey: string) => void,
   ): Promise<ToolProjection> {
     const catalog = await readCatalog(this.#root, rid, revision);
-    if (catalog !== undefined)
-      return catalogProjection({
-        id: rid,
-        revision,
-        catalog,
-        onRouteKey: keep,
-        cached: () => cachedRoutes(this.#root, rid),
-        naming,
-      });
+    if (catalog !== undefined) return this.#fromCatalog(rid, revision, catalog, naming, keep);
     const loaded = await this.loaded(revision.extensions);
     return buildProjection(projectionOf(rid, revision, naming), loaded, () => {
       const built = buildRoutes(loaded);
       keep(built.routeKey);
       return built.routes;
+    });
+  }
+
+  /** A revision's projection from its catalog (and route cache, when the routes are read). */
+  #fromCatalog(
+    rid: string,
+    revision: ProfileRevision,
+    catalog: Catalog,
+    naming: ToolNaming | undefined,
+    keep: (routeKey: string) => void = (routeKey) => this.#routeKeys.set(rid, routeKey),
+  ): ToolProjection {
+    return catalogProjection({
+      id: rid,
+      revision,
+      catalog,
+      onRouteKey: keep,
+      cached: () => cachedRoutes(this.#root, rid),
+      naming,
     });
   }
 
