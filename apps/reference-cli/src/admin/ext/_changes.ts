@@ -16,8 +16,10 @@ export function installChanges(
   { compareVersions }: Profile,
 ): ExtChange[] {
   const changes: ExtChange[] = [];
+  // By id: a profile of 1,000 extensions would otherwise be searched 1,000 times.
+  const priorOf = new Map(before.map((b) => [b.id, b]));
   for (const e of p.revision.extensions) {
-    const prior = before.find((b) => b.id === e.id);
+    const prior = priorOf.get(e.id);
     if (prior?.digest === e.digest) continue;
     if (prior === undefined) {
       changes.push({
