@@ -109,7 +109,8 @@ export function routesFileText(
     words: buckets.map((b) => [b.word, b.bytes, b.digest, b.key]),
     tops,
   };
-  return [JSON.stringify(header), ...buckets.map((b) => b.text)].map((l) => `${l}\n`).join("");
+  // One join: a line with its newline each would be a string more per bucket to flatten.
+  return `${[JSON.stringify(header), ...buckets.map((b) => b.text)].join("\n")}\n`;
 }
 
 /** What {@link routesFileTextOf} writes: every command's row, and the keys and digests its buckets record. */

@@ -82,9 +82,8 @@ export function catalogFileText(
   routeKey: string,
   slugs: SlugIndex,
 ): string {
-  return [JSON.stringify({ format: CATALOG_FORMAT, routeKey, ...slugIndexJson(slugs) }), ...lines]
-    .map((l) => `${l}\n`)
-    .join("");
+  const header = JSON.stringify({ format: CATALOG_FORMAT, routeKey, ...slugIndexJson(slugs) });
+  return `${[header, ...lines].join("\n")}\n`;
 }
 
 /** A revision's catalog as read: the tool index and routing, and each descriptor read from its part when asked for. */
