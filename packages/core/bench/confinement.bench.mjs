@@ -3,9 +3,10 @@
 // the same command host-trusted, through the same core in the same run; and
 // the cross-process concurrency slot every call takes. Run alone with
 // `pnpm bench confinement`.
-import { rmSync } from "node:fs";
+import { realpathSync, rmSync } from "node:fs";
+import { stateLocks } from "@rukh/profile";
 import { describeConfinement } from "../dist/index.js";
-import { acquireSlot, slotPrefix } from "../dist/process/_slots.js";
+import { acquireSlot } from "../dist/process/_slots.js";
 import { viaCore as invoke, setup } from "./core.bench.mjs";
 
 export default async function run(suite) {
@@ -31,14 +32,14 @@ export default async function run(suite) {
       samples: 40,
       note: "target: strict ≤ 1.25× host-trusted",
     });
-    const prefix = slotPrefix(work, "bench");
-    const held = await Promise.all([0, 1, 2].map(() => acquireSlot(prefix, 16)));
+    const locks = stateLocks(realpathSync(work));
+    const held = await Promise.all([0, 1, 2].map(() => acquireSlot(locks, "bench", 16)));
     const slot = await suite.compare("confinement: shared concurrency slot", {
       baseline: ["an empty async step", async () => {}],
       cases: [
         [
           "take and give back a slot of 16 with 3 held by others",
-          async () => (await acquireSlot(prefix, 16)).release(),
+          async () => (await acquireSlot(locks, "bench", 16)).release(),
         ],
       ],
       samples: 200,
