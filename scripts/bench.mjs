@@ -18,11 +18,19 @@
 // which Node it was first started with (RUKH_BENCH_FIRST_NODE) so that the
 // start-up group reports that line too. RUKH_BENCH_NODE=here measures on the
 // Node that runs it.
+//
+// `--check` measures nothing: it imports every bench module on the Node that
+// runs it and fails, naming each, if one does not load (an import a change
+// broke) or does not default-export a function. `pnpm test` runs it, so a
+// bench cannot rot unseen between two runs of `pnpm bench`.
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { installNode, NODE_LINES } from "./node-lines.mjs";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+if (process.argv[2] === "--check") process.exit(await checkBenches());
 
 const PRIMARY = NODE_LINES.at(-1);
 if (process.env.RUKH_BENCH_NODE !== "here" && process.version !== `v${PRIMARY}`) {
@@ -53,7 +61,6 @@ if (onPath !== process.version) {
   process.exit(2);
 }
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const filter = process.argv[2];
 const rows = [];
 const sizes = [];
@@ -113,25 +120,7 @@ const suite = {
   },
 };
 
-const files = [];
-for (const top of ["packages", "apps"]) {
-  let dirs = [];
-  try {
-    dirs = readdirSync(join(root, top));
-  } catch {
-    continue;
-  }
-  for (const dir of dirs.sort()) {
-    const benchDir = join(root, top, dir, "bench");
-    let names = [];
-    try {
-      names = readdirSync(benchDir);
-    } catch {
-      continue;
-    }
-    for (const f of names.sort()) if (f.endsWith(".bench.mjs")) files.push(join(benchDir, f));
-  }
-}
+const files = benchFiles();
 
 // A bench that fails (a target it asserts, a server that went away) is
 // reported after the table, which still holds every row measured, and makes
@@ -171,3 +160,45 @@ if (sizes.length > 0) {
 }
 for (const f of failed) console.error(`bench failed: ${f}`);
 if (failed.length > 0) process.exitCode = 1;
+
+/** Every package's and app's bench modules (`<top>/<dir>/bench/*.bench.mjs`), in order. */
+function benchFiles() {
+  const files = [];
+  for (const top of ["packages", "apps"]) {
+    let dirs = [];
+    try {
+      dirs = readdirSync(join(root, top));
+    } catch {
+      continue;
+    }
+    for (const dir of dirs.sort()) {
+      const benchDir = join(root, top, dir, "bench");
+      let names = [];
+      try {
+        names = readdirSync(benchDir);
+      } catch {
+        continue;
+      }
+      for (const f of names.sort()) if (f.endsWith(".bench.mjs")) files.push(join(benchDir, f));
+    }
+  }
+  return files;
+}
+
+/** Imports every bench module without running it: the exit code, 1 when any fails to load or is no bench. */
+async function checkBenches() {
+  const broken = [];
+  const files = benchFiles();
+  for (const file of files) {
+    try {
+      const mod = await import(pathToFileURL(file).href);
+      if (typeof mod.default !== "function")
+        broken.push(`${relative(root, file)}: no default-exported function`);
+    } catch (e) {
+      broken.push(`${relative(root, file)}: ${e?.message ?? e}`);
+    }
+  }
+  for (const b of broken) console.error(`bench --check: ${b}`);
+  if (broken.length === 0) console.log(`bench --check: ${files.length} bench modules load`);
+  return broken.length === 0 ? 0 : 1;
+}
